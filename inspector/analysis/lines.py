@@ -1,0 +1,218 @@
+"""Line verdicts: for a compiled variant, what happened to each line of the user's own code.
+
+Evidence, best first (the record says which one gave each line, in ``how``):
+- ``provenance``: Inductor's kernel stack traces (torch >= 2.6 with provenance tracking);
+- ``origin``: ``// ORIGIN:`` / ``# File:`` comments inside a kernel (comment_origin, torch 2.1);
+- ``fx_graph``: the FX graph's node stack comments, graph-level only;
+- ``python_trace``: lines that ran as Python bytecode during a steady-state compiled call (eager);
+- ``graph_break``: Dynamo's graph-break message.
+"""
+
+import ast
+import re
+
+STACK_FRAME = re.compile(r'File "(.+?)", line (\d+), in (\S+)')
+COMMENT_FRAME = re.compile(r'File:? "?([^",\n]+?\.py)"?(?:, line |:)(\d+)(?:,? in (\w+))?')
+RESUME = re.compile(r"torch_dynamo_resume_in_(\w+?)_at_\d+")
+MIN_CHUNK = 512  # torch._inductor.config.cpp.min_chunk_size default
+
+
+def scope(source, function):
+    """Statements of ``function`` and of the same-file helpers it calls, transitively.
+
+    Returns {line: {"end": end_line, "function": name}} for every statement with a runtime effect.
+    """
+    tree = ast.parse(source)
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    todo, seen = [function], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in defs:
+            continue
+        seen.add(name)
+        todo += [n.id for n in ast.walk(defs[name]) if isinstance(n, ast.Name) and n.id in defs]
+    lines = {}
+    for name in seen:
+        for stmt in _statements(defs[name].body):
+            end = stmt.end_lineno
+            body = getattr(stmt, "body", None)
+            if isinstance(body, list) and body:  # compound statement: its header only
+                end = max(stmt.lineno, body[0].lineno - 1)
+            lines[stmt.lineno] = {"end": end, "function": name}
+    return lines
+
+
+def _statements(body):
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if i == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue  # docstring
+        yield stmt
+        for field in ("body", "orelse", "finalbody"):
+            yield from _statements(getattr(stmt, field, []) or [])
+        for handler in getattr(stmt, "handlers", []) or []:
+            yield from _statements(handler.body)
+
+
+def frames(text, sample_file):
+    """(line, function) of each frame of ``text`` (a stack) that lies in the sample, outermost first."""
+    found = []
+    for file, line, fn in STACK_FRAME.findall(text):
+        if _same_file(file, sample_file):
+            resumed = RESUME.match(fn)
+            found.append((int(line), resumed.group(1) if resumed else fn))
+    return found
+
+
+def _same_file(a, b):
+    return a == b or a.rsplit("/", 1)[-1] == b.rsplit("/", 1)[-1] and (a.endswith(b) or b.endswith(a))
+
+
+def verdicts(variant, kernels, breaks, sample, env):
+    """The ``lines`` list of a compiled variant, and how many lines got each status."""
+    sample_file = sample.get("file") or sample["path"]
+    lines_in_scope = scope(sample["source"], variant["function"])
+    entries = {}
+
+    def entry(line, via, how):
+        key = (line, via)
+        if key not in entries:
+            entries[key] = {"line": line, "via": list(via), "kernels": [], "how": [], "break": None}
+        if how not in entries[key]["how"]:
+            entries[key]["how"].append(how)
+        return entries[key]
+
+    for kernel, stacks, how in _kernel_stacks(variant, kernels, sample_file):
+        for stack in stacks:
+            chain = [line for line, _ in stack]
+            for depth, line in enumerate(chain):
+                e = entry(line, tuple(chain[:depth]), how)
+                if kernel["id"] not in e["kernels"]:
+                    e["kernels"].append(kernel["id"])
+    for b in breaks:
+        if b["line"] is not None and _same_file(b["file"] or "", sample_file):
+            entry(b["line"], (), "graph_break")["break"] = b
+    def_lines = {n.lineno for n in ast.walk(ast.parse(sample["source"]))
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    ran_in_python = {p["line"] for p in variant.get("python_lines") or []} - def_lines
+    for line in ran_in_python:
+        if not any(e["line"] == line for e in entries.values()):
+            entry(line, (), "python_trace")
+    by_id = {k["id"]: k for k in kernels}
+    out = []
+    for (line, via), e in sorted(entries.items()):
+        if line not in lines_in_scope:
+            continue
+        out.append(dict(_verdict(e, by_id, sample, env), file=sample["path"], line=line,
+                        end_line=lines_in_scope[line]["end"], function=lines_in_scope[line]["function"],
+                        via=list(via), kernels=e["kernels"], how=e["how"]))
+    covered = {e["line"] for e in out}
+    for line, info in sorted(lines_in_scope.items()):
+        if line not in covered:
+            out.append({"file": sample["path"], "line": line, "end_line": info["end"], "function": info["function"],
+                        "via": [], "kernels": [], "how": [], "status": None, "vectorized": None,
+                        "why": ["no operations of its own in any compiled graph, and it did not run as Python "
+                                "(evaluated while tracing)"]})
+    out.sort(key=lambda e: (e["line"], e["via"]))
+    return out
+
+
+def _kernel_stacks(variant, kernels, sample_file):
+    """(kernel, [frames...], how) from provenance, else origin comments, else graph-level FX stacks."""
+    graphs = (variant.get("capture") or {}).get("graphs") or []
+    by_graph_name = {(k.get("graph"), k["name"]): k for k in kernels}
+    for g in graphs:
+        traces = g.get("kernel_stack_traces") or {}
+        mapped = False
+        for key, stacks in traces.items():
+            name = key.rsplit(":", 1)[0]
+            kernel = by_graph_name.get((g.get("compile_id"), name)) or by_graph_name.get(
+                (g.get("compile_id"), name.replace("torch.ops.", "")))
+            if kernel:
+                mapped = True
+                yield kernel, [frames(s, sample_file) for s in stacks], "provenance"
+        if mapped:
+            continue
+        graph_kernels = [k for k in kernels if k.get("graph") == g.get("compile_id")]
+        origin = False
+        for k in graph_kernels:
+            found = [(int(line), fn) for file, line, fn in COMMENT_FRAME.findall(k["code"])
+                     if _same_file(file, sample_file)]
+            if found:
+                origin = True
+                yield k, [[f] for f in found], "origin"
+        if not origin and g.get("fx_graph"):
+            found = [(int(line), fn) for file, line, fn in COMMENT_FRAME.findall(g["fx_graph"])
+                     if _same_file(file, sample_file)]
+            for k in graph_kernels:
+                yield k, [[f] for f in found], "fx_graph"
+
+
+def _verdict(e, by_id, sample, env):
+    kernels = [by_id[i] for i in e["kernels"] if i in by_id]
+    generated = [k for k in kernels if k["backend"] != "extern"]
+    extern = [k for k in kernels if k["backend"] == "extern"]
+    why = []
+    if e["break"]:
+        b = e["break"]
+        why.append(f"graph break: {b['reason']}" + (f" ({b['explanation']})" if b.get("explanation") else ""))
+        if b.get("fix"):
+            why.append(f"fix: {b['fix']}")
+        status = "graph-break"
+    elif generated:
+        serial = [k for k in generated if not k["parallel"]]
+        status = "serial" if serial else "parallel"
+        for k in serial:
+            why.append(f"{k['name']} runs single-threaded: {serial_reason(k, env)}")
+        if status == "parallel":
+            backends = {k["backend"] for k in generated}
+            why.append("in " + ", ".join(sorted(
+                {"an OpenMP parallel region" if b == "cpp" else "a Triton grid" for b in backends})))
+    elif extern:
+        status = "extern"
+        why.append("ran as a library call: " + ", ".join(sorted({k["name"] for k in extern})))
+    else:
+        status = "eager"
+        why.append("ran as Python outside any compiled graph (after a graph break, or in a frame "
+                   "the compiler skipped)")
+    if extern and generated:
+        why.append("also calls the library: " + ", ".join(sorted({k["name"] for k in extern})))
+    cpp = [k for k in generated if k["backend"] == "cpp"]
+    vectorized = None
+    if cpp:
+        count = sum(1 for k in cpp if k["vectorized"])
+        vectorized = "all" if count == len(cpp) else "some" if count else "none"
+        if count < len(cpp):
+            why.append(not_vectorized_reason([k for k in cpp if not k["vectorized"]], sample))
+    elif generated:
+        vectorized = "n/a"
+    return {"status": status, "vectorized": vectorized, "why": why}
+
+
+def serial_reason(kernel, env):
+    threads = env.get("threads") or 1
+    if threads == 1:
+        return "torch runs with one thread (torch.get_num_threads() == 1)"
+    trips = kernel.get("trip_counts") or []
+    if trips and max(trips) < MIN_CHUNK * threads:
+        return (f"its loop has {max(trips)} iterations, below Inductor's minimum chunk "
+                f"(cpp.min_chunk_size = {MIN_CHUNK} per thread x {threads} threads)")
+    if not trips:
+        return "no loop over the population: a scalar kernel (e.g. a Python loop unrolled by Dynamo)"
+    return "Inductor emitted no OpenMP region for it"
+
+
+def not_vectorized_reason(kernels, sample):
+    strided = sorted({s for k in kernels for s in k["strided_loads"]})
+    if not strided:
+        return ("not vectorized: scalar loop without strided loads (its ops may lack a vector "
+                "implementation in this torch version)")
+    ops = sum(k["ops"] for k in kernels)
+    shape = sample.get("shape") or []
+    layout = f"the row-major {tuple(shape)} population" if len(shape) == 2 else "the input"
+    return (f"not vectorized: strided loads {', '.join(strided[:3])} from {layout} ({len(strided)} "
+            f"distinct strided loads among {ops} ops); Inductor's tiling heuristic "
+            f"(cpp.enable_tiling_heuristics) turns SIMD off when non-contiguous loads are too large a "
+            f"share of a kernel's work. Store genes column-major (shape (d, N), or np.asfortranarray) or "
+            f"try --config cpp.enable_tiling_heuristics=False")

@@ -1,0 +1,51 @@
+"""Plain-words summaries shared by every renderer."""
+
+
+def seconds(value):
+    """A duration for people: 6.91 s, 48.0 ms, 180 us."""
+    if value is None:
+        return "-"
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value * 1e6:.3g} us"
+
+
+def ratio(value):
+    return "-" if value is None else f"{value:.3g}x"
+
+
+def timing_note(v, population):
+    """What the time column of a variant means, when it is not one plain full-population median."""
+    measured = v.get("measured_population")
+    if measured and measured < population:
+        return (f"measured on the first {measured:,} of {population:,} individuals; the time shown is "
+                f"scaled to the whole population ({population / measured:.1f}x)")
+    return None
+
+
+def sentence(v):
+    """One sentence on a compiled variant: what ran in parallel, what was vectorized, what broke."""
+    if v.get("status") != "ok":
+        return f"{v['id']}: {v.get('status')}: {v.get('error') or ''}".strip()
+    lines = [e for e in v.get("lines") or [] if e["status"]]
+    distinct = {e["line"] for e in lines}
+    parallel = {e["line"] for e in lines if e["status"] == "parallel"}
+    vectorized = {e["line"] for e in lines if e["vectorized"] == "all"}
+    parts = [f"{len(parallel)} of {len(distinct)} lines ran in parallel kernels, {len(vectorized)} vectorized"]
+    no_simd = [w for e in lines for w in e["why"] if w.startswith("not vectorized: strided")]
+    if distinct and not vectorized and no_simd:
+        parts[-1] += " (strided loads)"
+    others = {}
+    for e in lines:
+        if e["status"] != "parallel":
+            others.setdefault(e["status"], set()).add(e["line"])
+    for status, where in sorted(others.items()):
+        parts.append(f"{status} at line{'s' if len(where) > 1 else ''} {', '.join(map(str, sorted(where)))}")
+    breaks = v.get("graph_breaks") or []
+    if breaks:
+        parts.append(f"{len(breaks)} graph break{'s' if len(breaks) > 1 else ''}")
+    if v.get("recompile_count"):
+        parts.append(f"{v['recompile_count']} recompilation(s) while timing")
+    return "; ".join(parts) + "."

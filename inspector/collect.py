@@ -1,0 +1,227 @@
+"""Run the probe in child processes and assemble the raw record.
+
+The probe streams JSON lines; this side enforces the per-variant timeout, survives a dying probe
+(restarting it for the variants left), keeps everything already measured, and cross-checks every
+variant's output against the reference.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from inspector import __version__
+from inspector.record import SCHEMA
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+LOG_TAIL = 20_000
+
+
+class CollectError(Exception):
+    """The sample could not be run at all; the message is one line for the user."""
+
+
+def collect(sample, *, population=None, python=None, only=None, config=(), timeout=300.0,
+            trace_dir=None, budget=1.0, seed=0, progress=lambda kind, data: None):
+    """Run every variant of ``sample`` (a path) and return the raw record."""
+    sample = Path(sample)
+    with tempfile.TemporaryDirectory(prefix="inspector-") as work:
+        run = _ProbeRuns(sample, Path(work), python or sys.executable, population, config,
+                         trace_dir, budget, seed, timeout, progress)
+        header, results = run.all(only)
+        record = _record(sample, header, results, run)
+        _cross_check(record, Path(work))
+    return record
+
+
+class _ProbeRuns:
+    def __init__(self, sample, work, python, population, config, trace_dir, budget, seed, timeout,
+                 progress):
+        self.sample, self.work, self.python = sample, work, python
+        self.population, self.config, self.trace_dir = population, config, trace_dir
+        self.budget, self.seed, self.timeout, self.progress = budget, seed, timeout, progress
+        self.log = work / "probe.log"
+        self.interrupted = False
+        self.restarts = 0
+
+    def all(self, only):
+        header, results, wanted = None, {}, only
+        while True:
+            new_header, done = self._one(wanted, results)
+            header = header or new_header
+            if header is None:
+                raise CollectError(self._startup_error())
+            ids = [v["id"] for v in header["variants"]]
+            if only:
+                missing = [i for i in only if i not in ids]
+                if missing:
+                    raise CollectError(f"{self.sample}: no variant {', '.join(missing)} "
+                                       f"(it has: {', '.join(ids)})")
+            left = [i for i in (only or ids) if i not in results]
+            if done or not left or self.interrupted:
+                for i in left:
+                    results[i] = {"status": "skipped", "error": "interrupted before it ran"}
+                return header, [results[i] for i in (only or ids) if i in results]
+            wanted = left
+            self.restarts += 1
+
+    def _command(self, wanted, results_file):
+        cmd = [self.python, "-m", "inspector.probe", str(self.sample.resolve()), "--results",
+               str(results_file), "--outputs", str(self.work), "--seed", str(self.seed),
+               "--budget", str(self.budget)]
+        if self.population:
+            cmd += ["--population", str(self.population)]
+        if wanted:
+            cmd += ["--only", ",".join(wanted)]
+        for item in self.config:
+            cmd += ["--config", item]
+        return cmd
+
+    def _one(self, wanted, results):
+        """Run one probe process; return (header or None, finished-normally)."""
+        results_file = self.work / f"results-{self.restarts}.jsonl"
+        results_file.touch()
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [str(PACKAGE_ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+        if self.trace_dir:
+            env["TORCH_TRACE"] = str(self.trace_dir)
+        header, current, started = None, None, None
+        with open(self.log, "ab") as log, open(results_file, encoding="utf-8") as stream:
+            try:
+                proc = subprocess.Popen(self._command(wanted, results_file), stdout=log, stderr=log,
+                                        stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+            except OSError as e:
+                raise CollectError(f"cannot start {self.python}: {e.strerror}") from None
+            try:
+                pending = ""
+                while True:
+                    pending += stream.readline()
+                    if pending.endswith("\n"):
+                        msg, pending = json.loads(pending), ""
+                        kind = msg.pop("type")
+                        if kind == "fatal":
+                            proc.wait()
+                            raise CollectError(msg["error"])
+                        if kind == "header":
+                            header = msg
+                        elif kind == "start":
+                            current, started = msg["id"], time.monotonic()
+                        elif kind == "variant":
+                            results[msg["id"]] = msg
+                            current = None
+                        self.progress(kind, msg)
+                        continue
+                    if proc.poll() is not None:
+                        rest = stream.readline()
+                        if not rest:
+                            break
+                        pending += rest
+                        continue
+                    if current and time.monotonic() - started > self.timeout:
+                        _kill(proc)
+                        results[current] = self._lost(header, current, "timeout",
+                                                      f"timed out after {self.timeout:g} s")
+                        return header, False
+                    time.sleep(0.05)
+            except KeyboardInterrupt:
+                _kill(proc)
+                self.interrupted = True
+                if current:
+                    results[current] = self._lost(header, current, "skipped", "interrupted (Ctrl-C)")
+                return header, False
+        if current:
+            code = proc.returncode
+            how = f"signal {-code} ({signal.Signals(-code).name})" if code < 0 else f"exit code {code}"
+            results[current] = self._lost(header, current, "error",
+                                          f"the probe process died ({how}) while running it{self._tail_hint()}")
+            return header, False
+        return header, proc.returncode == 0
+
+    def _lost(self, header, vid, status, error):
+        base = next(v for v in header["variants"] if v["id"] == vid)
+        result = dict(base, status=status, error=error)
+        self.progress("variant", result)
+        return result
+
+    def log_tail(self):
+        return self.log.read_bytes()[-LOG_TAIL:].decode("utf-8", "replace") if self.log.exists() else ""
+
+    def _tail_hint(self):
+        last = [ln for ln in self.log_tail().strip().splitlines() if ln.strip()][-1:]
+        return f": {last[0].strip()[:300]}" if last else ""
+
+    def _startup_error(self):
+        return f"the probe could not start under {self.python}{self._tail_hint()}"
+
+
+def _kill(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def _record(sample, header, results, run):
+    source = sample.read_text(encoding="utf-8", errors="replace")
+    return {
+        "schema": SCHEMA,
+        "inspector": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "sample": dict(header["sample"], path=str(sample), source=source),
+        "env": header["env"],
+        "config": header.get("config", []),
+        "trace_dir": str(run.trace_dir) if run.trace_dir else None,
+        "interrupted": run.interrupted,
+        "probe_restarts": run.restarts,
+        "probe_log": run.log_tail(),
+        "variants": results,
+    }
+
+
+def _cross_check(record, work):
+    """Compare each variant's output with the reference: the first of python, numpy, torch that ran."""
+    outputs = {}
+    for v in record["variants"]:
+        path = work / f"{v['id']}.npy"
+        if v["status"] == "ok" and path.exists():
+            outputs[v["id"]] = np.load(path)
+    n = record["sample"]["population"]
+    reference = next((v for kind in ("python", "numpy", "torch") for v in record["variants"]
+                      if v["kind"] == kind and not v["compiled"] and v["id"] in outputs), None)
+    record["reference"] = reference["id"] if reference else None
+    for v in record["variants"]:
+        if v["id"] not in outputs:
+            v["matches_reference"] = None
+            continue
+        got = outputs[v["id"]]
+        expected_len = v.get("measured_population") or n
+        if got.shape != (expected_len,):
+            v["matches_reference"] = False
+            v["mismatch"] = f"returned shape {tuple(got.shape)}, expected ({expected_len},): one value per individual"
+            continue
+        if reference is None or v["id"] == reference["id"]:
+            v["matches_reference"] = True if reference else None
+            continue
+        ref = outputs[reference["id"]]
+        m = min(len(ref), len(got))
+        v["matches_reference"], v["mismatch"] = _compare(ref[:m], got[:m])
+
+
+def _compare(expected, got):
+    expected = expected.astype(np.float64)
+    got = got.astype(np.float64)
+    finite = np.abs(expected[np.isfinite(expected)])
+    atol = 1e-9 * (finite.max() if finite.size else 1.0)
+    close = np.isclose(got, expected, rtol=1e-5, atol=atol, equal_nan=True)
+    if close.all():
+        return True, None
+    bad = np.flatnonzero(~close)
+    first = ", ".join(f"#{i}: expected {expected[i]!r}, got {got[i]!r}" for i in bad[:3])
+    return False, f"{len(bad)} of {len(got)} individuals differ (first: {first})"

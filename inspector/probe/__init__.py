@@ -1,0 +1,1 @@
+"""The probe: runs inside the target interpreter; imports only the standard library, numpy and torch."""

@@ -1,0 +1,42 @@
+"""The timing harness: warm-up excluded, adaptive block size and repeat count, min/median/max.
+
+Method (documented in docs/timing.md): one warm-up call (for compiled variants the first call,
+which compiles, is timed on its own); then calls are grouped in blocks of ``number`` calls so that a
+block lasts at least ``MIN_BLOCK_S``; blocks are repeated until ``budget_s`` is spent, with at least
+``MIN_RUNS`` and at most ``MAX_RUNS`` blocks. Each block's time divided by ``number`` is one sample.
+"""
+
+import statistics
+import time
+
+MIN_BLOCK_S = 0.002
+MIN_RUNS = 5
+MAX_RUNS = 200
+
+
+def measure(call, sync=lambda: None, budget_s=1.0, first_call_s=None):
+    """Time ``call()``; return the timing dict of the record. ``sync`` waits for the device."""
+    if first_call_s is None:
+        first_call_s = _once(call, sync)
+    estimate = max(_once(call, sync), 1e-9)
+    number = max(1, int(MIN_BLOCK_S / estimate + 0.999))
+    runs = int(min(MAX_RUNS, max(MIN_RUNS, budget_s / (estimate * number))))
+    if estimate * number * MIN_RUNS > 4 * budget_s:  # very slow call: fewer, still honest, runs
+        runs = 3
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        for _ in range(number):
+            call()
+        sync()
+        samples.append((time.perf_counter() - start) / number)
+    return {"first_call_s": first_call_s, "median_s": statistics.median(samples), "min_s": min(samples),
+            "max_s": max(samples), "runs": runs, "number": number,
+            "samples_s": [round(s, 9) for s in samples]}
+
+
+def _once(call, sync):
+    start = time.perf_counter()
+    call()
+    sync()
+    return time.perf_counter() - start

@@ -1,0 +1,1 @@
+"""Renderers: read a record, never import torch."""
