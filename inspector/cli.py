@@ -35,7 +35,7 @@ def fail(message, code=EXIT_CANNOT_RUN):
 def report(
     path: Path = typer.Argument(..., help="A sample file, or a folder of samples (each is reported, plus an index)."),
     out: Path = typer.Option(Path("reports"), "--out", "-o", help="Folder for <stem>.html, <stem>.json and <stem>.trace/."),
-    population: Optional[int] = typer.Option(None, "--population", "-n", help="Population size (default: the sample's POPULATION_SIZE)."),
+    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size (default: the sample's POPULATION_SIZE)."),
     variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id (repeatable)."),
     python: Optional[str] = typer.Option(None, "--python", help="Run the probe under this interpreter (a venv with another torch)."),
     config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE (dynamo. prefix for Dynamo)."),
@@ -49,11 +49,17 @@ def report(
         fail(f"--format {fmt}: expected html, text or json")
     samples = _samples(path)
     codes = []
-    for sample in samples:
-        codes.append(_report_one(sample, out, population, variant, python, config, timeout, budget, fmt, verbose))
+    try:
+        for sample in samples:
+            codes.append(_report_one(sample, out, population, variant, python, config, timeout, budget, fmt,
+                                     verbose))
+            if codes[-1] == EXIT_INTERRUPTED:
+                break
+    except KeyboardInterrupt:  # outside a probe run (those are caught and reported by collect)
+        fail("interrupted", EXIT_INTERRUPTED)
     if len(samples) > 1 or path.is_dir():
         index = out / "index.html"
-        write_atomic(index, html.render_index([_summary_entry(out, s) for s in samples]))
+        write_atomic(index, html.render_index([_summary_entry(out, s) for s in samples[:len(codes)]]))
         err.print(f"index: {index}", markup=False)
     raise typer.Exit(max(codes))
 
@@ -80,15 +86,20 @@ def _report_one(sample, out, population, variant, python, config, timeout, budge
         record = collect(sample, population=population, python=python, only=variant or None, config=config,
                          timeout=timeout, trace_dir=trace_dir.resolve(), budget=budget, progress=progress)
     except CollectError as e:
+        if verbose and e.log:
+            err.print(e.log, markup=False)
         fail(str(e))
     record["trace_dir"] = trace_dir.name if trace_dir.exists() else None
+    for v in record["variants"]:
+        if v.get("mismatch"):
+            err.print(f"  {v['id']}: does not match {record['reference']}: {v['mismatch']}", markup=False)
     analyze(record)
     save(record, out / f"{stem}.json")
     write_atomic(out / f"{stem}.html", html.render(record))
     if fmt == "json":
         print(json.dumps(record, indent=1, default=str))
     else:
-        text.render(record, Console(), full=fmt == "text")
+        text.render(record, full=fmt == "text")
     err.print(f"wrote {out / (stem + '.html')} and {out / (stem + '.json')}", markup=False)
     if verbose:
         for v in record["variants"]:
@@ -116,6 +127,8 @@ class _Progress:
             self.done += 1
             t = data.get("timing") or {}
             detail = seconds(t.get("median_s")) if t.get("median_s") else (data.get("error") or "")
+            if data.get("error_line"):
+                detail += f" (line {data['error_line']})"
             if data.get("compiled") and t.get("first_call_s"):
                 detail += f" (first call {seconds(t['first_call_s'])})"
             err.print(f"  [{self.done}] {data['id']:<28} {data['status']:<8} {detail}", markup=False)
@@ -149,6 +162,9 @@ def render(
 def main():
     try:
         app()
-    except KeyboardInterrupt:
-        err.print("inspector: interrupted", markup=False)
-        sys.exit(EXIT_INTERRUPTED)
+    except Exception as e:  # a bug in inspector: one line, the traceback only with --verbose
+        if "--verbose" in sys.argv:
+            raise
+        err.print(f"inspector: error: internal error: {type(e).__name__}: {e} (--verbose shows the traceback)",
+                  markup=False, style="red")
+        sys.exit(EXIT_CANNOT_RUN)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tokenize
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,11 @@ LOG_TAIL = 20_000
 
 
 class CollectError(Exception):
-    """The sample could not be run at all; the message is one line for the user."""
+    """The sample could not be run at all; the message is one line for the user, ``log`` the probe's output."""
+
+    def __init__(self, message, log=""):
+        super().__init__(message)
+        self.log = log
 
 
 def collect(sample, *, population=None, python=None, only=None, config=(), timeout=300.0,
@@ -47,6 +52,7 @@ class _ProbeRuns:
         self.population, self.config, self.trace_dir = population, config, trace_dir
         self.budget, self.seed, self.timeout, self.progress = budget, seed, timeout, progress
         self.log = work / "probe.log"
+        self.log_mark = 0  # where the current probe's (or variant's) part of the log starts
         self.interrupted = False
         self.restarts = 0
 
@@ -55,8 +61,8 @@ class _ProbeRuns:
         while True:
             new_header, done = self._one(wanted, results)
             header = header or new_header
-            if header is None:
-                raise CollectError(self._startup_error())
+            if header is None:  # interrupted before the probe said anything
+                raise KeyboardInterrupt
             ids = [v["id"] for v in header["variants"]]
             if only:
                 missing = [i for i in only if i not in ids]
@@ -66,13 +72,13 @@ class _ProbeRuns:
             left = [i for i in (only or ids) if i not in results]
             if done or not left or self.interrupted:
                 for i in left:
-                    results[i] = {"status": "skipped", "error": "interrupted before it ran"}
+                    results[i] = self._lost(header, i, "skipped", "interrupted before it ran")
                 return header, [results[i] for i in (only or ids) if i in results]
             wanted = left
             self.restarts += 1
 
     def _command(self, wanted, results_file):
-        cmd = [self.python, "-m", "inspector.probe", str(self.sample.resolve()), "--results",
+        cmd = [self.python, "-m", "inspector.probe", str(self.sample), "--results",
                str(results_file), "--outputs", str(self.work), "--seed", str(self.seed),
                "--budget", str(self.budget)]
         if self.population:
@@ -93,6 +99,7 @@ class _ProbeRuns:
             env["TORCH_TRACE"] = str(self.trace_dir)
         header, current, started = None, None, None
         with open(self.log, "ab") as log, open(results_file, encoding="utf-8") as stream:
+            self.log_mark = self.log.stat().st_size
             try:
                 proc = subprocess.Popen(self._command(wanted, results_file), stdout=log, stderr=log,
                                         stdin=subprocess.DEVNULL, env=env, start_new_session=True)
@@ -107,11 +114,12 @@ class _ProbeRuns:
                         kind = msg.pop("type")
                         if kind == "fatal":
                             proc.wait()
-                            raise CollectError(msg["error"])
+                            raise CollectError(msg["error"], self.log_tail())
                         if kind == "header":
                             header = msg
                         elif kind == "start":
                             current, started = msg["id"], time.monotonic()
+                            self.log_mark = self.log.stat().st_size
                         elif kind == "variant":
                             results[msg["id"]] = msg
                             current = None
@@ -126,7 +134,7 @@ class _ProbeRuns:
                     if current and time.monotonic() - started > self.timeout:
                         _kill(proc)
                         results[current] = self._lost(header, current, "timeout",
-                                                      f"timed out after {self.timeout:g} s")
+                                                      f"timed out after {self.timeout:g} s (see --timeout)")
                         return header, False
                     time.sleep(0.05)
             except KeyboardInterrupt:
@@ -135,29 +143,38 @@ class _ProbeRuns:
                 if current:
                     results[current] = self._lost(header, current, "skipped", "interrupted (Ctrl-C)")
                 return header, False
+        how = _how(proc.returncode)
         if current:
-            code = proc.returncode
-            how = f"signal {-code} ({signal.Signals(-code).name})" if code < 0 else f"exit code {code}"
-            results[current] = self._lost(header, current, "error",
-                                          f"the probe process died ({how}) while running it{self._tail_hint()}")
+            results[current] = self._lost(header, current, "error", f"the probe process died ({how}) "
+                                          f"while running it{self._tail_hint()}", self.log_tail(self.log_mark))
             return header, False
-        return header, proc.returncode == 0
+        if header is None:
+            raise CollectError(f"the probe could not start under {self.python} ({how}){self._tail_hint()}",
+                               self.log_tail())
+        if proc.returncode:
+            raise CollectError(f"the probe process died ({how}) between variants{self._tail_hint()}",
+                               self.log_tail())
+        return header, True
 
-    def _lost(self, header, vid, status, error):
+    def _lost(self, header, vid, status, error, detail=None):
         base = next(v for v in header["variants"] if v["id"] == vid)
-        result = dict(base, status=status, error=error)
+        result = dict(base, status=status, error=error, error_detail=detail or None)
         self.progress("variant", result)
         return result
 
-    def log_tail(self):
-        return self.log.read_bytes()[-LOG_TAIL:].decode("utf-8", "replace") if self.log.exists() else ""
+    def log_tail(self, start=0):
+        """The probe log from byte ``start`` on (its last LOG_TAIL bytes)."""
+        if not self.log.exists():
+            return ""
+        return self.log.read_bytes()[start:][-LOG_TAIL:].decode("utf-8", "replace")
 
     def _tail_hint(self):
-        last = [ln for ln in self.log_tail().strip().splitlines() if ln.strip()][-1:]
+        last = [ln for ln in self.log_tail(self.log_mark).splitlines() if ln.strip()][-1:]
         return f": {last[0].strip()[:300]}" if last else ""
 
-    def _startup_error(self):
-        return f"the probe could not start under {self.python}{self._tail_hint()}"
+
+def _how(code):
+    return f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
 
 
 def _kill(proc):
@@ -169,12 +186,11 @@ def _kill(proc):
 
 
 def _record(sample, header, results, run):
-    source = sample.read_text(encoding="utf-8", errors="replace")
     return {
         "schema": SCHEMA,
         "inspector": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "sample": dict(header["sample"], path=str(sample), source=source),
+        "sample": dict(header["sample"], path=str(sample), source=_source(sample)),
         "env": header["env"],
         "config": header.get("config", []),
         "trace_dir": str(run.trace_dir) if run.trace_dir else None,
@@ -183,6 +199,14 @@ def _record(sample, header, results, run):
         "probe_log": run.log_tail(),
         "variants": results,
     }
+
+
+def _source(path):
+    """The sample's text decoded as Python did (its "coding:" line, else UTF-8); bytes Python let pass in
+    comments are replaced."""
+    with open(path, "rb") as f:
+        encoding = tokenize.detect_encoding(f.readline)[0]
+    return path.read_bytes().decode(encoding, "replace")
 
 
 def _cross_check(record, work):
@@ -223,5 +247,5 @@ def _compare(expected, got):
     if close.all():
         return True, None
     bad = np.flatnonzero(~close)
-    first = ", ".join(f"#{i}: expected {expected[i]!r}, got {got[i]!r}" for i in bad[:3])
+    first = "; ".join(f"#{i}: expected {float(expected[i])!r}, got {float(got[i])!r}" for i in bad[:3])
     return False, f"{len(bad)} of {len(got)} individuals differ (first: {first})"

@@ -21,7 +21,9 @@ def write_atomic(path, text):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        # A lone surrogate (an undecodable byte in a user's message) becomes the text \udcXX: in JSON
+        # that is the same character's escape, in HTML it is visible instead of a crash.
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
             f.write(text)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
@@ -40,6 +42,8 @@ def load(path):
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RecordError(f"{path}: no such file") from None
+    except OSError as e:
+        raise RecordError(f"{path}: cannot read it ({e.strerror})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise RecordError(f"{path}: not valid JSON ({e})") from None
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith("inspector.record/"):

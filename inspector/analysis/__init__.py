@@ -11,6 +11,8 @@ def analyze(record):
     """Fill the derived keys of every variant in ``record`` (in place) and return it."""
     n = record["sample"]["population"]
     for v in record["variants"]:
+        v.setdefault("error", None)
+        v.setdefault("timing", None)
         capture = v.get("capture") or {}
         v["kernels"], v["graphs"], v["analysis_problems"] = _kernels(capture)
         v["graph_breaks"] = breaks_mod.distinct(

@@ -40,6 +40,11 @@ def parse(entry, sample_path=None):
     explanation = EXPLANATION.search(text)
     url = GB_URL.search(text)
     first = reason.group(1).strip() if reason else _first_line(text)
+    if first.startswith("Encountered graph break when attempting to trace") and reason:
+        # the real reason is the next non-empty line; keep the bytecode context after it
+        following = [ln.strip() for ln in text[reason.end():].splitlines() if ln.strip()]
+        if following and not following[0].startswith(("Explanation:", "Hint:")):
+            first = f"{following[0]} ({first.split(':', 1)[0][len('Encountered graph break when attempting to '):]})"
     return {
         "file": file, "line": line,
         "reason": first,
@@ -70,8 +75,12 @@ def distinct(breaks):
 
 
 def _first_line(text):
+    """The reason in the older one-line form: 'Graph break: REASON from user code at:' (torch 2.1)."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not AT.search(ln)]
-    return lines[0][:300] if lines else "graph break"
+    if not lines:
+        return "graph break"
+    first = re.sub(r"^Graph break:\s*", "", lines[0])
+    return re.sub(r"\s*from user code at:?$", "", first)[:300]
 
 
 def _same(a, b):

@@ -30,7 +30,9 @@ def scope(source, function):
         if name in seen or name not in defs:
             continue
         seen.add(name)
-        todo += [n.id for n in ast.walk(defs[name]) if isinstance(n, ast.Name) and n.id in defs]
+        params = {a.arg for a in ast.walk(defs[name].args) if isinstance(a, ast.arg)}
+        todo += [n.id for n in ast.walk(defs[name]) if isinstance(n, ast.Name) and n.id in defs
+                 and n.id not in params]
     lines = {}
     for name in seen:
         for stmt in _statements(defs[name].body):
@@ -160,6 +162,11 @@ def _verdict(e, by_id, sample, env):
         if b.get("fix"):
             why.append(f"fix: {b['fix']}")
         status = "graph-break"
+    elif extern:
+        status = "extern"
+        why.append("ran as a library call: " + ", ".join(sorted({k["name"] for k in extern})))
+        if generated:
+            why.append("with generated kernels around it: " + ", ".join(k["name"] for k in generated))
     elif generated:
         serial = [k for k in generated if not k["parallel"]]
         status = "serial" if serial else "parallel"
@@ -169,15 +176,10 @@ def _verdict(e, by_id, sample, env):
             backends = {k["backend"] for k in generated}
             why.append("in " + ", ".join(sorted(
                 {"an OpenMP parallel region" if b == "cpp" else "a Triton grid" for b in backends})))
-    elif extern:
-        status = "extern"
-        why.append("ran as a library call: " + ", ".join(sorted({k["name"] for k in extern})))
     else:
         status = "eager"
         why.append("ran as Python outside any compiled graph (after a graph break, or in a frame "
                    "the compiler skipped)")
-    if extern and generated:
-        why.append("also calls the library: " + ", ".join(sorted({k["name"] for k in extern})))
     cpp = [k for k in generated if k["backend"] == "cpp"]
     vectorized = None
     if cpp:
@@ -199,12 +201,15 @@ def serial_reason(kernel, env):
         return (f"its loop has {max(trips)} iterations, below Inductor's minimum chunk "
                 f"(cpp.min_chunk_size = {MIN_CHUNK} per thread x {threads} threads)")
     if not trips:
-        return "no loop over the population: a scalar kernel (e.g. a Python loop unrolled by Dynamo)"
+        return ("it has no loop: it computes single values per call (the compiled function runs once per "
+                "individual, e.g. under np.apply_along_axis, or Dynamo unrolled a Python loop)")
     return "Inductor emitted no OpenMP region for it"
 
 
 def not_vectorized_reason(kernels, sample):
     strided = sorted({s for k in kernels for s in k["strided_loads"]})
+    if not any(k["trip_counts"] for k in kernels):
+        return "not vectorized: nothing to vectorize, its kernels have no loop"
     if not strided:
         return ("not vectorized: scalar loop without strided loads (its ops may lack a vector "
                 "implementation in this torch version)")

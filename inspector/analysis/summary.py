@@ -2,14 +2,14 @@
 
 
 def seconds(value):
-    """A duration for people: 6.91 s, 48.0 ms, 180 us."""
+    """A duration for people: 6.91 s, 48.0 ms, 180 µs."""
     if value is None:
         return "-"
     if value >= 1:
         return f"{value:.2f} s"
     if value >= 1e-3:
         return f"{value * 1e3:.3g} ms"
-    return f"{value * 1e6:.3g} us"
+    return f"{value * 1e6:.3g} µs"
 
 
 def ratio(value):

@@ -26,6 +26,7 @@ from inspector.probe.capture import Capture
 from inspector.probe.timing import measure
 
 PYTHON_PILOT = 1000
+MEMORY_FACTOR = 3  # the population, a variant's temporaries and its output
 
 
 def main(argv=None):
@@ -38,14 +39,19 @@ def main(argv=None):
 
     try:
         applied = [_apply_config(item) for item in args.config]
-        module = samples.load(os.path.abspath(args.sample))
+        module = samples.load(args.sample)
         info = samples.describe(module)
+        variants = samples.variants(module)
+        if not variants:
+            raise samples.SampleError(f"{args.sample}: no variants (top-level fitness_python*, fitness_numpy* "
+                                      "or fitness_torch* functions)")
         n = args.population or info["default_population"] or 10_000
-        population = _population(module, n, args.seed)
+        population = _population(module, n, args.seed, args.sample)
     except samples.SampleError as e:
+        if e.__context__:  # the user's traceback goes to the log, which --verbose shows
+            traceback.print_exception(e.__context__)
         emit({"type": "fatal", "error": str(e)})
         return 3
-    variants = samples.variants(module)
     emit({"type": "header", "env": _env(), "config": applied,
           "sample": dict(info, file=os.path.abspath(args.sample), population=n, seed=args.seed, shape=list(population.shape),
                          dtype=str(population.dtype)),
@@ -57,10 +63,10 @@ def main(argv=None):
         emit({"type": "start", "id": variant.id, "time": time.time()})
         fn = getattr(module, variant.function)
         result = _run(variant, fn, population, capture, args)
-        emit(dict(variant.__dict__, type="variant", **result))
         np_out = result.pop("_output", None)
         if np_out is not None:
             np.save(os.path.join(args.outputs, variant.id + ".npy"), np_out)
+        emit(dict(variant.__dict__, type="variant", **result))
     return 0
 
 
@@ -103,16 +109,41 @@ def _apply_config(item):
     return {"key": key, "value": value}
 
 
-def _population(module, n, seed):
+def _population(module, n, seed, path):
+    """The population array, refused before it is built if it would not fit in memory."""
+    one = _call_population(module, 1, seed, path)
+    needed = n * one.nbytes / len(one) * MEMORY_FACTOR
+    available = _available_memory()
+    if available and needed > available:
+        raise samples.SampleError(
+            f"{path}: a population of {n:,} needs about {needed / 1e9:,.1f} GB ({one.nbytes // len(one):,} bytes "
+            f"per individual, {MEMORY_FACTOR}x for copies) but {available / 1e9:,.1f} GB of memory is available; "
+            "use a smaller --population")
+    return _call_population(module, n, seed, path)
+
+
+def _call_population(module, n, seed, path):
     try:
         pop = module.population(n, np.random.default_rng(seed))
     except Exception as e:
-        raise samples.SampleError(f"population({n}, rng) raised {type(e).__name__}: {e}") from None
+        raise samples.SampleError(f"{path}: population({n}, rng) raised {type(e).__name__}: {e}") from None
     if not isinstance(pop, np.ndarray):
-        raise samples.SampleError(f"population() returned {type(pop).__name__}, not a numpy array")
+        raise samples.SampleError(f"{path}: population() returned {type(pop).__name__}, not a numpy array")
     if pop.size == 0 or pop.ndim == 0:
-        raise samples.SampleError(f"population() returned an empty array of shape {pop.shape}")
+        raise samples.SampleError(f"{path}: population() returned an empty array of shape {pop.shape}")
     return pop
+
+
+def _available_memory():
+    """Bytes of memory available now (MemAvailable), or None where the system does not say."""
+    try:
+        with open("/proc/meminfo") as f:
+            return next(int(ln.split()[1]) * 1024 for ln in f if ln.startswith("MemAvailable:"))
+    except (OSError, StopIteration):
+        try:
+            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            return None
 
 
 def _env():
@@ -191,14 +222,13 @@ def _to_numpy(output):
 
 def _run_python(fn, population, args):
     n = len(population)
-    rows = population.tolist()
-    pilot = rows[:PYTHON_PILOT]
+    pilot = population[:PYTHON_PILOT].tolist()
     start = time.perf_counter()
     [fn(ind) for ind in pilot]
     per_individual = (time.perf_counter() - start) / max(1, len(pilot))
     measured = n if per_individual * n <= args.python_budget / 3 else max(
         len(pilot), int(args.python_budget / 3 / per_individual))
-    subset = rows[:measured]
+    subset = population[:measured].tolist()
     outputs = [None]
 
     def call():

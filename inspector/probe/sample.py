@@ -2,6 +2,7 @@
 
 import importlib.util
 import inspect
+import os
 import sys
 from dataclasses import dataclass
 
@@ -22,9 +23,9 @@ class Variant:
 
 
 def load(path):
-    """Import the sample at ``path`` as a fresh module."""
-    name = "inspector_sample_" + "".join(c if c.isalnum() else "_" for c in path.rsplit("/", 1)[-1][:-3])
-    spec = importlib.util.spec_from_file_location(name, path)
+    """Import the sample at ``path`` as a fresh module; messages name ``path`` as given."""
+    name = "inspector_sample_" + "".join(c if c.isalnum() else "_" for c in os.path.basename(path)[:-3])
+    spec = importlib.util.spec_from_file_location(name, os.path.abspath(path))
     if spec is None or spec.loader is None:
         raise SampleError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)

@@ -1,5 +1,6 @@
 """The self-contained HTML report: inline CSS, JS and SVG, everything from code or logs escaped."""
 
+import ast
 import math
 from pathlib import Path
 
@@ -69,13 +70,21 @@ def _chart(variants):
 
 
 def _compiled_view(v, source_lines, sample):
-    """Per-line verdicts of one compiled variant joined to the highlighted source and kernels."""
+    """Per-line verdicts of one compiled variant joined to the highlighted source and kernels.
+
+    Only the functions the variant reaches are shown; reasons shared by many lines (why SIMD was
+    off) are lifted out of the per-line notes and shown once.
+    """
     by_line = {}
     for e in v.get("lines") or []:
         for line in range(e["line"], (e.get("end_line") or e["line"]) + 1):
             by_line.setdefault(line, []).append(e)
+    shared = sorted({w for e in v.get("lines") or [] for w in e["why"] if w.startswith("not vectorized")})
+    spans = _function_spans(sample["source"], {e["function"] for e in v.get("lines") or []})
     annotated = []
     for number, html_line in enumerate(source_lines, 1):
+        if not any(start <= number <= end for start, end in spans):
+            continue
         entries = [e for e in by_line.get(number, []) if e["status"]]
         statuses = sorted({e["status"] for e in entries}, key=SEVERITY.index)
         kernels = sorted({k for e in entries for k in e["kernels"]})
@@ -83,11 +92,15 @@ def _compiled_view(v, source_lines, sample):
         if entries and entries[0]["line"] == number:
             for e in entries:
                 via = f" (called from line {', '.join(map(str, e['via']))})" if e["via"] else ""
-                notes.append({"status": e["status"], "text": f"{e['status']}{via}: " + "; ".join(e["why"]),
+                why = [w for w in e["why"] if w not in shared]
+                notes.append({"status": e["status"], "text": f"{e['status']}{via}" + (": " + "; ".join(why) if why else ""),
                               "vectorized": e["vectorized"], "how": ", ".join(e["how"])})
+        gap = bool(annotated) and annotated[-1]["number"] != number - 1
+        tooltip = " | ".join(n["text"] for n in notes)
+        notes = [n for n in notes if n["status"] != "parallel"]  # the badge says it; details in the tooltip
         annotated.append({"number": number, "html": html_line, "status": statuses[0] if statuses else "",
-                          "statuses": statuses, "kernels": kernels, "notes": notes,
-                          "in_scope": number in by_line})
+                          "statuses": statuses, "kernels": kernels, "notes": notes, "gap": gap, "tooltip": tooltip,
+                          "vectorized": entries[0]["vectorized"] if entries else None})
     kernels = []
     for k in v.get("kernels") or []:
         language = "cpp" if k["backend"] == "cpp" else "triton" if k["backend"] == "triton" else "python"
@@ -96,9 +109,19 @@ def _compiled_view(v, source_lines, sample):
                 for n, h in enumerate(highlight.lines(k["code"], language), 1)] if k["code"] else []
         kernels.append(dict(k, code_lines=code, lines=sorted({e["line"] for e in v.get("lines") or []
                                                               if k["id"] in e["kernels"]})))
-    return {"variant": v, "sentence": sentence(v), "annotated": annotated, "kernels": kernels,
+    return {"variant": v, "sentence": sentence(v), "annotated": annotated, "kernels": kernels, "shared": shared,
             "anchor": "v-" + "".join(c if c.isalnum() else "-" for c in v["id"]),
             "output_code": [c for g in (v.get("capture") or {}).get("graphs") or [] for c in g.get("output_code") or []]}
+
+
+def _function_spans(source, names):
+    """(first, last) line of each top-level function in ``names``, decorators included."""
+    spans = []
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            spans.append((first, node.end_lineno))
+    return sorted(spans)
 
 
 def render_index(entries):

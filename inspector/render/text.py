@@ -25,7 +25,7 @@ def timing_table(record):
 
 def render(record, console=None, full=True):
     """Print the summary of ``record``; ``full`` adds per-variant sentences, failures and breaks."""
-    console = console or Console()
+    console = console or Console(width=max(Console().width, 110))
     console.print(timing_table(record))
     sample = record["sample"]
     for v in record["variants"]:

@@ -1,0 +1,5 @@
+"""A sample without population()"""
+
+
+def fitness_python(individual):
+    return sum(individual)
