@@ -6,6 +6,7 @@ AT = re.compile(r"Graph break(?: in user code)? at (.+?):(\d+)")
 REASON = re.compile(r"^\s*(?:Graph Break Reason|Reason):\s*(.+)$", re.M)
 EXPLANATION = re.compile(r"^\s*Explanation:\s*(.+)$", re.M)
 HINT = re.compile(r"^\s*Hint:\s*(.+)$", re.M)
+ENCOUNTERED = re.compile(r"Encountered graph break when attempting to (trace \w+)")
 GB_URL = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
 FRAME = re.compile(r'File "(.+?)", line (\d+), in (\S+)')
 
@@ -40,11 +41,12 @@ def parse(entry, sample_path=None):
     explanation = EXPLANATION.search(text)
     url = GB_URL.search(text)
     first = reason.group(1).strip() if reason else _first_line(text)
-    if first.startswith("Encountered graph break when attempting to trace") and reason:
+    wrapper = ENCOUNTERED.match(first)
+    if wrapper and reason:
         # the real reason is the next non-empty line; keep the bytecode context after it
         following = [ln.strip() for ln in text[reason.end():].splitlines() if ln.strip()]
         if following and not following[0].startswith(("Explanation:", "Hint:")):
-            first = f"{following[0]} ({first.split(':', 1)[0][len('Encountered graph break when attempting to '):]})"
+            first = f"{following[0]} ({wrapper.group(1)})"
     return {
         "file": file, "line": line,
         "reason": first,

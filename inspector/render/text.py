@@ -24,7 +24,10 @@ def timing_table(record):
 
 
 def render(record, console=None, full=True):
-    """Print the summary of ``record``; ``full`` adds per-variant sentences, failures and breaks."""
+    """Print the summary of ``record``; ``full`` adds per-variant sentences, failures and breaks.
+
+    Mismatches are not repeated here: the CLI reports them on stderr as soon as they are known.
+    """
     console = console or Console(width=max(Console().width, 110))
     console.print(timing_table(record))
     sample = record["sample"]
@@ -37,9 +40,6 @@ def render(record, console=None, full=True):
     for v in record["variants"]:
         if v["status"] not in ("ok", "skipped"):
             console.print(f"{v['id']}: {v['status']}: {v.get('error') or ''}", markup=False, style="red")
-        elif v.get("mismatch"):
-            console.print(f"{v['id']}: does not match {record['reference']}: {v['mismatch']}", markup=False,
-                          style="red")
         if v.get("compiled") and v["status"] == "ok":
             console.print(f"{v['id']}: {sentence(v)}", markup=False)
             for b in v.get("graph_breaks") or []:
