@@ -120,3 +120,26 @@ def test_graph_break_in_the_torch_2_1_format():
     assert b["file"].endswith("graph_break.py") and b["line"] == 12
     assert b["reason"].startswith("generic_jump") and "from user code" not in b["reason"]
     assert b["fix"] and "where" in b["fix"]
+
+
+def test_stacks_replayed_from_the_cache_of_another_checkout_still_map(blog_reports):
+    """Inductor's cache replays provenance stacks with the path of the process that first compiled the
+    graph; a clone in another folder (CI) must get the same verdicts."""
+    _, record, _, _ = blog_reports["poly"]
+    moved = json.loads(json.dumps(record))
+    real = record["sample"]["file"]
+    for v in moved["variants"]:
+        for g in (v.get("capture") or {}).get("graphs") or []:
+            g["kernel_stack_traces"] = {k: [s.replace(real, "/elsewhere/checkout/samples/poly.py") for s in stacks]
+                                        for k, stacks in (g.get("kernel_stack_traces") or {}).items()}
+    analyze(moved)
+    assert [v["lines"] for v in moved["variants"]] == [v["lines"] for v in record["variants"]]
+    # stacks of another file (another name) are not the sample's: no provenance evidence from them
+    other = json.loads(json.dumps(moved))
+    for v in other["variants"]:
+        for g in (v.get("capture") or {}).get("graphs") or []:
+            g["kernel_stack_traces"] = {k: [s.replace("samples/poly.py", "samples/other.py") for s in stacks]
+                                        for k, stacks in (g.get("kernel_stack_traces") or {}).items()}
+    analyze(other)
+    compiled = [v for v in other["variants"] if v["lines"]]
+    assert compiled and not any("provenance" in e["how"] for v in compiled for e in v["lines"])

@@ -11,8 +11,10 @@ Evidence, best first (the record says which one gave each line, in ``how``):
 import ast
 import re
 
-STACK_FRAME = re.compile(r'File "(.+?)", line (\d+), in (\S+)')
-COMMENT_FRAME = re.compile(r'File:? "?([^",\n]+?\.py)"?(?:, line |:)(\d+)(?:,? in (\w+))?')
+# a traceback frame and the code line under it
+STACK_FRAME = re.compile(r'File "(.+?)", line (\d+), in (\S+)(?:\n[ \t]*(\S[^\n]*))?')
+# FX graph comments (`# File: x.py:12 in fn, code: ...`) and 2.1 ORIGIN comments (`File "x.py", line 12, in fn\ code\`)
+COMMENT_FRAME = re.compile(r'File:? "?([^",\n]+?\.py)"?(?:, line |:)(\d+)(?:,? in (\w+))?(?:, code: ([^\n]*)|\\\s*([^\\\n]*))?')
 RESUME = re.compile(r"torch_dynamo_resume_in_(\w+?)_at_\d+")
 MIN_CHUNK = 512  # torch._inductor.config.cpp.min_chunk_size default
 
@@ -20,7 +22,8 @@ MIN_CHUNK = 512  # torch._inductor.config.cpp.min_chunk_size default
 def scope(source, function):
     """Statements of ``function`` and of the same-file helpers it calls, transitively.
 
-    Returns {line: {"end": end_line, "function": name}} for every statement with a runtime effect.
+    Returns {line: {"end": end_line, "function": name, "loop": bool}} for every statement with a runtime
+    effect.
     """
     tree = ast.parse(source)
     defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -40,7 +43,7 @@ def scope(source, function):
             body = getattr(stmt, "body", None)
             if isinstance(body, list) and body:  # compound statement: its header only
                 end = max(stmt.lineno, body[0].lineno - 1)
-            lines[stmt.lineno] = {"end": end, "function": name}
+            lines[stmt.lineno] = {"end": end, "function": name, "loop": isinstance(stmt, (ast.For, ast.While))}
     return lines
 
 
@@ -57,24 +60,44 @@ def _statements(body):
             yield from _statements(handler.body)
 
 
-def frames(text, sample_file):
+def frames(text, sample):
     """(line, function) of each frame of ``text`` (a stack) that lies in the sample, outermost first."""
     found = []
-    for file, line, fn in STACK_FRAME.findall(text):
-        if _same_file(file, sample_file):
+    for file, line, fn, code in STACK_FRAME.findall(text):
+        if in_sample(file, int(line), code, sample):
             resumed = RESUME.match(fn)
             found.append((int(line), resumed.group(1) if resumed else fn))
     return found
 
 
-def _same_file(a, b):
-    return a == b or a.rsplit("/", 1)[-1] == b.rsplit("/", 1)[-1] and (a.endswith(b) or b.endswith(a))
+def _comment_frames(text, sample):
+    return [(int(line), fn) for file, line, fn, code, origin_code in COMMENT_FRAME.findall(text)
+            if in_sample(file, int(line), code or origin_code, sample)]
 
 
-def verdicts(variant, kernels, breaks, sample, env):
-    """The ``lines`` list of a compiled variant, and how many lines got each status."""
-    sample_file = sample.get("file") or sample["path"]
-    lines_in_scope = scope(sample["source"], variant["function"])
+def same_path(a, b):
+    """Whether two spellings of a path (absolute, or relative to some folder) name the same file."""
+    return a == b or a.endswith("/" + b.lstrip("./")) or b.endswith("/" + a.lstrip("./"))
+
+
+def in_sample(file, line, code, sample):
+    """Whether a frame (file, line, its code text if known) is in the sample.
+
+    Stacks that Inductor replays from its cache keep the path of the process that first compiled the
+    graph (another checkout, another folder): those count when the file name matches and the code
+    on that line is the sample's.
+    """
+    target = sample.get("file") or sample["path"]
+    if same_path(file, target):
+        return True
+    if not code or file.rsplit("/", 1)[-1] != target.rsplit("/", 1)[-1]:
+        return False
+    source = sample["source"].splitlines()
+    return 0 < line <= len(source) and source[line - 1].strip() == code.strip()
+
+
+def verdicts(variant, kernels, breaks, sample, env, lines_in_scope):
+    """The ``lines`` list of a compiled variant; ``lines_in_scope`` is ``scope()`` of its function."""
     entries = {}
 
     def entry(line, via, how):
@@ -85,7 +108,7 @@ def verdicts(variant, kernels, breaks, sample, env):
             entries[key]["how"].append(how)
         return entries[key]
 
-    for kernel, stacks, how in _kernel_stacks(variant, kernels, sample_file):
+    for kernel, stacks, how in _kernel_stacks(variant, kernels, sample):
         for stack in stacks:
             chain = [line for line, _ in stack]
             for depth, line in enumerate(chain):
@@ -93,7 +116,7 @@ def verdicts(variant, kernels, breaks, sample, env):
                 if kernel["id"] not in e["kernels"]:
                     e["kernels"].append(kernel["id"])
     for b in breaks:
-        if b["line"] is not None and _same_file(b["file"] or "", sample_file):
+        if b["line"] is not None and same_path(b["file"] or "", sample.get("file") or sample["path"]):
             entry(b["line"], (), "graph_break")["break"] = b
     def_lines = {n.lineno for n in ast.walk(ast.parse(sample["source"]))
                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -120,7 +143,7 @@ def verdicts(variant, kernels, breaks, sample, env):
     return out
 
 
-def _kernel_stacks(variant, kernels, sample_file):
+def _kernel_stacks(variant, kernels, sample):
     """(kernel, [frames...], how) from provenance, else origin comments, else graph-level FX stacks."""
     graphs = (variant.get("capture") or {}).get("graphs") or []
     by_graph_name = {(k.get("graph"), k["name"]): k for k in kernels}
@@ -133,20 +156,18 @@ def _kernel_stacks(variant, kernels, sample_file):
                 (g.get("compile_id"), name.replace("torch.ops.", "")))
             if kernel:
                 mapped = True
-                yield kernel, [frames(s, sample_file) for s in stacks], "provenance"
+                yield kernel, [frames(s, sample) for s in stacks], "provenance"
         if mapped:
             continue
         graph_kernels = [k for k in kernels if k.get("graph") == g.get("compile_id")]
         origin = False
         for k in graph_kernels:
-            found = [(int(line), fn) for file, line, fn in COMMENT_FRAME.findall(k["code"])
-                     if _same_file(file, sample_file)]
+            found = _comment_frames(k["code"], sample)
             if found:
                 origin = True
                 yield k, [[f] for f in found], "origin"
         if not origin and g.get("fx_graph"):
-            found = [(int(line), fn) for file, line, fn in COMMENT_FRAME.findall(g["fx_graph"])
-                     if _same_file(file, sample_file)]
+            found = _comment_frames(g["fx_graph"], sample)
             for k in graph_kernels:
                 yield k, [[f] for f in found], "fx_graph"
 
