@@ -1,10 +1,12 @@
 """The command line: a thin typer layer over collect -> analysis -> render.
 
 Exit codes: 0 every variant ran and matched; 1 some variant failed, timed out or did not match;
-2 nothing could be run (bad file, bad option); 130 interrupted (what was measured is still written).
+2 nothing could be run (bad file, bad option); 3 (`breaks --fail-on-break`) a graph break was found;
+130 interrupted (what was measured is still written).
 """
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -14,12 +16,14 @@ import typer
 from rich.console import Console
 
 from inspector.analysis import analyze
+from inspector.analysis import breaks as breaks_mod
+from inspector.analysis import compare as compare_mod
 from inspector.analysis.summary import seconds
 from inspector.collect import CollectError, collect
 from inspector.record import RecordError, load, save, write_atomic
-from inspector.render import html, text
+from inspector.render import comparison, html, text
 
-EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN, EXIT_BREAKS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="See what torch.compile did to your numerical Python code, line by line.")
@@ -36,7 +40,7 @@ def report(
     path: Path = typer.Argument(..., help="A sample file, or a folder of samples (each is reported, plus an index)."),
     out: Path = typer.Option(Path("reports"), "--out", "-o", help="Folder for <stem>.html, <stem>.json and <stem>.trace/."),
     population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size (default: the sample's POPULATION_SIZE)."),
-    variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id (repeatable)."),
+    variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob, e.g. '*-compiled-cpu' (repeatable)."),
     python: Optional[str] = typer.Option(None, "--python", help="Run the probe under this interpreter (a venv with another torch)."),
     config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE (dynamo. prefix for Dynamo)."),
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
@@ -81,19 +85,9 @@ def _report_one(sample, out, population, variant, python, config, timeout, budge
     stem = sample.stem
     trace_dir = out / f"{stem}.trace"
     shutil.rmtree(trace_dir, ignore_errors=True)
-    progress = _Progress(sample)
-    try:
-        record = collect(sample, population=population, python=python, only=variant or None, config=config,
-                         timeout=timeout, trace_dir=trace_dir.resolve(), budget=budget, progress=progress)
-    except CollectError as e:
-        if verbose and e.log:
-            err.print(e.log, markup=False)
-        fail(str(e))
+    record = _measure(sample, verbose, population=population, python=python, only=variant or None, config=config,
+                      timeout=timeout, trace_dir=trace_dir.resolve(), budget=budget)
     record["trace_dir"] = trace_dir.name if trace_dir.exists() else None
-    for v in record["variants"]:
-        if v.get("mismatch"):
-            err.print(f"  {v['id']}: does not match {record['reference']}: {v['mismatch']}", markup=False)
-    analyze(record)
     save(record, out / f"{stem}.json")
     write_atomic(out / f"{stem}.html", html.render(record))
     if fmt == "json":
@@ -107,8 +101,25 @@ def _report_one(sample, out, population, variant, python, config, timeout, budge
                 err.print(f"--- {v['id']} ---\n{v['error_detail']}", markup=False)
     if record["interrupted"]:
         return EXIT_INTERRUPTED
-    failed = [v for v in record["variants"] if v["status"] in ("error", "timeout") or v.get("matches_reference") is False]
-    return EXIT_FAILED if failed else EXIT_OK
+    return EXIT_FAILED if _failed(record) else EXIT_OK
+
+
+def _failed(record):
+    return [v for v in record["variants"] if v["status"] in ("error", "timeout") or v.get("matches_reference") is False]
+
+
+def _measure(sample, verbose, quiet=False, **options):
+    """collect() then analyze(), turning a sample that cannot run into one error line."""
+    try:
+        record = collect(sample, progress=(lambda kind, data: None) if quiet else _Progress(sample), **options)
+    except CollectError as e:
+        if verbose and e.log:
+            err.print(e.log, markup=False)
+        fail(str(e))
+    for v in record["variants"]:
+        if v.get("mismatch"):
+            err.print(f"  {v['id']}: does not match {record['reference']}: {v['mismatch']}", markup=False)
+    return analyze(record)
 
 
 class _Progress:
@@ -144,6 +155,59 @@ def _summary_entry(out, sample):
 
 
 @app.command()
+def breaks(
+    path: Path = typer.Argument(..., help="A sample file."),
+    variant: List[str] = typer.Option([], "--variant", "-v", help="Only this compiled variant id or glob (default: every *-compiled-cpu)."),
+    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size (default: the sample's POPULATION_SIZE)."),
+    sizes: str = typer.Option("", "--population-sizes", help="Also call each compiled variant at these sizes (e.g. 1000,20000) and report recompilations with the guard that failed."),
+    python: Optional[str] = typer.Option(None, "--python", help="Run the probe under this interpreter."),
+    config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE."),
+    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help="Re-run with the config flag that removes a break, where one exists, and report what it changed."),
+    timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
+    budget: float = typer.Option(0.3, help="Seconds of timed runs per variant."),
+    as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
+    fail_on_break: bool = typer.Option(False, "--fail-on-break", help=f"Exit {EXIT_BREAKS} when any graph break is found (for CI)."),
+    verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
+):
+    """Where do the compiled variants break the graph, why, what does it cost, and how to fix it."""
+    if path.is_dir():
+        fail(f"{path}: breaks takes one sample file")
+    (sample,) = _samples(path)
+    try:
+        size_list = [int(n) for n in sizes.split(",") if n.strip()]
+    except ValueError:
+        fail(f"--population-sizes {sizes}: expected comma-separated integers")
+    common = dict(population=population, python=python, timeout=timeout, budget=budget)
+    record = _measure(sample, verbose, only=variant or ["*-compiled-cpu"], config=config, sizes=size_list, **common)
+    rows = breaks_mod.findings(record)
+    if try_fixes:
+        for row in rows:
+            row["tried"] = [_try_flag(sample, record, row, flag, config, verbose, common)
+                            for flag in dict.fromkeys(b["flag"] for b in row["breaks"] if b["flag"])]
+    if as_json:
+        print(json.dumps({"sample": str(sample), "torch": record["env"]["torch"], "variants": rows}, indent=1))
+    else:
+        text.render_breaks(record, rows, Console(soft_wrap=True, highlight=False))
+    if fail_on_break and any(r["breaks"] for r in rows):
+        raise typer.Exit(EXIT_BREAKS)
+    raise typer.Exit(EXIT_FAILED if _failed(record) else EXIT_OK)
+
+
+def _try_flag(sample, record, row, flag, config, verbose, common):
+    """Compile the variant again with ``flag``: which breaks went away, and what it did to the time."""
+    err.print(f"  trying --config {flag} on {row['variant']}", markup=False)
+    again = _measure(sample, verbose, quiet=True, only=[row["variant"]], config=[*config, flag], **common)
+    before = next(v for v in record["variants"] if v["id"] == row["variant"])
+    after = again["variants"][0]
+    lines_after = {b["line"] for b in after["graph_breaks"]}
+    return {"flag": flag, "status": after["status"], "error": after.get("error"),
+            "breaks_before": len(before["graph_breaks"]), "breaks_after": len(after["graph_breaks"]),
+            "gone": sorted(b["line"] for b in before["graph_breaks"] if b["line"] not in lines_after),
+            "median_before_s": (before.get("timing") or {}).get("median_s"),
+            "median_after_s": (after.get("timing") or {}).get("median_s")}
+
+
+@app.command()
 def render(
     record_path: Path = typer.Argument(..., help="A record written by `inspector report`."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the HTML (default: beside the record)."),
@@ -157,6 +221,74 @@ def render(
     target = (out or record_path.parent) / (record_path.stem + ".html")
     write_atomic(target, html.render(record))
     err.print(f"wrote {target}", markup=False)
+
+
+@app.command()
+def compare(
+    inputs: List[Path] = typer.Argument(..., help="Records A.json B.json ... (the first is the baseline), or one sample file to run once per --python / --run."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for <stem>-compare.html (and a sample's records); default: beside the first record, or reports/."),
+    python: List[str] = typer.Option([], "--python", help="One run under this interpreter (repeatable)."),
+    run: List[str] = typer.Option([], "--run", help="One run: comma-separated python=PATH and Inductor/Dynamo KEY=VALUE items (repeatable; after the --python runs)."),
+    config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE for every run."),
+    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size (default: the sample's POPULATION_SIZE)."),
+    variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob (repeatable)."),
+    timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
+    budget: float = typer.Option(1.0, help="Seconds of timed runs per variant."),
+    verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
+):
+    """Compare kernels, line verdicts, graph breaks and timings across torch versions or configurations.
+
+    A sample with a single run is compared against this interpreter with no extra config (the baseline).
+    """
+    if all(p.suffix == ".json" for p in inputs):
+        if python or run or config:
+            fail("--python, --run and --config run a sample: give a .py file, not records")
+        records = []
+        for path in inputs:
+            try:
+                records.append(analyze(load(path)))
+            except RecordError as e:
+                fail(str(e))
+        folder, code = out or inputs[0].parent, EXIT_OK
+    else:
+        if len(inputs) != 1:
+            fail("give records (.json files) or one sample file")
+        if inputs[0].is_dir():
+            fail(f"{inputs[0]}: compare takes one sample file")
+        (sample,) = _samples(inputs[0])
+        runs = [(p, []) for p in python] + [_run_spec(spec) for spec in run]
+        if not runs:
+            fail("nothing to compare with: add --python PATH (another torch) or --run KEY=VALUE (a config)")
+        runs = [(None, [])] * (len(runs) == 1) + runs
+        records = []
+        for interpreter, items in runs:
+            records.append(_measure(sample, verbose, population=population, python=interpreter,
+                                    only=variant or None, config=[*config, *items], timeout=timeout, budget=budget))
+            if records[-1]["interrupted"]:
+                fail("interrupted", EXIT_INTERRUPTED)
+        folder = out or Path("reports")
+        for record, label in zip(records, compare_mod.labels(records)):
+            slug = re.sub(r"[^\w.]+", "-", label).strip("-")
+            save(record, folder / f"{sample.stem}-{slug}.json")
+        code = EXIT_FAILED if any(_failed(r) for r in records) else EXIT_OK
+    try:
+        result = compare_mod.compare(records)
+    except compare_mod.CompareError as e:
+        fail(str(e))
+    target = folder / f"{Path(records[0]['sample']['path']).stem}-compare.html"
+    write_atomic(target, comparison.render(result))
+    comparison.print_summary(result)
+    err.print(f"wrote {target}", markup=False)
+    raise typer.Exit(code)
+
+
+def _run_spec(spec):
+    """A --run value (python=PATH,KEY=VALUE,...) -> (interpreter or None, config items)."""
+    items = [item.strip() for item in spec.split(",") if item.strip()]
+    if any("=" not in item for item in items):
+        fail(f"--run {spec}: expected comma-separated python=PATH and KEY=VALUE items")
+    interpreter = [item[7:] for item in items if item.startswith("python=")]
+    return (interpreter[-1] if interpreter else None), [item for item in items if not item.startswith("python=")]
 
 
 def main():

@@ -5,6 +5,7 @@ The probe streams JSON lines; this side enforces the per-variant timeout, surviv
 variant's output against the reference.
 """
 
+import fnmatch
 import json
 import os
 import signal
@@ -33,12 +34,19 @@ class CollectError(Exception):
 
 
 def collect(sample, *, population=None, python=None, only=None, config=(), timeout=300.0,
-            trace_dir=None, budget=1.0, seed=0, progress=lambda kind, data: None):
-    """Run every variant of ``sample`` (a path) and return the raw record."""
+            trace_dir=None, budget=1.0, seed=0, sizes=(), progress=lambda kind, data: None):
+    """Run the variants of ``sample`` (a path; ``only``: ids or glob patterns) and return the raw record.
+
+    ``sizes``: further population sizes each compiled variant is called at, to expose recompilations.
+    """
     sample = Path(sample)
+    options = ["--seed", str(seed), "--budget", str(budget)]
+    options += ["--population", str(population)] if population else []
+    options += ["--sizes", ",".join(map(str, sizes))] if sizes else []
+    for item in config:
+        options += ["--config", item]
     with tempfile.TemporaryDirectory(prefix="inspector-") as work:
-        run = _ProbeRuns(sample, Path(work), python or sys.executable, population, config,
-                         trace_dir, budget, seed, timeout, progress)
+        run = _ProbeRuns(sample, Path(work), python or sys.executable, options, trace_dir, timeout, progress)
         header, results = run.all(only)
         record = _record(sample, header, results, run)
         _cross_check(record, Path(work))
@@ -46,11 +54,9 @@ def collect(sample, *, population=None, python=None, only=None, config=(), timeo
 
 
 class _ProbeRuns:
-    def __init__(self, sample, work, python, population, config, trace_dir, budget, seed, timeout,
-                 progress):
-        self.sample, self.work, self.python = sample, work, python
-        self.population, self.config, self.trace_dir = population, config, trace_dir
-        self.budget, self.seed, self.timeout, self.progress = budget, seed, timeout, progress
+    def __init__(self, sample, work, python, options, trace_dir, timeout, progress):
+        self.sample, self.work, self.python, self.options = sample, work, python, options
+        self.trace_dir, self.timeout, self.progress = trace_dir, timeout, progress
         self.log = work / "probe.log"
         self.log_mark = 0  # where the current probe's (or variant's) part of the log starts
         self.interrupted = False
@@ -65,29 +71,23 @@ class _ProbeRuns:
                 raise KeyboardInterrupt
             ids = [v["id"] for v in header["variants"]]
             if only:
-                missing = [i for i in only if i not in ids]
+                missing = [p for p in only if not fnmatch.filter(ids, p)]
                 if missing:
                     raise CollectError(f"{self.sample}: no variant {', '.join(missing)} "
                                        f"(it has: {', '.join(ids)})")
-            left = [i for i in (only or ids) if i not in results]
+            selected = [i for i in ids if any(fnmatch.fnmatchcase(i, p) for p in only or ["*"])]
+            left = [i for i in selected if i not in results]
             if done or not left or self.interrupted:
                 for i in left:
                     results[i] = self._lost(header, i, "skipped", "interrupted before it ran")
-                return header, [results[i] for i in (only or ids) if i in results]
+                return header, [results[i] for i in selected if i in results]
             wanted = left
             self.restarts += 1
 
     def _command(self, wanted, results_file):
-        cmd = [self.python, "-m", "inspector.probe", str(self.sample), "--results",
-               str(results_file), "--outputs", str(self.work), "--seed", str(self.seed),
-               "--budget", str(self.budget)]
-        if self.population:
-            cmd += ["--population", str(self.population)]
-        if wanted:
-            cmd += ["--only", ",".join(wanted)]
-        for item in self.config:
-            cmd += ["--config", item]
-        return cmd
+        cmd = [self.python, "-m", "inspector.probe", str(self.sample), "--results", str(results_file),
+               "--outputs", str(self.work), *self.options]
+        return cmd + (["--only", ",".join(wanted)] if wanted else [])
 
     def _one(self, wanted, results):
         """Run one probe process; return (header or None, finished-normally)."""

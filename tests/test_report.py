@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import run_cli, variant
+from conftest import ROOT, run_cli, variant
 
 
 @pytest.mark.parametrize("stem", ["poly", "trig", "sum"])
@@ -87,3 +87,16 @@ def test_render_reanalyses_a_record(blog_reports, tmp_path):
     assert proc.returncode == 0, proc.stderr
     html = (tmp_path / "poly.html").read_text()
     assert "Constrained polynomial" in html and "numpy-compiled-cpu" in html
+
+
+def test_a_folder_reports_every_sample_and_links_them_from_an_index(tmp_path):
+    proc = run_cli("report", "samples", "-n", "1500", "--budget", "0.02", "-v", "*-compiled-cpu", "-v", "numpy",
+                   "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    index = (tmp_path / "index.html").read_text()
+    stems = sorted(p.stem for p in (ROOT / "samples").glob("*.py"))
+    assert len(stems) >= 6
+    for stem in stems:
+        assert (tmp_path / f"{stem}.html").exists() and (tmp_path / f"{stem}.json").exists()
+        assert f'href="{stem}.html"' in index
+    assert "graph break" in index and "numpy-compiled-cpu" in index

@@ -2,7 +2,7 @@
 
 from inspector.analysis import breaks as breaks_mod
 from inspector.analysis import kernels as kernels_mod
-from inspector.analysis.lines import verdicts
+from inspector.analysis.lines import scope, verdicts
 
 STATUSES = ("parallel", "serial", "extern", "eager", "graph-break")
 
@@ -18,8 +18,13 @@ def analyze(record):
         v["graph_breaks"] = breaks_mod.distinct(
             [breaks_mod.parse(b, record["sample"].get("file")) for b in capture.get("breaks") or []])
         v["recompile_count"] = len((v.get("recompiles") or {}).get("graphs") or [])
-        v["lines"] = verdicts(v, v["kernels"], v["graph_breaks"], record["sample"], record["env"]) \
-            if v.get("compiled") and v.get("status") == "ok" else []
+        v["lines"], v["warnings"] = [], []
+        if v.get("compiled") and v.get("status") == "ok":
+            statements = scope(record["sample"]["source"], v["function"])
+            v["lines"] = verdicts(v, v["kernels"], v["graph_breaks"], record["sample"], record["env"], statements)
+            v["warnings"] = breaks_mod.warnings(v, statements)
+            _explain_unrolled(v)
+        v["break_cost"] = breaks_mod.cost(v)
         v["line_summary"] = {s: len({e["line"] for e in v["lines"] if e["status"] == s}) for s in STATUSES}
         timing = v.get("timing") or {}
         measured = v.get("measured_population") or n
@@ -33,10 +38,21 @@ def analyze(record):
     return record
 
 
+def _explain_unrolled(v):
+    """Loop headers Dynamo unrolled have no ops of their own: say so on their line."""
+    for w in v["warnings"]:
+        if w["kind"] == "unrolled-loop":
+            for e in v["lines"]:
+                if e["line"] in w["lines"] and not e["status"]:
+                    e["why"] = [f"Python loop unrolled by Dynamo while tracing: {w['text']}"]
+
+
 def _kernels(capture):
     kernels, graphs, problems = [], [], []
     for g in capture.get("graphs") or []:
         codes = g.get("output_code") or []
+        if not codes:  # a frame Dynamo entered that produced no graph (or an attempt it restarted)
+            continue
         graph = {"compile_id": g.get("compile_id"), "op_count": (g.get("metrics") or {}).get("graph_op_count"),
                  "cache": g.get("fx_graph_cache"), "kernels": []}
         for code in codes:

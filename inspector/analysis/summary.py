@@ -13,7 +13,10 @@ def seconds(value):
 
 
 def ratio(value):
-    return "-" if value is None else f"{value:.3g}x"
+    """A speedup for people: 6.5x, or 16x slower (rather than 0.0625x)."""
+    if value is None:
+        return "-"
+    return f"{value:.3g}x" if value >= 1 else f"{1 / value:.3g}x slower"
 
 
 def timing_note(v, population):
@@ -45,7 +48,15 @@ def sentence(v):
         parts.append(f"{status} at line{'s' if len(where) > 1 else ''} {', '.join(map(str, sorted(where)))}")
     breaks = v.get("graph_breaks") or []
     if breaks:
-        parts.append(f"{len(breaks)} graph break{'s' if len(breaks) > 1 else ''}")
+        where = ", ".join(str(b["line"]) for b in breaks)
+        part = f"{len(breaks)} graph break{'s' if len(breaks) > 1 else ''} (line {where})"
+        cost = v.get("break_cost")
+        if cost:
+            part += f" leave {cost['outside_fraction']:.0%} of each call outside compiled graphs"
+        parts.append(part)
+    unrolled = [w for w in v.get("warnings") or [] if w["kind"] == "unrolled-loop"]
+    if unrolled:
+        parts.append("a Python loop unrolled into a huge graph")
     if v.get("recompile_count"):
         parts.append(f"{v['recompile_count']} recompilation(s) while timing")
     return "; ".join(parts) + "."

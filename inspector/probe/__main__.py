@@ -10,6 +10,7 @@ or ``fatal`` when the sample itself cannot be run. Variant outputs are saved as 
 
 import argparse
 import ast
+import fnmatch
 import json
 import os
 import platform
@@ -23,7 +24,7 @@ import torch._inductor.config  # `import torch` alone does not load it in 2.1
 
 from inspector.probe import sample as samples
 from inspector.probe.capture import Capture
-from inspector.probe.timing import measure
+from inspector.probe.timing import measure, once
 
 PYTHON_PILOT = 1000
 MEMORY_FACTOR = 3  # the population, a variant's temporaries and its output
@@ -58,11 +59,12 @@ def main(argv=None):
           "variants": [v.__dict__ for v in variants]})
     capture = Capture()
     capture.install()
-    wanted = args.only.split(",") if args.only else [v.id for v in variants]
-    for variant in (v for v in variants if v.id in wanted):
+    patterns = args.only.split(",") if args.only else ["*"]
+    for variant in (v for v in variants if any(fnmatch.fnmatchcase(v.id, p) for p in patterns)):
         emit({"type": "start", "id": variant.id, "time": time.time()})
         fn = getattr(module, variant.function)
-        result = _run(variant, fn, population, capture, args)
+        result = _run(variant, fn, population, capture, args,
+                      lambda size: _population(module, size, args.seed, args.sample))
         np_out = result.pop("_output", None)
         if np_out is not None:
             np.save(os.path.join(args.outputs, variant.id + ".npy"), np_out)
@@ -77,7 +79,8 @@ def _parse(argv):
     p.add_argument("--outputs", required=True)
     p.add_argument("--population", type=int)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--only")
+    p.add_argument("--only", help="comma-separated variant ids or glob patterns")
+    p.add_argument("--sizes", default="", help="comma-separated population sizes to run compiled variants at")
     p.add_argument("--config", action="append", default=[])
     p.add_argument("--budget", type=float, default=1.0)
     p.add_argument("--python-budget", type=float, default=8.0)
@@ -161,7 +164,7 @@ def _env():
             "cpu_count": os.cpu_count()}
 
 
-def _run(variant, fn, population, capture, args):
+def _run(variant, fn, population, capture, args, make_population):
     """Run and time one variant; return its raw result (``_output`` is the ndarray to save)."""
     if variant.device == "cuda" and not torch.cuda.is_available():
         return {"status": "skipped", "error": "CUDA is not available (torch.cuda.is_available() is False)"}
@@ -170,7 +173,12 @@ def _run(variant, fn, population, capture, args):
     try:
         if variant.kind == "python":
             return _run_python(fn, population, args)
-        call, sync, to_numpy = _prepare(variant, fn, population)
+        target, convert, sync = _prepare(variant, fn)
+        data = convert(population)
+
+        def call():
+            return target(data)
+
         capture.take()
         result = {}
         if variant.compiled:
@@ -182,20 +190,46 @@ def _run(variant, fn, population, capture, args):
             result["capture"] = capture.take()
             result["timing"] = measure(call, sync, args.budget, first_call_s=first)
             result["recompiles"] = capture.take()
+            result["regions"] = _regions(call, sync)
+            sizes = [int(n) for n in args.sizes.split(",") if n]
+            result["sizes"] = [_at_size(target, convert(make_population(n)), sync, capture, n) for n in sizes]
         else:
             output = call()
             sync()
             result["timing"] = measure(call, sync, args.budget)
         result["python_lines"] = _lines_run_in_python(call, fn.__code__.co_filename)
         result["status"] = "ok"
-        result["_output"] = to_numpy(output)
+        result["_output"] = _to_numpy(output)
         return result
     except Exception as e:
         return _failure(e, fn, capture)
 
 
-def _prepare(variant, fn, population):
-    """The zero-argument call, device sync and output conversion for a numpy or torch variant.
+def _regions(call, sync, calls=3):
+    """Per-call seconds inside compiled graphs and in the whole call, from the profiler's graph events.
+
+    The rest of the call ran as Python between graphs (the cost of graph breaks). None where this torch's
+    profiler does not mark compiled graphs.
+    """
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        total = sum(once(call, sync) for _ in range(calls))
+    inside = sum(e.cpu_time_total for e in prof.events() if e.name.startswith("## Call CompiledFxGraph")) / 1e6
+    return {"calls": calls, "total_s": total / calls, "graphs_s": inside / calls} if inside else None
+
+
+def _at_size(target, data, sync, capture, n):
+    """Call the compiled variant on a population of ``n``: did it recompile, and why (the failed guard)."""
+    capture.take()
+    first = once(lambda: target(data), sync)
+    graphs = capture.take()["graphs"]
+    return {"population": n, "first_call_s": first, "steady_s": once(lambda: target(data), sync),
+            "recompiles": [{"compile_id": g.get("compile_id"), "op_count": (g.get("metrics") or {}).get("graph_op_count"),
+                            "reason": (g.get("metrics") or {}).get("recompile_reason")} for g in graphs]}
+
+
+def _prepare(variant, fn):
+    """(callable, population -> its input, device sync) for a numpy or torch variant.
 
     Compiled variants compile ``fn`` itself, as a user would: torch 2.1 skips frames that hold no torch
     objects unless they were passed to torch.compile, so after a graph break in a NumPy function
@@ -203,12 +237,10 @@ def _prepare(variant, fn, population):
     """
     wrap = torch.compile if variant.compiled else (lambda f: f)
     if variant.device == "cuda":
-        data = torch.from_numpy(population).to("cuda")
         target = wrap(torch.compiler.wrap_numpy(fn) if variant.kind == "numpy" else fn)
-        return (lambda: target(data)), torch.cuda.synchronize, _to_numpy
-    data = torch.from_numpy(population) if variant.kind == "torch" else population
-    target = wrap(fn)
-    return (lambda: target(data)), (lambda: None), _to_numpy
+        return target, (lambda pop: torch.from_numpy(pop).to("cuda")), torch.cuda.synchronize
+    convert = torch.from_numpy if variant.kind == "torch" else (lambda pop: pop)
+    return wrap(fn), convert, (lambda: None)
 
 
 def _to_numpy(output):

@@ -17,8 +17,8 @@ MAX_RUNS = 200
 def measure(call, sync=lambda: None, budget_s=1.0, first_call_s=None):
     """Time ``call()``; return the timing dict of the record. ``sync`` waits for the device."""
     if first_call_s is None:
-        first_call_s = _once(call, sync)
-    estimate = max(_once(call, sync), 1e-9)
+        first_call_s = once(call, sync)
+    estimate = max(once(call, sync), 1e-9)
     number = max(1, int(MIN_BLOCK_S / estimate + 0.999))
     runs = int(min(MAX_RUNS, max(MIN_RUNS, budget_s / (estimate * number))))
     if estimate * number * MIN_RUNS > 4 * budget_s:  # very slow call: fewer, still honest, runs
@@ -35,7 +35,8 @@ def measure(call, sync=lambda: None, budget_s=1.0, first_call_s=None):
             "samples_s": [round(s, 9) for s in samples]}
 
 
-def _once(call, sync):
+def once(call, sync=lambda: None):
+    """Seconds one call takes, the device synchronised."""
     start = time.perf_counter()
     call()
     sync()

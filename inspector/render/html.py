@@ -6,6 +6,7 @@ from pathlib import Path
 
 import jinja2
 
+from inspector.analysis import breaks
 from inspector.analysis.summary import ratio, seconds, sentence, timing_note
 from inspector.render import highlight
 
@@ -37,7 +38,8 @@ def render(record):
     return _environment().get_template("report.html.j2").render(
         record=record, sample=sample, env=record["env"], rows=[_row(v, sample) for v in variants],
         chart=_chart(variants), compiled=compiled, status_mark=STATUS_MARK, status_text=STATUS_TEXT,
-        css=highlight.stylesheet(), source=list(enumerate(source_lines, 1)))
+        css=highlight.stylesheet(), source=list(enumerate(source_lines, 1)),
+        findings=[f for f in breaks.findings(record) if f["breaks"] or f["warnings"]])
 
 
 def _row(v, sample):

@@ -44,3 +44,36 @@ def render(record, console=None, full=True):
             console.print(f"{v['id']}: {sentence(v)}", markup=False)
             for b in v.get("graph_breaks") or []:
                 console.print(f"    graph break at line {b['line']}: {b['reason']}", markup=False)
+
+
+def render_breaks(record, rows, console):
+    """The `inspector breaks` listing: per compiled variant, its graphs, each distinct break once, its cost."""
+    console.print(f"{record['sample']['path']} · torch {record['env']['torch']} · population "
+                  f"{record['sample']['population']:,}", markup=False)
+    for row in rows:
+        if row["status"] != "ok":
+            console.print(f"\n{row['variant']}: {row['status']}: {row['error'] or ''}", markup=False, style="red")
+            continue
+        ops = ", ".join(str(g["op_count"]) for g in row["graphs"])
+        head = f"\n{row['variant']}: {len(row['graphs'])} graph{'s' if len(row['graphs']) != 1 else ''} (ops: {ops})"
+        if row["cost"]:
+            c = row["cost"]
+            head += (f"; {c['outside_fraction']:.0%} of each call outside compiled graphs (Python between "
+                     f"graphs, guards, conversions: {seconds(c['outside_s'])} of "
+                     f"{seconds(c['outside_s'] + c['inside_s'])})")
+        console.print(head + ("; no graph breaks" if not row["breaks"] else ""), markup=False, style="bold")
+        for b in row["breaks"]:
+            times = f" ({b['count']}x)" if b["count"] > 1 else ""
+            console.print(f"  {b['file']}:{b['line']}{times}  {b['code'] or ''}", markup=False)
+            console.print(f"      {b['reason']}", markup=False, style="red")
+            for label, value in (("torch", b["explanation"]), *(("hint", h) for h in b["hints"]),
+                                 (b["gb_id"], b["url"]), ("fix", b["fix"])):
+                if value:
+                    console.print(f"      {label}: {value}", markup=False)
+        for t in row.get("tried") or []:
+            gone = f"break at line {', '.join(map(str, t['gone']))} gone" if t["gone"] else "the break stayed"
+            console.print(f"  tried --config {t['flag']}: {t['breaks_before']} -> {t['breaks_after']} breaks, {gone}, "
+                          f"median {seconds(t['median_before_s'])} -> {seconds(t['median_after_s'])}"
+                          + (f" ({t['status']}: {t['error']})" if t["status"] != "ok" else ""), markup=False)
+        for w in row["warnings"]:
+            console.print(f"  warning: {w['text']}", markup=False, style="yellow")

@@ -1,0 +1,252 @@
+"""Compare analysed records of one sample (torch versions, configurations): from the records alone.
+
+Kernels are paired across runs by the source lines they compute (their ``lines`` verdicts) and the ops
+in their names, then diffed after a normalisation that drops what does not change the generated code's
+meaning (include paths, thread counts, numbering, 2.1's ``long``/``i0`` spellings, whitespace).
+"""
+
+import ast
+import difflib
+import re
+from pathlib import Path
+
+TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
+MACHINE = ("cpu", "isa", "threads", "cuda")
+# kernel-name tokens that say nothing about the computation (views, constants, prefixes)
+NOISE = {"cpp", "triton", "poi", "per", "red", "tem", "fused", "extern", "kernels", "aten", "default", "select",
+         "lift", "fresh", "scalar", "tensor", "slice", "view", "unsqueeze", "squeeze", "expand", "permute",
+         "clone", "alias", "reshape"}
+RULES = (
+    (re.compile(r'#include\s*["<].*?(?:cpp_prefix|\w{32,})\.h[">]'), "#include <cpp_prefix.h>"),
+    (re.compile(r"\s*num_threads\(\d+\)"), ""),
+    (re.compile(r"\blong\b"), "int64_t"),
+    (re.compile(r"\bi(\d+)\b"), r"x\1"),
+    (re.compile(r"static_cast<[\w:]+>\(([\w.]+)\)"), r"\1"),  # a cast of a literal or a name
+    (re.compile(r"([+-] )\((\w+\*\w+)\)"), r"\1\2"),  # 1L + (3L*x0)
+    (re.compile(r"\b[0-9a-zA-Z]{32,}\b"), "<hash>"),
+    (re.compile(r"\s+"), " "),
+)
+NUMBERED = re.compile(r"\b(tmp_acc|tmp|buf)(\d+)")
+DROP = re.compile(r"^(?://|# |[{}];?$)|^$")
+
+
+class CompareError(Exception):
+    """The records cannot be compared; one line for the user."""
+
+
+def normalise(code):
+    """The lines of kernel ``code`` with the noise removed (see the module docstring)."""
+    out = []
+    for line in code.splitlines():
+        for pattern, replacement in RULES:
+            line = pattern.sub(replacement, line)
+        line = line.strip()
+        if not DROP.match(line):
+            out.append(line)
+    return _renumber(out)
+
+
+def _renumber(lines):
+    """tmpN, tmp_accN and bufN renumbered per family in order of first appearance."""
+    names, counts = {}, {}
+
+    def rename(m):
+        if m.group(0) not in names:
+            counts[m.group(1)] = counts.get(m.group(1), -1) + 1
+            names[m.group(0)] = f"{m.group(1)}{counts[m.group(1)]}"
+        return names[m.group(0)]
+
+    return [NUMBERED.sub(rename, line) for line in lines]
+
+
+def diff(a, b, from_name="a", to_name="b"):
+    """Unified diff of two kernels' normalised code ([] when identical after normalisation)."""
+    return list(difflib.unified_diff(normalise(a), normalise(b), from_name, to_name, lineterm="", n=2))
+
+
+def ops(kernel):
+    """Op names in a kernel's name (``cpp_fused_add_mul_0`` -> {add, mul}), noise left out."""
+    return {t for t in re.split(r"[_.]", kernel["name"]) if t and not t.isdigit() and t not in NOISE}
+
+
+def match(kernels_a, kernels_b, lines_a=None, lines_b=None):
+    """Pair kernels by shared source lines (``lines_*``: kernel id -> line keys) and ops.
+
+    Returns (pairs [(a, b)], removed [a], added [b]); identical normalised code breaks ties first,
+    then similarity, then launch position.
+    """
+    lines_a, lines_b = lines_a or {}, lines_b or {}
+    scored = []
+    for i, a in enumerate(kernels_a):
+        for j, b in enumerate(kernels_b):
+            if a["backend"] != b["backend"]:
+                continue
+            lines = _jaccard(lines_a.get(a.get("id"), set()), lines_b.get(b.get("id"), set()))
+            same_ops = _jaccard(ops(a), ops(b))
+            if lines or same_ops >= 0.5:
+                scored.append((normalise(a["code"]) == normalise(b["code"]), lines + same_ops, -abs(i - j), i, j))
+    pairs, used_a, used_b = [], set(), set()
+    for *_, i, j in sorted(scored, key=lambda s: s[:3], reverse=True):
+        if i not in used_a and j not in used_b:
+            used_a.add(i)
+            used_b.add(j)
+            pairs.append((kernels_a[i], kernels_b[j]))
+    return (sorted(pairs, key=lambda p: kernels_a.index(p[0])),
+            [k for i, k in enumerate(kernels_a) if i not in used_a],
+            [k for j, k in enumerate(kernels_b) if j not in used_b])
+
+
+def _jaccard(a, b):
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def labels(records):
+    """A short name per record: its torch version and --config items, numbered where two are alike."""
+    names = [" ".join([f"torch {r['env'].get('torch', '?').split('+')[0]}", *config(r)]) for r in records]
+    return [f"{n} (#{i + 1})" if names.count(n) > 1 else n for i, n in enumerate(names)]
+
+
+def config(record):
+    """The record's --config items as KEY=VALUE strings."""
+    return [f"{c['key']}={c['value']}" for c in record.get("config") or []]
+
+
+def compare(records):
+    """The comparison of ``records[0]`` (the baseline) with each other record, as plain data."""
+    if len(records) < 2:
+        raise CompareError("compare needs at least two records")
+    names = [Path(r["sample"]["path"]).name for r in records]
+    if len(set(names)) > 1:
+        raise CompareError(f"the records are of different samples ({', '.join(dict.fromkeys(names))})")
+    names = labels(records)
+    runs = [{"label": n, "env": r["env"], "config": config(r), "population": r["sample"]["population"]}
+            for n, r in zip(names, records)]
+    return {"sample": records[0]["sample"], "runs": runs,
+            "pairs": [_pair(records[0], r, names[0], n) for r, n in zip(records[1:], names[1:])]}
+
+
+def _pair(ra, rb, a_name, b_name):
+    warnings = []
+    machine = [f"{k} {ra['env'].get(k)} vs {rb['env'].get(k)}" for k in MACHINE if ra["env"].get(k) != rb["env"].get(k)]
+    if machine:
+        warnings.append(f"different machines or settings ({', '.join(machine)}): timings are not comparable")
+    if ra["sample"]["population"] != rb["sample"]["population"]:
+        warnings.append(f"different populations ({ra['sample']['population']:,} vs {rb['sample']['population']:,})")
+    if ra["sample"]["source"] != rb["sample"]["source"]:
+        warnings.append("the sample's source changed between the runs: lines are matched by their text")
+    va, vb = ({v["id"]: v for v in r["variants"]} for r in (ra, rb))
+    variants = [_variant(va[i], vb[i], ra, rb, a_name, b_name) for i in va if i in vb
+                and "skipped" not in (va[i]["status"], vb[i]["status"])]
+    return {"a": a_name, "b": b_name, "warnings": warnings, "variants": variants,
+            "only_a": [i for i in va if i not in vb], "only_b": [i for i in vb if i not in va]}
+
+
+def _variant(a, b, ra, rb, a_name, b_name):
+    timing = []
+    for what, key in TIMINGS:
+        ta, tb = (a.get("timing") or {}).get(key), (b.get("timing") or {}).get(key)
+        if ta is not None or tb is not None:
+            timing.append({"what": what, "a": ta, "b": tb, "speedup": ta / tb if ta and tb else None})
+    out = {"id": a["id"], "compiled": a.get("compiled"), "status": [a["status"], b["status"]],
+           "errors": [a.get("error"), b.get("error")], "timing": timing}
+    if not a.get("compiled"):
+        return out
+    line_keys = [_kernel_lines(v, r) for v, r in ((a, ra), (b, rb))]
+    pairs, removed, added = match(a.get("kernels") or [], b.get("kernels") or [], *line_keys)
+    out["kernels"] = [_kernel_pair(ka, kb, a_name, b_name) for ka, kb in pairs]
+    out["removed"] = [k["name"] for k in removed]
+    out["added"] = [k["name"] for k in added]
+    out["lines"], out["one_sided"] = _verdict_changes(a, b, ra, rb)
+    out["breaks"] = _break_changes(a, b, ra, rb)
+    out["wrapper"] = _code_pair("call()", "call()", wrapper(a), wrapper(b), a_name, b_name)
+    return out
+
+
+def wrapper(v):
+    """The ``call`` functions of a variant's output code, its generated kernels renamed kernel0, kernel1, ..."""
+    text = []
+    for g in (v.get("capture") or {}).get("graphs") or []:
+        for module in g.get("output_code") or []:
+            try:
+                tree = ast.parse(module)
+            except (SyntaxError, ValueError):
+                continue
+            text += [ast.get_source_segment(module, n) for n in ast.walk(tree)
+                     if isinstance(n, ast.FunctionDef) and n.name == "call"]
+    text = "\n".join(text)
+    generated = [k["name"] for k in v.get("kernels") or [] if k["backend"] != "extern"]
+    for n, name in enumerate(dict.fromkeys(generated)):
+        text = re.sub(rf"\b{re.escape(name)}\b", f"kernel{n}", text)
+    return text
+
+
+def _kernel_pair(ka, kb, a_name, b_name):
+    pair = _code_pair(ka["name"], kb["name"], ka["code"], kb["code"], a_name, b_name)
+    pair["changes"] = [f"{what}: {_yes(ka[what])} → {_yes(kb[what])}" for what in ("parallel", "vectorized")
+                       if ka.get(what) != kb.get(what)]
+    return pair
+
+
+def _code_pair(name_a, name_b, code_a, code_b, a_name, b_name):
+    lines = diff(code_a, code_b, f"{name_a} ({a_name})", f"{name_b} ({b_name})")
+    return {"a": name_a, "b": name_b, "identical": not lines, "diff": lines, "changes": [],
+            "added_lines": sum(ln[0] == "+" and not ln.startswith("+++") for ln in lines),
+            "removed_lines": sum(ln[0] == "-" and not ln.startswith("---") for ln in lines)}
+
+
+def _yes(flag):
+    return {True: "yes", False: "no", None: "n/a"}[flag]
+
+
+def _text(record, line):
+    source = record["sample"]["source"].splitlines()
+    return source[line - 1].strip() if line and 0 < line <= len(source) else ""
+
+
+def _kernel_lines(v, record):
+    keys = {}
+    for e in v.get("lines") or []:
+        for kid in e["kernels"]:
+            keys.setdefault(kid, set()).add((e["function"], _text(record, e["line"])))
+    return keys
+
+
+def _verdicts(v, record):
+    """{(function, line text): {"line", "verdict", "how"}} with the verdicts of all call sites joined."""
+    out = {}
+    for e in v.get("lines") or []:
+        if not e["status"]:
+            continue
+        entry = out.setdefault((e["function"], _text(record, e["line"])),
+                               {"line": e["line"], "function": e["function"], "verdicts": [], "how": set()})
+        verdict = e["status"] + {"all": ", vectorized", "some": ", partly vectorized", "none": ", not vectorized"}.get(
+            e["vectorized"], "")
+        if verdict not in entry["verdicts"]:
+            entry["verdicts"].append(verdict)
+        entry["how"].update(e["how"])
+    return out
+
+
+def _verdict_changes(a, b, ra, rb):
+    """(lines whose verdict changed, lines with a verdict in one run only)."""
+    va, vb = _verdicts(a, ra), _verdicts(b, rb)
+    changed, one_sided = [], []
+    for key in sorted(va.keys() | vb.keys(), key=lambda k: (vb.get(k) or va[k])["line"]):
+        ea, eb = va.get(key), vb.get(key)
+        if ea and eb and ea["verdicts"] != eb["verdicts"]:
+            changed.append({"function": key[0], "code": key[1], "line_a": ea["line"], "line": eb["line"],
+                            "a": " / ".join(ea["verdicts"]), "b": " / ".join(eb["verdicts"])})
+        elif not (ea and eb):
+            e = ea or eb
+            one_sided.append({"function": key[0], "line": e["line"], "side": "a" if ea else "b",
+                              "verdict": " / ".join(e["verdicts"]), "how": sorted(e["how"])})
+    return changed, one_sided
+
+
+def _break_changes(a, b, ra, rb):
+    """Graph breaks gained or lost (by line text and reason)."""
+    ka, kb = ({(_text(r, x["line"]), x["reason"]): x for x in v.get("graph_breaks") or []}
+              for v, r in ((a, ra), (b, rb)))
+    return ([{"change": "lost", "line": x["line"], "code": k[0], "reason": x["reason"]} for k, x in ka.items() if k not in kb]
+            + [{"change": "gained", "line": x["line"], "code": k[0], "reason": x["reason"]}
+               for k, x in kb.items() if k not in ka])
