@@ -26,6 +26,7 @@ RULES = (
     (re.compile(r"\b[0-9a-zA-Z]{32,}\b"), "<hash>"),
     (re.compile(r"\s+"), " "),
 )
+VECTORIZED = {"all": ", vectorized", "some": ", partly vectorized", "none": ", not vectorized"}
 NUMBERED = re.compile(r"\b(tmp_acc|tmp|buf)(\d+)")
 DROP = re.compile(r"^(?://|# |[{}];?$)|^$")
 
@@ -127,7 +128,8 @@ def compare(records):
 
 def _pair(ra, rb, a_name, b_name):
     warnings = []
-    machine = [f"{k} {ra['env'].get(k)} vs {rb['env'].get(k)}" for k in MACHINE if ra["env"].get(k) != rb["env"].get(k)]
+    machine = [f"{k} {ra['env'].get(k)} vs {rb['env'].get(k)}" for k in MACHINE
+               if ra["env"].get(k) != rb["env"].get(k)]
     if machine:
         warnings.append(f"different machines or settings ({', '.join(machine)}): timings are not comparable")
     if ra["sample"]["population"] != rb["sample"]["population"]:
@@ -147,7 +149,7 @@ def _variant(a, b, ra, rb, a_name, b_name):
         ta, tb = (a.get("timing") or {}).get(key), (b.get("timing") or {}).get(key)
         if ta is not None or tb is not None:
             timing.append({"what": what, "a": ta, "b": tb, "speedup": ta / tb if ta and tb else None})
-    out = {"id": a["id"], "compiled": a.get("compiled"), "status": [a["status"], b["status"]],
+    out = {"id": a["id"], "status": [a["status"], b["status"]],
            "errors": [a.get("error"), b.get("error")], "timing": timing}
     if not a.get("compiled"):
         return out
@@ -158,7 +160,12 @@ def _variant(a, b, ra, rb, a_name, b_name):
     out["added"] = [k["name"] for k in added]
     out["lines"], out["one_sided"] = _verdict_changes(a, b, ra, rb)
     out["breaks"] = _break_changes(a, b, ra, rb)
-    out["wrapper"] = _code_pair("call()", "call()", wrapper(a), wrapper(b), a_name, b_name)
+    caches = [", ".join(sorted({g["cache"] for g in v.get("graphs") or [] if g.get("cache")})) for v in (a, b)]
+    if all(caches) and caches[0] != caches[1]:
+        out["cache"] = caches
+    calls = wrapper(a), wrapper(b)
+    if any(calls):
+        out["wrapper"] = _code_pair("call()", "call()", *calls, a_name, b_name)
     return out
 
 
@@ -212,15 +219,14 @@ def _kernel_lines(v, record):
 
 
 def _verdicts(v, record):
-    """{(function, line text): {"line", "verdict", "how"}} with the verdicts of all call sites joined."""
+    """{(function, line text): {"line", "verdicts", "how"}}, the verdicts of all call sites together."""
     out = {}
     for e in v.get("lines") or []:
         if not e["status"]:
             continue
         entry = out.setdefault((e["function"], _text(record, e["line"])),
-                               {"line": e["line"], "function": e["function"], "verdicts": [], "how": set()})
-        verdict = e["status"] + {"all": ", vectorized", "some": ", partly vectorized", "none": ", not vectorized"}.get(
-            e["vectorized"], "")
+                               {"line": e["line"], "verdicts": [], "how": set()})
+        verdict = e["status"] + VECTORIZED.get(e["vectorized"], "")
         if verdict not in entry["verdicts"]:
             entry["verdicts"].append(verdict)
         entry["how"].update(e["how"])
@@ -234,12 +240,12 @@ def _verdict_changes(a, b, ra, rb):
     for key in sorted(va.keys() | vb.keys(), key=lambda k: (vb.get(k) or va[k])["line"]):
         ea, eb = va.get(key), vb.get(key)
         if ea and eb and ea["verdicts"] != eb["verdicts"]:
-            changed.append({"function": key[0], "code": key[1], "line_a": ea["line"], "line": eb["line"],
-                            "a": " / ".join(ea["verdicts"]), "b": " / ".join(eb["verdicts"])})
+            changed.append({"function": key[0], "line": eb["line"], "a": " / ".join(ea["verdicts"]),
+                            "b": " / ".join(eb["verdicts"])})
         elif not (ea and eb):
             e = ea or eb
             one_sided.append({"function": key[0], "line": e["line"], "side": "a" if ea else "b",
-                              "verdict": " / ".join(e["verdicts"]), "how": sorted(e["how"])})
+                              "how": sorted(e["how"])})
     return changed, one_sided
 
 
@@ -247,6 +253,6 @@ def _break_changes(a, b, ra, rb):
     """Graph breaks gained or lost (by line text and reason)."""
     ka, kb = ({(_text(r, x["line"]), x["reason"]): x for x in v.get("graph_breaks") or []}
               for v, r in ((a, ra), (b, rb)))
-    return ([{"change": "lost", "line": x["line"], "code": k[0], "reason": x["reason"]} for k, x in ka.items() if k not in kb]
-            + [{"change": "gained", "line": x["line"], "code": k[0], "reason": x["reason"]}
-               for k, x in kb.items() if k not in ka])
+    return [{"change": change, "line": x["line"], "reason": x["reason"]}
+            for change, mine, other in (("lost", ka, kb), ("gained", kb, ka))
+            for key, x in mine.items() if key not in other]

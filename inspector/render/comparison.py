@@ -11,7 +11,7 @@ ENV_ROWS = ("torch", "python", "numpy", "threads", "cpu", "isa", "cuda", "platfo
 def headline(v):
     """Status change, or the timings side by side with the speedup of the second run."""
     if v["status"] != ["ok", "ok"]:
-        return " → ".join(f"{s}" + (f" ({e})" if e else "") for s, e in zip(v["status"], v["errors"]))
+        return " → ".join(s + (f" ({e})" if e else "") for s, e in zip(v["status"], v["errors"]))
     return "; ".join(f"{t['what']} {seconds(t['a'])} → {seconds(t['b'])}"
                      + (f" ({ratio(t['speedup'])})" if t["speedup"] else "") for t in v["timing"])
 
@@ -38,6 +38,9 @@ def notes(pair, v):
             how = ", ".join(sorted({h for e in one for h in e["how"]}))
             out.append(f"{_lines(one)}: a verdict under {name} only ({how}), no evidence under {other}")
     out += [f"graph break {x['change']} at line {x['line']}: {x['reason']}" for x in v.get("breaks", [])]
+    if "cache" in v:
+        out.append(f"Inductor's FX graph cache: {v['cache'][0]} under {a}, {v['cache'][1]} under {b} "
+                   "(compile times are not comparable)")
     return out
 
 
