@@ -17,6 +17,7 @@ from rich.console import Console
 
 from inspector.analysis import analyze
 from inspector.analysis import breaks as breaks_mod
+from inspector.analysis import cost
 from inspector.analysis import compare as compare_mod
 from inspector.analysis.summary import seconds
 from inspector.collect import CollectError, collect
@@ -39,7 +40,7 @@ def fail(message, code=EXIT_CANNOT_RUN):
 def report(
     path: Path = typer.Argument(..., help="A sample file, or a folder of samples (each is reported, plus an index)."),
     out: Path = typer.Option(Path("reports"), "--out", "-o", help="Folder for <stem>.html, <stem>.json and <stem>.trace/."),
-    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size (default: the sample's POPULATION_SIZE)."),
+    population: str = typer.Option("", "--population", "-n", help="Population size (default: the sample's POPULATION_SIZE), or sizes to sweep (10000,100000,900000): the report is made at the last and plots speedup against size."),
     variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob, e.g. '*-compiled-cpu' (repeatable)."),
     python: Optional[str] = typer.Option(None, "--python", help="Run the probe under this interpreter (a venv with another torch)."),
     config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE (dynamo. prefix for Dynamo)."),
@@ -47,16 +48,18 @@ def report(
     budget: float = typer.Option(1.0, help="Seconds of timed runs per variant (more = steadier medians)."),
     fmt: str = typer.Option("html", "--format", "-f", help="html (write the report), text (also print the full summary), json (print the record)."),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks and the probe log on failure."),
+    triton_preview: bool = typer.Option(False, "--triton-preview", help="Also show the Triton code Inductor generates for each NumPy/torch function, targeting the CPU (a codegen preview, never run or timed; needs the triton package)."),
 ):
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
     samples = _samples(path)
+    sizes = _sizes("--population", population)
     codes = []
     try:
         for sample in samples:
-            codes.append(_report_one(sample, out, population, variant, python, config, timeout, budget, fmt,
-                                     verbose))
+            codes.append(_report_one(sample, out, sizes, variant, python, config, timeout, budget, fmt,
+                                     verbose, triton_preview))
             if codes[-1] == EXIT_INTERRUPTED:
                 break
     except KeyboardInterrupt:  # outside a probe run (those are caught and reported by collect)
@@ -81,12 +84,33 @@ def _samples(path):
     return [path]
 
 
-def _report_one(sample, out, population, variant, python, config, timeout, budget, fmt, verbose):
+def _sizes(option, text):
+    """Comma-separated population sizes (positive integers)."""
+    try:
+        sizes = [int(n) for n in text.split(",") if n.strip()]
+    except ValueError:
+        sizes = [0]
+    if any(n < 1 for n in sizes):
+        fail(f"{option} {text}: expected positive integers, comma-separated")
+    return sizes
+
+
+def _report_one(sample, out, sizes, variant, python, config, timeout, budget, fmt, verbose, triton_preview):
+    """Report one sample; with several sizes, the smaller ones first (timings only) and the last in full."""
     stem = sample.stem
     trace_dir = out / f"{stem}.trace"
     shutil.rmtree(trace_dir, ignore_errors=True)
-    record = _measure(sample, verbose, population=population, python=python, only=variant or None, config=config,
-                      timeout=timeout, trace_dir=trace_dir.resolve(), budget=budget)
+    records, runs = [], sizes or [None]
+    for i, n in enumerate(runs):
+        last = i == len(runs) - 1
+        records.append(_measure(sample, verbose, population=n, python=python, only=variant or None, config=config,
+                                timeout=timeout, trace_dir=trace_dir.resolve() if last else None, budget=budget,
+                                kernel_times=last, triton_preview=triton_preview))
+        if records[-1]["interrupted"]:
+            break
+    record = records[-1]
+    if len(records) > 1:
+        record["sweep"] = [cost.sweep_entry(r) for r in records]
     record["trace_dir"] = trace_dir.name if trace_dir.exists() else None
     save(record, out / f"{stem}.json")
     write_atomic(out / f"{stem}.html", html.render(record))
@@ -138,6 +162,8 @@ class _Progress:
             self.done += 1
             t = data.get("timing") or {}
             detail = seconds(t.get("median_s")) if t.get("median_s") else (data.get("error") or "")
+            if data.get("preview") and data["status"] == "ok":
+                detail = "Triton code for a CPU target, not run"
             if data.get("error_line"):
                 detail += f" (line {data['error_line']})"
             if data.get("compiled") and t.get("first_call_s"):
@@ -173,10 +199,7 @@ def breaks(
     if path.is_dir():
         fail(f"{path}: breaks takes one sample file")
     (sample,) = _samples(path)
-    try:
-        size_list = [int(n) for n in sizes.split(",") if n.strip()]
-    except ValueError:
-        fail(f"--population-sizes {sizes}: expected comma-separated integers")
+    size_list = _sizes("--population-sizes", sizes)
     common = dict(population=population, python=python, timeout=timeout, budget=budget)
     record = _measure(sample, verbose, only=variant or ["*-compiled-cpu"], config=config, sizes=size_list, **common)
     rows = breaks_mod.findings(record)

@@ -34,15 +34,20 @@ class CollectError(Exception):
 
 
 def collect(sample, *, population=None, python=None, only=None, config=(), timeout=300.0,
-            trace_dir=None, budget=1.0, seed=0, sizes=(), progress=lambda kind, data: None):
+            trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False,
+            progress=lambda kind, data: None):
     """Run the variants of ``sample`` (a path; ``only``: ids or glob patterns) and return the raw record.
 
-    ``sizes``: further population sizes each compiled variant is called at, to expose recompilations.
+    ``sizes``: further population sizes each compiled variant is called at, to expose recompilations;
+    ``kernel_times``: also time each kernel of the compiled variants (a separate profiled pass);
+    ``triton_preview``: add the ``*-triton-preview`` variants (Triton code for a CPU target, never run).
     """
     sample = Path(sample)
     options = ["--seed", str(seed), "--budget", str(budget)]
     options += ["--population", str(population)] if population else []
     options += ["--sizes", ",".join(map(str, sizes))] if sizes else []
+    options += [] if kernel_times else ["--no-kernel-times"]
+    options += ["--triton-preview"] if triton_preview else []
     for item in config:
         options += ["--config", item]
     with tempfile.TemporaryDirectory(prefix="inspector-") as work:

@@ -1,6 +1,7 @@
 """Derive kernels, graph breaks, line verdicts and speedups from a record alone (no torch import)."""
 
 from inspector.analysis import breaks as breaks_mod
+from inspector.analysis import cost
 from inspector.analysis import kernels as kernels_mod
 from inspector.analysis.lines import scope, verdicts
 
@@ -15,6 +16,7 @@ def analyze(record):
         v.setdefault("timing", None)
         capture = v.get("capture") or {}
         v["kernels"], v["graphs"], v["analysis_problems"] = _kernels(capture)
+        kernels_mod.attach_launch_configs(v["kernels"], v.get("launch_configs"))
         v["graph_breaks"] = breaks_mod.distinct(
             [breaks_mod.parse(b, record["sample"].get("file")) for b in capture.get("breaks") or []])
         v["recompile_count"] = len((v.get("recompiles") or {}).get("graphs") or [])
@@ -34,7 +36,10 @@ def analyze(record):
             timing["compile_s"] = _compile_seconds(v) if v.get("compiled") else None
             if v.get("compiled") and timing["compile_s"] is None and first is not None:
                 timing["compile_s"] = max(0.0, first - timing["median_s"])
-    _speedups(record)
+    _speedups(record["variants"])
+    for size in record.get("sweep") or []:
+        _speedups(size["variants"])
+    cost.apply(record)
     return record
 
 
@@ -76,16 +81,16 @@ def _compile_seconds(v):
     return sum(times) if times else None
 
 
-def _speedups(record):
+def _speedups(variants):
     def best(kind):
-        times = [v["timing"]["per_population_s"] for v in record["variants"]
+        times = [v["timing"]["per_population_s"] for v in variants
                  if v["kind"] == kind and not v.get("compiled") and v.get("status") == "ok"
                  and (v.get("timing") or {}).get("per_population_s")]
         return min(times) if times else None
 
     python, numpy = best("python"), best("numpy")
     eager = min([t for t in (numpy, best("torch")) if t] or [0]) or None
-    for v in record["variants"]:
+    for v in variants:
         t = (v.get("timing") or {}).get("per_population_s")
         v["speedup_vs_python"] = python / t if python and t else None
         v["speedup_vs_numpy"] = numpy / t if numpy and t else None

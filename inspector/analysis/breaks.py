@@ -131,12 +131,13 @@ def warnings(variant, statements):
 
 
 def findings(record):
-    """Per compiled variant that ran: its graphs, distinct breaks (with their source line), cost and
-    warnings; the variant that spends most time outside compiled graphs first."""
+    """Per compiled variant that ran (Triton previews left out: their breaks are the compiled variants'):
+    its graphs, distinct breaks (with their source line), cost and warnings; the variant that spends most
+    time outside compiled graphs first."""
     source = record["sample"]["source"].splitlines()
     rows = []
     for v in record["variants"]:
-        if not v.get("compiled") or v["status"] == "skipped":
+        if not v.get("compiled") or v["status"] == "skipped" or v.get("preview"):
             continue
         breaks = [{key: b.get(key) for key in ("file", "line", "reason", "explanation", "hints", "gb_id", "url",
                                                 "fix", "flag", "count")} for b in v.get("graph_breaks") or []]

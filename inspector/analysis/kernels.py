@@ -21,7 +21,9 @@ TRIP = re.compile(r"for\s*\(\s*(?:int64_t|long)\s+(?:x|i)0\s*=\s*static_cast<(?:
 OP = re.compile(r"^\s*auto tmp\d+ =", re.M)
 HANDLE = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+?):(\d+)")
 TRITON_KIND = re.compile(r"@triton_heuristics\.(\w+)")
-TRITON_MASKED = re.compile(r"tl\.load\([^)]*,\s*\w*mask")
+# tl.load(in_ptr0 + (1 + 3*x0), xmask, ...): pointer, index, mask
+TRITON_LOAD = re.compile(r"tl\.load\((\w+) \+ \(((?:[^()]|\([^()]*\))*)\)(?:,\s*([^,)]*mask\b[^,)]*))?")
+SIZE_HINTS = re.compile(r"size_hints=(\{[^}]*\})")
 
 
 def split(output_code):
@@ -130,6 +132,8 @@ def classify_cpp(name, code):
 
 def classify_triton(name, code):
     kind = TRITON_KIND.search(code)
+    loads = TRITON_LOAD.findall(code)
+    strided = sorted({f"{ptr} + ({index})" for ptr, index, _ in loads if _strided(index)})
     return {
         "name": name, "backend": "triton", "code": code,
         "parallel": True, "parallel_regions": 1,
@@ -137,12 +141,73 @@ def classify_triton(name, code):
         "reduction": "reduction" in (kind.group(1) if kind else ""),
         "kind": kind.group(1) if kind else "unknown",
         "ops": len(re.findall(r"^\s*tmp\d+ =", code, re.M)),
-        "loads": code.count("tl.load("), "strided_loads": [],
-        "masked_loads": len(TRITON_MASKED.findall(code)),
+        "loads": code.count("tl.load("), "strided_loads": strided,
+        "masked_loads": sum(1 for *_, mask in loads if mask),
         "trip_counts": [],
+        "triton": _triton_launch(code),
         "evidence": _evidence(code, [("Triton grid (program_id)", re.compile(r"tl\.program_id")),
-                                     ("masked load", TRITON_MASKED), ("tl.where", re.compile(r"tl\.where"))]),
+                                     ("strided load", re.compile("|".join(map(re.escape, strided)) or "(?!)")),
+                                     ("masked load", re.compile(r"tl\.load\(.*mask")),
+                                     ("tl.where", re.compile(r"tl\.where"))]),
     }
+
+
+def _strided(index):
+    """Whether a Triton load index steps by more than one element between neighbouring lanes: no term is a
+    bare index variable and one is scaled (``3*x0``), so a GPU cannot coalesce it."""
+    terms = [t.strip() for t in index.split("+")]
+    return (not any(re.fullmatch(r"[a-z]\w*", t) for t in terms)
+            and any(int(m.group(1)) > 1 for t in terms if (m := re.fullmatch(r"(\d+)\*[a-z]\w*", t))))
+
+
+def _triton_launch(code):
+    """Launch facts a Triton kernel's source states: heuristic's size hints, grid type, target device, the
+    numels and block sizes fixed in it, and num_warps when fixed (the rest is autotuned at the first call)."""
+    hints = SIZE_HINTS.search(code)
+    try:
+        size_hints = ast.literal_eval(hints.group(1)) if hints else None
+    except (ValueError, SyntaxError):
+        size_hints = None
+    grid = re.search(r"'grid_type': '(\w+)'", code)
+    target = re.search(r"DeviceProperties\(type='(\w+)'", code)
+    warps = re.search(r"num_warps['\"]?\s*[:=]\s*(\d+)", code)
+    launch = {"size_hints": size_hints, "grid_type": grid and grid.group(1), "target": target and target.group(1),
+              "numels": {k: int(v) for k, v in re.findall(r"^\s*(\w*numel) = (\d+)$", code, re.M)},
+              "blocks": {k: int(v) for k, v in re.findall(r"^\s*(\w*BLOCK)\s*:\s*tl\.constexpr\s*=\s*(\d+)", code, re.M)},
+              "num_warps": int(warps.group(1)) if warps else None}
+    launch["text"] = _launch_text(launch)
+    return launch
+
+
+def _launch_text(launch):
+    """The launch in a few words: what ran (grid, blocks, warps) or, before a run, what the source fixes."""
+    config = launch.get("config")
+    blocks = dict(launch["blocks"], **(config or {}).get("kwargs", {}))
+    warps = (config or {}).get("num_warps") or launch["num_warps"]
+    parts = [f"grid {' × '.join(map(str, launch['grid']))} programs" if launch.get("grid") else "",
+             ", ".join(f"{k}={v}" for k, v in blocks.items()), f"{warps} warps" if warps else ""]
+    if not config:
+        parts += [", ".join(f"{k}={v}" for k, v in launch["numels"].items()),
+                  "size hints " + ", ".join(f"{k}={v}" for k, v in (launch["size_hints"] or {}).items()),
+                  "block sizes and warps autotuned at the first launch"]
+    return "; ".join(p for p in parts if p)
+
+
+def attach_launch_configs(kernels, configs):
+    """Join a CUDA variant's autotuned ``launch_configs`` to its Triton kernels: ``triton.config`` and the
+    launch ``triton.grid`` (programs per grid dimension) where the grid type and numels allow."""
+    for k in kernels:
+        config = (configs or {}).get(k["name"])
+        if k["backend"] != "triton" or not config:
+            continue
+        launch = k["triton"]
+        launch["config"] = config
+        blocks = dict(launch["blocks"], **{n: v for n, v in config["kwargs"].items() if n.endswith("BLOCK")})
+        dims = {"Grid1D": "x", "Grid2D": "xy", "Grid3D": "xyz"}.get(launch["grid_type"], "")
+        numels = [launch["numels"].get(f"{d}numel") for d in dims]
+        if dims and None not in numels:
+            launch["grid"] = [-(-n // blocks.get(f"{d.upper()}BLOCK", 1)) for d, n in zip(dims, numels)]
+        launch["text"] = _launch_text(launch)
 
 
 def _extern(name):

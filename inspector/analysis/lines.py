@@ -201,6 +201,9 @@ def _verdict(e, by_id, sample, env):
         status = "eager"
         why.append("ran as Python outside any compiled graph (after a graph break, or in a frame "
                    "the compiler skipped)")
+    triton = [k for k in generated if k["backend"] == "triton"]
+    if any(k["strided_loads"] or k.get("masked_loads") for k in triton):
+        why.append(triton_loads(triton))
     cpp = [k for k in generated if k["backend"] == "cpp"]
     vectorized = None
     if cpp:
@@ -211,6 +214,17 @@ def _verdict(e, by_id, sample, env):
     elif generated:
         vectorized = "n/a"
     return {"status": status, "vectorized": vectorized, "why": why}
+
+
+def triton_loads(kernels):
+    """What the Triton kernels' loads say about memory access on a GPU: strided (uncoalesced) and masked."""
+    strided = sorted({s for k in kernels for s in k["strided_loads"]})
+    masked = sum(k.get("masked_loads") or 0 for k in kernels)
+    parts = [f"strided loads {', '.join(strided[:3])}: neighbouring threads read elements more than one apart, "
+             "which a GPU cannot coalesce (store genes column-major to make them contiguous)"] if strided else []
+    parts += [f"{masked} masked load{'s' if masked > 1 else ''} (the mask keeps the last, partial block in "
+              "bounds)"] if masked else []
+    return "Triton: " + "; ".join(parts)
 
 
 def serial_reason(kernel, env):

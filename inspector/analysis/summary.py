@@ -1,5 +1,7 @@
 """Plain-words summaries shared by every renderer."""
 
+import math
+
 
 def seconds(value):
     """A duration for people: 6.91 s, 48.0 ms, 180 µs."""
@@ -19,12 +21,26 @@ def ratio(value):
     return f"{value:.3g}x" if value >= 1 else f"{1 / value:.3g}x slower"
 
 
+def break_even(value):
+    """Break-even calls for people: 1,204 calls, never, or -."""
+    if value is None or value == "never":
+        return value or "-"
+    return f"{math.ceil(value):,} calls"
+
+
 def timing_note(v, population):
     """What the time column of a variant means, when it is not one plain full-population median."""
     measured = v.get("measured_population")
     if measured and measured < population:
         return (f"measured on the first {measured:,} of {population:,} individuals; the time shown is "
                 f"scaled to the whole population ({population / measured:.1f}x)")
+    if v.get("preview"):
+        return "not run: a Triton codegen preview for a CPU target, generated and never run or timed"
+    copies = v.get("transfer")
+    if copies:
+        back = f" and the output back in {seconds(copies['to_host_s'])}" if copies.get("to_host_s") else ""
+        return (f"inputs moved to the GPU once, not timed: copying the population there takes "
+                f"{seconds(copies['to_device_s'])}{back}, which a caller holding NumPy arrays pays on every call")
     return None
 
 
@@ -36,7 +52,10 @@ def sentence(v):
     distinct = {e["line"] for e in lines}
     parallel = {e["line"] for e in lines if e["status"] == "parallel"}
     vectorized = {e["line"] for e in lines if e["vectorized"] == "all"}
-    parts = [f"{len(parallel)} of {len(distinct)} lines ran in parallel kernels, {len(vectorized)} vectorized"]
+    verb = "would run" if v.get("preview") else "ran"
+    parts = [f"{len(parallel)} of {len(distinct)} lines {verb} in parallel kernels"]
+    if {e["vectorized"] for e in lines} - {None} != {"n/a"}:  # SIMD is a CPU notion: Triton lines are n/a
+        parts[-1] += f", {len(vectorized)} vectorized"
     no_simd = [w for e in lines for w in e["why"] if w.startswith("not vectorized: strided")]
     if distinct and not vectorized and no_simd:
         parts[-1] += " (strided loads)"

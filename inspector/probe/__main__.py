@@ -1,7 +1,7 @@
 """The probe: run a sample's variants in this interpreter and stream raw facts as JSON lines.
 
 Usage: python -m inspector.probe SAMPLE --results FILE --outputs DIR [--population N] [--seed S]
-       [--only ID,ID] [--config KEY=VALUE ...] [--budget S] [--python-budget S]
+       [--only ID,ID] [--config KEY=VALUE ...] [--budget S] [--python-budget S] [--triton-preview]
 
 Imports only the standard library, numpy and torch, so it runs under any torch version's venv.
 One JSON object per line goes to --results: a ``header``, then ``start`` and ``variant`` per variant,
@@ -22,7 +22,10 @@ import numpy as np
 import torch
 import torch._inductor.config  # `import torch` alone does not load it in 2.1
 
+from inspector.probe import cuda
+from inspector.probe import profile
 from inspector.probe import sample as samples
+from inspector.probe import triton_preview
 from inspector.probe.capture import Capture
 from inspector.probe.timing import measure, once
 
@@ -42,7 +45,7 @@ def main(argv=None):
         applied = [_apply_config(item) for item in args.config]
         module = samples.load(args.sample)
         info = samples.describe(module)
-        variants = samples.variants(module)
+        variants = samples.variants(module, args.triton_preview)
         if not variants:
             raise samples.SampleError(f"{args.sample}: no variants (top-level fitness_python*, fitness_numpy* "
                                       "or fitness_torch* functions)")
@@ -53,7 +56,9 @@ def main(argv=None):
             traceback.print_exception(e.__context__)
         emit({"type": "fatal", "error": str(e)})
         return 3
-    emit({"type": "header", "env": _env(), "config": applied,
+    env = _env()
+    env["memory_bandwidth"] = profile.bandwidth(env["cpu"], env["threads"])
+    emit({"type": "header", "env": env, "config": applied,
           "sample": dict(info, file=os.path.abspath(args.sample), population=n, seed=args.seed, shape=list(population.shape),
                          dtype=str(population.dtype)),
           "variants": [v.__dict__ for v in variants]})
@@ -84,6 +89,8 @@ def _parse(argv):
     p.add_argument("--config", action="append", default=[])
     p.add_argument("--budget", type=float, default=1.0)
     p.add_argument("--python-budget", type=float, default=8.0)
+    p.add_argument("--triton-preview", action="store_true", help="add the Triton codegen preview variants")
+    p.add_argument("--no-kernel-times", action="store_true", help="skip the profiled pass timing each kernel")
     return p.parse_args(argv)
 
 
@@ -170,9 +177,14 @@ def _run(variant, fn, population, capture, args, make_population):
         return {"status": "skipped", "error": "CUDA is not available (torch.cuda.is_available() is False)"}
     if variant.device == "cuda" and variant.kind == "numpy" and not hasattr(torch.compiler, "wrap_numpy"):
         return {"status": "skipped", "error": f"torch {torch.__version__} has no torch.compiler.wrap_numpy"}
+    if variant.preview and triton_preview.unavailable():
+        return {"status": "skipped", "error": triton_preview.unavailable()}
     try:
         if variant.kind == "python":
             return _run_python(fn, population, args)
+        if variant.preview:
+            return triton_preview.run(variant, fn, population, capture,
+                                      lambda call: _lines_run_in_python(call, fn.__code__.co_filename))
         target, convert, sync = _prepare(variant, fn)
         data = convert(population)
 
@@ -191,6 +203,12 @@ def _run(variant, fn, population, capture, args, make_population):
             result["timing"] = measure(call, sync, args.budget, first_call_s=first)
             result["recompiles"] = capture.take()
             result["regions"] = _regions(call, sync)
+            if not args.no_kernel_times:
+                graphs = result["capture"]["graphs"] + result["recompiles"]["graphs"]
+                result["kernel_times"] = profile.kernel_times(call, sync, graphs, variant.device,
+                                                              result["timing"]["median_s"])
+            if variant.device == "cuda":
+                result.update(cuda.facts(population, output, result["capture"]))
             sizes = [int(n) for n in args.sizes.split(",") if n]
             result["sizes"] = [_at_size(target, convert(make_population(n)), sync, capture, n) for n in sizes]
         else:

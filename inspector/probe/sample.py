@@ -20,6 +20,7 @@ class Variant:
     kind: str
     compiled: bool
     device: str
+    preview: bool = False  # the Triton codegen preview: generated for a CPU target, never run
 
 
 def load(path):
@@ -62,8 +63,9 @@ def functions(module):
     return [(name, kind) for _, name, kind in sorted(found)]
 
 
-def variants(module):
-    """The variant matrix: eager, compiled on CPU, and compiled on CUDA for numpy and torch functions."""
+def variants(module, triton_preview=False):
+    """The variant matrix: eager, compiled on CPU, and compiled on CUDA for numpy and torch functions,
+    plus the Triton codegen preview of each when ``triton_preview``."""
     out = []
     for name, kind in functions(module):
         base = name[len("fitness_"):]
@@ -71,4 +73,6 @@ def variants(module):
         if kind != "python":
             out.append(Variant(f"{base}-compiled-cpu", name, kind, True, "cpu"))
             out.append(Variant(f"{base}-compiled-cuda", name, kind, True, "cuda"))
+            if triton_preview:
+                out.append(Variant(f"{base}-triton-preview", name, kind, True, "cpu (Triton preview)", True))
     return out

@@ -7,8 +7,8 @@ from pathlib import Path
 import jinja2
 
 from inspector.analysis import breaks
-from inspector.analysis.summary import ratio, seconds, sentence, timing_note
-from inspector.render import highlight
+from inspector.analysis.summary import break_even, ratio, seconds, sentence, timing_note
+from inspector.render import costview, highlight
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATUS_MARK = {"parallel": "P", "serial": "S", "extern": "L", "eager": "E", "graph-break": "B"}
@@ -25,7 +25,7 @@ SEVERITY = ("graph-break", "eager", "serial", "extern", "parallel")
 def _environment():
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(seconds=seconds, ratio=ratio)
+    env.filters.update(seconds=seconds, ratio=ratio, break_even=break_even)
     return env
 
 
@@ -37,22 +37,21 @@ def render(record):
     compiled = [_compiled_view(v, source_lines, sample) for v in variants if v.get("compiled")]
     return _environment().get_template("report.html.j2").render(
         record=record, sample=sample, env=record["env"], rows=[_row(v, sample) for v in variants],
-        chart=_chart(variants), compiled=compiled, status_mark=STATUS_MARK, status_text=STATUS_TEXT,
-        css=highlight.stylesheet(), source=list(enumerate(source_lines, 1)),
+        chart=_chart(variants), sweep=costview.sweep_plot(record), compiled=compiled, status_mark=STATUS_MARK,
+        status_text=STATUS_TEXT, css=highlight.stylesheet(), source=list(enumerate(source_lines, 1)),
         findings=[f for f in breaks.findings(record) if f["breaks"] or f["warnings"]])
 
 
 def _row(v, sample):
     t = v.get("timing") or {}
     match = {True: "yes", False: "NO", None: "-"}[v.get("matches_reference")]
-    be = v.get("break_even_calls")
     return {"id": v["id"], "status": v["status"], "error": v.get("error"), "kind": v["kind"],
             "device": v["device"], "compiled": v.get("compiled"), "time": t.get("per_population_s"),
             "min": t.get("min_s"), "max": t.get("max_s"), "runs": t.get("runs"),
             "first": t.get("first_call_s") if v.get("compiled") else None, "compile": t.get("compile_s"),
             "vs_python": v.get("speedup_vs_python"), "vs_numpy": v.get("speedup_vs_numpy"),
             "match": match, "mismatch": v.get("mismatch"), "note": timing_note(v, sample["population"]),
-            "break_even": "never" if be == "never" else (f"{math.ceil(be):,} calls" if be is not None else "-")}
+            "break_even": break_even(v.get("break_even_calls"))}
 
 
 def _chart(variants):
@@ -100,9 +99,11 @@ def _compiled_view(v, source_lines, sample):
         gap = bool(annotated) and annotated[-1]["number"] != number - 1
         tooltip = " | ".join(n["text"] for n in notes)
         notes = [n for n in notes if n["status"] != "parallel"]  # the badge says it; details in the tooltip
+        share, time_s = costview.line_time(entries)
         annotated.append({"number": number, "html": html_line, "status": statuses[0] if statuses else "",
                           "statuses": statuses, "kernels": kernels, "notes": notes, "gap": gap, "tooltip": tooltip,
-                          "vectorized": entries[0]["vectorized"] if entries else None})
+                          "vectorized": entries[0]["vectorized"] if entries else None, "share": share,
+                          "time_s": time_s})
     kernels = []
     for k in v.get("kernels") or []:
         language = "cpp" if k["backend"] == "cpp" else "triton" if k["backend"] == "triton" else "python"
@@ -112,6 +113,7 @@ def _compiled_view(v, source_lines, sample):
         kernels.append(dict(k, code_lines=code, lines=sorted({e["line"] for e in v.get("lines") or []
                                                               if k["id"] in e["kernels"]})))
     return {"variant": v, "sentence": sentence(v), "annotated": annotated, "kernels": kernels, "shared": shared,
+            "cost": costview.variant(v, kernels),
             "anchor": "v-" + "".join(c if c.isalnum() else "-" for c in v["id"]),
             "output_code": [c for g in (v.get("capture") or {}).get("graphs") or [] for c in g.get("output_code") or []]}
 

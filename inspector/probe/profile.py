@@ -1,0 +1,144 @@
+"""Per-kernel times of a compiled variant, and the machine's memory bandwidth (standard library, numpy, torch).
+
+Kernel times come from a separate pass after the timed runs, so profiling never touches the table's
+figures, and from the very code that was timed: on the CPU each generated kernel of the variant's loaded
+output-code modules (found in Inductor's PyCodeCache by their source, which the capture holds) is wrapped in
+a profiler range for the pass, then restored; on CUDA the Triton kernels' device events carry their names.
+"""
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch._inductor.codecache
+import torch._inductor.config
+
+from inspector.probe.timing import measure, once
+
+GRAPH_EVENT = "## Call CompiledFxGraph"
+RANGE = "inspector|"  # profiler range of a wrapped kernel: inspector|<compile id>|<kernel name>
+CPP_KERNEL = re.compile(r"^(\w+) = async_compile\.(?:cpp_pybinding|cpp)\(", re.M)
+PROFILE_S = 0.2  # profiled seconds per variant (at least MIN_CALLS calls, at most MAX_CALLS)
+MIN_CALLS, MAX_CALLS = 3, 50
+COPY_BYTES = 256 * 2**20  # per array: well beyond the last-level cache
+
+
+def kernel_times(call, sync, graphs, device, call_s):
+    """Seconds per call in each kernel and library call of the compiled graphs, plus the whole call.
+
+    ``graphs``: the variant's captured graphs (their output code); ``call_s``: its median time. A failure is
+    returned as ``error``: this optional pass never fails the variant.
+    """
+    calls = int(min(MAX_CALLS, max(MIN_CALLS, PROFILE_S / max(call_s, 1e-9))))
+    from torch.profiler import ProfilerActivity, profile
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    wrapped = []
+    try:
+        wrapped = [] if device == "cuda" else _wrap_kernels(graphs)
+        with profile(activities=activities) as prof:
+            total = sum(once(call, sync) for _ in range(calls))
+        events, graphs_us = _kernel_events(prof.events(), device)
+    except Exception as e:
+        return {"error": f"{type(e).__name__}: {e}"}
+    finally:
+        for module, name, kernel in wrapped:
+            setattr(module, name, kernel)
+    return {"mechanism": "cuda_events" if device == "cuda" else "wrapped_kernels", "calls": calls,
+            "total_s": total / calls, "graphs_s": graphs_us / 1e6 / calls if graphs_us else None,
+            "events": [dict(e, count=e["count"] / calls, time_s=e.pop("us") / 1e6 / calls) for e in events.values()]}
+
+
+def _wrap_kernels(graphs):
+    """Wrap the C++ kernels of the loaded modules whose source is a captured graph's output code in profiler
+    ranges; return (module, name, kernel) to restore."""
+    by_code = {code: g.get("compile_id") for g in graphs for code in g.get("output_code") or []}
+    cache = torch._inductor.codecache.PyCodeCache
+    modules = getattr(cache, "modules", None) or list(getattr(cache, "cache", {}).values())  # 2.13 / 2.1
+    wrapped = []
+    for module in {id(m): m for m in modules}.values():
+        try:
+            with open(module.__file__, encoding="utf-8") as f:
+                source = f.read()
+        except (OSError, TypeError):
+            continue
+        if source not in by_code:
+            continue
+        for name in CPP_KERNEL.findall(source):
+            kernel = getattr(module, name)
+            setattr(module, name, _ranged(kernel, f"{RANGE}{by_code[source] or ''}|{name}"))
+            wrapped.append((module, name, kernel))
+    return wrapped
+
+
+def _ranged(kernel, label):
+    # the C++ range (torch >= 2.2) costs about 1 µs a launch, record_function about 10
+    scope = getattr(torch._C._profiler, "_RecordFunctionFast", None) or torch.profiler.record_function
+
+    def ranged(*args):
+        with scope(label):
+            return kernel(*args)
+    return ranged
+
+
+def _kernel_events(events, device):
+    """({(name, graph): {name, graph, count, us}}, microseconds in compiled graphs) from profiler events."""
+    graph_of = {}  # compiled graph event name -> compile id, learnt from its kernels' events
+    found, library, graphs_us = {}, [], 0.0
+    for e in events:
+        parent = e.cpu_parent.name if e.cpu_parent is not None else ""
+        if e.name.startswith(GRAPH_EVENT):
+            graphs_us += e.cpu_time_total
+        elif device == "cuda" and e.device_type != torch.autograd.DeviceType.CPU:
+            _add(found, e.name, None, e.time_range.elapsed_us())
+        elif e.name.startswith(RANGE):
+            _, graph, name = e.name.split("|", 2)
+            graph_of[parent] = graph or None
+            _add(found, name, graph or None, e.cpu_time_total)
+        elif device != "cuda" and parent.startswith(GRAPH_EVENT) and e.name.startswith("aten::"):
+            library.append((e.name, parent, e.cpu_time_total))  # a library call made by the wrapper
+    for name, parent, us in library:
+        _add(found, name, graph_of.get(parent), us)
+    return found, graphs_us
+
+
+def _add(found, name, graph, us):
+    entry = found.setdefault((name, graph), {"name": name, "graph": graph, "count": 0, "us": 0.0})
+    entry["count"] += 1
+    entry["us"] += us
+
+
+def bandwidth(cpu, threads):
+    """The machine's memory bandwidth (bytes read + written per second of a large copy), cached per machine.
+
+    The best of a NumPy copy (one thread) and torch's copy (its intra-op threads): the limit a generated
+    kernel streaming its buffers could reach. ``cpu`` (model name) and ``threads`` key the cache.
+    """
+    key = f"{cpu} | {threads} threads"
+    path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "inspector" / "bandwidth.json"
+    try:
+        cache = json.loads(path.read_text())
+    except (OSError, ValueError):
+        cache = {}
+    if key in cache:
+        return dict(cache[key], cached=True)
+    src = np.ones(COPY_BYTES // 8)
+    dst = np.empty_like(src)
+    t_src, t_dst = torch.from_numpy(src), torch.from_numpy(dst)
+    best = min(measure(lambda: np.copyto(dst, src), budget_s=0.5)["min_s"],
+               measure(lambda: t_dst.copy_(t_src), budget_s=0.5)["min_s"])
+    result = {"gb_s": 2 * src.nbytes / best / 1e9, "bytes": 2 * src.nbytes, "machine": key,
+              "method": "best of numpy.copyto and torch copy_ of 256 MiB", "measured": time.strftime("%Y-%m-%d")}
+    cache[key] = result
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(cache, indent=1))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache only means measuring again next time
+    return dict(result, cached=False)
+
