@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from inspector.probe import sample as samples  # noqa: E402
-from inspector.probe.__main__ import _prepare  # noqa: E402  the probe's own way of building a variant's call
+from inspector.probe.runner import prepare  # noqa: E402  the probe's own way of building a variant's call
 from inspector.probe.timing import measure  # noqa: E402
 
 CASES = (("trig", 100_000), ("sum", 20_000))
@@ -36,7 +36,7 @@ def calls():
         module = samples.load(str(ROOT / "samples" / f"{stem}.py"))
         population = module.population(n, np.random.default_rng(0))
         for variant in (v for v in samples.variants(module) if v.id in VARIANTS):
-            target, convert, _ = _prepare(variant, getattr(module, variant.function))
+            target, convert, _ = prepare(variant, getattr(module, variant.function))
             data = convert(population)
             call = (lambda t, d: lambda: t(d))(target, data)
             call()  # compile

@@ -1,14 +1,15 @@
-"""The command line: a thin typer layer over collect -> analysis -> render.
+"""The command line: a thin typer layer over collect -> record -> analysis -> render.
 
-Exit codes: 0 every variant ran and matched; 1 some variant failed, timed out or did not match;
-2 nothing could be run (bad file, bad option); 3 (`breaks --fail-on-break`) a graph break was found;
-130 interrupted (what was measured is still written).
+Exit codes (docs/exit-codes.md): 0 every variant ran and matched; 1 some variant failed, timed out or did not
+match; 2 nothing could be run (bad file, bad option, unreadable record); 3 (`breaks --fail-on-break`) a graph
+break was found; 4 inspector itself failed (a bug: what was measured is still written); 130 interrupted.
 """
 
-import json
 import re
 import shutil
 import sys
+import traceback
+from dataclasses import replace
 from pathlib import Path
 from typing import List, Optional
 
@@ -16,15 +17,15 @@ import typer
 from rich.console import Console
 
 from inspector.analysis import analyze
-from inspector.analysis import breaks as breaks_mod
-from inspector.analysis import cost
 from inspector.analysis import compare as compare_mod
-from inspector.analysis.summary import seconds
-from inspector.collect import CollectError, collect
+from inspector.collect import CollectError, collect, sweep_point
+from inspector.model import BreaksView, FlagTrial
 from inspector.record import RecordError, load, save, write_atomic
-from inspector.render import comparison, html, text
+from inspector.render.base import renderer
+from inspector.render.words import seconds
 
-EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN, EXIT_BREAKS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN, EXIT_BREAKS, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+PLEASE_REPORT = "this is a bug in inspector: please report it, with the output of --verbose"
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="See what torch.compile did to your numerical Python code, line by line.")
@@ -34,6 +35,19 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 def fail(message, code=EXIT_CANNOT_RUN):
     err.print(f"inspector: error: {message}", markup=False, style="red")
     raise typer.Exit(code)
+
+
+def internal(what, error, verbose):
+    """Say that inspector itself failed at ``what``: one line (the traceback with --verbose)."""
+    if verbose:
+        err.print("".join(traceback.format_exception(error)), markup=False)
+    err.print(f"inspector: internal error while {what}: {type(error).__name__}: {error} ({PLEASE_REPORT})",
+              markup=False, style="red")
+
+
+def _stdout(text):
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
 
 
 @app.command()
@@ -46,7 +60,7 @@ def report(
     config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE (dynamo. prefix for Dynamo)."),
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
     budget: float = typer.Option(1.0, help="Seconds of timed runs per variant (more = steadier medians)."),
-    fmt: str = typer.Option("html", "--format", "-f", help="html (write the report), text (also print the full summary), json (print the record)."),
+    fmt: str = typer.Option("html", "--format", "-f", help="html (write the report), text (also print the full summary), json (print the analysis as JSON)."),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks and the probe log on failure."),
     triton_preview: bool = typer.Option(False, "--triton-preview", help="Also show the Triton code Inductor generates for each NumPy/torch function, targeting the CPU (a codegen preview, never run or timed; needs the triton package)."),
 ):
@@ -55,18 +69,20 @@ def report(
         fail(f"--format {fmt}: expected html, text or json")
     samples = _samples(path)
     sizes = _sizes("--population", population)
-    codes = []
+    codes, done = [], []
     try:
         for sample in samples:
-            codes.append(_report_one(sample, out, sizes, variant, python, config, timeout, budget, fmt,
-                                     verbose, triton_preview))
-            if codes[-1] == EXIT_INTERRUPTED:
+            code, analysis = _report_one(sample, out, sizes, variant, python, config, timeout, budget, fmt, verbose,
+                                         triton_preview)
+            codes.append(code)
+            done.append((sample.stem, analysis))
+            if code == EXIT_INTERRUPTED:
                 break
     except KeyboardInterrupt:  # outside a probe run (those are caught and reported by collect)
         fail("interrupted", EXIT_INTERRUPTED)
     if len(samples) > 1 or path.is_dir():
         index = out / "index.html"
-        write_atomic(index, html.render_index([_summary_entry(out, s) for s in samples[:len(codes)]]))
+        write_atomic(index, renderer("html").index(done))
         err.print(f"index: {index}", markup=False)
     raise typer.Exit(max(codes))
 
@@ -96,7 +112,8 @@ def _sizes(option, text):
 
 
 def _report_one(sample, out, sizes, variant, python, config, timeout, budget, fmt, verbose, triton_preview):
-    """Report one sample; with several sizes, the smaller ones first (timings only) and the last in full."""
+    """Report one sample: (exit code, Analysis or None). With several sizes, the smaller ones first (timings
+    only) and the last in full. The raw record is written first, so a failure later loses nothing measured."""
     stem = sample.stem
     trace_dir = out / f"{stem}.trace"
     shutil.rmtree(trace_dir, ignore_errors=True)
@@ -110,30 +127,71 @@ def _report_one(sample, out, sizes, variant, python, config, timeout, budget, fm
             break
     record = records[-1]
     if len(records) > 1:
-        record["sweep"] = [cost.sweep_entry(r) for r in records]
+        record["sweep"] = [sweep_point(r) for r in records]
     record["trace_dir"] = trace_dir.name if trace_dir.exists() else None
     save(record, out / f"{stem}.json")
-    write_atomic(out / f"{stem}.html", html.render(record))
+    code, analysis = publish(record, out / f"{stem}.html", fmt, verbose, written=[out / f"{stem}.json"])
+    if verbose and analysis:
+        for v in analysis.variants:
+            if v.error_detail:
+                err.print(f"--- {v.id} ---\n{v.error_detail}", markup=False)
+    return code, analysis
+
+
+def publish(record, html_path, fmt, verbose, written=()):
+    """Analyse a record, write its HTML and print its summary: (exit code, Analysis or None); ``written``: other
+    files already written, to name beside the HTML.
+
+    When inspector's own analysis fails nothing more is written; when only the HTML fails the full text summary is
+    printed instead; either way the exit code says inspector failed (the record itself is the caller's to keep).
+    """
+    analysis = _analyze(record, verbose)
+    if analysis is None:
+        if written:
+            err.print(f"wrote {' and '.join(map(str, written))} (no report)", markup=False)
+        return EXIT_INTERNAL, None
+    try:
+        write_atomic(html_path, renderer("html").report(analysis))
+        html_failed = False
+    except Exception as e:  # the text summary below still shows what was measured
+        internal("writing the HTML report", e, verbose)
+        html_failed = True
     if fmt == "json":
-        print(json.dumps(record, indent=1, default=str))
+        _stdout(renderer("json").report(analysis))
+    elif fmt == "text" or html_failed:
+        _stdout(renderer("text", color=sys.stdout.isatty()).report(analysis))
     else:
-        text.render(record, full=fmt == "text")
-    err.print(f"wrote {out / (stem + '.html')} and {out / (stem + '.json')}", markup=False)
-    if verbose:
-        for v in record["variants"]:
-            if v.get("error_detail"):
-                err.print(f"--- {v['id']} ---\n{v['error_detail']}", markup=False)
-    if record["interrupted"]:
-        return EXIT_INTERRUPTED
-    return EXIT_FAILED if _failed(record) else EXIT_OK
+        _stdout(renderer("text", full=False, color=sys.stdout.isatty()).report(analysis))
+    written = ([] if html_failed else [html_path]) + list(written)
+    if written:
+        err.print(f"wrote {' and '.join(map(str, written))}", markup=False)
+    _show_internal_errors(analysis, verbose)
+    if analysis.interrupted:
+        return EXIT_INTERRUPTED, analysis
+    if analysis.internal_errors or html_failed:
+        return EXIT_INTERNAL, analysis
+    return (EXIT_FAILED if analysis.failed else EXIT_OK), analysis
 
 
-def _failed(record):
-    return [v for v in record["variants"] if v["status"] in ("error", "timeout") or v.get("matches_reference") is False]
+def _analyze(record, verbose):
+    """analyze(record), or None after saying that inspector's analysis failed."""
+    try:
+        return analyze(record)
+    except Exception as e:
+        internal("analysing the record", e, verbose)
+        return None
+
+
+def _show_internal_errors(analysis, verbose):
+    for e in analysis.internal_errors:
+        err.print(f"inspector: internal error in {e.where}: {e.error} ({PLEASE_REPORT}; what was measured is "
+                  "in the report)", markup=False, style="red")
+        if verbose and e.detail:
+            err.print(e.detail, markup=False)
 
 
 def _measure(sample, verbose, quiet=False, **options):
-    """collect() then analyze(), turning a sample that cannot run into one error line."""
+    """collect(), turning a sample that cannot run into one error line; mismatches are said as soon as known."""
     try:
         record = collect(sample, progress=(lambda kind, data: None) if quiet else _Progress(sample), **options)
     except CollectError as e:
@@ -143,7 +201,7 @@ def _measure(sample, verbose, quiet=False, **options):
     for v in record["variants"]:
         if v.get("mismatch"):
             err.print(f"  {v['id']}: does not match {record['reference']}: {v['mismatch']}", markup=False)
-    return analyze(record)
+    return record
 
 
 class _Progress:
@@ -171,15 +229,6 @@ class _Progress:
             err.print(f"  [{self.done}] {data['id']:<28} {data['status']:<8} {detail}", markup=False)
 
 
-def _summary_entry(out, sample):
-    path = out / f"{sample.stem}.json"
-    try:
-        record = load(path)
-    except RecordError:
-        return {"stem": sample.stem, "title": sample.stem, "record": None}
-    return {"stem": sample.stem, "title": record["sample"]["title"], "record": record}
-
-
 @app.command()
 def breaks(
     path: Path = typer.Argument(..., help="A sample file."),
@@ -202,48 +251,49 @@ def breaks(
     size_list = _sizes("--population-sizes", sizes)
     common = dict(population=population, python=python, timeout=timeout, budget=budget)
     record = _measure(sample, verbose, only=variant or ["*-compiled-cpu"], config=config, sizes=size_list, **common)
-    rows = breaks_mod.findings(record)
-    if try_fixes:
-        for row in rows:
-            row["tried"] = [_try_flag(sample, record, row, flag, config, verbose, common)
-                            for flag in dict.fromkeys(b["flag"] for b in row["breaks"] if b["flag"])]
-    if as_json:
-        print(json.dumps({"sample": str(sample), "torch": record["env"]["torch"], "variants": rows}, indent=1))
-    else:
-        text.render_breaks(record, rows, Console(soft_wrap=True, highlight=False))
-    if fail_on_break and any(r["breaks"] for r in rows):
+    analysis = _analyze(record, verbose)
+    if analysis is None:
+        raise typer.Exit(EXIT_INTERNAL)
+    findings = [replace(row, tried=[_try_flag(sample, analysis.variant(row.variant), flag, config, verbose, common)
+                                    for flag in dict.fromkeys(b.flag for b in row.breaks if b.flag)])
+                if try_fixes else row for row in analysis.findings]
+    view = BreaksView(str(sample), analysis.env.torch, analysis.sample.population, findings)
+    _stdout(renderer("json" if as_json else "text", **({} if as_json else {"color": sys.stdout.isatty()})).breaks(view))
+    _show_internal_errors(analysis, verbose)
+    if fail_on_break and any(r.breaks for r in analysis.findings):
         raise typer.Exit(EXIT_BREAKS)
-    raise typer.Exit(EXIT_FAILED if _failed(record) else EXIT_OK)
+    raise typer.Exit(EXIT_INTERNAL if analysis.internal_errors else EXIT_FAILED if analysis.failed else EXIT_OK)
 
 
-def _try_flag(sample, record, row, flag, config, verbose, common):
+def _try_flag(sample, before, flag, config, verbose, common):
     """Compile the variant again with ``flag``: which breaks went away, and what it did to the time."""
-    err.print(f"  trying --config {flag} on {row['variant']}", markup=False)
-    again = _measure(sample, verbose, quiet=True, only=[row["variant"]], config=[*config, flag], **common)
-    before = next(v for v in record["variants"] if v["id"] == row["variant"])
-    after = again["variants"][0]
-    lines_after = {b["line"] for b in after["graph_breaks"]}
-    return {"flag": flag, "status": after["status"], "error": after.get("error"),
-            "breaks_before": len(before["graph_breaks"]), "breaks_after": len(after["graph_breaks"]),
-            "gone": sorted(b["line"] for b in before["graph_breaks"] if b["line"] not in lines_after),
-            "median_before_s": (before.get("timing") or {}).get("median_s"),
-            "median_after_s": (after.get("timing") or {}).get("median_s")}
+    err.print(f"  trying --config {flag} on {before.id}", markup=False)
+    record = _measure(sample, verbose, quiet=True, only=[before.id], config=[*config, flag], **common)
+    after = analyze(record).variants[0]
+    lines_after = {b.line for b in after.breaks}
+    return FlagTrial(flag=flag, status=after.status, error=after.error, breaks_before=len(before.breaks),
+                     breaks_after=len(after.breaks),
+                     gone=sorted(b.line for b in before.breaks if b.line not in lines_after),
+                     median_before_s=before.timing.median_s if before.timing else None,
+                     median_after_s=after.timing.median_s if after.timing else None)
 
 
 @app.command()
 def render(
     record_path: Path = typer.Argument(..., help="A record written by `inspector report`."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the HTML (default: beside the record)."),
+    fmt: str = typer.Option("html", "--format", "-f", help="html (write the report and print the summary), text (print the full summary), json (print the analysis as JSON)."),
+    verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
 ):
-    """Analyse a record again with this version of inspector and re-render its HTML report."""
+    """Analyse a record again with this version of inspector, re-render its HTML report and print its summary."""
+    if fmt not in ("html", "text", "json"):
+        fail(f"--format {fmt}: expected html, text or json")
     try:
         record = load(record_path)
     except RecordError as e:
         fail(str(e))
-    analyze(record)
-    target = (out or record_path.parent) / (record_path.stem + ".html")
-    write_atomic(target, html.render(record))
-    err.print(f"wrote {target}", markup=False)
+    code, _ = publish(record, (out or record_path.parent) / (record_path.stem + ".html"), fmt, verbose)
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -263,16 +313,17 @@ def compare(
 
     A sample with a single run is compared against this interpreter with no extra config (the baseline).
     """
-    if all(p.suffix == ".json" for p in inputs):
+    from_records = all(p.suffix == ".json" for p in inputs)
+    if from_records:
         if python or run or config:
             fail("--python, --run and --config run a sample: give a .py file, not records")
         records = []
         for path in inputs:
             try:
-                records.append(analyze(load(path)))
+                records.append(load(path))
             except RecordError as e:
                 fail(str(e))
-        folder, code = out or inputs[0].parent, EXIT_OK
+        folder = out or inputs[0].parent
     else:
         if len(inputs) != 1:
             fail("give records (.json files) or one sample file")
@@ -290,17 +341,21 @@ def compare(
             if records[-1]["interrupted"]:
                 fail("interrupted", EXIT_INTERRUPTED)
         folder = out or Path("reports")
-        for record, label in zip(records, compare_mod.labels(records)):
+    analyses = [_analyze(r, verbose) for r in records]
+    if None in analyses:
+        raise typer.Exit(EXIT_INTERNAL)
+    if not from_records:
+        for record, label in zip(records, compare_mod.labels(analyses)):
             slug = re.sub(r"[^\w.]+", "-", label).strip("-")
             save(record, folder / f"{sample.stem}-{slug}.json")
-        code = EXIT_FAILED if any(_failed(r) for r in records) else EXIT_OK
+    code = EXIT_FAILED if not from_records and any(a.failed for a in analyses) else EXIT_OK
     try:
-        result = compare_mod.compare(records)
+        result = compare_mod.compare(analyses)
     except compare_mod.CompareError as e:
         fail(str(e))
-    target = folder / f"{Path(records[0]['sample']['path']).stem}-compare.html"
-    write_atomic(target, comparison.render(result))
-    comparison.print_summary(result)
+    target = folder / f"{Path(analyses[0].sample.path).stem}-compare.html"
+    write_atomic(target, renderer("html").comparison(result))
+    _stdout(renderer("text", color=sys.stdout.isatty()).comparison(result))
     err.print(f"wrote {target}", markup=False)
     raise typer.Exit(code)
 
@@ -318,8 +373,5 @@ def main():
     try:
         app()
     except Exception as e:  # a bug in inspector: one line, the traceback only with --verbose
-        if "--verbose" in sys.argv:
-            raise
-        err.print(f"inspector: error: internal error: {type(e).__name__}: {e} (--verbose shows the traceback)",
-                  markup=False, style="red")
-        sys.exit(EXIT_CANNOT_RUN)
+        internal("running", e, "--verbose" in sys.argv)
+        sys.exit(EXIT_INTERNAL)

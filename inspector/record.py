@@ -1,6 +1,8 @@
-"""The versioned JSON record: what a run measured (raw) plus what analysis derived from it.
+"""The versioned JSON record: the raw facts of one run, what analysis reads (see docs/record.md).
 
-See docs/record.md for the keys. Writing is atomic (temporary file, then rename).
+Schema 2 holds raw facts only; everything derived (kernels, verdicts, costs) is recomputed by
+``inspector.analysis.analyze`` each time a record is read. Schema-1 records (inspector 0.1, which stored derived
+keys beside the raw ones) are read by dropping the derived keys. Writing is atomic (temporary file, then rename).
 """
 
 import json
@@ -8,7 +10,13 @@ import os
 import tempfile
 from pathlib import Path
 
-SCHEMA = "inspector.record/1"
+SCHEMA = "inspector.record/2"
+SCHEMA_1 = "inspector.record/1"
+# schema 1 stored these derived keys in each variant (and per_population_s, compile_s in its timing)
+DERIVED_1 = {"kernels", "graphs", "graph_breaks", "break_cost", "warnings", "lines", "line_summary",
+             "recompile_count", "analysis_problems", "speedup_vs_python", "speedup_vs_numpy", "break_even_calls",
+             "time_split", "compile_phases"}
+REQUIRED = {"sample": {"path": str, "population": int}, "variant": {"id": str, "kind": str, "status": str}}
 
 
 class RecordError(Exception):
@@ -37,7 +45,7 @@ def save(record, path):
 
 
 def load(path):
-    """Read and check a record; raise RecordError with a one-line reason if it is not one."""
+    """Read and check a record (migrating schema 1); raise RecordError with a one-line reason if it is not one."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -48,9 +56,53 @@ def load(path):
         raise RecordError(f"{path}: not valid JSON ({e})") from None
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith("inspector.record/"):
         raise RecordError(f"{path}: not an inspector record (no 'schema': '{SCHEMA}')")
-    if data["schema"] != SCHEMA:
-        raise RecordError(f"{path}: record schema {data['schema']} is not {SCHEMA}")
-    for key in ("sample", "env", "variants"):
-        if key not in data:
-            raise RecordError(f"{path}: record lacks '{key}'")
-    return data
+    if data["schema"] not in (SCHEMA, SCHEMA_1):
+        raise RecordError(f"{path}: record schema {data['schema']} is not {SCHEMA} (or {SCHEMA_1})")
+    problem = _invalid(data)
+    if problem:
+        raise RecordError(f"{path}: not a valid record: {problem}")
+    return migrate(data) if data["schema"] == SCHEMA_1 else data
+
+
+def _invalid(data):
+    """What makes ``data`` unreadable as a record, in a few words, or None."""
+    for key, kind in (("sample", dict), ("env", dict), ("variants", list)):
+        if not isinstance(data.get(key), kind):
+            return f"'{key}' is missing or not a{'n object' if kind is dict else ' list'}"
+    checks = [("sample", data["sample"], REQUIRED["sample"])]
+    checks += [(f"variant {i + 1}", v, REQUIRED["variant"]) for i, v in enumerate(data["variants"])]
+    for where, value, fields in checks:
+        if not isinstance(value, dict):
+            return f"{where} is not an object"
+        for name, kind in fields.items():
+            if not isinstance(value.get(name), kind):
+                return f"{where} has no {kind.__name__} '{name}'"
+    return None
+
+
+def migrate(data):
+    """A schema-1 record as schema 2: the derived keys dropped, the sweep's timings kept as raw facts."""
+    out = dict(data, schema=SCHEMA)
+    out["variants"] = [_raw_variant(v) for v in data["variants"]]
+    out["sweep"] = [{"population": s["population"], "variants": [_raw_sweep_variant(v, s["population"])
+                                                                   for v in s["variants"]]}
+                    for s in data.get("sweep") or []]
+    return out
+
+
+def _raw_variant(v):
+    out = {k: value for k, value in v.items() if k not in DERIVED_1}
+    if isinstance(v.get("timing"), dict):
+        out["timing"] = {k: value for k, value in v["timing"].items() if k not in ("per_population_s", "compile_s")}
+    return out
+
+
+def _raw_sweep_variant(v, population):
+    """Schema 1 kept a sweep size's derived timings only: recover the raw facts they came from."""
+    out = _raw_variant(v)
+    timing = v.get("timing") or {}
+    if timing.get("median_s") and timing.get("per_population_s"):
+        out["measured_population"] = round(timing["median_s"] * population / timing["per_population_s"])
+    if timing.get("compile_s") is not None:
+        out["capture"] = {"graphs": [{"metrics": {"entire_frame_compile_time_s": timing["compile_s"]}}]}
+    return out

@@ -1,6 +1,9 @@
-"""Shared fixtures: real reports built once per session through the CLI (small populations)."""
+"""Shared by both layers: where the checked-in probe output lives, and how to run the CLI as a user does.
 
-import json
+tests/fast/ drives analysis and rendering from checked-in probe output (no torch); tests/e2e/ really compiles.
+"""
+
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -8,7 +11,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SMALL = {"poly": 20_000, "trig": 20_000, "sum": 2_000}
+FIXTURES = ROOT / "tests" / "fixtures"
+RECORDS = FIXTURES / "records"
+GOLDEN = ROOT / "tests" / "golden"
+VERSIONS = ("2.1.2", "2.13.0")  # the torch versions whose output is checked in (scripts/make-fixtures.py)
+STEMS = ("poly", "trig", "sum", "knapsack_breaks", "penalty_loops", "matmul_fitness")
 
 
 def run_cli(*args, cwd=ROOT, timeout=600, **kwargs):
@@ -17,18 +24,45 @@ def run_cli(*args, cwd=ROOT, timeout=600, **kwargs):
                           text=True, timeout=timeout, **kwargs)
 
 
+def record_path(version, stem):
+    return RECORDS / f"torch-{version}" / f"{stem}.json"
+
+
+@functools.lru_cache(maxsize=None)
+def _analysis(version, stem):
+    from inspector.analysis import analyze
+    from inspector.record import load
+    return analyze(load(record_path(version, stem)))
+
+
+def analysis(version, stem):
+    """The Analysis of a checked-in record (analysed once per session; values are frozen)."""
+    return _analysis(version, stem)
+
+
+def line_of(analysis, text):
+    """The first line of the sample that contains ``text``."""
+    return next(i for i, s in enumerate(analysis.sample.source.splitlines(), 1) if text in s)
+
+
+def statuses(analysis, vid):
+    """{stripped source line: set of statuses} for one compiled variant."""
+    source = analysis.sample.source.splitlines()
+    found = {}
+    for e in analysis.variant(vid).lines:
+        found.setdefault(source[e.line - 1].strip(), set()).add(e.status)
+    return found
+
+
+HOSTILE = "tests/bad_samples/hostile.py"
+HOSTILE_TITLE = "<script>window.__pwned=1</script> \"quoted\" & 'single' <b>bold</b>"
+HOSTILE_ERROR = "ValueError: <img src=x onerror=window.__pwned=2> \"q\" 'q' caf\udce9"
+
+
 @pytest.fixture(scope="session")
-def blog_reports(tmp_path_factory):
-    """{stem: (CompletedProcess, record, html)} for the three blog samples, reported once."""
-    out = tmp_path_factory.mktemp("reports")
-    built = {}
-    for stem, n in SMALL.items():
-        proc = run_cli("report", f"samples/{stem}.py", "--population", n, "--budget", "0.1", "-o", out)
-        record = json.loads((out / f"{stem}.json").read_text()) if (out / f"{stem}.json").exists() else None
-        html = (out / f"{stem}.html").read_text() if (out / f"{stem}.html").exists() else None
-        built[stem] = (proc, record, html, out)
-    return built
-
-
-def variant(record, vid):
-    return next(v for v in record["variants"] if v["id"] == vid)
+def hostile_report(tmp_path_factory):
+    """(CompletedProcess, out folder) of `inspector report` on a sample whose title, description, source and error
+    message are hostile HTML (and hold undecodable bytes); shared by the escaping and browser tests."""
+    out = tmp_path_factory.mktemp("hostile")
+    proc = run_cli("report", HOSTILE, "-n", 200, "--budget", 0.02, "-v", "numpy", "-v", "numpy_hostile", "-o", out)
+    return proc, out

@@ -1,106 +1,154 @@
-"""Derive kernels, graph breaks, line verdicts and speedups from a record alone (no torch import)."""
+"""Derive kernels, graph breaks, line verdicts and costs from a record alone (no torch import).
 
-from inspector.analysis import breaks as breaks_mod
-from inspector.analysis import cost
-from inspector.analysis import kernels as kernels_mod
-from inspector.analysis.lines import scope, verdicts
+``analyze(record)`` reads a raw record (``inspector.record``) and returns an ``Analysis`` (``inspector.model``);
+the record itself is never changed.
+"""
 
-STATUSES = ("parallel", "serial", "extern", "eager", "graph-break")
+from dataclasses import replace
+
+from inspector.analysis import breaks, cost, kernels as kernels_mod, lines
+from inspector.model import (Analysis, Bandwidth, BreakEven, Env, Graph, InternalError, ParseCount, Reason,
+                             Sample, SweepPoint, Timing, Variant)
 
 
 def analyze(record):
-    """Fill the derived keys of every variant in ``record`` (in place) and return it."""
-    n = record["sample"]["population"]
-    for v in record["variants"]:
-        v.setdefault("error", None)
-        v.setdefault("timing", None)
-        capture = v.get("capture") or {}
-        v["kernels"], v["graphs"], v["analysis_problems"] = _kernels(capture)
-        kernels_mod.attach_launch_configs(v["kernels"], v.get("launch_configs"))
-        v["graph_breaks"] = breaks_mod.distinct(
-            [breaks_mod.parse(b, record["sample"].get("file")) for b in capture.get("breaks") or []])
-        v["recompile_count"] = len((v.get("recompiles") or {}).get("graphs") or [])
-        v["lines"], v["warnings"] = [], []
-        if v.get("compiled") and v.get("status") == "ok":
-            statements = scope(record["sample"]["source"], v["function"])
-            v["lines"] = verdicts(v, v["kernels"], v["graph_breaks"], record["sample"], record["env"], statements)
-            v["warnings"] = breaks_mod.warnings(v, statements)
-            _explain_unrolled(v)
-        v["break_cost"] = breaks_mod.cost(v)
-        v["line_summary"] = {s: len({e["line"] for e in v["lines"] if e["status"] == s}) for s in STATUSES}
-        timing = v.get("timing") or {}
-        measured = v.get("measured_population") or n
-        if timing.get("median_s") is not None:
-            timing["per_population_s"] = timing["median_s"] * n / measured
-            first = timing.get("first_call_s")
-            timing["compile_s"] = _compile_seconds(v) if v.get("compiled") else None
-            if v.get("compiled") and timing["compile_s"] is None and first is not None:
-                timing["compile_s"] = max(0.0, first - timing["median_s"])
-    _speedups(record["variants"])
-    for size in record.get("sweep") or []:
-        _speedups(size["variants"])
-    cost.apply(record)
-    return record
+    """The Analysis of a raw record (schema 2)."""
+    sample = _sample(record["sample"])
+    env = _env(record["env"])
+    problems = {"output code": [], "graph-break messages": [], "log records": []}
+    read = dict.fromkeys(problems, 0)
+    variants = []
+    for raw in record["variants"]:
+        v, seen = _variant(raw, sample, env)
+        variants.append(v)
+        for artifact, (count, found) in seen.items():
+            read[artifact] += count
+            problems[artifact] += [f"{raw['id']}: {p}" for p in found]
+    variants = _with_speedups(variants)
+    sweep = [SweepPoint(s["population"], _with_speedups([_timed_variant(v, s["population"]) for v in s["variants"]]))
+             for s in record.get("sweep") or []]
+    internal = [InternalError(**e) for e in record.get("internal_errors") or []]
+    internal += [replace(e, where=f"{v.id}: {e.where}") for v in variants for e in v.internal_errors]
+    return Analysis(
+        schema=record["schema"], inspector=record.get("inspector", "?"), created=record.get("created", ""),
+        sample=sample, env=env, config=record.get("config") or [], reference=record.get("reference"),
+        interrupted=bool(record.get("interrupted")), probe_restarts=record.get("probe_restarts", 0),
+        trace_dir=record.get("trace_dir"), variants=variants, sweep=sweep,
+        parse=[ParseCount(a, read[a], problems[a]) for a in problems], internal_errors=internal,
+        findings=breaks.findings(variants))
 
 
-def _explain_unrolled(v):
-    """Loop headers Dynamo unrolled have no ops of their own: say so on their line."""
-    for w in v["warnings"]:
-        if w["kind"] == "unrolled-loop":
-            for e in v["lines"]:
-                if e["line"] in w["lines"] and not e["status"]:
-                    e["why"] = [f"Python loop unrolled by Dynamo while tracing: {w['text']}"]
+def _sample(raw):
+    return Sample(path=raw["path"], file=raw.get("file"), title=raw.get("title") or raw["path"],
+                  description=raw.get("description") or "", population=raw["population"],
+                  default_population=raw.get("default_population"), seed=raw.get("seed"),
+                  shape=list(raw.get("shape") or []), dtype=raw.get("dtype"), source=raw.get("source") or "")
 
 
-def _kernels(capture):
-    kernels, graphs, problems = [], [], []
-    for g in capture.get("graphs") or []:
+def _env(raw):
+    bandwidth = raw.get("memory_bandwidth")
+    fields = Env.__dataclass_fields__
+    return Env(**{k: raw.get(k) for k in fields if k != "memory_bandwidth"},
+               memory_bandwidth=Bandwidth(**{k: v for k, v in bandwidth.items() if k in Bandwidth.__dataclass_fields__})
+               if bandwidth else None)
+
+
+def _timed_variant(raw, population):
+    """A Variant with only what its run and timing say (no kernels or lines)."""
+    return Variant(
+        id=raw["id"], function=raw.get("function", ""), kind=raw["kind"], compiled=bool(raw.get("compiled")),
+        device=raw.get("device", "cpu"), preview=bool(raw.get("preview")), status=raw["status"],
+        error=raw.get("error"), error_line=raw.get("error_line"), error_stage=raw.get("error_stage"),
+        error_detail=raw.get("error_detail"), timing=_timing(raw, population),
+        measured_population=raw.get("measured_population"), matches_reference=raw.get("matches_reference"),
+        mismatch=raw.get("mismatch"), transfer=raw.get("transfer"),
+        internal_errors=[InternalError(**e) for e in raw.get("internal_errors") or []])
+
+
+def _timing(raw, population):
+    t = raw.get("timing")
+    if not t or t.get("median_s") is None:
+        return None
+    compile_s = None
+    if raw.get("compiled"):
+        metrics = [g.get("metrics") or {} for g in (raw.get("capture") or {}).get("graphs") or []]
+        times = [m["entire_frame_compile_time_s"] for m in metrics if m.get("entire_frame_compile_time_s")]
+        compile_s = sum(times) if times else (max(0.0, t["first_call_s"] - t["median_s"])
+                                              if t.get("first_call_s") is not None else None)
+    measured = raw.get("measured_population") or population
+    return Timing(median_s=t["median_s"], min_s=t["min_s"], max_s=t["max_s"], runs=t.get("runs", 0),
+                  number=t.get("number", 1), first_call_s=t.get("first_call_s"), samples_s=t.get("samples_s") or [],
+                  per_population_s=t["median_s"] * population / measured, compile_s=compile_s)
+
+
+def _variant(raw, sample, env):
+    """(Variant, {artifact: (read, problems)}) for one raw variant."""
+    v = _timed_variant(raw, sample.population)
+    capture = raw.get("capture") or {}
+    graphs_raw = capture.get("graphs") or []
+    graphs, found, problems = [], [], []
+    for g in graphs_raw:
         codes = g.get("output_code") or []
         if not codes:  # a frame Dynamo entered that produced no graph (or an attempt it restarted)
             continue
-        graph = {"compile_id": g.get("compile_id"), "op_count": (g.get("metrics") or {}).get("graph_op_count"),
-                 "cache": g.get("fx_graph_cache"), "kernels": []}
+        names = []
         for code in codes:
-            split = kernels_mod.split(code)
-            if not split["understood"]:
-                problems.append(f"graph {g.get('compile_id')}: {split['problem']} (raw code kept)")
-            for k in split["kernels"]:
-                k["graph"] = g.get("compile_id")
-                kernels.append(k)
-                graph["kernels"].append(k["name"])
-        graphs.append(graph)
-    names = [k["name"] for k in kernels]
-    for k in kernels:
-        k["id"] = k["name"] if names.count(k["name"]) == 1 else f"{k['name']}@{k['graph']}"
-    return kernels, graphs, problems
+            split = kernels_mod.split(code, g.get("compile_id"))
+            problems += [f"graph {g.get('compile_id')}: {p} (raw code kept)" for p in split.problems]
+            found += split.kernels
+            names += [k.name for k in split.kernels]
+        graphs.append(Graph(g.get("compile_id"), (g.get("metrics") or {}).get("graph_op_count"),
+                            g.get("fx_graph_cache"), names, codes))
+    kernels = kernels_mod.with_launch_configs(kernels_mod.with_ids(found), raw.get("launch_configs"))
+    graph_breaks, break_problems = breaks.distinct(capture.get("breaks") or [], sample)
+    seen = {"output code": (sum(len(g.output_code) for g in graphs), problems),
+            "graph-break messages": (len(capture.get("breaks") or []), break_problems),
+            "log records": (capture.get("records", len(graphs_raw) + len(capture.get("breaks") or [])),
+                            capture.get("problems") or [])}
+    verdicts, warnings = [], []
+    if v.compiled and v.status == "ok":
+        statements = lines.scope(sample.source, v.function)
+        verdicts = lines.verdicts(graphs_raw, raw.get("python_lines"), kernels, graph_breaks, sample, env, statements)
+        warnings = breaks.warnings(graphs, raw, statements)
+        verdicts = _explain_unrolled(verdicts, warnings)
+    split, kernels = cost.kernel_times(raw.get("kernel_times"), kernels)
+    bandwidth = env.memory_bandwidth.gb_s if env.memory_bandwidth else None
+    kernels = cost.with_traffic(graphs_raw, kernels, bandwidth)
+    return replace(
+        v, kernels=kernels, graphs=graphs, breaks=graph_breaks, break_cost=breaks.cost(raw.get("regions")),
+        warnings=warnings, lines=cost.with_heat(verdicts, kernels, split), time_split=split,
+        compile_phases=cost.phases(graphs_raw),
+        recompile_count=len((raw.get("recompiles") or {}).get("graphs") or [])), seen
 
 
-def _compile_seconds(v):
-    metrics = [g.get("metrics") or {} for g in (v.get("capture") or {}).get("graphs") or []]
-    times = [m.get("entire_frame_compile_time_s") for m in metrics if m.get("entire_frame_compile_time_s")]
-    return sum(times) if times else None
+def _explain_unrolled(verdicts, warnings):
+    """Loop headers Dynamo unrolled have no ops of their own: say so on their line."""
+    unrolled = [w for w in warnings if w.kind == "unrolled-loop"]
+    return [replace(e, why=[Reason("unrolled-loop", f"Python loop unrolled by Dynamo while tracing: {w.text}")])
+            if not e.status and (w := next((w for w in unrolled if e.line in w.lines), None)) else e
+            for e in verdicts]
 
 
-def _speedups(variants):
+def _with_speedups(variants):
+    """Variants with their speedups against the fastest eager Python and NumPy variants, and break-even."""
     def best(kind):
-        times = [v["timing"]["per_population_s"] for v in variants
-                 if v["kind"] == kind and not v.get("compiled") and v.get("status") == "ok"
-                 and (v.get("timing") or {}).get("per_population_s")]
+        times = [v.timing.per_population_s for v in variants
+                 if v.kind == kind and not v.compiled and v.status == "ok" and v.timing]
         return min(times) if times else None
 
     python, numpy = best("python"), best("numpy")
     eager = min([t for t in (numpy, best("torch")) if t] or [0]) or None
+    out = []
     for v in variants:
-        t = (v.get("timing") or {}).get("per_population_s")
-        v["speedup_vs_python"] = python / t if python and t else None
-        v["speedup_vs_numpy"] = numpy / t if numpy and t else None
-        v["break_even_calls"] = _break_even(v, eager)
+        t = v.timing.per_population_s if v.timing else None
+        out.append(replace(v, speedup_vs_python=python / t if python and t else None,
+                           speedup_vs_numpy=numpy / t if numpy and t else None, break_even=_break_even(v, eager)))
+    return out
 
 
 def _break_even(v, eager):
-    """Calls after which compiling paid off against the best eager variant (None: never)."""
-    timing = v.get("timing") or {}
-    if not v.get("compiled") or not eager or timing.get("compile_s") is None:
+    """Calls after which compiling paid off against the best eager variant (``calls`` None: never)."""
+    if not v.compiled or not eager or not v.timing or v.timing.compile_s is None:
         return None
-    gain = eager - timing["per_population_s"]
-    return timing["compile_s"] / gain if gain > 0 else "never"
+    gain = eager - v.timing.per_population_s
+    return BreakEven(v.timing.compile_s / gain if gain > 0 else None)

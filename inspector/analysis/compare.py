@@ -5,13 +5,14 @@ in their names, then diffed after a normalisation that drops what does not chang
 meaning (include paths, thread counts, numbering, 2.1's ``long``/``i0`` spellings, whitespace).
 """
 
-import ast
 import difflib
 import re
 from pathlib import Path
 
+from inspector.analysis.parse import wrapper as wrapper_parse
+from inspector.model import Env
+
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
-MACHINE = ("cpu", "isa", "threads", "cuda")
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
 NOISE = {"cpp", "triton", "poi", "per", "red", "tem", "fused", "extern", "kernels", "aten", "default", "select",
          "lift", "fresh", "scalar", "tensor", "slice", "view", "unsqueeze", "squeeze", "expand", "permute",
@@ -67,7 +68,7 @@ def diff(a, b, from_name="a", to_name="b"):
 
 def ops(kernel):
     """Op names in a kernel's name (``cpp_fused_add_mul_0`` -> {add, mul}), noise left out."""
-    return {t for t in re.split(r"[_.]", kernel["name"]) if t and not t.isdigit() and t not in NOISE}
+    return {t for t in re.split(r"[_.]", kernel.name) if t and not t.isdigit() and t not in NOISE}
 
 
 def match(kernels_a, kernels_b, lines_a=None, lines_b=None):
@@ -80,12 +81,12 @@ def match(kernels_a, kernels_b, lines_a=None, lines_b=None):
     scored = []
     for i, a in enumerate(kernels_a):
         for j, b in enumerate(kernels_b):
-            if a["backend"] != b["backend"]:
+            if a.backend != b.backend:
                 continue
-            lines = _jaccard(lines_a.get(a.get("id"), set()), lines_b.get(b.get("id"), set()))
+            lines = _jaccard(lines_a.get(a.id, set()), lines_b.get(b.id, set()))
             same_ops = _jaccard(ops(a), ops(b))
             if lines or same_ops >= 0.5:
-                scored.append((normalise(a["code"]) == normalise(b["code"]), lines + same_ops, -abs(i - j), i, j))
+                scored.append((normalise(a.code) == normalise(b.code), lines + same_ops, -abs(i - j), i, j))
     pairs, used_a, used_b = [], set(), set()
     for *_, i, j in sorted(scored, key=lambda s: s[:3], reverse=True):
         if i not in used_a and j not in used_b:
@@ -101,44 +102,44 @@ def _jaccard(a, b):
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
-def labels(records):
-    """A short name per record: its torch version and --config items, numbered where two are alike."""
-    names = [" ".join([f"torch {r['env'].get('torch', '?').split('+')[0]}", *config(r)]) for r in records]
+def labels(analyses):
+    """A short name per run: its torch version and --config items, numbered where two are alike."""
+    names = [" ".join([f"torch {(a.env.torch or '?').split('+')[0]}", *config(a)]) for a in analyses]
     return [f"{n} (#{i + 1})" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
-def config(record):
-    """The record's --config items as KEY=VALUE strings."""
-    return [f"{c['key']}={c['value']}" for c in record.get("config") or []]
+def config(analysis):
+    """The run's --config items as KEY=VALUE strings."""
+    return [f"{c['key']}={c['value']}" for c in analysis.config]
 
 
-def compare(records):
-    """The comparison of ``records[0]`` (the baseline) with each other record, as plain data."""
-    if len(records) < 2:
+def compare(analyses):
+    """The comparison of ``analyses[0]`` (the baseline) with each other run, as plain data."""
+    if len(analyses) < 2:
         raise CompareError("compare needs at least two records")
-    names = [Path(r["sample"]["path"]).name for r in records]
+    names = [Path(a.sample.path).name for a in analyses]
     if len(set(names)) > 1:
         raise CompareError(f"the records are of different samples ({', '.join(dict.fromkeys(names))})")
-    names = labels(records)
-    runs = [{"label": n, "env": r["env"], "config": config(r), "population": r["sample"]["population"]}
-            for n, r in zip(names, records)]
-    return {"sample": records[0]["sample"], "runs": runs,
-            "pairs": [_pair(records[0], r, names[0], n) for r, n in zip(records[1:], names[1:])]}
+    names = labels(analyses)
+    runs = [{"label": n, "env": a.env, "config": config(a), "population": a.sample.population}
+            for n, a in zip(names, analyses)]
+    return {"sample": analyses[0].sample, "runs": runs,
+            "pairs": [_pair(analyses[0], a, names[0], n) for a, n in zip(analyses[1:], names[1:])]}
 
 
 def _pair(ra, rb, a_name, b_name):
     warnings = []
-    machine = [f"{k} {ra['env'].get(k)} vs {rb['env'].get(k)}" for k in MACHINE
-               if ra["env"].get(k) != rb["env"].get(k)]
+    machine = [f"{k} {getattr(ra.env, k)} vs {getattr(rb.env, k)}" for k in Env.MACHINE
+               if getattr(ra.env, k) != getattr(rb.env, k)]
     if machine:
         warnings.append(f"different machines or settings ({', '.join(machine)}): timings are not comparable")
-    if ra["sample"]["population"] != rb["sample"]["population"]:
-        warnings.append(f"different populations ({ra['sample']['population']:,} vs {rb['sample']['population']:,})")
-    if ra["sample"]["source"] != rb["sample"]["source"]:
+    if ra.sample.population != rb.sample.population:
+        warnings.append(f"different populations ({ra.sample.population:,} vs {rb.sample.population:,})")
+    if ra.sample.source != rb.sample.source:
         warnings.append("the sample's source changed between the runs: lines are matched by their text")
-    va, vb = ({v["id"]: v for v in r["variants"]} for r in (ra, rb))
+    va, vb = ({v.id: v for v in r.variants} for r in (ra, rb))
     variants = [_variant(va[i], vb[i], ra, rb, a_name, b_name) for i in va if i in vb
-                and "skipped" not in (va[i]["status"], vb[i]["status"])]
+                and "skipped" not in (va[i].status, vb[i].status)]
     return {"a": a_name, "b": b_name, "warnings": warnings, "variants": variants,
             "only_a": [i for i in va if i not in vb], "only_b": [i for i in vb if i not in va]}
 
@@ -146,21 +147,20 @@ def _pair(ra, rb, a_name, b_name):
 def _variant(a, b, ra, rb, a_name, b_name):
     timing = []
     for what, key in TIMINGS:
-        ta, tb = (a.get("timing") or {}).get(key), (b.get("timing") or {}).get(key)
+        ta, tb = (getattr(v.timing, key) if v.timing else None for v in (a, b))
         if ta is not None or tb is not None:
             timing.append({"what": what, "a": ta, "b": tb, "speedup": ta / tb if ta and tb else None})
-    out = {"id": a["id"], "status": [a["status"], b["status"]],
-           "errors": [a.get("error"), b.get("error")], "timing": timing}
-    if not a.get("compiled"):
+    out = {"id": a.id, "status": [a.status, b.status], "errors": [a.error, b.error], "timing": timing}
+    if not a.compiled:
         return out
     line_keys = [_kernel_lines(v, r) for v, r in ((a, ra), (b, rb))]
-    pairs, removed, added = match(a.get("kernels") or [], b.get("kernels") or [], *line_keys)
+    pairs, removed, added = match(a.kernels, b.kernels, *line_keys)
     out["kernels"] = [_kernel_pair(ka, kb, a_name, b_name) for ka, kb in pairs]
-    out["removed"] = [k["name"] for k in removed]
-    out["added"] = [k["name"] for k in added]
+    out["removed"] = [k.name for k in removed]
+    out["added"] = [k.name for k in added]
     out["lines"], out["one_sided"] = _verdict_changes(a, b, ra, rb)
     out["breaks"] = _break_changes(a, b, ra, rb)
-    caches = [", ".join(sorted({g["cache"] for g in v.get("graphs") or [] if g.get("cache")})) for v in (a, b)]
+    caches = [", ".join(sorted({g.cache for g in v.graphs if g.cache})) for v in (a, b)]
     if all(caches) and caches[0] != caches[1]:
         out["cache"] = caches
     calls = wrapper(a), wrapper(b)
@@ -172,25 +172,23 @@ def _variant(a, b, ra, rb, a_name, b_name):
 def wrapper(v):
     """The ``call`` functions of a variant's output code, its generated kernels renamed kernel0, kernel1, ..."""
     text = []
-    for g in (v.get("capture") or {}).get("graphs") or []:
-        for module in g.get("output_code") or []:
+    for g in v.graphs:
+        for module in g.output_code:
             try:
-                tree = ast.parse(module)
-            except (SyntaxError, ValueError):
+                text.append(wrapper_parse.call_source(module, wrapper_parse.parse(module)))
+            except wrapper_parse.WrapperError:
                 continue
-            text += [ast.get_source_segment(module, n) for n in ast.walk(tree)
-                     if isinstance(n, ast.FunctionDef) and n.name == "call"]
     text = "\n".join(text)
-    generated = [k["name"] for k in v.get("kernels") or [] if k["backend"] != "extern"]
+    generated = [k.name for k in v.kernels if k.generated]
     for n, name in enumerate(dict.fromkeys(generated)):
         text = re.sub(rf"\b{re.escape(name)}\b", f"kernel{n}", text)
     return text
 
 
 def _kernel_pair(ka, kb, a_name, b_name):
-    pair = _code_pair(ka["name"], kb["name"], ka["code"], kb["code"], a_name, b_name)
-    pair["changes"] = [f"{what}: {_yes(ka[what])} → {_yes(kb[what])}" for what in ("parallel", "vectorized")
-                       if ka.get(what) != kb.get(what)]
+    pair = _code_pair(ka.name, kb.name, ka.code, kb.code, a_name, b_name)
+    pair["changes"] = [f"{what}: {_yes(getattr(ka, what))} → {_yes(getattr(kb, what))}"
+                       for what in ("parallel", "vectorized") if getattr(ka, what) != getattr(kb, what)]
     return pair
 
 
@@ -205,31 +203,30 @@ def _yes(flag):
     return {True: "yes", False: "no", None: "n/a"}[flag]
 
 
-def _text(record, line):
-    source = record["sample"]["source"].splitlines()
+def _text(analysis, line):
+    source = analysis.sample.source.splitlines()
     return source[line - 1].strip() if line and 0 < line <= len(source) else ""
 
 
 def _kernel_lines(v, record):
     keys = {}
-    for e in v.get("lines") or []:
-        for kid in e["kernels"]:
-            keys.setdefault(kid, set()).add((e["function"], _text(record, e["line"])))
+    for e in v.lines:
+        for kid in e.kernels:
+            keys.setdefault(kid, set()).add((e.function, _text(record, e.line)))
     return keys
 
 
 def _verdicts(v, record):
     """{(function, line text): {"line", "verdicts", "how"}}, the verdicts of all call sites together."""
     out = {}
-    for e in v.get("lines") or []:
-        if not e["status"]:
+    for e in v.lines:
+        if not e.status:
             continue
-        entry = out.setdefault((e["function"], _text(record, e["line"])),
-                               {"line": e["line"], "verdicts": [], "how": set()})
-        verdict = e["status"] + VECTORIZED.get(e["vectorized"], "")
+        entry = out.setdefault((e.function, _text(record, e.line)), {"line": e.line, "verdicts": [], "how": set()})
+        verdict = e.status + VECTORIZED.get(e.vectorized, "")
         if verdict not in entry["verdicts"]:
             entry["verdicts"].append(verdict)
-        entry["how"].update(e["how"])
+        entry["how"].update(e.how)
     return out
 
 
@@ -251,8 +248,7 @@ def _verdict_changes(a, b, ra, rb):
 
 def _break_changes(a, b, ra, rb):
     """Graph breaks gained or lost (by line text and reason)."""
-    ka, kb = ({(_text(r, x["line"]), x["reason"]): x for x in v.get("graph_breaks") or []}
-              for v, r in ((a, ra), (b, rb)))
-    return [{"change": change, "line": x["line"], "reason": x["reason"]}
+    ka, kb = ({(_text(r, x.line), x.reason): x for x in v.breaks} for v, r in ((a, ra), (b, rb)))
+    return [{"change": change, "line": x.line, "reason": x.reason}
             for change, mine, other in (("lost", ka, kb), ("gained", kb, ka))
             for key, x in mine.items() if key not in other]

@@ -19,6 +19,8 @@ OUTPUT_CODE_LOG = "torch._inductor.graph.__output_code"  # DEBUG "Output code: \
 # DEBUG "COMPILING GRAPH due to %s" % GraphCompileReason, for every graph. Unlike the graph_breaks
 # logger, it also reports a data-dependent `if` at a compiled frame's top level (2.1's generic_jump).
 COMPILE_LOG = "torch._dynamo.output_graph"
+# compilation metrics left out of the record: whole config dumps (tens of kB per graph) and a copy of provenance
+BULKY_METRICS = {"inductor_provenance"}
 
 
 def _has_structured_trace():
@@ -33,6 +35,7 @@ class _TraceHandler(logging.Handler):
     def emit(self, record):
         metadata = getattr(record, "metadata", None)
         if isinstance(metadata, dict) and "chromium_event" not in metadata:
+            self.capture.records += 1
             try:
                 self.capture.on_trace(metadata, getattr(record, "payload", None))
             except Exception as e:  # never let capture break the user's compile
@@ -45,6 +48,7 @@ class _LogHandler(logging.Handler):
         self.capture = capture
 
     def emit(self, record):
+        self.capture.records += 1
         try:
             self.capture.on_log(record)
         except Exception as e:  # never let capture break the user's compile
@@ -64,6 +68,7 @@ class Capture:
         self.graphs = {}
         self.breaks = []
         self.problems = []
+        self.records = 0
 
     def install(self):
         trace_config = getattr(torch._inductor.config, "trace", None)
@@ -90,7 +95,7 @@ class Capture:
 
     def take(self):
         out = {"mechanism": self.mechanism, "graphs": list(self.graphs.values()), "breaks": self.breaks,
-               "problems": self.problems}
+               "problems": self.problems, "records": self.records}
         self._reset()
         return out
 
@@ -116,7 +121,8 @@ class Capture:
         elif "inductor_output_code" in metadata:
             self._graph(cid).setdefault("output_code", []).append(payload or "")
         elif "compilation_metrics" in metadata:
-            self._graph(cid)["metrics"] = _jsonable(metadata["compilation_metrics"])
+            self._graph(cid)["metrics"] = _jsonable({k: v for k, v in metadata["compilation_metrics"].items()
+                                                     if k not in BULKY_METRICS and not k.endswith("_config")})
         elif "artifact" in metadata:
             self._on_artifact(cid, metadata["artifact"].get("name", ""), payload or "")
 

@@ -19,7 +19,7 @@ import torch._inductor.config
 
 from inspector.probe.timing import measure, once
 
-GRAPH_EVENT = "## Call CompiledFxGraph"
+GRAPH_EVENT = "## Call CompiledFxGraph"  # the profiler event of one compiled graph's call
 RANGE = "inspector|"  # profiler range of a wrapped kernel: inspector|<compile id>|<kernel name>
 CPP_KERNEL = re.compile(r"^(\w+) = async_compile\.(?:cpp_pybinding|cpp)\(", re.M)
 PROFILE_S = 0.2  # profiled seconds per variant (at least MIN_CALLS calls, at most MAX_CALLS)
@@ -30,26 +30,35 @@ COPY_BYTES = 256 * 2**20  # per array: well beyond the last-level cache
 def kernel_times(call, sync, graphs, device, call_s):
     """Seconds per call in each kernel and library call of the compiled graphs, plus the whole call.
 
-    ``graphs``: the variant's captured graphs (their output code); ``call_s``: its median time. A failure is
-    returned as ``error``: this optional pass never fails the variant.
+    ``graphs``: the variant's captured graphs (their output code); ``call_s``: its median time.
     """
     calls = int(min(MAX_CALLS, max(MIN_CALLS, PROFILE_S / max(call_s, 1e-9))))
     from torch.profiler import ProfilerActivity, profile
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-    wrapped = []
+    wrapped = [] if device == "cuda" else _wrap_kernels(graphs)
     try:
-        wrapped = [] if device == "cuda" else _wrap_kernels(graphs)
         with profile(activities=activities) as prof:
             total = sum(once(call, sync) for _ in range(calls))
         events, graphs_us = _kernel_events(prof.events(), device)
-    except Exception as e:
-        return {"error": f"{type(e).__name__}: {e}"}
     finally:
         for module, name, kernel in wrapped:
             setattr(module, name, kernel)
     return {"mechanism": "cuda_events" if device == "cuda" else "wrapped_kernels", "calls": calls,
             "total_s": total / calls, "graphs_s": graphs_us / 1e6 / calls if graphs_us else None,
             "events": [dict(e, count=e["count"] / calls, time_s=e.pop("us") / 1e6 / calls) for e in events.values()]}
+
+
+def regions(call, sync, calls=3):
+    """Per-call seconds inside compiled graphs and in the whole call, from the profiler's graph events.
+
+    The rest of the call ran as Python between graphs (the cost of graph breaks). None where this torch's
+    profiler does not mark compiled graphs.
+    """
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        total = sum(once(call, sync) for _ in range(calls))
+    inside = sum(e.cpu_time_total for e in prof.events() if e.name.startswith(GRAPH_EVENT)) / 1e6
+    return {"calls": calls, "total_s": total / calls, "graphs_s": inside / calls} if inside else None
 
 
 def _wrap_kernels(graphs):

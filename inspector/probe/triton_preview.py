@@ -13,6 +13,8 @@ from unittest import mock
 import torch
 import torch._inductor.config
 
+from inspector.probe import guard
+
 
 def unavailable():
     """Why this interpreter cannot make the preview, or None."""
@@ -42,7 +44,8 @@ def run(variant, fn, population, capture, python_lines):
         compile_fx(gm, example_inputs)  # lowers the graph; codegen_only captures its output code
         return gm.forward
 
-    target = torch.compile(torch.compiler.wrap_numpy(fn) if variant.kind == "numpy" else fn, backend=backend)
+    target = guard.user(torch.compile(torch.compiler.wrap_numpy(fn) if variant.kind == "numpy" else fn,
+                                      backend=backend))
     torch._dynamo.reset()
     capture.take()
     # the hash names the Triton backend's CPU driver, which triton alone lacks: a constant stands in

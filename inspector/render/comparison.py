@@ -1,11 +1,6 @@
-"""A comparison of runs (torch versions, configurations): self-contained HTML and a terminal summary."""
+"""A comparison of runs in plain words, shared by the HTML and text renderers."""
 
-from rich.console import Console
-
-from inspector.analysis.summary import ratio, seconds
-from inspector.render.html import _environment
-
-ENV_ROWS = ("torch", "python", "numpy", "threads", "cpu", "isa", "cuda", "platform", "executable")
+from inspector.render.words import ratio, seconds
 
 
 def headline(v):
@@ -20,7 +15,7 @@ def notes(pair, v):
     """One sentence per finding in a compiled variant: kernels, changed line verdicts, graph breaks."""
     a, b = pair["a"], pair["b"]
     out = []
-    for k in _code(v):
+    for k in code(v):
         names = k["a"] if k["a"] == k["b"] else f"{k['a']} → {k['b']}"
         state = ("identical after normalisation" if k["identical"]
                  else f"differs (+{k['added_lines']} -{k['removed_lines']} normalised lines)")
@@ -57,40 +52,13 @@ def _lines(entries):
     return f"line{'s' if len(spans) > 1 or spans[0][1] > spans[0][0] else ''} {where} ({functions})"
 
 
-def print_summary(comparison, console=None):
-    """A few lines per variant and run pair."""
-    console = console or Console(highlight=False, soft_wrap=True)
-    for pair in comparison["pairs"]:
-        console.print(f"{comparison['sample']['path']}: {pair['a']} → {pair['b']}", markup=False, style="bold")
-        for w in pair["warnings"]:
-            console.print(f"  warning: {w}", markup=False, style="yellow")
-        for v in pair["variants"]:
-            console.print(f"  {v['id']}: {headline(v)}", markup=False)
-            for note in notes(pair, v):
-                console.print(f"    {note}", markup=False)
-        for side, ids in (("a", pair["only_a"]), ("b", pair["only_b"])):
-            if ids:
-                console.print(f"  only under {pair[side]}: {', '.join(ids)}", markup=False)
-
-
-def render(comparison):
-    """The comparison as one HTML page."""
-    pairs = [dict(p, variants=[dict(v, headline=headline(v), notes=notes(p, v), anchor=f"p{n}-{v['id']}",
-                                    code=[dict(k, diff=[(_css(ln), ln) for ln in k["diff"]]) for k in _code(v)])
-                               for v in p["variants"]])
-             for n, p in enumerate(comparison["pairs"])]
-    env = [(key, [r["env"].get(key) for r in comparison["runs"]]) for key in ENV_ROWS]
-    env.append(("config", [" ".join(r["config"]) or "-" for r in comparison["runs"]]))
-    return _environment().get_template("compare.html.j2").render(
-        sample=comparison["sample"], runs=comparison["runs"], env=env, pairs=pairs)
-
-
-def _code(v):
+def code(v):
     """The kernel pairs of a compiled variant, then its wrapper."""
     return v.get("kernels", []) + ([v["wrapper"]] if "wrapper" in v else [])
 
 
-def _css(line):
+def diff_class(line):
+    """The CSS class of a unified-diff line."""
     if line.startswith(("---", "+++")):
         return "file"
     return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "")

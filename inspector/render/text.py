@@ -1,79 +1,117 @@
-"""Terminal renderer: the seed-style timing table and one sentence per compiled variant (rich)."""
+"""The text renderer (rich): the seed-style timing table and one sentence per compiled variant, the breaks
+listing, and a comparison's few lines per variant."""
+
+import io
 
 from rich.console import Console
 from rich.table import Table
 
-from inspector.analysis.summary import ratio, seconds, sentence, timing_note
+from inspector.render import comparison as comparison_words
+from inspector.render.base import Renderer
+from inspector.render.words import match, ratio, seconds, sentence, timing_note
+
+WIDTH = 110
 
 
-def timing_table(record):
-    sample = record["sample"]
-    table = Table(title=f"{sample['title']} · population {sample['population']:,}", title_justify="left")
+class TextRenderer(Renderer):
+    """``full``: the report with sentences, failures and breaks (else the table and its notes); ``color``: ANSI
+    styles, for a terminal; ``width``: columns (the table's layout depends on it)."""
+
+    name = "text"
+
+    def __init__(self, full=True, color=False, width=WIDTH):
+        self.full, self.color, self.width = full, color, width
+
+    def _console(self):
+        return Console(file=io.StringIO(), width=self.width, force_terminal=self.color,
+                       color_system="standard" if self.color else None, highlight=False, soft_wrap=True)
+
+    def report(self, analysis):
+        """The table; with ``full``, per-variant sentences, failures and breaks.
+
+        Mismatches are not repeated here: the CLI reports them on stderr as soon as they are known.
+        """
+        console = self._console()
+        console.print(timing_table(analysis))
+        for v in analysis.variants:
+            note = timing_note(v, analysis.sample.population)
+            if note:
+                console.print(f"* {v.id}: {note}", markup=False)
+        if self.full:
+            for v in analysis.variants:
+                if v.status not in ("ok", "skipped"):
+                    console.print(f"{v.id}: {v.status}: {v.error or ''}", markup=False, style="red")
+                if v.compiled and v.status == "ok":
+                    console.print(f"{v.id}: {sentence(v)}", markup=False)
+                    for b in v.breaks:
+                        console.print(f"    graph break at line {b.line}: {b.reason}", markup=False)
+            _not_understood(console, analysis)
+        return console.file.getvalue()
+
+    def breaks(self, view):
+        """Per compiled variant: its graphs, each distinct break once, its cost, the flags tried, warnings."""
+        console = self._console()
+        console.print(f"{view.sample} · torch {view.torch} · population {view.population:,}", markup=False)
+        for row in view.variants:
+            if row.status != "ok":
+                console.print(f"\n{row.variant}: {row.status}: {row.error or ''}", markup=False, style="red")
+                continue
+            ops = ", ".join(str(g.op_count) for g in row.graphs)
+            head = f"\n{row.variant}: {len(row.graphs)} graph{'s' if len(row.graphs) != 1 else ''} (ops: {ops})"
+            if row.cost:
+                c = row.cost
+                head += (f"; {c.outside_fraction:.0%} of each call outside compiled graphs (Python between "
+                         f"graphs, guards, conversions: {seconds(c.outside_s)} of {seconds(c.outside_s + c.inside_s)})")
+            console.print(head + ("; no graph breaks" if not row.breaks else ""), markup=False, style="bold")
+            for b in row.breaks:
+                times = f" ({b.count}x)" if b.count > 1 else ""
+                console.print(f"  {b.file}:{b.line}{times}  {b.code or ''}", markup=False)
+                console.print(f"      {b.reason}", markup=False, style="red")
+                for label, value in (("torch", b.explanation), *(("hint", h) for h in b.hints),
+                                     (b.gb_id, b.url), ("fix", b.fix)):
+                    if value:
+                        console.print(f"      {label}: {value}", markup=False)
+            for t in row.tried:
+                gone = f"break at line {', '.join(map(str, t.gone))} gone" if t.gone else "the break stayed"
+                console.print(f"  tried --config {t.flag}: {t.breaks_before} -> {t.breaks_after} breaks, {gone}, "
+                              f"median {seconds(t.median_before_s)} -> {seconds(t.median_after_s)}"
+                              + (f" ({t.status}: {t.error})" if t.status != "ok" else ""), markup=False)
+            for w in row.warnings:
+                console.print(f"  warning: {w.text}", markup=False, style="yellow")
+        return console.file.getvalue()
+
+    def comparison(self, comparison):
+        """A few lines per variant and run pair."""
+        console = self._console()
+        for pair in comparison["pairs"]:
+            console.print(f"{comparison['sample'].path}: {pair['a']} → {pair['b']}", markup=False, style="bold")
+            for w in pair["warnings"]:
+                console.print(f"  warning: {w}", markup=False, style="yellow")
+            for v in pair["variants"]:
+                console.print(f"  {v['id']}: {comparison_words.headline(v)}", markup=False)
+                for note in comparison_words.notes(pair, v):
+                    console.print(f"    {note}", markup=False)
+            for side, ids in (("a", pair["only_a"]), ("b", pair["only_b"])):
+                if ids:
+                    console.print(f"  only under {pair[side]}: {', '.join(ids)}", markup=False)
+        return console.file.getvalue()
+
+
+def timing_table(analysis):
+    sample = analysis.sample
+    table = Table(title=f"{sample.title} · population {sample.population:,}", title_justify="left")
     for name in ("variant", "status", "time", "vs python", "vs numpy", "first call", "match"):
         table.add_column(name, justify="left" if name in ("variant", "status") else "right", no_wrap=name == "variant")
-    for v in record["variants"]:
-        t = v.get("timing") or {}
-        time = seconds(t.get("per_population_s"))
-        if timing_note(v, sample["population"]):
-            time += " *"
-        match = {True: "yes", False: "NO", None: "-"}[v.get("matches_reference")]
-        table.add_row(v["id"], v["status"], time, ratio(v.get("speedup_vs_python")),
-                      ratio(v.get("speedup_vs_numpy")),
-                      seconds(t.get("first_call_s")) if v.get("compiled") else "-", match)
+    for v in analysis.variants:
+        t = v.timing
+        time = seconds(t.per_population_s if t else None) + (" *" if timing_note(v, sample.population) else "")
+        table.add_row(v.id, v.status, time, ratio(v.speedup_vs_python), ratio(v.speedup_vs_numpy),
+                      seconds(t.first_call_s) if t and v.compiled else "-", match(v))
     return table
 
 
-def render(record, console=None, full=True):
-    """Print the summary of ``record``; ``full`` adds per-variant sentences, failures and breaks.
-
-    Mismatches are not repeated here: the CLI reports them on stderr as soon as they are known.
-    """
-    console = console or Console(width=max(Console().width, 110))
-    console.print(timing_table(record))
-    sample = record["sample"]
-    for v in record["variants"]:
-        note = timing_note(v, sample["population"])
-        if note:
-            console.print(f"* {v['id']}: {note}", markup=False)
-    if not full:
-        return
-    for v in record["variants"]:
-        if v["status"] not in ("ok", "skipped"):
-            console.print(f"{v['id']}: {v['status']}: {v.get('error') or ''}", markup=False, style="red")
-        if v.get("compiled") and v["status"] == "ok":
-            console.print(f"{v['id']}: {sentence(v)}", markup=False)
-            for b in v.get("graph_breaks") or []:
-                console.print(f"    graph break at line {b['line']}: {b['reason']}", markup=False)
-
-
-def render_breaks(record, rows, console):
-    """The `inspector breaks` listing: per compiled variant, its graphs, each distinct break once, its cost."""
-    console.print(f"{record['sample']['path']} · torch {record['env']['torch']} · population "
-                  f"{record['sample']['population']:,}", markup=False)
-    for row in rows:
-        if row["status"] != "ok":
-            console.print(f"\n{row['variant']}: {row['status']}: {row['error'] or ''}", markup=False, style="red")
-            continue
-        ops = ", ".join(str(g["op_count"]) for g in row["graphs"])
-        head = f"\n{row['variant']}: {len(row['graphs'])} graph{'s' if len(row['graphs']) != 1 else ''} (ops: {ops})"
-        if row["cost"]:
-            c = row["cost"]
-            head += (f"; {c['outside_fraction']:.0%} of each call outside compiled graphs (Python between "
-                     f"graphs, guards, conversions: {seconds(c['outside_s'])} of "
-                     f"{seconds(c['outside_s'] + c['inside_s'])})")
-        console.print(head + ("; no graph breaks" if not row["breaks"] else ""), markup=False, style="bold")
-        for b in row["breaks"]:
-            times = f" ({b['count']}x)" if b["count"] > 1 else ""
-            console.print(f"  {b['file']}:{b['line']}{times}  {b['code'] or ''}", markup=False)
-            console.print(f"      {b['reason']}", markup=False, style="red")
-            for label, value in (("torch", b["explanation"]), *(("hint", h) for h in b["hints"]),
-                                 (b["gb_id"], b["url"]), ("fix", b["fix"])):
-                if value:
-                    console.print(f"      {label}: {value}", markup=False)
-        for t in row.get("tried") or []:
-            gone = f"break at line {', '.join(map(str, t['gone']))} gone" if t["gone"] else "the break stayed"
-            console.print(f"  tried --config {t['flag']}: {t['breaks_before']} -> {t['breaks_after']} breaks, {gone}, "
-                          f"median {seconds(t['median_before_s'])} -> {seconds(t['median_after_s'])}"
-                          + (f" ({t['status']}: {t['error']})" if t["status"] != "ok" else ""), markup=False)
-        for w in row["warnings"]:
-            console.print(f"  warning: {w['text']}", markup=False, style="yellow")
+def _not_understood(console, analysis):
+    for p in analysis.parse:
+        if p.problems:
+            console.print(f"not understood: {len(p.problems)} of {p.read} {p.artifact} (see the HTML report)",
+                          markup=False, style="yellow")

@@ -1,0 +1,88 @@
+"""Dynamo's graph-break messages (the structured trace's artifact, or torch 2.1's log records) as facts."""
+
+import re
+from dataclasses import dataclass
+
+AT = re.compile(r"Graph break(?: in user code)? at (.+?):(\d+)")
+REASON = re.compile(r"^\s*(?:Graph Break Reason|Reason):\s*(.+)$", re.M)
+EXPLANATION = re.compile(r"^\s*Explanation:\s*(.+)$", re.M)
+HINT = re.compile(r"^\s*Hint:\s*(.+)$", re.M)
+DEBUG_CONTEXT = re.compile(r"^\s*Developer debug context:\s*(.+)$", re.M)
+ENCOUNTERED = re.compile(r"Encountered graph break when attempting to (trace \w+)")
+GB_URL = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
+FRAME = re.compile(r'File "(.+?)", line (\d+), in (\S+)')
+
+SCALARS = "dynamo.capture_scalar_outputs=True"
+DYNAMIC_SHAPES = "dynamo.capture_dynamic_output_shape_ops=True"
+BRANCH_FIX = "make the branch a mask: compute both sides and select with np.where / torch.where, or use torch.cond"
+
+
+@dataclass(frozen=True)
+class Cause:
+    """A normalised cause of a graph break, the phrases of torch's reason that name it, and the usual rewrite."""
+
+    kind: str
+    phrases: tuple
+    fix: str
+    flag: str = None  # a config flag that removes the break
+
+
+CAUSES = (
+    Cause("data-dependent-branch", ("data-dependent branching", "generic_jump"), BRANCH_FIX),
+    Cause("item", (".item()", "tensor.item"), f"keep the value as a 0-d tensor, or set {SCALARS}", SCALARS),
+    Cause("dynamic-shape", ("dynamic shape operator", "nonzero"),
+          f"avoid boolean-mask indexing: use np.where / torch.where with a mask, or set {DYNAMIC_SHAPES}",
+          DYNAMIC_SHAPES),
+    Cause("print", ("builtin operator `print`", "builtin print", "builtinvariable(print)"),
+          "remove the print from the compiled function, or log outside it"),
+    Cause("apply-along-axis", ("apply_along_axis",),
+          "vectorise the row function over the whole population (axis=1 reductions, broadcasting) instead of "
+          "np.apply_along_axis"),
+    Cause("unsupported", ("unsupported", "not supported"),
+          "rewrite with operations torch.compile supports (vectorised NumPy or torch ops)"),
+)
+
+
+def parse(entry):
+    """One break entry {text, compile_id, mechanism} -> a dict of its facts; ``file``/``line`` None when the
+    message names no location (the caller counts that as not understood)."""
+    text = entry.get("text") or ""
+    at = AT.search(text)
+    frames = [(f, int(n), fn) for f, n, fn in FRAME.findall(text.split("User code traceback:")[-1])]
+    file, line = (at.group(1), int(at.group(2))) if at else (frames[-1][:2] if frames else (None, None))
+    reason = REASON.search(text)
+    explanation = EXPLANATION.search(text)
+    url = GB_URL.search(text)
+    first = reason.group(1).strip() if reason else _first_line(text)
+    wrapper = ENCOUNTERED.match(first)
+    if wrapper and reason:
+        # the real reason is the next non-empty line; keep the bytecode context after it
+        following = [ln.strip() for ln in text[reason.end():].splitlines() if ln.strip()]
+        if following and not following[0].startswith(("Explanation:", "Hint:")):
+            first = f"{following[0]} ({wrapper.group(1)})"
+    explanation = explanation.group(1).strip() if explanation else None
+    debug = DEBUG_CONTEXT.search(text)
+    cause = cause_of(" ".join(filter(None, [first, explanation, debug and debug.group(1)])))
+    return {
+        "file": file, "line": line, "frames": frames, "reason": first, "explanation": explanation,
+        "hints": list(dict.fromkeys(h.strip() for h in HINT.findall(text))),
+        "gb_id": url.group(2) if url else None, "url": url.group(1) if url else None,
+        "cause": cause.kind if cause else "unknown", "fix": cause and cause.fix, "flag": cause and cause.flag,
+        "compile_id": entry.get("compile_id"), "mechanism": entry.get("mechanism"), "text": text,
+    }
+
+
+def cause_of(words):
+    """The first cause whose phrase appears in ``words`` (torch's reason, explanation and debug context, never
+    the user's quoted code), or None."""
+    lowered = words.lower()
+    return next((c for c in CAUSES if any(p in lowered for p in c.phrases)), None)
+
+
+def _first_line(text):
+    """The reason in the older one-line form: 'Graph break: REASON from user code at:' (torch 2.1)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not AT.search(ln)]
+    if not lines:
+        return "graph break"
+    first = re.sub(r"^Graph break:\s*", "", lines[0])
+    return re.sub(r"\s*from user code at:?$", "", first)[:300]

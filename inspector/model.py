@@ -1,0 +1,424 @@
+"""The typed values analysis derives from a record, and that every renderer reads.
+
+No torch here, and no JSON but at the boundary: ``to_json`` turns any of these into plain data (the JSON
+renderer's output). Values are frozen: a later step makes a new value with ``dataclasses.replace`` instead of
+changing what an earlier step produced.
+"""
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Optional
+
+STATUSES = ("parallel", "serial", "extern", "eager", "graph-break")  # a line verdict, best to worst news
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why something is so: a stable ``kind`` that renderers may branch on, and ``text`` for people.
+
+    The text of a ``not-vectorized-*`` reason says why without the words "not vectorized" (renderers show
+    such reasons once, under that heading, when many lines share them).
+    """
+
+    kind: str
+    text: str
+
+    NOT_VECTORIZED = ("not-vectorized-strided", "not-vectorized-scalar", "not-vectorized-no-loop")
+
+    @property
+    def not_vectorized(self):
+        return self.kind in self.NOT_VECTORIZED
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A line of a kernel's code that shows one of its properties (``what``: "OpenMP parallel region", ...)."""
+
+    line: int
+    what: str
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch of a kernel from the wrapper's ``call()``: its position among the graph's launches."""
+
+    position: int
+
+
+@dataclass(frozen=True)
+class LoopNest:
+    """One loop nest of a C++ kernel (filled by the loop-nest parser; empty until then)."""
+
+    parallel: bool
+    vectorized: bool
+    reduction: bool
+    trip_count: Optional[int]
+
+
+@dataclass(frozen=True)
+class TritonLaunch:
+    """What a Triton kernel's source fixes about its launch, and what autotuning chose where it ran."""
+
+    size_hints: Optional[dict]
+    grid_type: Optional[str]
+    target: Optional[str]  # the device Inductor generated for: cpu (the preview) or cuda
+    numels: dict
+    blocks: dict
+    num_warps: Optional[int]
+    config: Optional[dict] = None  # the autotuned launch config (CUDA runs)
+    grid: Optional[list] = None  # programs per grid dimension
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class KernelCost:
+    """A kernel's share of a compiled call: seconds per call over all its launches, and the memory it moved."""
+
+    time_s: Optional[float] = None
+    launches_per_call: Optional[float] = None
+    time_share: Optional[float] = None
+    read_bytes: Optional[int] = None  # per launch
+    written_bytes: Optional[int] = None
+    gb_s: Optional[float] = None
+    bandwidth_fraction: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A generated kernel (``cpp``, ``triton``) or a library call (``extern``) of one compiled graph."""
+
+    id: str  # unique within a variant
+    name: str
+    graph: Optional[str]  # compile id
+    backend: str  # cpp | triton | extern
+    kind: str  # pointwise | reduction | library call | a Triton heuristic
+    code: str
+    parallel: Optional[bool]
+    parallel_regions: int
+    vectorized: Optional[bool]  # None: not a CPU notion (Triton) or no code (extern)
+    reduction: bool
+    ops: int
+    loads: int
+    strided_loads: list
+    masked_loads: int
+    trip_counts: list
+    evidence: list  # [Evidence]
+    launches: list  # [Launch], in call() order
+    handle: Optional[str] = None  # provenance debug handle
+    loop_nests: list = field(default_factory=list)  # [LoopNest]
+    triton: Optional[TritonLaunch] = None
+    cost: KernelCost = KernelCost()
+
+    @property
+    def generated(self):
+        return self.backend != "extern"
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One compiled graph (a compile id) and the kernels its output code launches."""
+
+    compile_id: Optional[str]
+    op_count: Optional[int]
+    cache: Optional[str]  # Inductor's FX graph cache outcome: hit, miss, bypass
+    kernels: list  # kernel names
+    output_code: list  # the output modules' text
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    """A distinct graph break: where (the user's file and line), why (torch's words), and the usual fix."""
+
+    file: Optional[str]
+    line: Optional[int]
+    code: Optional[str]  # the source line, when the file is the sample
+    reason: str
+    cause: str  # a normalised cause: data-dependent-branch, item, dynamic-shape, print, unsupported, unknown
+    explanation: Optional[str]
+    hints: list
+    gb_id: Optional[str]
+    url: Optional[str]
+    fix: Optional[str]
+    flag: Optional[str]  # a config flag that removes it
+    count: int
+    compile_id: Optional[str]
+    mechanism: Optional[str]
+    text: str
+
+
+@dataclass(frozen=True)
+class BreakCost:
+    """Seconds per call outside compiled graphs (Python between graphs, guards, conversions) and inside."""
+
+    outside_s: float
+    inside_s: float
+    outside_fraction: float
+
+
+@dataclass(frozen=True)
+class CompileWarning:
+    """A silent cousin of a graph break: ``unrolled-loop`` or ``recompile``."""
+
+    kind: str
+    lines: list
+    graph: Optional[str]
+    text: str
+
+
+@dataclass(frozen=True)
+class LineVerdict:
+    """What happened to one source line in one compiled variant, with the evidence that says so."""
+
+    file: str
+    line: int
+    end_line: int
+    function: str
+    via: list  # call-site lines, outermost first
+    status: Optional[str]  # one of STATUSES, or None: no operations of its own
+    vectorized: Optional[str]  # all | some | none | n/a | None
+    kernels: list  # kernel ids
+    why: list  # [Reason]
+    how: list  # evidence used: provenance, origin, fx_graph, python_trace, graph_break
+    time_s: Optional[float] = None
+    time_share: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Calls after which compiling paid off against the fastest eager variant; ``calls`` None: never."""
+
+    calls: Optional[float]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A variant's timed runs, and what they mean for the whole population."""
+
+    median_s: float
+    min_s: float
+    max_s: float
+    runs: int
+    number: int
+    first_call_s: Optional[float]
+    samples_s: list
+    per_population_s: float  # the median scaled to the whole population (Python measures a subset)
+    compile_s: Optional[float]  # compiled variants: torch's compile time, else first call minus median
+
+
+@dataclass(frozen=True)
+class TimeSplit:
+    """Where a compiled call's time went, from the profiled pass."""
+
+    total_s: Optional[float] = None
+    kernels_s: Optional[float] = None
+    calls: Optional[int] = None
+    mechanism: Optional[str] = None
+    wrapper_s: Optional[float] = None
+    outside_graphs_s: Optional[float] = None
+    unmatched: list = field(default_factory=list)
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class CompilePhases:
+    """Compile seconds split as torch reports them, summed over a variant's graphs, and cache outcomes."""
+
+    dynamo_s: float
+    aot_s: float
+    inductor_s: float
+    codegen_s: float
+    build_s: float
+    total_s: float
+    cache: dict
+
+
+@dataclass(frozen=True)
+class InternalError:
+    """An exception inside inspector itself (not the user's code, not torch's compile): a bug to report."""
+
+    where: str
+    error: str
+    detail: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One variant's run and everything derived from it."""
+
+    id: str
+    function: str
+    kind: str  # python | numpy | torch
+    compiled: bool
+    device: str
+    preview: bool
+    status: str  # ok | error | skipped | timeout
+    error: Optional[str]
+    error_line: Optional[int]
+    error_stage: Optional[str]  # compile | run | inspector
+    error_detail: Optional[str]
+    timing: Optional[Timing]
+    measured_population: Optional[int]
+    matches_reference: Optional[bool]
+    mismatch: Optional[str]
+    speedup_vs_python: Optional[float] = None
+    speedup_vs_numpy: Optional[float] = None
+    break_even: Optional[BreakEven] = None
+    kernels: list = field(default_factory=list)  # [Kernel]
+    graphs: list = field(default_factory=list)  # [Graph]
+    breaks: list = field(default_factory=list)  # [GraphBreak]
+    break_cost: Optional[BreakCost] = None
+    warnings: list = field(default_factory=list)  # [CompileWarning]
+    lines: list = field(default_factory=list)  # [LineVerdict]
+    time_split: Optional[TimeSplit] = None
+    compile_phases: Optional[CompilePhases] = None
+    recompile_count: int = 0
+    transfer: Optional[dict] = None  # CUDA: host<->device copy cost
+    internal_errors: list = field(default_factory=list)  # [InternalError]
+
+    @property
+    def failed(self):
+        return self.status in ("error", "timeout") or self.matches_reference is False
+
+    def line_summary(self):
+        """{status: number of distinct lines with that verdict}."""
+        return {s: len({e.line for e in self.lines if e.status == s}) for s in STATUSES}
+
+
+@dataclass(frozen=True)
+class Sample:
+    path: str  # as the user gave it
+    file: Optional[str]  # the absolute path the probe loaded
+    title: str
+    description: str
+    population: int
+    default_population: Optional[int]
+    seed: Optional[int]
+    shape: list
+    dtype: Optional[str]
+    source: str
+
+
+@dataclass(frozen=True)
+class Bandwidth:
+    gb_s: float
+    bytes: int
+    machine: str
+    method: str
+    measured: str
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class Env:
+    python: Optional[str]
+    torch: Optional[str]
+    numpy: Optional[str]
+    threads: Optional[int]
+    cuda: Optional[str]  # device name, or None
+    cpu: Optional[str]
+    isa: Optional[str]
+    platform: Optional[str]
+    executable: Optional[str]
+    cpu_count: Optional[int]
+    memory_bandwidth: Optional[Bandwidth]
+    min_chunk_size: Optional[int] = None  # Inductor's cpp.min_chunk_size: fewer elements per thread stay serial
+
+    MACHINE = ("cpu", "isa", "threads", "cuda")  # what must agree for timings to compare
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One population size of a sweep: each variant's timing and speedups at that size."""
+
+    population: int
+    variants: list  # [Variant] without kernels or lines
+
+
+@dataclass(frozen=True)
+class ParseCount:
+    """How much of one kind of torch output a parser read, and what it did not understand."""
+
+    artifact: str  # output code, graph-break messages, log records
+    read: int
+    problems: list  # one line each
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One compiled variant's graph breaks and warnings, with their cost (the breaks view)."""
+
+    variant: str
+    status: str
+    error: Optional[str]
+    graphs: list  # [Graph]
+    cost: Optional[BreakCost]
+    breaks: list  # [GraphBreak]
+    warnings: list  # [CompileWarning]
+    tried: list = field(default_factory=list)  # [FlagTrial] (inspector breaks --try-fixes)
+
+
+@dataclass(frozen=True)
+class FlagTrial:
+    """A compiled variant compiled again with a config flag that removes one of its breaks: what it changed."""
+
+    flag: str
+    status: str
+    error: Optional[str]
+    breaks_before: int
+    breaks_after: int
+    gone: list  # lines whose breaks went away
+    median_before_s: Optional[float]
+    median_after_s: Optional[float]
+
+
+@dataclass(frozen=True)
+class BreaksView:
+    """What ``inspector breaks`` shows: per compiled variant its findings, with the flags it tried."""
+
+    sample: str
+    torch: Optional[str]
+    population: int
+    variants: list  # [Finding]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything derived from one record: what every renderer reads."""
+
+    schema: str
+    inspector: str
+    created: str
+    sample: Sample
+    env: Env
+    config: list  # [{"key", "value"}]
+    reference: Optional[str]
+    interrupted: bool
+    probe_restarts: int
+    trace_dir: Optional[str]
+    variants: list  # [Variant]
+    sweep: list  # [SweepPoint]
+    parse: list  # [ParseCount]
+    internal_errors: list  # [InternalError], every one of the run
+    findings: list  # [Finding], costliest first
+
+    def variant(self, vid):
+        return next(v for v in self.variants if v.id == vid)
+
+    @property
+    def failed(self):
+        return [v for v in self.variants if v.failed]
+
+    @property
+    def not_understood(self):
+        return sum(len(p.problems) for p in self.parse)
+
+
+def to_json(value):
+    """Plain JSON data (dicts, lists, numbers, strings) for any value of this module."""
+    if dataclasses.is_dataclass(value):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    return value

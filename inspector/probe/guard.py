@@ -1,0 +1,62 @@
+"""Whose exception is it? The user's code (and torch compiling it) against inspector's own passes.
+
+Every call into the user's function goes through ``user(fn)``: what it raises becomes a ``VariantError``, that
+variant's failure. Any other exception in the probe is inspector's own (a bug to report), recorded by
+``optional`` beside what was already measured.
+"""
+
+import importlib
+import traceback
+
+# torch's own compile failures: the variant's compile error, never inspector's
+COMPILE_ERRORS = (("torch._dynamo.exc", "BackendCompilerFailed"), ("torch._dynamo.exc", "InternalTorchDynamoError"),
+                  ("torch._inductor.exc", "InductorError"), ("torch._inductor.exc", "CppCompileError"))
+
+
+class VariantError(Exception):
+    """The user's code (or torch compiling it) raised ``error``."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+def user(fn):
+    """``fn`` with whatever it raises turned into a VariantError."""
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except VariantError:
+            raise
+        except Exception as e:
+            raise VariantError(e) from e
+    return call
+
+
+def stage(error):
+    """"compile" for torch's compile failures, else "run"."""
+    classes = []
+    for module, name in COMPILE_ERRORS:
+        try:
+            classes.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            pass
+    return "compile" if isinstance(error, tuple(classes)) else "run"
+
+
+def internal(where, error):
+    """The record's entry for an exception inside inspector."""
+    return {"where": where, "error": f"{type(error).__name__}: {error}",
+            "detail": "".join(traceback.format_exception(error))[-8000:]}
+
+
+def optional(result, where, pass_):
+    """Run one of inspector's passes (profiling, tracing, device facts) and return its value; when inspector's own
+    code fails, record an internal error in ``result`` and return None. The user's errors go through."""
+    try:
+        return pass_()
+    except VariantError:
+        raise
+    except Exception as e:
+        result.setdefault("internal_errors", []).append(internal(where, e))
+        return None

@@ -1,0 +1,247 @@
+"""Run a validated sample's variants in this interpreter: torch from here on (see inspector.probe.__main__)."""
+
+import ast
+import fnmatch
+import os
+import platform
+import sys
+import time
+import traceback
+
+import numpy as np
+import torch
+import torch._inductor.config  # `import torch` alone does not load it in 2.1
+
+from inspector.probe import cuda
+from inspector.probe import guard
+from inspector.probe import profile
+from inspector.probe import sample as samples
+from inspector.probe import triton_preview
+from inspector.probe.capture import Capture
+from inspector.probe.timing import measure, once
+
+PYTHON_PILOT = 1000
+
+
+def run(module, info, variants, population, args, emit, make_population):
+    """Apply the --config items, send the header, then run and send each selected variant."""
+    try:
+        applied = [_apply_config(item) for item in args.config]
+    except samples.SampleError as e:
+        emit({"type": "fatal", "error": str(e)})
+        return 3
+    env = _env()
+    env["memory_bandwidth"] = profile.bandwidth(env["cpu"], env["threads"])
+    emit({"type": "header", "env": env, "config": applied,
+          "sample": dict(info, file=os.path.abspath(args.sample), population=len(population), seed=args.seed,
+                         shape=list(population.shape), dtype=str(population.dtype)),
+          "variants": [v.__dict__ for v in variants]})
+    capture = Capture()
+    capture.install()
+    patterns = args.only.split(",") if args.only else ["*"]
+    for variant in (v for v in variants if any(fnmatch.fnmatchcase(v.id, p) for p in patterns)):
+        emit({"type": "start", "id": variant.id, "time": time.time()})
+        fn = getattr(module, variant.function)
+        result = _run(variant, fn, population, capture, args, make_population, emit)
+        np_out = result.pop("_output", None)
+        if np_out is not None:
+            np.save(os.path.join(args.outputs, variant.id + ".npy"), np_out)
+        emit(dict(variant.__dict__, type="variant", **result))
+    return 0
+
+
+def _apply_config(item):
+    """Set an Inductor (default) or Dynamo (``dynamo.`` prefix) config value from KEY=VALUE."""
+    key, sep, raw = item.partition("=")
+    if not sep:
+        raise samples.SampleError(f"--config {item}: expected KEY=VALUE")
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        value = raw
+    root, path = torch._inductor.config, key
+    for prefix, module in (("dynamo.", torch._dynamo.config), ("inductor.", torch._inductor.config)):
+        if key.startswith(prefix):
+            root, path = module, key[len(prefix):]
+    *parents, leaf = path.split(".")
+    target = root
+    try:
+        for part in parents:
+            target = getattr(target, part)
+        getattr(target, leaf)
+    except AttributeError:
+        raise samples.SampleError(f"--config {key}: no such torch config option") from None
+    setattr(target, leaf, value)
+    return {"key": key, "value": value}
+
+
+def _env():
+    cuda = torch.cuda.is_available()
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    except OSError:
+        pass
+    isa = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", lambda: None)()
+    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
+            "threads": torch.get_num_threads(), "cuda": torch.cuda.get_device_name() if cuda else None,
+            "cpu": cpu, "isa": isa, "platform": platform.platform(), "executable": sys.executable,
+            "cpu_count": os.cpu_count(), "min_chunk_size": torch._inductor.config.cpp.min_chunk_size}
+
+
+def _run(variant, fn, population, capture, args, make_population, emit):
+    """Run and time one variant; return its raw result (``_output`` is the ndarray to save)."""
+    if variant.device == "cuda" and not torch.cuda.is_available():
+        return {"status": "skipped", "error": "CUDA is not available (torch.cuda.is_available() is False)"}
+    if variant.device == "cuda" and variant.kind == "numpy" and not hasattr(torch.compiler, "wrap_numpy"):
+        return {"status": "skipped", "error": f"torch {torch.__version__} has no torch.compiler.wrap_numpy"}
+    if variant.preview and triton_preview.unavailable():
+        return {"status": "skipped", "error": triton_preview.unavailable()}
+    result = {}
+    try:
+        if variant.kind == "python":
+            return _run_python(fn, population, args)
+        if variant.preview:
+            return triton_preview.run(variant, fn, population, capture,
+                                      lambda call: _lines_run_in_python(call, fn.__code__.co_filename))
+        target, convert, sync = prepare(variant, fn)
+        data = convert(population)
+        call = guard.user(lambda: target(data))
+        capture.take()
+        if variant.compiled:
+            torch._dynamo.reset()
+            output, first = _first_call(call, sync)
+            result["capture"] = capture.take()
+            emit({"type": "compiled", "id": variant.id, "capture": result["capture"]})
+            result["timing"] = measure(call, sync, args.budget, first_call_s=first)
+            result["recompiles"] = capture.take()
+            result["regions"] = guard.optional(result, "regions", lambda: profile.regions(call, sync))
+            if not args.no_kernel_times:
+                graphs = result["capture"]["graphs"] + result["recompiles"]["graphs"]
+                result["kernel_times"] = guard.optional(result, "kernel times", lambda: profile.kernel_times(
+                    call, sync, graphs, variant.device, result["timing"]["median_s"]))
+            if variant.device == "cuda":
+                result.update(guard.optional(result, "cuda facts",
+                                             lambda: cuda.facts(population, output, result["capture"])) or {})
+            sizes = [int(n) for n in args.sizes.split(",") if n]
+            result["sizes"] = [_at_size(guard.user(target), convert(make_population(n)), sync, capture, n)
+                               for n in sizes]
+        else:
+            output = call()
+            sync()
+            result["timing"] = measure(call, sync, args.budget)
+        result["python_lines"] = guard.optional(result, "python lines",
+                                                lambda: _lines_run_in_python(call, fn.__code__.co_filename))
+        result["_output"] = _to_numpy(output)
+        result["status"] = "ok"
+        return result
+    except guard.VariantError as e:
+        return dict(_failure(e.error, fn, capture), **{k: result[k] for k in ("capture", "internal_errors")
+                                                       if k in result})
+    except Exception as e:  # inspector's own code failed: not the user's error
+        result.pop("_output", None)
+        return dict(result, status="error", error=f"inspector failed: {type(e).__name__}: {e}",
+                    error_stage="inspector", internal_errors=result.get("internal_errors", []) + [
+                        guard.internal("run", e)])
+
+
+def _first_call(call, sync):
+    """(output, seconds) of the first call of a compiled variant: the one that compiles."""
+    start = time.perf_counter()
+    output = call()
+    sync()
+    return output, time.perf_counter() - start
+
+
+def _at_size(target, data, sync, capture, n):
+    """Call the compiled variant on a population of ``n``: did it recompile, and why (the failed guard)."""
+    capture.take()
+    first = once(lambda: target(data), sync)
+    graphs = capture.take()["graphs"]
+    return {"population": n, "first_call_s": first, "steady_s": once(lambda: target(data), sync),
+            "recompiles": [{"compile_id": g.get("compile_id"), "op_count": (g.get("metrics") or {}).get("graph_op_count"),
+                            "reason": (g.get("metrics") or {}).get("recompile_reason")} for g in graphs]}
+
+
+def prepare(variant, fn):
+    """(callable, population -> its input, device sync) for a numpy or torch variant.
+
+    Compiled variants compile ``fn`` itself, as a user would: torch 2.1 skips frames that hold no torch
+    objects unless they were passed to torch.compile, so after a graph break in a NumPy function
+    called from a compiled wrapper, the function would run uncompiled.
+    """
+    wrap = torch.compile if variant.compiled else (lambda f: f)
+    if variant.device == "cuda":
+        target = wrap(torch.compiler.wrap_numpy(fn) if variant.kind == "numpy" else fn)
+        return target, (lambda pop: torch.from_numpy(pop).to("cuda")), torch.cuda.synchronize
+    convert = torch.from_numpy if variant.kind == "torch" else (lambda pop: pop)
+    return wrap(fn), convert, (lambda: None)
+
+
+def _to_numpy(output):
+    """The variant's output as an ndarray; what it returned is the user's doing, so a wrong type is theirs."""
+    if isinstance(output, torch.Tensor):
+        output = output.detach().cpu().numpy()
+    array = np.asarray(output)
+    if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+        raise guard.VariantError(TypeError(f"returned {type(output).__name__} of dtype {array.dtype}, not numbers"))
+    return array
+
+
+def _run_python(fn, population, args):
+    n = len(population)
+    filename = fn.__code__.co_filename
+    pilot = population[:PYTHON_PILOT].tolist()
+    fn = guard.user(fn)
+    start = time.perf_counter()
+    [fn(ind) for ind in pilot]
+    per_individual = (time.perf_counter() - start) / max(1, len(pilot))
+    measured = n if per_individual * n <= args.python_budget / 3 else max(
+        len(pilot), int(args.python_budget / 3 / per_individual))
+    subset = population[:measured].tolist()
+    outputs = [None]
+
+    def call():
+        outputs[0] = [fn(ind) for ind in subset]
+
+    result = {"status": "ok", "timing": measure(call, budget_s=args.python_budget / 2)}
+    result["python_lines"] = guard.optional(result, "python lines", lambda: _lines_run_in_python(
+        lambda: [fn(ind) for ind in pilot[:50]], filename))
+    result["measured_population"] = measured
+    result["_output"] = _to_numpy(outputs[0])
+    return result
+
+
+def _lines_run_in_python(call, filename):
+    """Lines of the sample file that ran as Python bytecode (not inside a compiled graph) in one call."""
+    hits = {}
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename == filename:
+            if event == "line":
+                key = (frame.f_lineno, frame.f_code.co_name)
+                hits[key] = hits.get(key, 0) + 1
+            return tracer
+        return None
+
+    sys.settrace(tracer)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return [{"line": line, "function": name, "count": count} for (line, name), count in sorted(hits.items())]
+
+
+def _failure(error, fn, capture):
+    """A failed variant: one-line message naming the user's line when the error came from it."""
+    filename = fn.__code__.co_filename
+    where = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
+    message = str(error).strip().splitlines()
+    text = f"{type(error).__name__}: {message[0] if message else ''}".strip()
+    result = {"status": "error", "error": text, "error_stage": guard.stage(error),
+              "error_detail": "".join(traceback.format_exception(error))[-8000:],
+              "capture": capture.take()}
+    if where:
+        result["error_line"] = where[-1].lineno
+    return result

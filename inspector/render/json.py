@@ -1,0 +1,23 @@
+"""The JSON renderer: the typed values as plain JSON, for other tools."""
+
+import json
+
+from inspector.model import to_json
+from inspector.render.base import Renderer
+
+
+class JsonRenderer(Renderer):
+    name = "json"
+
+    def report(self, analysis):
+        return _dumps(analysis)
+
+    def breaks(self, view):
+        return _dumps(view)
+
+    def comparison(self, comparison):
+        return _dumps(comparison)
+
+
+def _dumps(value):
+    return json.dumps(to_json(value), indent=1, ensure_ascii=False, default=str)

@@ -1,0 +1,99 @@
+"""Regenerate the checked-in probe output the fast tests read: one raw record per sample and torch version.
+
+    python scripts/make-fixtures.py [--python PATH ...] [--only STEM ...]
+
+Each ``--python`` interpreter (default: this one, and ``.venv-torch21/bin/python`` when it exists; see the README
+for making that venv) runs every sample in samples/ through the probe at a small population, as ``inspector
+report`` would, and the raw record goes to tests/fixtures/records/torch-<version>/<stem>.json with this machine's
+paths replaced by neutral ones. Then run scripts/make-goldens.py and review both diffs.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from inspector.collect import collect, sweep_point  # noqa: E402
+from inspector.record import save  # noqa: E402
+
+OUT = ROOT / "tests" / "fixtures" / "records"
+# per sample: population, further options of collect, and a sweep of smaller sizes before it
+# (large enough for OpenMP under both versions: torch 2.1 keeps fewer than 4,096 elements per thread serial)
+PLAN = {
+    "poly": dict(population=20_000, triton_preview=True),
+    "trig": dict(population=20_000, triton_preview=True, sweep=[2000]),
+    "sum": dict(population=500),
+    "knapsack_breaks": dict(population=10_000, sizes=[9000]),
+    "penalty_loops": dict(population=10_000),
+    "matmul_fitness": dict(population=10_000),
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--python", action="append", help="an interpreter with torch (repeatable)")
+    parser.add_argument("--only", action="append", help="only this sample stem (repeatable)")
+    args = parser.parse_args()
+    old = ROOT / ".venv-torch21" / "bin" / "python"
+    pythons = args.python or [sys.executable] + ([str(old)] if old.exists() else [])
+    for python in pythons:
+        facts = _facts(python)
+        for stem, plan in PLAN.items():
+            if args.only and stem not in args.only:
+                continue
+            record = _record(python, stem, dict(plan), facts)
+            path = OUT / f"torch-{facts['torch']}" / f"{stem}.json"
+            save(record, path)
+            text = _neutral(path.read_text(encoding="utf-8"), facts)
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path.relative_to(ROOT)} ({len(text) // 1024} kB)")
+
+
+def _facts(python):
+    """The interpreter's torch version and the paths to neutralise."""
+    out = subprocess.run([python, "-c", "import sys, json, torch; print(json.dumps({'torch': torch.__version__"
+                          ".split('+')[0], 'prefixes': [sys.prefix, sys.base_prefix]}))"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def _record(python, stem, plan, facts):
+    sample = ROOT / "samples" / f"{stem}.py"
+    sweep = plan.pop("sweep", [])
+    options = dict(python=python, budget=0.05, timeout=600, **plan)
+    if options.pop("triton_preview", False) and _version(facts["torch"]) >= (2, 13):
+        options["triton_preview"] = True
+    os.chdir(ROOT)  # the sample path as a user in the checkout gives it
+    relative = sample.relative_to(ROOT)
+    records = [collect(relative, python=python, budget=0.05, timeout=600, population=n, kernel_times=False)
+               for n in sweep]
+    record = collect(relative, **options)
+    if records:
+        record["sweep"] = [sweep_point(r) for r in records + [record]]
+    return record
+
+
+def _version(text):
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:2])
+
+
+def _neutral(text, facts):
+    """The record's text with this machine's paths replaced (longest first, so nested paths go first)."""
+    swaps = {str(ROOT): "/src/inspector", str(Path.home()): "/home/user"}
+    swaps.update({p: "/opt/python" for p in facts["prefixes"]})
+    for old, new in sorted(swaps.items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(old, new)
+    temp = re.escape(tempfile.gettempdir())
+    text = re.sub(temp + r"/torchinductor_[^/\"\\ ]+", "/tmp/torchinductor_user", text)
+    return re.sub(temp + r"/(inspector-|tmp)[^/\"\\ ]+", "/tmp/work", text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""`inspector breaks` through the CLI, on real compiles, against torch's own graph-break log."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+TORCH_LOG = r"""
+import sys, importlib.util, numpy as np, torch
+torch._logging.set_logs(graph_breaks=True)
+spec = importlib.util.spec_from_file_location("s", sys.argv[1]); m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+pop = m.population(int(sys.argv[3]), np.random.default_rng(0))
+fn = torch.compile(getattr(m, sys.argv[2]))
+fn(torch.from_numpy(pop) if sys.argv[2].startswith("fitness_torch") else pop)
+"""
+
+
+def torch_reported_lines(sample, function, n):
+    """Break lines in the sample as torch's own TORCH_LOGS=graph_breaks prints them: the oracle."""
+    proc = subprocess.run([sys.executable, "-c", TORCH_LOG, str(ROOT / sample), function, str(n)],
+                          capture_output=True, text=True, timeout=300)
+    name = sample.rsplit("/", 1)[-1]
+    return {int(line) for line in re.findall(rf"Graph break in user code at \S*{re.escape(name)}:(\d+)", proc.stderr)}
+
+
+@pytest.fixture(scope="module")
+def knapsack():
+    """`inspector breaks` of the knapsack sample for CI: JSON, exit 3 on a break, a recompile at another size."""
+    proc = run_cli("breaks", "samples/knapsack_breaks.py", "-n", "3000", "--population-sizes", "2000", "--json",
+                   "--fail-on-break", "--budget", "0.05")
+    return proc, {row["variant"]: row for row in json.loads(proc.stdout)["variants"]}
+
+
+def test_lists_exactly_the_lines_torch_logs_and_exits_3_for_ci(knapsack):
+    proc, rows = knapsack
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr
+    expected = torch_reported_lines("samples/knapsack_breaks.py", "fitness_numpy", 3000)
+    assert expected  # the oracle saw breaks
+    row = rows["numpy-compiled-cpu"]
+    assert {b["line"] for b in row["breaks"]} == expected
+    for b in row["breaks"]:
+        assert b["file"] == "samples/knapsack_breaks.py" and b["code"] and b["reason"] and b["fix"]
+        assert b["explanation"] and b["gb_id"].startswith("gb") and b["url"].startswith("https://")
+    assert len(row["graphs"]) >= 2 and row["cost"]["outside_s"] >= 0
+
+
+def test_config_flags_that_remove_a_break_are_tried(knapsack):
+    _, rows = knapsack
+    source = (ROOT / "samples/knapsack_breaks.py").read_text().splitlines()
+    item_line = next(i for i, s in enumerate(source, 1) if ".sum().item()" in s)
+    tried = {t["flag"]: t for t in rows["torch-compiled-cpu"]["tried"]}
+    t = tried["dynamo.capture_scalar_outputs=True"]
+    assert t["status"] == "ok" and item_line in t["gone"] and t["breaks_after"] < t["breaks_before"]
+    assert t["median_before_s"] > 0 and t["median_after_s"] > 0
+
+
+def test_population_sizes_report_recompiles_with_the_failed_guard(knapsack):
+    _, rows = knapsack
+    recompiles = [w for w in rows["numpy-compiled-cpu"]["warnings"] if w["kind"] == "recompile"]
+    assert recompiles and all("at population 2,000" in w["text"] for w in recompiles)
+    assert any("size mismatch" in w["text"] and "expected 3000, actual 2000" in w["text"] for w in recompiles)
+
+
+def test_a_clean_sample_exits_0_and_a_broken_one_2(tmp_path):
+    clean = run_cli("breaks", "samples/poly.py", "-v", "numpy-compiled-cpu", "-n", "2000", "--budget", "0.02",
+                    "--fail-on-break")
+    assert clean.returncode == 0, clean.stderr
+    assert "no graph breaks" in clean.stdout
+    (tmp_path / "bad.py").write_text("def population(n, rng):\n    return (\n")
+    cannot = run_cli("breaks", tmp_path / "bad.py", "--fail-on-break")
+    assert cannot.returncode == 2 and cannot.stderr.count("inspector: error:") == 1
+    assert "Traceback" not in cannot.stderr

@@ -1,0 +1,217 @@
+"""The HTML report in a real browser: offline, no script errors, click, keyboard and touch, accessibility, escaping.
+
+Uses the system Chromium through Playwright (never a downloaded browser): /usr/bin/chromium, or the path in
+INSPECTOR_CHROMIUM; skipped, before any report is made, when Playwright or the browser is missing. The reports
+are rendered from checked-in records (no torch), but the hostile one, which a real run makes. Screenshots go to
+test-artifacts/ at the repository root (git-ignored), for a person to look at.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import HOSTILE_TITLE, ROOT, analysis
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("INSPECTOR_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")  # none of these can reach the network
+# WCAG contrast of an element's text against what is really behind it (alpha backgrounds composited over white)
+CONTRAST = """(e) => {
+    const rgba = s => (s.match(/[\\d.]+/g) || [0, 0, 0, 0]).map(Number).concat([1]).slice(0, 4);
+    const layers = [];
+    for (let n = e; n; n = n.parentElement) layers.push(rgba(getComputedStyle(n).backgroundColor));
+    let bg = [255, 255, 255];
+    for (const [r, g, b, a] of layers.reverse()) bg = [r * a + bg[0] * (1 - a), g * a + bg[1] * (1 - a), b * a + bg[2] * (1 - a)];
+    const lum = c => { const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+                       return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+    const fg = rgba(getComputedStyle(e).color).slice(0, 3), [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+}"""
+
+
+@pytest.fixture(scope="session")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (set INSPECTOR_CHROMIUM to a Chromium executable)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def poly_report(browser, tmp_path_factory):
+    from inspector.render.base import renderer
+    path = tmp_path_factory.mktemp("browser") / "poly.html"
+    path.write_text(renderer("html").report(analysis("2.13.0", "knapsack_breaks")), encoding="utf-8")
+    return path
+
+
+class Opened:
+    """A page showing a report file offline, with every problem it ran into."""
+
+    def __init__(self, browser, path, **context):
+        self.console_errors, self.page_errors, self.remote = [], [], []
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, **context)
+        self.context.route("**/*", self._route)
+        self.page = page = self.context.new_page()
+        page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
+        page.on("pageerror", lambda e: self.page_errors.append(str(e)))
+        page.on("request", lambda r: r.url.startswith(LOCAL_SCHEMES) or self.remote.append(r.url))
+        page.goto(path.resolve().as_uri(), wait_until="load")
+
+    def _route(self, route):
+        # Every request also reaches the "request" listener, which records the remote ones.
+        if route.request.url.startswith(LOCAL_SCHEMES):
+            route.continue_()
+        else:
+            route.abort()
+
+    def assert_clean(self):
+        assert self.remote == [], f"the report tried to reach the network: {self.remote}"
+        assert self.console_errors == [], self.console_errors
+        assert self.page_errors == [], self.page_errors
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def opened(browser):
+    pages = []
+
+    def open_(path, **context):
+        pages.append(Opened(browser, path, **context))
+        return pages[-1]
+
+    yield open_
+    for o in pages:
+        o.close()
+
+
+def kernel_state(page, variant, kernel_id):
+    """(lit, open) of the kernel element, found by attribute value (ids need no CSS escaping)."""
+    return page.evaluate("""([variant, id]) => {
+        const k = [...document.querySelectorAll('.kernel')].find(
+            e => e.dataset.variant === variant && e.dataset.kernel === id);
+        return k ? [k.classList.contains('lit'), k.open] : null;
+    }""", [variant, kernel_id])
+
+
+def lit_lines(page, variant):
+    return page.evaluate("""(variant) => [...document.querySelectorAll('.src .ln.lit')]
+        .filter(l => l.closest('.src').dataset.variant === variant).map(l => +l.dataset.line)""", variant)
+
+
+def test_report_links_lines_and_kernels(poly_report, opened):
+    ARTIFACTS.mkdir(exist_ok=True)
+    o = opened(poly_report)
+    page = o.page
+    page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+    src = page.locator(".src").first
+    variant = src.get_attribute("data-variant")
+    lines = src.locator(".ln[data-kernels]")
+    assert lines.count() > 0, "the first compiled variant's source view has no line linked to a kernel"
+
+    # A click on a source line lights up and opens its kernels.
+    line = lines.first
+    ids = line.get_attribute("data-kernels").split()
+    line.click()
+    assert "lit" in line.get_attribute("class").split()
+    for kernel_id in ids:
+        assert kernel_state(page, variant, kernel_id) == [True, True], kernel_id
+
+    # A click on a kernel summary lights up the source lines it came from, and only those.
+    kernel_id = ids[0]
+    kernel = page.locator(f'.kernel[data-variant="{variant}"][data-kernel="{kernel_id}"]')
+    expected = page.evaluate("""([variant, id]) => [...document.querySelectorAll('.src .ln[data-kernels]')]
+        .filter(l => l.closest('.src').dataset.variant === variant && l.dataset.kernels.split(' ').includes(id))
+        .map(l => +l.dataset.line)""", [variant, kernel_id])
+    kernel.locator("summary").click()
+    assert "lit" in kernel.get_attribute("class").split()
+    assert lit_lines(page, variant) == expected and expected
+
+    # A second click closes the kernel as usual; picking one of its lines opens it again.
+    kernel.locator("summary").click()
+    assert kernel_state(page, variant, kernel_id)[1] is False
+    src.locator(f'.ln[data-line="{expected[0]}"]').click()
+    assert kernel_state(page, variant, kernel_id) == [True, True]
+    o.assert_clean()
+
+
+def test_every_line_detail_is_reachable_by_keyboard(poly_report, opened):
+    o = opened(poly_report)
+    page = o.page
+    src = page.locator(".src").first
+    lines = src.locator(".ln[tabindex]")
+    assert lines.count() >= 2
+    first = src.locator(".ln[aria-expanded=false]").first  # a parallel line: its details start folded
+    folded = page.locator(f"#{first.get_attribute('id')}")
+    notes = page.locator(f"#{folded.get_attribute('aria-controls')}")
+    assert not notes.is_visible()
+    folded.focus()
+    page.keyboard.press("Enter")
+    assert notes.is_visible() and folded.get_attribute("aria-expanded") == "true"
+    assert "parallel" in notes.inner_text() and "evidence: provenance" in notes.inner_text()
+
+    lines.nth(0).focus()
+    page.keyboard.press("ArrowDown")
+    assert lines.nth(1).evaluate("l => l === document.activeElement"), "ArrowDown did not move to the next line"
+    page.keyboard.press("ArrowUp")
+    assert lines.nth(0).evaluate("l => l === document.activeElement")
+    # Tab reaches the lines too, from the page's start
+    page.evaluate("document.activeElement.blur()")
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('ln')"):
+            break
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "button"
+    o.assert_clean()
+
+
+def test_line_details_open_with_a_tap(poly_report, opened):
+    o = opened(poly_report, has_touch=True, is_mobile=True)
+    page = o.page
+    folded = page.locator(".src .ln[aria-expanded=false]").first
+    notes = page.locator(f"#{folded.get_attribute('aria-controls')}")
+    assert not notes.is_visible()
+    folded.tap()
+    assert notes.is_visible()
+    o.assert_clean()
+
+
+def test_contrast_and_row_headers(poly_report, opened):
+    o = opened(poly_report)
+    page = o.page
+    for selector in (".code .ln > .no", ".code .ln > .ht"):
+        cells = page.locator(selector)
+        worst = min((cells.nth(i).evaluate(CONTRAST) for i in range(cells.count())
+                     if cells.nth(i).inner_text().strip()), default=None)
+        assert worst is not None and worst >= 4.5, (selector, worst)
+    rows = page.evaluate("""() => [...document.querySelectorAll('tbody tr')].map(
+        r => r.firstElementChild.tagName + ':' + (r.firstElementChild.getAttribute('scope') || ''))""")
+    assert rows and set(rows) == {"TH:row"}
+    o.assert_clean()
+
+
+def test_hostile_sample_is_shown_literally(browser, hostile_report, opened):
+    proc, out = hostile_report
+    assert proc.returncode == 1, proc.stderr
+    o = opened(out / "hostile.html")
+    page = o.page
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.locator("h1 b").count() == 0
+    assert page.locator("h1").inner_text() == HOSTILE_TITLE
+    assert page.title() == f"inspector: {HOSTILE_TITLE}"
+    assert page.locator("img").count() == 0
+    assert page.locator("body script").count() == 1  # the report's own script only
+    assert page.get_by_text("<img src=x onerror=window.__pwned=2>").count() > 0
+    assert page.get_by_text("</script><script>window.__pwned=4</script>").count() > 0
+    o.assert_clean()

@@ -1,0 +1,69 @@
+"""`inspector compare` through the CLI: a one-shot run of two configurations of this interpreter (real compiles),
+records compared from disk, and its one-line errors."""
+
+import json
+import re
+import shutil
+
+import pytest
+
+from conftest import record_path, run_cli
+
+FLAG = "cpp.enable_tiling_heuristics=False"
+
+
+def test_one_shot_compare_shows_the_kernel_diff_and_the_verdict_change(tmp_path):
+    proc = run_cli("compare", "samples/poly.py", "--run", FLAG, "-n", 5000, "--budget", 0.05,
+                   "-v", "*-compiled-cpu", "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    records = sorted(tmp_path.glob("poly-*.json"), key=lambda p: len(p.name))
+    assert len(records) == 2 and FLAG.replace("=", "-") in records[1].name
+    torch = json.loads(records[0].read_text())["env"]["torch"].split("+")[0]
+    base, flagged = f"torch {torch}", f"torch {torch} {FLAG}"
+    assert f"samples/poly.py: {base} → {flagged}" in proc.stdout
+    assert "vectorized: no → yes" in proc.stdout
+    assert (f"lines 48-51, 55-58, 67-68 (objective, check_constraints, fitness_torch): parallel, not vectorized "
+            f"under {base} → parallel, vectorized under {flagged}") in proc.stdout
+    html = (tmp_path / "poly-compare.html").read_text()
+    assert "<h3 id=\"p0-torch-compiled-cpu\">torch-compiled-cpu</h3>" in html
+    assert re.search(r'<span class="add">\+.*at::vec::', html)
+    assert 'class="differs"' in html and "http" not in html.replace("http-equiv", "")
+
+
+def test_records_of_two_torch_versions_compare_from_disk(tmp_path):
+    for version in ("2.1.2", "2.13.0"):
+        shutil.copy(record_path(version, "poly"), tmp_path / f"poly-{version}.json")
+    proc = run_cli("compare", tmp_path / "poly-2.1.2.json", tmp_path / "poly-2.13.0.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "samples/poly.py: torch 2.1.2 → torch 2.13.0" in proc.stdout
+    assert (tmp_path / "poly-compare.html").exists()
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "not valid JSON"),
+    ('{"hello": 1}', "not an inspector record"),
+])
+def test_corrupt_records_are_one_line_errors(tmp_path, content, message):
+    (tmp_path / "bad.json").write_text(content)
+    (tmp_path / "other.json").write_text(content)
+    proc = run_cli("compare", tmp_path / "bad.json", tmp_path / "other.json")
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_records_of_different_samples_are_refused(tmp_path):
+    proc = run_cli("compare", record_path("2.13.0", "poly"), record_path("2.13.0", "trig"))
+    assert proc.returncode == 2 and "different samples (poly.py, trig.py)" in proc.stderr
+    proc = run_cli("compare", record_path("2.13.0", "poly"))
+    assert proc.returncode == 2 and "at least two records" in proc.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["samples/poly.py"], "nothing to compare with"),
+    (["samples/poly.py", "--run", "nonsense"], "expected comma-separated"),
+    (["samples", "--python", "python"], "compare takes one sample file"),
+    (["a.json", "--python", "python"], "give a .py file"),
+])
+def test_bad_options_are_one_line_errors(args, message):
+    proc = run_cli("compare", *args)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr

@@ -1,0 +1,92 @@
+"""`inspector report` and `inspector render` through the CLI, as the README promises (real compiles)."""
+
+import json
+import shutil
+
+import pytest
+
+from conftest import ROOT, record_path, run_cli
+from inspector.analysis import analyze
+from inspector.record import SCHEMA, load
+
+
+@pytest.fixture(scope="module")
+def trig(tmp_path_factory):
+    """`inspector report samples/trig.py` at two population sizes: the main path, with a sweep."""
+    out = tmp_path_factory.mktemp("trig")
+    proc = run_cli("report", "samples/trig.py", "-n", "1000,2000", "--budget", "0.05", "-o", out)
+    return proc, out
+
+
+def test_every_variant_runs_matches_and_the_report_is_written(trig):
+    proc, out = trig
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    record = load(out / "trig.json")
+    assert record["schema"] == SCHEMA and record["sample"]["population"] == 2000
+    a = analyze(record)
+    for v in a.variants:
+        if v.device == "cuda" and not a.env.cuda:
+            assert v.status == "skipped" and v.error == "CUDA is not available (torch.cuda.is_available() is False)"
+            continue
+        assert v.status == "ok" and v.matches_reference is True, (v.id, v.error, v.mismatch)
+        assert v.timing.min_s <= v.timing.median_s <= v.timing.max_s and v.timing.runs >= 3
+    assert a.reference == "python"
+    # one progress line per variant and size, then the seed-style table
+    assert sum(line.strip().startswith("[") for line in proc.stderr.splitlines()) == 2 * len(a.variants)
+    assert "vs python" in proc.stdout and f"wrote {out / 'trig.html'} and {out / 'trig.json'}" in proc.stderr
+    # what a compiled run must capture for the line verdicts: provenance on every helper line
+    v = a.variant("numpy-compiled-cpu")
+    assert v.kernels and all(k.parallel for k in v.kernels if k.generated)
+    helper = [e for e in v.lines if e.function != v.function]
+    assert helper and all(e.status == "parallel" and "provenance" in e.how for e in helper)
+    assert v.time_split.kernels_s > 0 and v.timing.first_call_s > v.timing.median_s
+    assert [s.population for s in a.sweep] == [1000, 2000]
+    html = (out / "trig.html").read_text()
+    assert "Speedup against population size" in html and "Where the time goes" in html
+    # torch's structured trace beside the record, for tlparse
+    assert record["trace_dir"] == "trig.trace" and any((out / "trig.trace").iterdir())
+
+
+def test_json_format_prints_the_analysis(tmp_path):
+    proc = run_cli("report", "samples/poly.py", "-n", "2000", "--budget", "0.02", "-v", "numpy",
+                   "-v", "numpy-compiled-cpu", "-f", "json", "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    v = next(v for v in data["variants"] if v["id"] == "numpy-compiled-cpu")
+    assert v["kernels"][0]["parallel"] and {e["status"] for e in v["lines"]} == {"parallel"}
+
+
+def test_a_folder_reports_every_sample_and_links_them_from_an_index(tmp_path):
+    folder = tmp_path / "samples"
+    folder.mkdir()
+    for stem in ("sum", "knapsack_breaks"):
+        shutil.copy(ROOT / "samples" / f"{stem}.py", folder)
+    (folder / "helpers.py").write_text("def not_a_sample():\n    pass\n")
+    proc = run_cli("report", folder, "-n", "1200", "--budget", "0.02", "-v", "numpy", "-v", "numpy-compiled-cpu",
+                   "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    index = (tmp_path / "out" / "index.html").read_text()
+    for stem in ("sum", "knapsack_breaks"):
+        assert (tmp_path / "out" / f"{stem}.html").exists() and f'href="{stem}.html"' in index
+    assert not (tmp_path / "out" / "helpers.html").exists()
+    assert "graph break" in index and "numpy-compiled-cpu" in index
+
+
+@pytest.mark.parametrize("version, stem", [("2.13.0", "poly"), ("2.1.2", "knapsack_breaks")])
+def test_render_reanalyses_a_record(tmp_path, version, stem):
+    proc = run_cli("render", record_path(version, stem), "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / f"{stem}.html").read_text()
+    assert f"torch {version}" in html and "numpy-compiled-cpu" in html and "vs python" in proc.stdout
+
+
+def test_render_of_a_schema_1_record_gives_the_full_report(tmp_path):
+    proc = run_cli("render", ROOT / "tests" / "fixtures" / "schema-1" / "knapsack_breaks.json", "-o", tmp_path,
+                   "-f", "text")
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "knapsack_breaks.html").read_text()
+    for part in ("Timings", "Graph breaks and recompilations", "Where the time goes", "Speedup against population",
+                 "Your source, line by line", "Generated kernels", "Parse statistics"):
+        assert part in html, part
+    assert "graph break at line 45: Data-dependent branching" in proc.stdout

@@ -1,0 +1,71 @@
+"""Graph breaks, recompilations and unrolled loops of a variant, from checked-in probe output."""
+
+import pytest
+
+from conftest import VERSIONS, analysis, line_of
+from inspector.analysis import breaks
+from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
+
+
+# torch 2.1 does not break at the boolean mask: after the `if` broke the graph, the rest of the frame ran eagerly
+BREAKS = {"numpy-compiled-cpu": {"2.13.0": {"if over.any():", "fitness[over] -= PENALTY"}, "2.1.2": {"if over.any():"}},
+          "torch-compiled-cpu": {v: {"(excess > 0).sum().item()", 'print(f"knapsack'} for v in VERSIONS}}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_each_break_once_with_its_line_reason_and_fix(version):
+    a = analysis(version, "knapsack_breaks")
+    for vid, expected in ((vid, by_version[version]) for vid, by_version in BREAKS.items()):
+        found = a.variant(vid).breaks
+        assert {b.line for b in found} == {line_of(a, text) for text in expected}
+        assert len(found) == len({(b.line, b.reason) for b in found})  # each once
+        for b in found:
+            assert b.file == "samples/knapsack_breaks.py" and b.code and b.reason and b.fix and b.count >= 1
+            assert a.sample.source.splitlines()[b.line - 1].strip() == b.code
+            if version == "2.13.0":  # torch's explanation and the graph-break registry's id: newer torch only
+                assert b.explanation and b.gb_id.startswith("gb") and b.url.startswith("https://")
+    flags = {b.flag for v in a.variants for b in v.breaks} - {None}
+    assert flags == ({SCALARS, DYNAMIC_SHAPES} if version == "2.13.0" else {SCALARS})
+
+
+def test_findings_put_the_costliest_variant_first():
+    a = analysis("2.13.0", "knapsack_breaks")
+    ids = [f.variant for f in a.findings]
+    assert sorted(ids) == ["numpy-compiled-cpu", "torch-compiled-cpu"]
+    costs = [f.cost.outside_s for f in a.findings]
+    assert costs == sorted(costs, reverse=True)
+    for f in a.findings:
+        assert 0 <= f.cost.outside_fraction <= 1 and len(f.graphs) >= 2 and all(g.op_count for g in f.graphs)
+
+
+def test_torch_2_1_gives_no_time_outside_graphs_rather_than_a_wrong_one():
+    """Its profiler marks no compiled-graph events, so the cost of a break is unknown, and said to be."""
+    a = analysis("2.1.2", "knapsack_breaks")
+    assert [f.cost for f in a.findings] == [None, None]
+    assert all(v.time_split.outside_graphs_s is None for v in a.variants if v.compiled and v.status == "ok")
+
+
+def test_population_sizes_show_recompiles_with_the_failed_guard():
+    a = analysis("2.13.0", "knapsack_breaks")
+    recompiles = [w for w in a.variant("numpy-compiled-cpu").warnings if w.kind == "recompile"]
+    assert recompiles and all("at population 9,000" in w.text for w in recompiles)
+    assert any("size mismatch" in w.text and "expected 10000, actual 9000" in w.text for w in recompiles)
+
+
+def test_unrolled_python_loops_are_flagged():
+    a = analysis("2.13.0", "penalty_loops")
+    v = a.variant("torch-compiled-cpu")
+    assert not v.breaks  # an unrolled loop does not break the graph: the only signal is its size
+    (w,) = [w for w in v.warnings if w.kind == "unrolled-loop"]
+    source = a.sample.source.splitlines()
+    loops = [i for i, s in enumerate(source, 1) if s.strip().startswith("for ") and i >= w.lines[0]]
+    assert w.lines == loops[:2] and "unrolled" in w.text
+    headers = [e for e in v.lines if e.line in w.lines]
+    assert headers and all(e.why[0].kind == "unrolled-loop" for e in headers)
+
+
+def test_a_message_without_a_location_is_counted_as_not_understood():
+    a = analysis("2.13.0", "poly")
+    found, problems = breaks.distinct([{"text": "Graph break: something new", "compile_id": "0/0"}], a.sample)
+    assert [(b.file, b.line, b.reason, b.cause) for b in found] == [(None, None, "something new", "unknown")]
+    assert problems == ["graph break 0/0: no file and line in torch's message: something new"]

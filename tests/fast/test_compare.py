@@ -1,0 +1,119 @@
+"""`inspector compare` from records: the normaliser on code from torch 2.1.2 and 2.13, kernel matching, and the
+comparison of the checked-in runs of one sample under both versions."""
+
+import json
+import re
+
+import pytest
+
+from conftest import analysis, record_path
+from inspector.analysis import analyze, compare
+from inspector.model import Kernel
+from inspector.render.base import renderer
+
+
+def poly_kernel(version, vid):
+    (k,) = [k for k in analysis(version, "poly").variant(vid).kernels]
+    return k
+
+
+@pytest.mark.parametrize("vid", ["numpy-compiled-cpu", "torch-compiled-cpu"])
+def test_poly_kernels_of_2_1_and_2_13_match_and_keep_their_real_differences(vid):
+    old, new = poly_kernel("2.1.2", vid), poly_kernel("2.13.0", vid)
+    pairs, removed, added = compare.match([old], [new])
+    assert pairs == [(old, new)] and not removed and not added
+    assert old.name != new.name  # 2.13 names select and scalar_tensor too
+    lines = compare.diff(old.code, new.code)
+    text = "\n".join(lines)
+    # the real changes: explicit double() casts, the integer-division error flag, the thread id
+    assert re.search(r"^-auto tmp\d+ = tmp0 \+ tmp1;$", text, re.M)
+    assert re.search(r"^\+auto tmp\d+ = double\(tmp0 \+ tmp1\);$", text, re.M)
+    assert "+inductor_cpu_throw_if_integer_div_error(inductor_cpu_integer_div_error);" in lines
+    assert "+int tid = omp_get_thread_num();" in lines
+    # the noise is gone: include paths, num_threads, long/i0, ORIGIN comments, nesting braces
+    for noise in ("#include", "num_threads", "long", "i0", "ORIGIN", "3L*x0)"):
+        assert noise not in text, noise
+    assert " for(int64_t x0=0L; x0<20000L; x0+=1L)" in lines  # unchanged context
+
+
+def _disguise(code):
+    """The same kernel as 2.1 would spell it, renumbered and re-indented."""
+    code = re.sub(r"\btmp(\d+)\b", lambda m: f"tmp{100 - int(m.group(1))}", code)
+    code = code.replace("int64_t", "long").replace("x0", "i0")
+    code = code.replace("#pragma omp parallel", "#pragma omp parallel num_threads(8)")
+    code = code.replace("#include <torch/csrc/inductor/cpp_prefix.h>", '#include "/c/ib/c' + "a1" * 26 + '.h"')
+    return "\n".join(f"  // a comment\n    {line.strip()}" if "auto" in line else line for line in code.splitlines())
+
+
+def test_identical_code_with_renamed_temporaries_and_kernels_compares_identical():
+    k = poly_kernel("2.13.0", "torch-compiled-cpu")
+    from dataclasses import replace
+    other = replace(k, name=k.name.replace("_0", "_3"), id="other", code=_disguise(k.code))
+    assert other.code != k.code and compare.diff(k.code, other.code) == []
+    assert compare.match([k], [other]) == ([(k, other)], [], [])
+    assert compare.diff(k.code, other.code.replace(" >= ", " > ", 1))
+
+
+def _kernel(kid, name, code):
+    return Kernel(id=kid, name=name, graph="0/0", backend="cpp", kind="pointwise", code=code, parallel=True,
+                  parallel_regions=1, vectorized=False, reduction=False, ops=1, loads=1, strided_loads=[],
+                  masked_loads=0, trip_counts=[], evidence=[], launches=[])
+
+
+def test_kernels_are_matched_by_their_source_lines_not_their_position():
+    a = [_kernel(f"a{i}", f"cpp_fused_{i}", f"x{i}") for i in range(2)]
+    b = [_kernel("b" + k.id[1:], k.name, k.code) for k in reversed(a)]
+    pairs, _, _ = compare.match(a, b, {"a0": {("f", "x = 1")}, "a1": {("f", "y = 2")}},
+                                {"b1": {("f", "y = 2")}, "b0": {("f", "x = 1")}})
+    assert [(x.id, y.id) for x, y in pairs] == [("a0", "b0"), ("a1", "b1")]
+
+
+def test_comparing_the_runs_of_2_1_and_2_13():
+    old, new = analysis("2.1.2", "poly"), analysis("2.13.0", "poly")
+    result = compare.compare([old, new])
+    assert [r["label"] for r in result["runs"]] == ["torch 2.1.2", "torch 2.13.0"]
+    (pair,) = result["pairs"]
+    assert pair["warnings"] == []  # same machine, same population and source
+    by_id = {v["id"]: v for v in pair["variants"]}
+    assert set(by_id) == {"python", "numpy", "numpy-compiled-cpu", "torch", "torch-compiled-cpu"}
+    for vid in ("numpy-compiled-cpu", "torch-compiled-cpu"):
+        v = by_id[vid]
+        assert len(v["kernels"]) == 1 and not v["kernels"][0]["identical"] and not v["removed"] and not v["added"]
+        assert v["breaks"] == [] and v["lines"] == []  # parallel, not vectorized, under both
+        assert [t["what"] for t in v["timing"]] == ["time", "first call", "compile"]
+    text = renderer("text").comparison(result)
+    assert "samples/poly.py: torch 2.1.2 → torch 2.13.0" in text and "kernel cpp_fused_" in text
+
+
+def test_records_compare_warns_about_other_machines_breaks_gained_and_cache_hits():
+    a, b = (json.loads(record_path("2.13.0", "poly").read_text()) for _ in range(2))
+    b["env"]["threads"] = 64
+    v = next(v for v in b["variants"] if v["id"] == "torch-compiled-cpu")
+    v["capture"]["breaks"].append({"compile_id": "0/0", "mechanism": "logger", "text": (
+        'Graph break: generic_jump TensorVariable() from user code at:\n  File "samples/poly.py", line 58, '
+        'in check_constraints\n    return (x >= 1)')})
+    for record, cache in ((a, "hit"), (b, "miss")):
+        for g in next(v for v in record["variants"] if v["id"] == "torch-compiled-cpu")["capture"]["graphs"]:
+            g["fx_graph_cache"] = cache
+    result = compare.compare([analyze(a), analyze(b)])
+    text = renderer("text").comparison(result)
+    assert f"warning: different machines or settings (threads {a['env']['threads']} vs 64)" in text
+    assert "graph break gained at line 58: generic_jump TensorVariable()" in text
+    assert "Inductor's FX graph cache: hit under" in text
+    html = renderer("html").comparison(result)
+    assert 'class="warn"' in html and "graph break gained at line 58" in html
+
+
+def test_compare_refuses_records_of_different_samples_and_a_single_record():
+    poly, trig = analysis("2.13.0", "poly"), analysis("2.13.0", "trig")
+    with pytest.raises(compare.CompareError, match=r"different samples \(poly.py, trig.py\)"):
+        compare.compare([poly, trig])
+    with pytest.raises(compare.CompareError, match="at least two records"):
+        compare.compare([poly])
+
+
+def test_escaping_in_the_comparison_html():
+    record = json.loads(record_path("2.13.0", "poly").read_text())
+    record["config"] = [{"key": "<script>alert(1)</script>", "value": 1}]
+    html = renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"), analyze(record)]))
+    assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html

@@ -1,0 +1,202 @@
+"""Line verdicts, from checked-in probe output of every sample under torch 2.1.2 and 2.13."""
+
+import json
+
+import pytest
+
+from conftest import VERSIONS, analysis, line_of, record_path, statuses
+from inspector.analysis import analyze
+from inspector.record import load
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("stem", ["poly", "trig"])
+@pytest.mark.parametrize("vid", ["numpy-compiled-cpu", "torch-compiled-cpu"])
+def test_constraint_kernels_are_parallel_and_every_helper_line_too(version, stem, vid):
+    a = analysis(version, stem)
+    v = a.variant(vid)
+    cpp = [k for k in v.kernels if k.backend == "cpp"]
+    assert cpp and all(k.parallel for k in cpp)
+    helper_lines = [e for e in v.lines if e.function != v.function and e.status]
+    source = a.sample.source.splitlines()
+    returns = [e for e in v.lines if e.function != v.function and source[e.line - 1].strip().startswith("return")]
+    assert returns and all(e.status for e in returns)  # every helper's result is computed in a kernel
+    evidence = "provenance" if version == "2.13.0" else "origin"
+    for e in helper_lines:
+        assert e.status == "parallel" and e.kernels and evidence in e.how, e
+    # population stored (N, 3) row-major: strided loads keep SIMD off, and the report says why
+    assert all(e.vectorized == "none" for e in helper_lines)
+    assert all(any(r.kind == "not-vectorized-strided" for r in e.why) for e in helper_lines)
+    assert not v.breaks
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_sum_compiled_kernels_are_reductions_vectorized_by_torch_2_13(version):
+    a = analysis(version, "sum")
+    for vid in ("numpy-compiled-cpu", "torch-compiled-cpu"):
+        cpp = [k for k in a.variant(vid).kernels if k.backend == "cpp"]
+        assert cpp and all(k.reduction and k.vectorized == (version == "2.13.0") for k in cpp), vid
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_apply_along_axis_break_is_on_its_line(version):
+    a = analysis(version, "sum")
+    v = a.variant("numpy_apply-compiled-cpu")
+    line = line_of(a, "return np.apply_along_axis")
+    assert [b.line for b in v.breaks] == [line]
+    assert v.breaks[0].cause == "apply-along-axis" and "apply_along_axis" in v.breaks[0].fix
+    assert any(e.line == line and e.status == "graph-break" for e in v.lines)
+
+
+def test_knapsack_numpy_if_and_mask_break_matmul_is_a_library_call():
+    a = analysis("2.13.0", "knapsack_breaks")
+    s = statuses(a, "numpy-compiled-cpu")
+    assert s["totals = population @ ITEMS"] == {"extern"}
+    assert s["over = weight > CAPACITY"] == {"parallel"}
+    assert s["if over.any():"] == {"graph-break"}
+    assert s["fitness[over] -= PENALTY * (weight[over] - CAPACITY)"] == {"graph-break"}
+    found = {b.line: b for b in a.variant("numpy-compiled-cpu").breaks}
+    assert found[line_of(a, "if over.any():")].cause == "data-dependent-branch"
+    mask = found[line_of(a, "fitness[over] -=")]
+    assert mask.cause == "dynamic-shape" and "capture_dynamic_output_shape_ops" in mask.fix
+    assert any(r.kind == "library-call" and "extern_kernels.mm" in r.text
+               for e in a.variant("numpy-compiled-cpu").lines for r in e.why)
+
+
+def test_knapsack_under_torch_2_1_generates_the_matmul_and_runs_the_mask_eagerly():
+    """torch 2.1 lowers the (N, 30) @ (30, 2) product to a generated kernel and does not break at the boolean
+    mask: after the `if` broke the graph, the rest of the frame ran as Python."""
+    a = analysis("2.1.2", "knapsack_breaks")
+    s = statuses(a, "numpy-compiled-cpu")
+    assert s["totals = population @ ITEMS"] == {"parallel"}
+    assert s["if over.any():"] == {"graph-break"}
+    assert s["fitness[over] -= PENALTY * (weight[over] - CAPACITY)"] == {"eager"}
+    assert [b.cause for b in a.variant("numpy-compiled-cpu").breaks] == ["data-dependent-branch"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_knapsack_torch_item_and_print_break_and_the_rest_stays_parallel(version):
+    a = analysis(version, "knapsack_breaks")
+    s = statuses(a, "torch-compiled-cpu")
+    assert s["overweight = (excess > 0).sum().item()"] == {"graph-break"}
+    assert s['print(f"knapsack: {overweight} of {len(population)} individuals overweight")'] == {"graph-break"}
+    assert s["return value - PENALTY * excess"] == {"parallel"}
+    causes = {b.line: b.cause for b in a.variant("torch-compiled-cpu").breaks}
+    assert causes[line_of(a, "(excess > 0).sum().item()")] == "item"
+    assert causes[line_of(a, "print(f")] == "print"
+
+
+def test_apply_along_axis_row_function_runs_serial_and_eager():
+    a = analysis("2.13.0", "penalty_loops")
+    s = statuses(a, "numpy_apply-compiled-cpu")
+    assert s["return np.apply_along_axis(row_fitness, 1, population)"] == {"graph-break"}
+    assert s["if violation > MAX_VIOLATION:"] == {"graph-break"}
+    assert s["return -np.inf"] == {"eager"}
+    assert s["return -(cost + PENALTY * violation)"] == {"serial"}
+    serial = [r.text for e in a.variant("numpy_apply-compiled-cpu").lines if e.status == "serial"
+              for r in e.why if r.kind == "serial"]
+    assert serial and all("minimum chunk" in w or "has no loop" in w for w in serial)
+    assert any("its loop has 10 iterations, below Inductor's minimum chunk (cpp.min_chunk_size = 512 per thread "
+               "x 2 threads)" in w for w in serial)
+
+
+def test_under_torch_2_1_the_apply_along_axis_row_function_is_not_compiled():
+    """torch 2.1 skips a frame that holds no torch objects unless it was given to torch.compile: the row
+    function, called by NumPy with a NumPy row, runs as Python."""
+    s = statuses(analysis("2.1.2", "penalty_loops"), "numpy_apply-compiled-cpu")
+    assert s.pop("return np.apply_along_axis(row_fitness, 1, population)") == {"graph-break"}
+    assert set().union(*s.values()) == {"eager"}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_vectorised_constraints_are_parallel_wherever_they_have_operations(version):
+    s = statuses(analysis(version, "penalty_loops"), "numpy-compiled-cpu")
+    assert s["violation += np.maximum(excess, 0) ** 2"] == {"parallel"}
+    assert set().union(*s.values()) == {"parallel", None}
+
+
+def test_matmul_is_extern_between_parallel_lines_and_nan_check_breaks():
+    s = statuses(analysis("2.13.0", "matmul_fitness"), "torch-compiled-cpu")
+    assert s["outputs = torch.tanh(scaled @ weights.T + bias)"] == {"extern"}
+    assert s["loss = ((outputs - TARGETS_TORCH[:, None]) ** 2).mean(dim=0)"] == {"parallel"}
+    assert s["if torch.isnan(loss).any():"] == {"graph-break"}
+    assert s["return -loss"] == {"parallel"}
+
+
+def test_under_torch_2_1_the_64_row_standardisation_is_serial_below_its_minimum_chunk():
+    a = analysis("2.1.2", "matmul_fitness")
+    line = line_of(a, "scaled = (DATA_TORCH")
+    (e,) = [e for e in a.variant("torch-compiled-cpu").lines if e.line == line]
+    assert e.status == "serial"
+    assert any("its loop has 64 iterations, below Inductor's minimum chunk (cpp.min_chunk_size = 4096 per thread"
+               in r.text for r in e.why)
+    assert statuses(a, "torch-compiled-cpu")["if torch.isnan(loss).any():"] == {"graph-break"}
+
+
+def test_triton_preview_lines_are_parallel_with_their_load_notes():
+    a = analysis("2.13.0", "poly")
+    for vid in ("numpy-triton-preview", "torch-triton-preview"):
+        v = a.variant(vid)
+        assert v.status == "ok" and v.preview and v.device == "cpu (Triton preview)"
+        assert v.timing is None and v.matches_reference is None  # never timed, never cross-checked
+        (k,) = v.kernels  # the whole fitness fuses into one pointwise kernel
+        assert k.backend == "triton" and k.kind == "pointwise" and k.parallel
+        for text in ("@triton.jit", "tl.load(", "tl.where(", "tl.program_id(0)"):
+            assert text in k.code, text
+        assert k.triton.target == "cpu" and k.triton.numels == {"xnumel": 20000}
+        assert k.masked_loads == k.loads == 3
+        # the (N, 3) row-major population: each gene is read every 3rd element, uncoalesced on a GPU
+        assert k.strided_loads == ["in_ptr0 + (1 + 3*x0)", "in_ptr0 + (2 + 3*x0)", "in_ptr0 + (3*x0)"]
+        assert {"Triton grid (program_id)", "strided load", "tl.where"} <= {e.what for e in k.evidence}
+        helper = [e for e in v.lines if e.function.startswith("check_constraints")]
+        assert helper and all(e.status == "parallel" and e.vectorized == "n/a" for e in helper)
+        assert all("provenance" in e.how and k.id in e.kernels for e in helper)
+        assert all(any(r.kind == "triton-loads" and "strided loads" in r.text for r in e.why) for e in helper)
+
+
+def test_stacks_replayed_from_the_cache_of_another_checkout_still_map(tmp_path):
+    """Inductor's cache replays provenance stacks with the path of the process that first compiled the graph;
+    a clone in another folder (CI) must get the same verdicts, and another file's stacks must not count."""
+    raw = record_path("2.13.0", "poly").read_text()
+    base = analysis("2.13.0", "poly")
+    verdicts = [(e.line, e.status, e.how) for v in base.variants for e in v.lines]
+    assert any("provenance" in how for _, _, how in verdicts)  # the premise: the record has provenance
+    record = json.loads(raw)
+    real = record["sample"]["file"]
+    for v in record["variants"]:
+        for g in (v.get("capture") or {}).get("graphs") or []:
+            g["kernel_stack_traces"] = {k: [s.replace(real, "/elsewhere/checkout/samples/poly.py") for s in stacks]
+                                        for k, stacks in (g.get("kernel_stack_traces") or {}).items()}
+    stacks = [s for v in record["variants"] for g in (v.get("capture") or {}).get("graphs") or []
+              for traces in (g.get("kernel_stack_traces") or {}).values() for s in traces]
+    assert stacks and all(real not in s for s in stacks) and any("/elsewhere/" in s for s in stacks)
+    moved = json.dumps(record)
+    assert [(e.line, e.status, e.how) for v in analyze(json.loads(moved)).variants for e in v.lines] == verdicts
+    other = json.loads(moved.replace("checkout/samples/poly.py", "checkout/samples/other.py"))
+    compiled = [v for v in analyze(other).variants if v.lines]
+    assert compiled and not any("provenance" in e.how for v in compiled for e in v.lines)
+
+
+def test_schema_1_record_gives_the_verdicts_inspector_0_1_derived():
+    """A record written by inspector 0.1 (schema 1) kept its own analysis beside the raw facts: today's analysis
+    of the same raw facts must agree with it line by line."""
+    path = record_path("2.13.0", "knapsack_breaks").parent.parent.parent / "schema-1" / "knapsack_breaks.json"
+    old = json.loads(path.read_text())
+    new = analyze(load(path))
+    for v_old in old["variants"]:
+        v = new.variant(v_old["id"])
+        assert [(e["line"], e["status"], e["vectorized"], sorted(e["kernels"]), e["how"]) for e in v_old["lines"]] == [
+            (e.line, e.status, e.vectorized, sorted(e.kernels), e.how) for e in v.lines], v.id
+        assert [(b["line"], b["reason"], b["count"]) for b in v_old["graph_breaks"]] == [
+            (b.line, b.reason, b.count) for b in v.breaks]
+        assert v_old["speedup_vs_numpy"] == pytest.approx(v.speedup_vs_numpy)
+        for k_old in v_old["kernels"]:
+            k = next(k for k in v.kernels if k.id == k_old["id"])
+            assert (k.backend, k.parallel, k.vectorized, k.strided_loads) == (
+                k_old["backend"], k_old["parallel"], k_old["vectorized"], k_old["strided_loads"])
+            assert k.cost.time_s == k_old.get("time_s") and k.cost.read_bytes == k_old.get("read_bytes")
+    assert [p["population"] for p in old["sweep"]] == [p.population for p in new.sweep]
+    for p_old, p in zip(old["sweep"], new.sweep):
+        for v_old, v in zip(p_old["variants"], p.variants):
+            assert v_old["speedup_vs_numpy"] == pytest.approx(v.speedup_vs_numpy)
+            assert (v_old["timing"] or {}).get("compile_s") == pytest.approx(v.timing.compile_s if v.timing else None)

@@ -1,0 +1,224 @@
+"""The parsers of torch's output, on output code and messages captured from torch 2.1.2 and 2.13."""
+
+import json
+import re
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import FIXTURES, VERSIONS, record_path
+from inspector.analysis import kernels
+from inspector.analysis.parse import breaks, loads, triton, wrapper
+from inspector.model import Launch
+
+
+def output_code(version, stem, vid, graph=0):
+    """The output code of one graph of a variant in a checked-in record."""
+    record = json.loads(record_path(version, stem).read_text())
+    variant = next(v for v in record["variants"] if v["id"] == vid)
+    codes = [c for g in variant["capture"]["graphs"] for c in g.get("output_code") or []]
+    return codes[graph]
+
+
+def break_texts(version, stem, vid):
+    record = json.loads(record_path(version, stem).read_text())
+    return [b["text"] for b in next(v for v in record["variants"] if v["id"] == vid)["capture"]["breaks"]]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("vid", ["numpy-compiled-cpu", "torch-compiled-cpu"])
+def test_poly_kernel_under_each_torch(version, vid):
+    code = output_code(version, "poly", vid)
+    split = kernels.split(code, "0/0")
+    assert split.problems == []
+    (k,) = split.kernels
+    assert k.name.startswith("cpp_fused_") and k.backend == "cpp" and k.graph == "0/0"
+    assert k.launches == [Launch(0)]
+    assert k.parallel and k.parallel_regions >= 1 and not k.vectorized
+    assert k.code.lstrip().startswith("#include") and k.code.strip().splitlines()[-3] in code
+    assert k.trip_counts == [20000]
+    # 2.1 indexes with `long i0` and brackets, 2.13 with `int64_t x0`: both are strided loads of the (N, 3) rows
+    assert len(k.strided_loads) == 3 and all(re.search(r"3L\*[xi]0", s) for s in k.strided_loads)
+    lines = k.code.splitlines()
+    assert any("#pragma omp parallel" in lines[e.line - 1] for e in k.evidence if e.what == "OpenMP parallel region")
+    assert {lines[e.line - 1].strip()[:4] for e in k.evidence if e.what == "strided load"} == {"auto"}
+    assert (k.handle or "").startswith(k.name + ":") == (version != "2.1.2")  # provenance handles: 2.13 only
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_sum_reduction_is_vectorized(version):
+    (k,) = kernels.split(output_code(version, "sum", "torch-compiled-cpu")).kernels
+    assert k.reduction and k.kind == "reduction"
+    assert k.vectorized == (version != "2.1.2") or k.vectorized  # 2.1 vectorizes int8 sums too
+    assert any(e.what == "vector instruction" for e in k.evidence) == k.vectorized
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_library_call_between_kernels(version):
+    split = kernels.split(output_code(version, "knapsack_breaks", "numpy-compiled-cpu"))
+    names = [k.name for k in split.kernels]
+    mm = next(k for k in split.kernels if k.backend == "extern")
+    assert mm.name == "extern_kernels.mm" and mm.kind == "library call" and mm.parallel is None
+    assert names.index("extern_kernels.mm") == 1  # in launch order, between the generated kernels
+    assert [k.launches for k in split.kernels] == [[Launch(0)], [Launch(1)], [Launch(2)]]
+
+
+def test_a_kernel_launched_twice_is_one_kernel_with_two_launches():
+    code = output_code("2.13.0", "poly", "torch-compiled-cpu")
+    (k,) = kernels.split(code).kernels
+    twice = re.sub(rf"(\n(\s+){k.name}\((.*)\)\n)", r"\1\2extern_kernels.mm(a, b, out=c)\n\2" + k.name + r"(\3)\n",
+                   code, count=1)
+    split = kernels.split(twice)
+    assert [(x.name, x.backend, x.launches) for x in split.kernels] == [
+        (k.name, "cpp", [Launch(0), Launch(2)]), ("extern_kernels.mm", "extern", [Launch(1)])]
+    assert split.problems == []
+
+
+def test_output_code_it_cannot_read_is_a_problem_not_an_empty_answer():
+    unknown = kernels.split("def call(args):\n    mystery_kernel_v9(args)\n")
+    assert unknown.kernels == []
+    assert unknown.problems == ["call() calls mystery_kernel_v9, neither a kernel of this module nor a known "
+                                "library call"]
+    assert kernels.split("%%% not python").problems[0].startswith("output code does not parse")
+    assert kernels.split("x = 1\n").problems == ["no call() function in the output code"]
+    # a graph with nothing to compute (views only) is understood: no kernels, no problem
+    assert kernels.split("def call(args):\n    a, = args\n    args.clear()\n    return (a, )\n").problems == []
+
+
+CPP = "r'''\n#include <x.h>\nextern \"C\" void kernel(const double* in_ptr0, double* out_ptr0)\n{{\n{body}\n}}\n'''"
+TRITON = "'''\n@triton_heuristics.pointwise(size_hints={{'x': 1024}})\n@triton.jit\ndef {name}(in_ptr0):\n{body}\n'''"
+BODIES = {"parallel": "    #pragma omp parallel\n    #pragma omp for\n    auto tmp0 = in_ptr0[static_cast<int64_t>(x0)];",
+          "serial": "    auto tmp0 = in_ptr0[static_cast<int64_t>(3L*x0)];",
+          "vector": "    auto tmp0 = at::vec::Vectorized<double>::loadu(in_ptr0 + x0, 8);"}
+
+
+@st.composite
+def modules(draw):
+    """A well-formed output-code module: kernels of each factory, launched in a random order (some twice, some
+    never), with library calls between them."""
+    count = draw(st.integers(0, 4))
+    defs, expected = [], {}
+    for i in range(count):
+        factory = draw(st.sampled_from(["cpp_pybinding", "cpp", "triton"]))
+        body = draw(st.sampled_from(sorted(BODIES)))
+        name = f"k{i}_{factory}"
+        source = (TRITON.format(name=name, body="    x0 = tl.program_id(0)\n    tmp0 = tl.load(in_ptr0 + (x0), None)")
+                  if factory == "triton" else CPP.format(body=BODIES[body]))
+        args = "['const double*'], " if factory == "cpp_pybinding" else f"'{name}', " if factory == "triton" else ""
+        defs.append(f"{name} = async_compile.{factory}({args}{source})")
+        expected[name] = ("triton" if factory == "triton" else "cpp", body)
+    calls = draw(st.lists(st.sampled_from(sorted(expected) + ["extern_kernels.mm", "aten.nonzero.default"]),
+                          max_size=8)) if expected else draw(st.lists(st.just("extern_kernels.bmm"), max_size=2))
+    lines = [f"    {c}.run(buf0, stream=s)" if expected.get(c, ("",))[0] == "triton" else f"    {c}(buf0, buf1)"
+             for c in calls]
+    text = "\n".join(["import torch", *defs, "def call(args):", "    buf0 = empty_strided_cpu((4, ), (1, ))",
+                      *lines, "    return (buf0, )", ""])
+    return text, expected, calls
+
+
+@settings(max_examples=150, deadline=None)
+@given(modules())
+def test_splitter_recovers_every_kernel_and_launch_of_a_well_formed_module(module):
+    text, expected, calls = module
+    split = kernels.split(text)
+    assert split.problems == []
+    found = {k.name: k for k in split.kernels}
+    assert set(found) == set(expected) | set(calls)
+    for name, k in found.items():
+        assert [launch.position for launch in k.launches] == [i for i, c in enumerate(calls) if c == name]
+        backend, body = expected.get(name, ("extern", None))
+        assert k.backend == backend
+        if backend == "cpp":
+            assert k.parallel == (body == "parallel") and k.vectorized == (body == "vector")
+            assert k.strided_loads == (["in_ptr0[3L*x0]"] if body == "serial" else [])
+        elif backend == "triton":
+            assert k.parallel and k.vectorized is None and k.strided_loads == []
+    launched = [k.name for k in split.kernels if k.launches]
+    assert launched == list(dict.fromkeys(calls))  # launched kernels first, in launch order
+
+
+FRAGMENTS = ["k0 = async_compile.cpp_pybinding(['const double*'], r'''\n", "k1 = async_compile.cpp('''",
+             "t0 = async_compile.triton('t0', '''\n", "@triton_heuristics.pointwise\n", "''')\n",
+             "#pragma omp parallel\n", "for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(9L);",
+             "auto tmp0 = in_ptr0[static_cast<int64_t>(3L*x0)];\n", "def call(args):\n", "    k0(a, b)\n",
+             "    t0.run(a, stream=s)\n", "    extern_kernels.mm(a, b, out=c)\n", "    mystery(a)\n", "class Runner:\n",
+             "  ", "\n", "(", ")", "'", "x", "=", ":"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join))
+def test_splitter_on_malformed_code_answers_only_what_the_text_says(text):
+    split = kernels.split(text)
+    for k in split.kernels:
+        assert k.code in text and (k.name in text or k.name.replace("torch.ops.", "") in text)
+        assert k.launches or k.backend != "extern"  # a library call is only known from its launch
+    try:
+        tree = wrapper.parse(text)
+    except wrapper.WrapperError:
+        assert split.kernels == [] and split.problems[0].startswith("output code does not parse")
+        return
+    if "mystery" in wrapper.call_source(text, tree):
+        assert any("mystery" in p for p in split.problems)  # an unknown call is never silently dropped
+
+
+@pytest.mark.parametrize("index, expected", [
+    ("1L + 3L*x0", True), ("3L*x0", True), ("1L + (3L*i0)", True), ("12L*x0", True), ("1000L*x0", True),
+    ("x1 + 1000L*x0", False), ("x0", False), ("x0 + 10L*x1", False),
+    ("1 + 3*x0", True), ("r0_1 + 1000*x0", False), ("(3*x0)", True),
+])
+def test_a_load_is_strided_when_its_inner_index_does_not_step_by_one(index, expected):
+    assert loads.strided(index) is expected
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_wrapper_gives_each_launch_its_buffer_sizes(version):
+    code = output_code(version, "poly", "numpy-compiled-cpu")
+    (k,) = kernels.split(code).kernels
+    found, unknown = wrapper.launches(wrapper.parse(code), {k.name})
+    assert found == [(k.name, [20000 * 3, 20000])] and unknown == []
+
+
+def test_graph_break_in_the_torch_2_1_format():
+    b = breaks.parse({"text": (FIXTURES / "torch-2.1.2" / "graph-break.txt").read_text(), "mechanism": "logger"})
+    assert b["file"].endswith("graph_break.py") and b["line"] == 12
+    assert b["reason"].startswith("generic_jump") and "from user code" not in b["reason"]
+    assert b["cause"] == "data-dependent-branch" and "where" in b["fix"]
+
+
+@pytest.mark.parametrize("version, vid, causes", [
+    ("2.13.0", "numpy-compiled-cpu", {"data-dependent-branch", "dynamic-shape"}),
+    ("2.1.2", "numpy-compiled-cpu", {"data-dependent-branch"}),  # 2.1 does not break at the boolean mask
+    ("2.13.0", "torch-compiled-cpu", {"item", "print"}),
+    ("2.1.2", "torch-compiled-cpu", {"item", "print"}),
+])
+def test_knapsack_break_messages_name_their_cause_under_each_torch(version, vid, causes):
+    parsed = [breaks.parse({"text": t}) for t in break_texts(version, "knapsack_breaks", vid)]
+    assert parsed and all(b["file"].endswith("knapsack_breaks.py") and b["line"] for b in parsed)
+    assert {b["cause"] for b in parsed} == causes
+    flags = {b["cause"]: b["flag"] for b in parsed}
+    assert flags.get("item", breaks.SCALARS) == breaks.SCALARS
+    assert flags.get("dynamic-shape", breaks.DYNAMIC_SHAPES) == breaks.DYNAMIC_SHAPES
+
+
+def test_the_cause_comes_from_torchs_words_not_the_users_quoted_code():
+    (text, *_) = break_texts("2.13.0", "knapsack_breaks", "numpy-compiled-cpu")
+    quoted = text.replace("code: if over.any():", "code: print(over.item())")
+    assert "print(over.item())" in quoted
+    b = breaks.parse({"text": quoted})
+    assert b["cause"] == "data-dependent-branch" and b["flag"] is None
+
+
+def test_launch_config_gives_the_grid():
+    code = ("@triton_heuristics.persistent_reduction(\n    size_hints={'x': 2048, 'r0_': 1024},\n"
+            "    triton_meta={'device': DeviceProperties(type='cuda', index=0)},\n"
+            "    inductor_meta={'grid_type': 'Grid1D', 'kernel_name': 'k'}\n)\n@triton.jit\n"
+            "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr):\n"
+            "    xnumel = 2000\n    r0_numel = 1000\n    R0_BLOCK: tl.constexpr = 1024\n"
+            "    tmp0 = tl.load(in_ptr0 + (r0_1 + 1000*x0), r0_mask & xmask, other=0.0)\n")
+    facts = triton.facts(code)
+    assert facts["strided_loads"] == [] and facts["masked_loads"] == 1  # contiguous along the row
+    assert facts["triton"].size_hints == {"x": 2048, "r0_": 1024} and facts["triton"].target == "cuda"
+    ran = triton.launch(code, {"kwargs": {"XBLOCK": 8}, "num_warps": 8, "num_stages": 1})
+    assert ran.grid == [250]
+    assert ran.text == "grid 250 programs; R0_BLOCK=1024, XBLOCK=8; 8 warps"
+

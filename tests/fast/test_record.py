@@ -1,0 +1,48 @@
+"""The record: one-line errors for what is not one, schema-1 records read as schema 2, atomic writes."""
+
+import json
+
+import pytest
+
+from conftest import FIXTURES, record_path
+from inspector.record import SCHEMA, RecordError, load, migrate, save
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "not valid JSON"),
+    (json.dumps({"a": 1}), "not an inspector record"),
+    (json.dumps({"schema": "inspector.record/99", "sample": {}, "env": {}, "variants": []}),
+     "record schema inspector.record/99 is not inspector.record/2"),
+    (json.dumps({"schema": SCHEMA, "sample": {}, "env": {}}), "'variants' is missing or not a list"),
+    (json.dumps({"schema": SCHEMA, "sample": {"path": "x.py"}, "env": {}, "variants": []}),
+     "sample has no int 'population'"),
+    (json.dumps({"schema": "inspector.record/1", "sample": {"path": "x.py", "population": 3}, "env": {},
+                 "variants": [{}]}), "variant 1 has no str 'id'"),
+    (json.dumps({"schema": SCHEMA, "sample": {"path": "x.py", "population": 3}, "env": {}, "variants": [3]}),
+     "variant 1 is not an object"),
+])
+def test_what_is_not_a_record_is_one_line(tmp_path, content, message):
+    (tmp_path / "bad.json").write_text(content)
+    with pytest.raises(RecordError, match=message) as info:
+        load(tmp_path / "bad.json")
+    assert "\n" not in str(info.value) and str(info.value).startswith(str(tmp_path / "bad.json"))
+
+
+def test_a_schema_1_record_loads_as_schema_2_with_only_raw_facts():
+    raw = json.loads((FIXTURES / "schema-1" / "knapsack_breaks.json").read_text())
+    assert raw["schema"] == "inspector.record/1" and "lines" in raw["variants"][2]
+    record = load(FIXTURES / "schema-1" / "knapsack_breaks.json")
+    assert record["schema"] == SCHEMA and record == migrate(raw)
+    for v in record["variants"]:
+        assert not {"kernels", "lines", "graph_breaks", "speedup_vs_numpy", "time_split"} & set(v)
+        assert not {"per_population_s", "compile_s"} & set(v.get("timing") or {})
+        assert v.get("capture") == next(r for r in raw["variants"] if r["id"] == v["id"]).get("capture")
+    point = record["sweep"][0]["variants"][0]
+    assert point["measured_population"] and "per_population_s" not in point["timing"]
+
+
+def test_a_record_round_trips_and_leaves_no_temporary_file(tmp_path):
+    record = load(record_path("2.13.0", "trig"))
+    save(record, tmp_path / "r.json")
+    assert load(tmp_path / "r.json") == record
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]

@@ -1,0 +1,128 @@
+"""The renderers, from checked-in records: golden files, one interface, escaping, and what they must show."""
+
+import difflib
+import importlib.util
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+
+from conftest import ROOT, analysis, record_path
+from inspector.analysis import analyze
+from inspector.model import InternalError
+from inspector.render import html as html_module
+from inspector.render.base import Renderer, renderer
+
+_spec = importlib.util.spec_from_file_location("make_goldens", ROOT / "scripts" / "make-goldens.py")
+goldens = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(goldens)
+CASES = goldens.inputs()
+
+
+@pytest.mark.parametrize("path, golden", CASES, ids=[f"{p.parent.name}/{p.stem}" for p, _ in CASES])
+def test_text_and_html_match_their_golden_files(path, golden):
+    for suffix, text in goldens.render(path).items():
+        expected = golden.with_suffix(suffix)
+        assert expected.exists(), f"no golden file {expected.relative_to(ROOT)}: run scripts/make-goldens.py"
+        want = expected.read_text(encoding="utf-8")
+        if text != want:
+            diff = "\n".join(list(difflib.unified_diff(want.splitlines(), text.splitlines(), "golden", "now",
+                                                       lineterm="", n=1))[:40])
+            pytest.fail(f"{expected.relative_to(ROOT)} differs (if the change is meant, run "
+                        f"scripts/make-goldens.py and review the diff):\n{diff}")
+
+
+def test_the_golden_files_cover_every_sample_under_both_torch_versions():
+    folders = {p.parent.name for p, _ in CASES}
+    assert {"torch-2.1.2", "torch-2.13.0", "schema-1"} <= folders
+    stems = {p.stem for p in (ROOT / "samples").glob("*.py")}
+    for version in ("torch-2.1.2", "torch-2.13.0"):
+        assert {p.stem for p, _ in CASES if p.parent.name == version} == stems, version
+
+
+def test_every_format_implements_the_renderer_interface():
+    a = analysis("2.13.0", "knapsack_breaks")
+    for name in ("html", "text", "json"):
+        r = renderer(name)
+        assert isinstance(r, Renderer) and r.name == name
+        assert "knapsack" in r.report(a).lower()
+    data = json.loads(renderer("json").report(a))
+    v = next(v for v in data["variants"] if v["id"] == "numpy-compiled-cpu")
+    assert {"kernels", "lines", "breaks", "timing", "time_split", "compile_phases"} <= set(v)
+    assert v["lines"][0]["why"][0].keys() == {"kind", "text"}
+    assert [b["line"] for b in v["breaks"]] == [b.line for b in a.variant("numpy-compiled-cpu").breaks]
+    with pytest.raises(NotImplementedError, match="html renderer has no breaks view"):
+        renderer("html").breaks(None)
+
+
+def test_every_page_shares_one_stylesheet():
+    a = analysis("2.13.0", "poly")
+    from inspector.analysis import compare
+    pages = [renderer("html").report(a), html_module.HtmlRenderer().index([("poly", a), ("gone", None)]),
+             renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"), a]))]
+    css = html_module.STYLESHEET.read_text()
+    assert all(css in page for page in pages)
+    assert all(page.count("<style>") == 1 for page in pages)
+
+
+def test_hostile_text_in_a_record_is_escaped_everywhere():
+    record = json.loads(record_path("2.13.0", "knapsack_breaks").read_text())
+    hostile = "<script>alert(1)</script>\"q\" & 'q' caf\udce9"
+    record["sample"]["title"] = hostile
+    variant = next(v for v in record["variants"] if v["id"] == "numpy")
+    variant.update(status="error", error=f"ValueError: {hostile}", error_detail=hostile)
+    a = analyze(record)
+    page = renderer("html").report(a)
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert hostile in renderer("text").report(a)
+    assert json.loads(renderer("json").report(a))["sample"]["title"] == hostile
+
+
+def test_what_inspector_did_not_understand_is_counted_and_shown():
+    record = json.loads(record_path("2.13.0", "poly").read_text())
+    graph = next(v for v in record["variants"] if v["id"] == "numpy-compiled-cpu")["capture"]["graphs"][0]
+    graph["output_code"] = [graph["output_code"][0].replace("def call(self, args):", "def call(self, args):\n"
+                                                            "        future_kernel_v9(args)")]
+    record["variants"][0].setdefault("capture", {})["problems"] = ["KeyError: 'frame_id'"]
+    a = analyze(record)
+    counts = {p.artifact: len(p.problems) for p in a.parse}
+    assert counts == {"output code": 1, "graph-break messages": 0, "log records": 1}
+    assert a.not_understood == 2
+    page = renderer("html").report(a)
+    assert "inspector did not understand 2 items of torch's output" in page
+    assert "future_kernel_v9, neither a kernel of this module nor a known library call" in page
+    assert "not understood: 1 of" in renderer("text").report(a)
+
+
+def test_internal_errors_are_shown_as_inspectors_not_the_users():
+    a = analysis("2.13.0", "poly")
+    v = replace(a.variant("numpy-compiled-cpu"),
+                internal_errors=[InternalError("kernel times", "KeyError: 'x'", "Traceback ...")])
+    a = replace(a, variants=[v if x.id == v.id else x for x in a.variants],
+                internal_errors=[InternalError("numpy-compiled-cpu: kernel times", "KeyError: 'x'", "Traceback")])
+    page = renderer("html").report(a)
+    assert "inspector itself failed" in page and "numpy-compiled-cpu: kernel times: KeyError: &#39;x&#39;" in page
+    assert v.status == "ok" and not v.failed  # the user's variant did not fail
+
+
+def test_source_lines_have_row_headers_and_keyboard_details():
+    page = renderer("html").report(analysis("2.13.0", "knapsack_breaks"))
+    assert '<th scope="row"><code>numpy-compiled-cpu</code></th>' in page
+    assert page.count('role="button"') > 10 and 'aria-controls="v-numpy-compiled-cpu-L45-notes"' in page
+    assert 'id="v-numpy-compiled-cpu-L45-notes">' in page  # a graph break's notes are open
+    assert ' title="' not in page.split('<div class="code hl src"', 1)[1].split("</div>\n</div>", 1)[0]
+
+
+def test_analysis_and_rendering_never_import_torch():
+    code = ("import sys, json\n"
+            "import inspector, inspector.cli, inspector.record, inspector.model, inspector.collect\n"
+            "from inspector.analysis import analyze\n"
+            "from inspector.record import load\n"
+            "from inspector.render.base import renderer\n"
+            f"a = analyze(load({str(record_path('2.13.0', 'knapsack_breaks'))!r}))\n"
+            "[renderer(f).report(a) for f in ('html', 'text', 'json')]\n"
+            "assert 'torch' not in sys.modules, sorted(m for m in sys.modules if m.startswith('torch'))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
