@@ -1,11 +1,13 @@
 """inspector: see what torch.compile did to your numerical Python code, and what it cost.
 
-Layout (collector -> data -> reporters):
-- ``inspector.probe``: runs inside the target interpreter (stdlib, numpy, torch only) and writes raw facts;
-- ``inspector.record``: the versioned JSON record those facts become;
-- ``inspector.analysis``: kernels, verdicts and line maps derived from a record alone;
-- ``inspector.render``: HTML, text and JSON renderers (never import torch);
+Layout (probe -> record -> analysis -> renderers):
+- ``inspector.probe``: runs inside the target interpreter (stdlib, numpy, torch only) and streams raw facts;
+- ``inspector.collect``: runs the probe in child processes and turns its facts into a raw record;
+- ``inspector.record``: the versioned JSON record (raw facts only);
+- ``inspector.model``: the typed values analysis derives and renderers read (no torch);
+- ``inspector.analysis``: kernels, verdicts, breaks and costs derived from a record alone;
+- ``inspector.render``: HTML, text and JSON renderers behind one interface (never import torch);
 - ``inspector.cli``: the typer command line.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

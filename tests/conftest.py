@@ -66,3 +66,13 @@ def hostile_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("hostile")
     proc = run_cli("report", HOSTILE, "-n", 200, "--budget", 0.02, "-v", "numpy", "-v", "numpy_hostile", "-o", out)
     return proc, out
+
+
+def python_with_site(folder, sitecustomize):
+    """An interpreter (a shell script in ``folder``) that runs this Python with ``sitecustomize`` on its path:
+    given to `--python`, it changes the probe's world the way another installation would, with no mock."""
+    (folder / "sitecustomize.py").write_text(sitecustomize)
+    python = folder / "python"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{folder}${{PYTHONPATH:+:$PYTHONPATH}}" exec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    return python

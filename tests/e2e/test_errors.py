@@ -12,7 +12,7 @@ import sys
 import pytest
 from markupsafe import escape
 
-from conftest import HOSTILE_ERROR, HOSTILE_TITLE, ROOT, run_cli
+from conftest import HOSTILE_ERROR, HOSTILE_TITLE, ROOT, python_with_site, run_cli
 from inspector.analysis import analyze
 from inspector.record import load
 
@@ -160,10 +160,7 @@ if "inspector.probe" in sys.orig_argv:  # not in Inductor's compile workers
 def test_a_failure_inside_inspector_is_an_internal_error_and_keeps_what_was_measured(tmp_path):
     """A Python whose sitecustomize breaks inspector's kernel-timing pass (given with --python, as another torch's
     interpreter would be): the variant still ran and was timed; inspector says the failure is its own."""
-    (tmp_path / "sitecustomize.py").write_text(FAULTY_SITE)
-    python = tmp_path / "python"
-    python.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path}${{PYTHONPATH:+:$PYTHONPATH}}" exec {sys.executable} "$@"\n')
-    python.chmod(0o755)
+    python = python_with_site(tmp_path, FAULTY_SITE)
     proc = run_cli("report", "samples/poly.py", "-n", 2000, "--budget", 0.02, "-v", "numpy-compiled-cpu",
                    "--python", python, "-o", tmp_path)
     assert proc.returncode == 4, proc.stderr

@@ -2,11 +2,10 @@
 
 import importlib.util
 import math
-import sys
 
 import pytest
 
-from conftest import run_cli
+from conftest import python_with_site, run_cli
 from inspector.analysis import analyze
 from inspector.record import load
 
@@ -43,10 +42,7 @@ def test_preview_shows_the_triton_source_inductor_writes(tmp_path):
 def test_preview_without_triton_is_skipped_with_the_install_hint(tmp_path):
     """An interpreter that cannot import triton (hidden by its sitecustomize): the preview variants are skipped,
     with the hint, and the run still succeeds."""
-    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['triton'] = None  # as if not installed\n")
-    python = tmp_path / "python"
-    python.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path}${{PYTHONPATH:+:$PYTHONPATH}}" exec {sys.executable} "$@"\n')
-    python.chmod(0o755)
+    python = python_with_site(tmp_path, "import sys\nsys.modules['triton'] = None  # as if not installed\n")
     proc = run_cli("report", "samples/poly.py", "-n", 200, "--budget", 0.02, "--triton-preview", "--python", python,
                    "-v", "numpy", "-v", "numpy-triton-preview", "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
