@@ -9,7 +9,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Optional
 
-STATUSES = ("parallel", "serial", "extern", "eager", "graph-break")  # a line verdict, best to worst news
+STATUSES = ("parallel", "extern", "unknown", "serial", "eager", "graph-break")  # a line verdict, best news first
 
 
 @dataclass(frozen=True)
@@ -47,12 +47,32 @@ class Launch:
 
 @dataclass(frozen=True)
 class LoopNest:
-    """One loop nest of a C++ kernel (filled by the loop-nest parser; empty until then)."""
+    """One top-level loop of a C++ kernel, with what runs inside it: the unit a line verdict is true of.
 
+    ``lines``: its span in the kernel's code (1-based, first and last); ``trip``: the elements its index runs
+    over, a number or a symbolic size such as ``ks0`` (None when its header was not understood); ``stacks``: the
+    user stacks of the FX nodes it computes, as Inductor generated it (None when no record joins it).
+    """
+
+    index: int
+    lines: tuple
     parallel: bool
     vectorized: bool
     reduction: bool
-    trip_count: Optional[int]
+    tail: bool  # the scalar remainder after a vectorized loop
+    trip: Optional[str]
+    work: Optional[int]  # elements all its loop levels cover (the product of their ranges), when all are numbers
+    strided_loads: list
+    stacks: Optional[list] = None
+
+    @property
+    def trip_count(self):
+        return int(self.trip) if self.trip and self.trip.isdigit() else None
+
+    def describe(self):
+        """'parallel, vectorized reduction' and the like."""
+        kind = "reduction" if self.reduction else "tail" if self.tail else "loop"
+        return f"{'parallel' if self.parallel else 'serial'}, {'vectorized' if self.vectorized else 'scalar'} {kind}"
 
 
 @dataclass(frozen=True)
@@ -174,11 +194,12 @@ class LineVerdict:
     end_line: int
     function: str
     via: list  # call-site lines, outermost first
-    status: Optional[str]  # one of STATUSES, or None: no operations of its own
-    vectorized: Optional[str]  # all | some | none | n/a | None
+    status: Optional[str]  # one of STATUSES, or None: no evidence names it
+    vectorized: Optional[str]  # all | some | none | unknown | n/a | None
     kernels: list  # kernel ids
+    nests: list  # "kernel id#nest index" of the loop nests it is placed in
     why: list  # [Reason]
-    how: list  # evidence used: provenance, origin, fx_graph, python_trace, graph_break
+    how: list  # evidence used: loop_nest, provenance, origin, fx_graph, python_trace, graph_break
     time_s: Optional[float] = None
     time_share: Optional[float] = None
 

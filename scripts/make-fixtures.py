@@ -24,8 +24,9 @@ from inspector.collect import collect, sweep_point  # noqa: E402
 from inspector.record import save  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "records"
-# per sample: population, further options of collect, and a sweep of smaller sizes before it
-# (large enough for OpenMP under both versions: torch 2.1 keeps fewer than 4,096 elements per thread serial)
+# per fixture: its sample (the fixture's name unless given), population, further options of collect, and a sweep
+# of smaller sizes before it (large enough for OpenMP under both versions: torch 2.1 keeps fewer than 4,096
+# elements per thread serial)
 PLAN = {
     "poly": dict(population=20_000, triton_preview=True),
     "trig": dict(population=20_000, triton_preview=True, sweep=[2000]),
@@ -33,6 +34,11 @@ PLAN = {
     "knapsack_breaks": dict(population=10_000, sizes=[9000]),
     "penalty_loops": dict(population=10_000),
     "matmul_fitness": dict(population=10_000),
+    "ten_genes": dict(population=20_000),
+    "hidden_layers": dict(population=10_000),
+    # dynamic shapes from the first compile: loop bounds are symbolic sizes (ks0)
+    "poly-dynamic": dict(sample="poly", population=20_000, only=["numpy", "*-compiled-cpu"],
+                         config=["dynamo.assume_static_by_default=False"]),
 }
 
 
@@ -65,7 +71,7 @@ def _facts(python):
 
 
 def _record(python, stem, plan, facts):
-    sample = ROOT / "samples" / f"{stem}.py"
+    sample = ROOT / "samples" / f"{plan.pop('sample', stem)}.py"
     sweep = plan.pop("sweep", [])
     options = dict(python=python, budget=0.05, timeout=600, **plan)
     if options.pop("triton_preview", False) and _version(facts["torch"]) >= (2, 13):

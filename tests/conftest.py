@@ -15,7 +15,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 RECORDS = FIXTURES / "records"
 GOLDEN = ROOT / "tests" / "golden"
 VERSIONS = ("2.1.2", "2.13.0")  # the torch versions whose output is checked in (scripts/make-fixtures.py)
-STEMS = ("poly", "trig", "sum", "knapsack_breaks", "penalty_loops", "matmul_fitness")
+STEMS = ("poly", "trig", "sum", "knapsack_breaks", "penalty_loops", "matmul_fitness", "ten_genes", "hidden_layers")
 
 
 def run_cli(*args, cwd=ROOT, timeout=600, **kwargs):

@@ -95,7 +95,7 @@ def _variant(raw, sample, env):
         for code in codes:
             split = kernels_mod.split(code, g.get("compile_id"))
             problems += [f"graph {g.get('compile_id')}: {p} (raw code kept)" for p in split.problems]
-            found += split.kernels
+            found += kernels_mod.with_nest_records(split.kernels, g.get("nests"))
             names += [k.name for k in split.kernels]
         graphs.append(Graph(g.get("compile_id"), (g.get("metrics") or {}).get("graph_op_count"),
                             g.get("fx_graph_cache"), names, codes))
@@ -109,7 +109,7 @@ def _variant(raw, sample, env):
     if v.compiled and v.status == "ok":
         statements = lines.scope(sample.source, v.function)
         verdicts = lines.verdicts(graphs_raw, raw.get("python_lines"), kernels, graph_breaks, sample, env, statements)
-        warnings = breaks.warnings(graphs, raw, statements)
+        warnings = breaks.warnings(graphs_raw, raw, statements, sample)
         verdicts = _explain_unrolled(verdicts, warnings)
     split, kernels = cost.kernel_times(raw.get("kernel_times"), kernels)
     bandwidth = env.memory_bandwidth.gb_s if env.memory_bandwidth else None

@@ -1,11 +1,10 @@
 """Graph breaks of a variant, and their silent cousins (unrolled loops, recompilations), as typed values."""
 
-from inspector.analysis.lines import same_path
+from inspector.analysis.lines import comment_frames, same_path
 from inspector.analysis.parse import breaks as parse
 from inspector.model import BreakCost, CompileWarning, Finding, GraphBreak
 
-UNROLLED_MIN_OPS = 100  # a graph this large from a function this many times smaller was unrolled
-UNROLLED_RATIO = 8
+UNROLLED_MIN_TIMES = 2  # a loop body traced this many times over into one graph was unrolled
 
 
 def distinct(entries, sample):
@@ -41,22 +40,19 @@ def cost(regions):
     return BreakCost(outside, regions["graphs_s"], outside / regions["total_s"] if regions["total_s"] else 0.0)
 
 
-def warnings(graphs, raw, statements):
+def warnings(graphs, raw, statements, sample):
     """The silent cousins of a break: unrolled Python loops and recompilations.
 
-    ``graphs``: the variant's Graphs; ``raw``: its raw result (``recompiles``, ``sizes``); ``statements`` maps
-    the scope's statement lines to {"function", "loop"} (see lines.scope).
+    ``graphs``: the variant's raw graphs; ``raw``: its raw result (``recompiles``, ``sizes``); ``statements`` maps
+    the scope's statement lines to {"function", "loop", "in_loop"} (see lines.scope).
     """
     found = []
-    loops = sorted(line for line, info in statements.items() if info.get("loop"))
     for g in graphs:
-        ops = g.op_count or 0
-        if ops >= UNROLLED_MIN_OPS and ops > UNROLLED_RATIO * max(1, len(statements)):
-            where = f" (Python loops at line {', '.join(map(str, loops))})" if loops else ""
-            found.append(CompileWarning("unrolled-loop", loops, g.compile_id, (
-                f"graph {g.compile_id} has {ops} ops from {len(statements)} statements: Dynamo unrolled a Python "
-                f"loop{where}; compile time and size grow with its trip count. Vectorise the loop over a new "
-                "axis instead")))
+        for loop, times in unrolled(g.get("fx_graph") or "", statements, sample).items():
+            found.append(CompileWarning("unrolled-loop", [loop], g.get("compile_id"), (
+                f"Dynamo unrolled the Python loop at line {loop}: its body was traced {times} times into graph "
+                f"{g.get('compile_id')}, so compile time and graph size grow with its trip count. Vectorise the loop "
+                "over a new axis instead")))
     recompiled = [("while timing", g.get("compile_id"), (g.get("metrics") or {}).get("recompile_reason"))
                   for g in (raw.get("recompiles") or {}).get("graphs") or []]
     for size in raw.get("sizes") or []:
@@ -67,6 +63,25 @@ def warnings(graphs, raw, statements):
             found.append(CompileWarning("recompile", [], compile_id,
                                         f"recompiled {when}: {reason.strip().splitlines()[0]}"))
     return found
+
+
+def unrolled(fx_graph, statements, sample):
+    """{loop header line: times its body was traced} for the Python loops Dynamo unrolled into a graph.
+
+    The evidence: in the graph's node order (its `# File:` comments), a line inside the loop's body comes back
+    after other lines, again and again: straight-line code, however long, visits each line once.
+    """
+    visits, previous = {}, None
+    for line, _ in comment_frames(fx_graph, sample):
+        if line != previous:
+            visits[line] = visits.get(line, 0) + 1
+        previous = line
+    times = {}
+    for line, count in visits.items():
+        loop = (statements.get(line) or {}).get("in_loop")
+        if loop and count >= UNROLLED_MIN_TIMES:
+            times[loop] = max(times.get(loop, 0), count)
+    return dict(sorted(times.items()))
 
 
 def findings(variants):

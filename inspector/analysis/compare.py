@@ -27,7 +27,8 @@ RULES = (
     (re.compile(r"\b[0-9a-zA-Z]{32,}\b"), "<hash>"),
     (re.compile(r"\s+"), " "),
 )
-VECTORIZED = {"all": ", vectorized", "some": ", partly vectorized", "none": ", not vectorized"}
+VECTORIZED = {"all": ", vectorized", "some": ", partly vectorized", "none": ", not vectorized",
+              "unknown": ", vectorization unknown"}
 NUMBERED = re.compile(r"\b(tmp_acc|tmp|buf)(\d+)")
 DROP = re.compile(r"^(?://|# |[{}];?$)|^$")
 
@@ -247,8 +248,10 @@ def _verdict_changes(a, b, ra, rb):
 
 
 def _break_changes(a, b, ra, rb):
-    """Graph breaks gained or lost (by line text and reason)."""
-    ka, kb = ({(_text(r, x.line), x.reason): x for x in v.breaks} for v, r in ((a, ra), (b, rb)))
+    """Graph breaks gained or lost, matched by their line's text and their normalised cause (torch versions word
+    the same break differently; the cause is the same), or their reason where the cause is unknown."""
+    ka, kb = ({(_text(r, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.breaks}
+              for v, r in ((a, ra), (b, rb)))
     return [{"change": change, "line": x.line, "reason": x.reason}
             for change, mine, other in (("lost", ka, kb), ("gained", kb, ka))
             for key, x in mine.items() if key not in other]

@@ -15,6 +15,7 @@ from inspector.model import Kernel, Launch
 
 HANDLE = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+?):(\d+)")
 FACTORIES = {"cpp_pybinding": ("cpp", cpp.facts), "cpp": ("cpp", cpp.facts), "triton": ("triton", triton.facts)}
+MIN_SHARED = 0.5  # a nest record joins the parsed nest whose (stripped) lines it holds at least half of
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,8 @@ def split(output_code, graph=None):
     kernels = []
     for name in list(launches) + [n for n in defined if n not in launches]:
         backend, code = defined.get(name, ("extern", ""))
-        values = FACTORIES[backend][1](code) if backend != "extern" else _extern_facts()
+        values, not_read = FACTORIES[backend][1](code) if backend != "extern" else (_extern_facts(), [])
+        problems += [f"{name}: {p}" for p in not_read]
         shown = name if backend != "extern" else name.replace("torch.ops.", "")
         kernels.append(Kernel(
             id=shown, name=shown, graph=graph, backend=backend, code=code, parallel=_parallel(backend, values),
@@ -89,3 +91,23 @@ def with_launch_configs(kernels, configs):
     """Join a CUDA variant's autotuned ``launch_configs`` to its Triton kernels (the grid they ran with)."""
     return [replace(k, triton=triton.launch(k.code, configs[k.name]))
             if k.backend == "triton" and (configs or {}).get(k.name) else k for k in kernels]
+
+
+def with_nest_records(kernels, records):
+    """The C++ kernels of one graph with each loop nest joined to the probe's nest records (the code Inductor
+    generated for a nest and the user stacks of the FX nodes it computes): each record joins the nest whose code it
+    shares most, if it holds at least MIN_SHARED of its lines. A kernel Inductor generated twice and launches twice
+    (the same code for two layers) gets the stacks of both."""
+    if not records:
+        return kernels
+    nests = [(k.id, n.index, {line.strip() for line in k.code.splitlines()[n.lines[0] - 1:n.lines[1]] if line.strip()})
+             for k in kernels if k.backend == "cpp" for n in k.loop_nests]
+    stacks = {}
+    for record in records:
+        code = {line.strip() for line in record["code"] if line.strip()}
+        score, kernel_id, index = max(((len(mine & code) / len(mine), k, i) for k, i, mine in nests if mine),
+                                      default=(0, None, None))
+        if score >= MIN_SHARED:
+            stacks.setdefault((kernel_id, index), []).extend(o["stack"] for o in record["origins"])
+    return [replace(k, loop_nests=[replace(n, stacks=list(dict.fromkeys(stacks[k.id, n.index])))
+                                   if (k.id, n.index) in stacks else n for n in k.loop_nests]) for k in kernels]

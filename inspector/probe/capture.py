@@ -1,10 +1,16 @@
-"""Collect what torch.compile emits while a variant compiles: output code, graphs, breaks, metrics.
+"""Collect what torch.compile emits while a variant compiles: output code, graphs, loop nests, breaks, metrics.
 
 Two mechanisms, recorded per fact so analysis knows where each came from:
 - ``structured_trace``: a handler on the ``torch.__trace`` logger (torch >= 2.3);
-- ``logger``: the ``output_code`` artifact logger and Dynamo's "COMPILING GRAPH due to" debug record
-  (torch < 2.3; names as in 2.1.2), with ``comment_origin`` on so cpp kernels carry ``// ORIGIN:``
-  blocks naming each fused aten op and its user stack.
+- ``logger``: the ``output_code`` and ``graph_code`` artifact loggers and Dynamo's graph-compile debug record
+  (torch < 2.3; names as in 2.1.2).
+
+And, on every version, a wrapper around the C++ backend's ``KernelGroup.finalize_kernel``, which Inductor calls
+once per loop nest it generates: each nest's code and the FX nodes it computes, with their user stacks.
+
+Capture must not depend on what a cache held: Inductor's FX graph cache (and AOTAutograd's) replay the stacks of
+whoever compiled a graph first (another variant, another file, another checkout) and skip code generation, so
+they are turned off while capturing; the C++ compiler's own cache still spares rebuilding unchanged kernels.
 """
 
 import json
@@ -16,11 +22,14 @@ import torch._inductor.config  # `import torch` alone does not load it in 2.1
 
 MAX_GRAPH_TEXT = 400_000  # keep readable FX graphs of unrolled loops from bloating the record
 OUTPUT_CODE_LOG = "torch._inductor.graph.__output_code"  # DEBUG "Output code: \n%s" % code
+GRAPH_CODE_LOG = "torch._dynamo.output_graph.__graph_code"  # DEBUG: the FX graph, with `# File:` comments
 # DEBUG "COMPILING GRAPH due to %s" % GraphCompileReason, for every graph. Unlike the graph_breaks
 # logger, it also reports a data-dependent `if` at a compiled frame's top level (2.1's generic_jump).
 COMPILE_LOG = "torch._dynamo.output_graph"
 # compilation metrics left out of the record: whole config dumps (tens of kB per graph) and a copy of provenance
 BULKY_METRICS = {"inductor_provenance"}
+# caches that would replay another compile's facts: (module, attribute) set to False while capturing
+CACHES = (("torch._inductor.config", "fx_graph_cache"), ("torch._functorch.config", "enable_autograd_cache"))
 
 
 def _has_structured_trace():
@@ -63,23 +72,30 @@ class Capture:
         self.strings = {}
         self._reset()
         self._handlers = []
+        self._restore = []
 
     def _reset(self):
         self.graphs = {}
         self.breaks = []
         self.problems = []
         self.records = 0
+        self.nests = []  # loop nests generated since the last output code: they belong to the next one
 
     def install(self):
         trace_config = getattr(torch._inductor.config, "trace", None)
         if hasattr(trace_config, "provenance_tracking_level"):
             trace_config.provenance_tracking_level = 1
+        for module, name in CACHES:
+            config = _module(module)
+            if config is not None and hasattr(config, name):
+                self._restore.append((config, name, getattr(config, name)))
+                setattr(config, name, False)
+        self._hook_nests()
         if self.mechanism == "structured_trace":
             self._attach("torch.__trace", _TraceHandler(self))
         else:
-            torch._inductor.config.comment_origin = True
-            self._attach(OUTPUT_CODE_LOG, _LogHandler(self))
-            self._attach(COMPILE_LOG, _LogHandler(self))
+            for name in (OUTPUT_CODE_LOG, GRAPH_CODE_LOG, COMPILE_LOG):
+                self._attach(name, _LogHandler(self))
 
     def _attach(self, name, handler):
         logger = logging.getLogger(name)
@@ -88,10 +104,35 @@ class Capture:
         logger.addHandler(handler)
         self._handlers.append((logger, handler))
 
+    def _hook_nests(self):
+        """Wrap the C++ backend's per-nest code generation to record each nest and the FX nodes it computes."""
+        cpp = _module("torch._inductor.codegen.cpp")
+        group = getattr(cpp, "KernelGroup", None)
+        original = getattr(group, "finalize_kernel", None)
+        if original is None:
+            self.problems.append("this torch has no KernelGroup.finalize_kernel: loop nests are not attributed")
+            return
+        capture = self
+
+        def finalize_kernel(group_self, new_kernel, nodes):
+            before = len(group_self.loops_code._lines)
+            result = original(group_self, new_kernel, nodes)
+            try:
+                capture.nests.append(_nest(group_self.loops_code._lines[before:], nodes))
+            except Exception as e:  # never let capture break the user's compile
+                capture.problems.append(f"loop nest not recorded: {type(e).__name__}: {e}")
+            return result
+
+        group.finalize_kernel = finalize_kernel
+        self._restore.append((group, "finalize_kernel", original))
+
     def uninstall(self):
         for logger, handler in self._handlers:
             logger.removeHandler(handler)
         self._handlers.clear()
+        for target, name, value in reversed(self._restore):
+            setattr(target, name, value)
+        self._restore.clear()
 
     def take(self):
         out = {"mechanism": self.mechanism, "graphs": list(self.graphs.values()), "breaks": self.breaks,
@@ -101,6 +142,13 @@ class Capture:
 
     def _graph(self, compile_id):
         return self.graphs.setdefault(compile_id, {"compile_id": compile_id})
+
+    def _output_code(self, compile_id, code):
+        graph = self._graph(compile_id)
+        graph.setdefault("output_code", []).append(code)
+        if self.nests:
+            graph.setdefault("nests", []).extend(self.nests)
+            self.nests = []
 
     def on_trace(self, metadata, payload):
         if "str" in metadata:
@@ -116,10 +164,11 @@ class Capture:
             stack = [dict(f, filename=self.strings.get(f.get("filename"), f.get("filename")))
                      for f in metadata["dynamo_start"].get("stack", [])]
             self._graph(cid)["user_stack"] = stack
+            self.nests = []
         elif "dynamo_output_graph" in metadata:
             self._graph(cid)["fx_graph"] = (payload or "")[:MAX_GRAPH_TEXT]
         elif "inductor_output_code" in metadata:
-            self._graph(cid).setdefault("output_code", []).append(payload or "")
+            self._output_code(cid, payload or "")
         elif "compilation_metrics" in metadata:
             self._graph(cid)["metrics"] = _jsonable({k: v for k, v in metadata["compilation_metrics"].items()
                                                      if k not in BULKY_METRICS and not k.endswith("_config")})
@@ -138,13 +187,40 @@ class Capture:
         compile_id = torch._guards.CompileContext.current_compile_id()
         cid = None if compile_id is None else str(compile_id)
         if record.name == OUTPUT_CODE_LOG and record.levelno == logging.DEBUG:  # INFO twin: the path
-            self._graph(cid).setdefault("output_code", []).append(str(record.args[0]))
-        elif record.name == COMPILE_LOG and str(record.msg).startswith("COMPILING GRAPH due to"):
-            reason = record.args[0]
+            self._output_code(cid, str(record.args[0]))
+        elif record.name == GRAPH_CODE_LOG:
+            self._graph(cid)["fx_graph"] = record.getMessage()[:MAX_GRAPH_TEXT]
+        elif record.name == COMPILE_LOG and record.args and hasattr(record.args[0], "graph_break"):
+            reason = record.args[0]  # a GraphCompileReason, whatever the message's wording
             if reason.graph_break:  # same text as 2.1's graph_breaks logger
                 stack = "".join(traceback.format_list(reason.user_stack))
                 text = f"Graph break: {reason.reason} from user code at:\n{stack}"
                 self.breaks.append({"compile_id": cid, "text": text, "mechanism": "logger"})
+
+
+def _nest(lines, nodes):
+    """One loop nest as generated: its code lines (as text) and {user stack: [FX node names]} of what it computes."""
+    code = []
+    for line in lines:
+        text = line if isinstance(line, str) else line() if callable(line) else None  # a DeferredLine
+        if isinstance(text, str):
+            code.append(text)
+    stacks = {}
+    for node in nodes:
+        for part in getattr(node, "get_nodes", lambda: [node])():
+            for origin in getattr(getattr(part, "node", None), "origins", ()) or ():
+                stack = (origin.meta or {}).get("stack_trace") or ""
+                stacks.setdefault(stack, []).append(origin.name)
+    return {"code": code, "nodes": [n.get_name() for n in nodes],
+            "origins": [{"stack": s, "fx_nodes": sorted(names)} for s, names in stacks.items()]}
+
+
+def _module(name):
+    import importlib
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
 def _jsonable(value):

@@ -12,11 +12,12 @@ from inspector.render.words import break_even, match, ratio, reason, seconds, se
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
-STATUS_MARK = {"parallel": "P", "serial": "S", "extern": "L", "eager": "E", "graph-break": "B"}
+STATUS_MARK = {"parallel": "P", "extern": "L", "unknown": "?", "serial": "S", "eager": "E", "graph-break": "B"}
 STATUS_TEXT = {
-    "parallel": "parallel: in generated kernels that run multi-threaded (OpenMP region or Triton grid)",
-    "serial": "serial: in generated kernels, but one runs single-threaded",
+    "parallel": "parallel: in generated loops that run multi-threaded (OpenMP loop or Triton grid)",
     "extern": "library: ran as a library call or ATen fallback, not generated code",
+    "unknown": "unknown: in generated code, but the evidence does not say in which of its differing loops",
+    "serial": "serial: in generated code, but a loop it runs in is single-threaded",
     "eager": "eager: ran as Python outside any compiled graph",
     "graph-break": "graph break: this line broke the graph",
 }
@@ -104,6 +105,7 @@ def _compiled_view(v, source_lines, sample):
         annotated.append({
             "number": number, "html": html_line, "status": statuses[0] if statuses else "", "statuses": statuses,
             "kernels": sorted({k for e in entries for k in e.kernels}), "notes": notes,
+            "nests": sorted({n for e in entries for n in e.nests}),
             "open": any(n["status"] != "parallel" for n in notes),  # good news stays folded
             "gap": bool(annotated) and annotated[-1]["number"] != number - 1,
             "vectorized": entries[0].vectorized if entries else None,
@@ -113,8 +115,10 @@ def _compiled_view(v, source_lines, sample):
     for k in v.kernels:
         language = {"cpp": "cpp", "triton": "triton"}.get(k.backend, "python")
         evidence = {e.line: e.what for e in k.evidence}
-        code = [{"number": n, "html": h, "evidence": evidence.get(n)}
-                for n, h in enumerate(highlight.lines(k.code, language), 1)] if k.code else []
+        nest_of = {line: n for n in k.loop_nests for line in range(n.lines[0], n.lines[1] + 1)}
+        code = [{"number": i, "html": h, "evidence": evidence.get(i), "nest": nest_of.get(i),
+                 "label": nest_of[i].describe() if i in nest_of and nest_of[i].lines[0] == i else None}
+                for i, h in enumerate(highlight.lines(k.code, language), 1)] if k.code else []
         kernels.append({"k": k, "code_lines": code, "lines": sorted({e.line for e in v.lines if k.id in e.kernels})})
     timed = sorted((kv for kv in kernels if kv["k"].cost.time_s is not None), key=lambda kv: -kv["k"].cost.time_s)
     split = v.time_split

@@ -90,3 +90,22 @@ def test_render_of_a_schema_1_record_gives_the_full_report(tmp_path):
                  "Your source, line by line", "Generated kernels", "Parse statistics"):
         assert part in html, part
     assert "graph break at line 45: Data-dependent branching" in proc.stdout
+
+
+def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
+    """The same file reported twice, then a copy of it under another name (whose graphs Inductor's caches would
+    otherwise replay with the first file's stacks): the same verdicts, line by line, and the torch variant, whose
+    graph equals the NumPy variant's, keeps its own lines."""
+    shutil.copy(ROOT / "samples" / "sum.py", tmp_path / "renamed.py")
+    runs = []
+    for sample in ("samples/sum.py", "samples/sum.py", tmp_path / "renamed.py"):
+        out = tmp_path / f"out{len(runs)}"
+        proc = run_cli("report", sample, "-n", 1200, "--budget", 0.02, "-v", "numpy-compiled-cpu",
+                       "-v", "torch-compiled-cpu", "-o", out)
+        assert proc.returncode == 0, proc.stderr
+        a = analyze(load(next(out.glob("*.json"))))
+        runs.append({v.id: [(e.line, e.status, e.vectorized, e.kernels, e.nests, e.how) for e in v.lines]
+                     for v in a.variants if v.status == "ok"})
+    assert runs[0] == runs[1] == runs[2]
+    torch_lines = runs[0]["torch-compiled-cpu"]
+    assert [(status, "loop_nest" in how) for _, status, _, _, _, how in torch_lines] == [("parallel", True)]

@@ -52,16 +52,27 @@ def test_population_sizes_show_recompiles_with_the_failed_guard():
     assert any("size mismatch" in w.text and "expected 10000, actual 9000" in w.text for w in recompiles)
 
 
-def test_unrolled_python_loops_are_flagged():
-    a = analysis("2.13.0", "penalty_loops")
+@pytest.mark.parametrize("version", VERSIONS)
+def test_unrolled_python_loops_are_flagged_each_with_its_trip_count(version):
+    a = analysis(version, "penalty_loops")
     v = a.variant("torch-compiled-cpu")
-    assert not v.breaks  # an unrolled loop does not break the graph: the only signal is its size
-    (w,) = [w for w in v.warnings if w.kind == "unrolled-loop"]
+    assert not v.breaks  # an unrolled loop does not break the graph: the only signal is the traced graph itself
     source = a.sample.source.splitlines()
-    loops = [i for i, s in enumerate(source, 1) if s.strip().startswith("for ") and i >= w.lines[0]]
-    assert w.lines == loops[:2] and "unrolled" in w.text
-    headers = [e for e in v.lines if e.line in w.lines]
+    start = line_of(a, "def fitness_torch")
+    loops = [i for i, s in enumerate(source, 1) if s.strip().startswith("for ") and i > start]
+    found = [w for w in v.warnings if w.kind == "unrolled-loop"]
+    assert [w.lines for w in found] == [[loops[0]], [loops[1]]]
+    assert "its body was traced 10 times" in found[0].text and "its body was traced 6 times" in found[1].text
+    headers = [e for e in v.lines if e.line in loops]
     assert headers and all(e.why[0].kind == "unrolled-loop" for e in headers)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("stem", ["ten_genes", "poly", "matmul_fitness"])
+def test_long_straight_line_code_is_not_an_unrolled_loop(version, stem):
+    """A ten-variable objective traces into hundreds of ops from a few statements, with no loop anywhere."""
+    a = analysis(version, stem)
+    assert not [w for v in a.variants for w in v.warnings if w.kind == "unrolled-loop"]
 
 
 def test_a_message_without_a_location_is_counted_as_not_understood():

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import analysis, record_path
+from conftest import analysis, line_of, record_path
 from inspector.analysis import analyze, compare
 from inspector.model import Kernel
 from inspector.render.base import renderer
@@ -83,6 +83,17 @@ def test_comparing_the_runs_of_2_1_and_2_13():
         assert [t["what"] for t in v["timing"]] == ["time", "first call", "compile"]
     text = renderer("text").comparison(result)
     assert "samples/poly.py: torch 2.1.2 → torch 2.13.0" in text and "kernel cpp_fused_" in text
+
+
+def test_breaks_worded_differently_by_two_torch_versions_are_the_same_break():
+    """torch 2.1 says "Tensor.item", 2.13 "Unsupported Tensor.item() call with capture_scalar_outputs=False": one
+    cause, so neither lost nor gained; the boolean mask 2.1 never broke at is a break 2.13 gained."""
+    old, new = analysis("2.1.2", "knapsack_breaks"), analysis("2.13.0", "knapsack_breaks")
+    (pair,) = compare.compare([old, new])["pairs"]
+    by_id = {v["id"]: v for v in pair["variants"]}
+    assert by_id["torch-compiled-cpu"]["breaks"] == []
+    assert [(b["change"], b["line"]) for b in by_id["numpy-compiled-cpu"]["breaks"]] == [
+        ("gained", line_of(new, "fitness[over] -="))]
 
 
 def test_records_compare_warns_about_other_machines_breaks_gained_and_cache_hits():

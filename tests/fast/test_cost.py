@@ -34,7 +34,7 @@ def test_profiled_kernels_are_the_captured_kernels_with_their_times(version, ste
             continue
         assert phases.total_s == pytest.approx(v.timing.compile_s)
         assert all(getattr(phases, k) >= 0 for k in cost.PHASE_KEYS)
-        assert sum(phases.cache.values()) == len(v.graphs)
+        assert phases.cache == {}  # capture turns Inductor's FX graph cache off: no replayed facts
 
 
 def test_many_launches_and_the_time_outside_graphs_of_a_graph_break():

@@ -215,10 +215,67 @@ def test_launch_config_gives_the_grid():
             "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr):\n"
             "    xnumel = 2000\n    r0_numel = 1000\n    R0_BLOCK: tl.constexpr = 1024\n"
             "    tmp0 = tl.load(in_ptr0 + (r0_1 + 1000*x0), r0_mask & xmask, other=0.0)\n")
-    facts = triton.facts(code)
+    facts, problems = triton.facts(code)
+    assert problems == []
     assert facts["strided_loads"] == [] and facts["masked_loads"] == 1  # contiguous along the row
     assert facts["triton"].size_hints == {"x": 2048, "r0_": 1024} and facts["triton"].target == "cuda"
     ran = triton.launch(code, {"kwargs": {"XBLOCK": 8}, "num_warps": 8, "num_stages": 1})
     assert ran.grid == [250]
     assert ran.text == "grid 250 programs; R0_BLOCK=1024, XBLOCK=8; 8 warps"
 
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_fused_kernel_is_parsed_into_its_loop_nests(version):
+    code = output_code(version, "ten_genes", "numpy-compiled-cpu")
+    (k,) = [k for k in kernels.split(code).kernels if k.backend == "cpp"]
+    nests = k.loop_nests
+    assert [n.index for n in nests] == [1, 2, 3] and all(n.parallel and n.trip == "20000" for n in nests)
+    # torch 2.13 vectorizes the penalty sum and the final add; 2.1 vectorizes no float64 loop
+    assert [n.vectorized for n in nests] == ([False, True, True] if version == "2.13.0" else [False, False, False])
+    assert [n.reduction for n in nests] == [False, True, False]
+    assert all(n.strided_loads for n in nests[:1]) and not nests[1].strided_loads
+    lines = k.code.splitlines()
+    for n in nests:
+        assert lines[n.lines[0] - 1].lstrip().startswith("for") and lines[n.lines[1] - 1].strip() == "}"
+        assert "#pragma omp for" in lines[n.lines[0] - 2]
+    assert nests[0].lines[1] < nests[1].lines[0] and nests[1].lines[1] < nests[2].lines[0]
+
+
+def test_loops_over_threads_are_not_nests():
+    code = output_code("2.13.0", "knapsack_breaks", "torch-compiled-cpu")
+    (k,) = [k for k in kernels.split(code).kernels if "sum" in k.name]
+    assert "for (int tid = 0; tid < 2; tid++)" in k.code
+    assert [(n.describe(), n.trip) for n in k.loop_nests] == [("parallel, vectorized reduction", "10000")]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_dynamic_shapes_give_symbolic_trip_counts_not_no_loop(version):
+    record = json.loads(record_path(version, "poly-dynamic").read_text())
+    variant = next(v for v in record["variants"] if v["id"] == "numpy-compiled-cpu")
+    code = variant["capture"]["graphs"][0]["output_code"][0]
+    split = kernels.split(code)
+    (k,) = split.kernels
+    (nest,) = k.loop_nests
+    assert nest.trip and not nest.trip.isdigit() and nest.trip_count is None and nest.work is None
+    assert re.fullmatch(r"[a-z]+\d+", nest.trip), nest.trip  # ks0 (2.13) or s0 (2.1): the population size
+    assert split.problems == []
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_strided_gather_and_vector_loads_are_read(version):
+    code = output_code(version, "ten_genes", "torch-compiled-cpu")
+    (k,) = [k for k in kernels.split(code).kernels if k.backend == "cpp"]
+    if version == "2.13.0":  # the vectorized add gathers gene 9 into a buffer: a strided load, read as such
+        assert any("9L + 10L*x0 + 10L*x0_inner" in s for s in k.loop_nests[2].strided_loads)
+        assert ("out_ptr0", "x0") not in loads.cpp_loads(k.code)  # stores are not loads
+    assert all(re.search(r"10L\*[xi]0", s) for s in k.loop_nests[0].strided_loads)
+
+
+def test_a_loop_header_it_cannot_read_is_a_problem():
+    code = output_code("2.13.0", "poly", "numpy-compiled-cpu").replace("x0<static_cast<int64_t>(20000L)",
+                                                                        "x0 != end(20000L)")
+    split = kernels.split(code)
+    (k,) = split.kernels
+    assert k.loop_nests[0].trip is None and k.trip_counts == []
+    assert len(split.problems) == 1 and "loop header not understood" in split.problems[0]

@@ -39,7 +39,7 @@ def test_the_golden_files_cover_every_sample_under_both_torch_versions():
     assert {"torch-2.1.2", "torch-2.13.0", "schema-1"} <= folders
     stems = {p.stem for p in (ROOT / "samples").glob("*.py")}
     for version in ("torch-2.1.2", "torch-2.13.0"):
-        assert {p.stem for p, _ in CASES if p.parent.name == version} == stems, version
+        assert stems <= {p.stem for p, _ in CASES if p.parent.name == version}, version
 
 
 def test_every_format_implements_the_renderer_interface():

@@ -7,10 +7,12 @@ than one (``3L*x0`` in C++, ``3*x0`` in Triton). ``x1 + 1000L*x0`` is not stride
 
 import re
 
-# C++: in_ptr0[static_cast<int64_t>(1L + 3L*x0)] (torch 2.1: static_cast<long>(... i0))
+# C++: in_ptr0[static_cast<int64_t>(1L + 3L*x0)] (torch 2.1: static_cast<long>(... i0)), and the vector form
+# at::vec::Vectorized<double>::loadu(in_ptr0 + static_cast<int64_t>(x0), 16)
 CPP_LOAD = re.compile(r"\b(in_ptr\d+|in_out_ptr\d+)\[static_cast<(?:int64_t|long)>\(([^\]]*)\)\]")
-# Triton: tl.load(in_ptr0 + (1 + 3*x0), xmask, ...): pointer, index, mask
-TRITON_LOAD = re.compile(r"tl\.load\((\w+) \+ \(((?:[^()]|\([^()]*\))*)\)(?:,\s*([^,)]*mask\b[^,)]*))?")
+CPP_VECTOR_LOAD = re.compile(r"loadu\((in_ptr\d+|in_out_ptr\d+) \+ static_cast<(?:int64_t|long)>\(((?:[^()]|\([^()]*\))*)\)")
+# Triton: tl.load(in_ptr0 + (1 + 3*x0), xmask, ...) or tl.load(in_ptr0 + x0, ...): pointer, index, mask
+TRITON_LOAD = re.compile(r"tl\.load\((\w+) \+ (\((?:[^()]|\([^()]*\))*\)|[\w*]+)(?:,\s*([^,)]*mask\b[^,)]*))?")
 INDEX_VARIABLE = re.compile(r"[a-z]\w*")
 SCALED = re.compile(r"\(?(\d+)L?\*([a-z]\w*)\)?")
 
@@ -24,13 +26,14 @@ def strided(index):
 
 
 def cpp_loads(code):
-    """[(pointer, index)] of the scalar loads of a C++ kernel."""
-    return [(ptr, index.strip()) for ptr, index in CPP_LOAD.findall(code)]
+    """[(pointer, index)] of the loads of a C++ kernel, scalar and vector."""
+    return [(ptr, index.strip()) for pattern in (CPP_LOAD, CPP_VECTOR_LOAD) for ptr, index in pattern.findall(code)]
 
 
 def triton_loads(code):
-    """[(pointer, index, mask or "")] of a Triton kernel's loads."""
-    return TRITON_LOAD.findall(code)
+    """[(pointer, index, mask or "")] of a Triton kernel's loads (the index without its parentheses)."""
+    return [(ptr, index[1:-1] if index.startswith("(") else index, mask)
+            for ptr, index, mask in TRITON_LOAD.findall(code)]
 
 
 def strided_cpp(code):

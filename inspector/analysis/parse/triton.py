@@ -12,9 +12,12 @@ GRID_DIMENSIONS = {"Grid1D": "x", "Grid2D": "xy", "Grid3D": "xyz"}
 
 
 def facts(code):
-    """The kernel's properties (the ``Kernel`` fields a Triton kernel fills)."""
+    """The kernel's properties (the ``Kernel`` fields a Triton kernel fills) and what was not understood."""
     kind = KIND.search(code)
     found = loads.triton_loads(code)
+    unread = code.count("tl.load(") - len(found)
+    problems = [f"{unread} of {code.count('tl.load(')} Triton loads not understood (their strides are unknown)"
+                ] if unread else []
     return dict(
         kind=kind.group(1) if kind else "unknown",
         parallel_regions=1,
@@ -27,7 +30,7 @@ def facts(code):
         trip_counts=[],
         evidence=evidence(code),
         triton=launch(code),
-    )
+    ), problems
 
 
 def evidence(code):
