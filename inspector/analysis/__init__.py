@@ -15,7 +15,7 @@ def analyze(record):
     """The Analysis of a raw record (schema 2)."""
     sample = _sample(record["sample"])
     env = _env(record["env"])
-    problems = {"output code": [], "graph-break messages": [], "log records": []}
+    problems = {"output code": [], "graph-break messages": [], "FX graph stack comments": [], "log records": []}
     read = dict.fromkeys(problems, 0)
     variants = []
     for raw in record["variants"]:
@@ -103,6 +103,9 @@ def _variant(raw, sample, env):
     graph_breaks, break_problems = breaks.distinct(capture.get("breaks") or [], sample)
     seen = {"output code": (sum(len(g.output_code) for g in graphs), problems),
             "graph-break messages": (len(capture.get("breaks") or []), break_problems),
+            "FX graph stack comments": (sum((g.get("fx_graph") or "").count("# File:") for g in graphs_raw),
+                                        [f"graph {g.get('compile_id')}: not read: {c[:160]}" for g in graphs_raw
+                                         for c in lines.unread_comments(g.get("fx_graph") or "")]),
             "log records": (capture.get("records", len(graphs_raw) + len(capture.get("breaks") or [])),
                             capture.get("problems") or [])}
     verdicts, warnings = [], []

@@ -75,8 +75,14 @@ def frames(text, sample):
 
 
 def comment_frames(text, sample):
+    """(line, function) of each stack comment of an FX graph (or ORIGIN block) that points into the sample."""
     return [(int(line), fn) for file, line, fn, code, origin_code in COMMENT_FRAME.findall(text)
             if in_sample(file, int(line), code or origin_code, sample)]
+
+
+def unread_comments(fx_graph):
+    """The `# File:` comments of an FX graph that COMMENT_FRAME does not read (their lines get no evidence)."""
+    return [line.strip() for line in fx_graph.splitlines() if "# File:" in line and not COMMENT_FRAME.search(line)]
 
 
 def same_path(a, b):
