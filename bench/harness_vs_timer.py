@@ -35,7 +35,7 @@ def calls():
     for stem, n in CASES:
         module = samples.load(str(ROOT / "samples" / f"{stem}.py"))
         population = module.population(n, np.random.default_rng(0))
-        for variant in (v for v in samples.variants(module) if v.id in VARIANTS):
+        for variant in (v for v in samples.variants(module)[0] if v.id in VARIANTS):
             target, convert, _ = prepare(variant, getattr(module, variant.function))
             data = convert(population)
             call = (lambda t, d: lambda: t(d))(target, data)

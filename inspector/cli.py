@@ -20,7 +20,7 @@ from inspector.analysis import analyze
 from inspector.analysis import compare as compare_mod
 from inspector.collect import CollectError, collect, sweep_point
 from inspector.model import BreaksView, FlagTrial
-from inspector.record import RecordError, load, save, write_atomic
+from inspector.record import RecordError, load, redact as redact_record, save, write_atomic
 from inspector.render.base import renderer
 from inspector.render.words import seconds
 
@@ -63,17 +63,26 @@ def report(
     fmt: str = typer.Option("html", "--format", "-f", help="html (write the report), text (also print the full summary), json (print the analysis as JSON)."),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks and the probe log on failure."),
     triton_preview: bool = typer.Option(False, "--triton-preview", help="Also show the Triton code Inductor generates for each NumPy/torch function, targeting the CPU (a codegen preview, never run or timed; needs the triton package)."),
+    compile_option: List[str] = typer.Option([], "--compile-option", help="A torch.compile keyword KEY=VALUE: mode=max-autotune, dynamic=True, fullgraph=True, backend=... (repeatable)."),
+    rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance of the cross-check (default: the sample's TOLERANCE, else 1e-5)."),
+    redact: bool = typer.Option(False, "--redact", help="Replace home, site-packages and interpreter paths and the program's printed output in the record and HTML, to attach them to a bug report."),
 ):
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
     samples = _samples(path)
     sizes = _sizes("--population", population)
+    run = dict(python=python, config=config, compile_options=compile_option, timeout=timeout, budget=budget,
+               rtol=rtol)
     codes, done = [], []
     try:
         for sample in samples:
-            code, analysis = _report_one(sample, out, sizes, variant, python, config, timeout, budget, fmt, verbose,
-                                         triton_preview)
+            try:
+                code, analysis = _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, redact)
+            except typer.Exit as e:  # the sample could not run: said in one line; a folder goes on
+                if len(samples) == 1:
+                    raise
+                code, analysis = e.exit_code, None
             codes.append(code)
             done.append((sample.stem, analysis))
             if code == EXIT_INTERRUPTED:
@@ -111,7 +120,7 @@ def _sizes(option, text):
     return sizes
 
 
-def _report_one(sample, out, sizes, variant, python, config, timeout, budget, fmt, verbose, triton_preview):
+def _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, redact):
     """Report one sample: (exit code, Analysis or None). With several sizes, the smaller ones first (timings
     only) and the last in full. The raw record is written first, so a failure later loses nothing measured."""
     stem = sample.stem
@@ -120,15 +129,17 @@ def _report_one(sample, out, sizes, variant, python, config, timeout, budget, fm
     records, runs = [], sizes or [None]
     for i, n in enumerate(runs):
         last = i == len(runs) - 1
-        records.append(_measure(sample, verbose, population=n, python=python, only=variant or None, config=config,
-                                timeout=timeout, trace_dir=trace_dir.resolve() if last else None, budget=budget,
-                                kernel_times=last, triton_preview=triton_preview))
+        records.append(_measure(sample, verbose, population=n, only=variant or None,
+                                trace_dir=trace_dir.resolve() if last else None, kernel_times=last,
+                                triton_preview=triton_preview, **run))
         if records[-1]["interrupted"]:
             break
     record = records[-1]
     if len(records) > 1:
         record["sweep"] = [sweep_point(r) for r in records]
     record["trace_dir"] = trace_dir.name if trace_dir.exists() else None
+    if redact:
+        record = redact_record(record)
     save(record, out / f"{stem}.json")
     code, analysis = publish(record, out / f"{stem}.html", fmt, verbose, written=[out / f"{stem}.json"])
     if verbose and analysis:
@@ -200,7 +211,8 @@ def _measure(sample, verbose, quiet=False, **options):
         fail(str(e))
     for v in record["variants"]:
         if v.get("mismatch"):
-            err.print(f"  {v['id']}: does not match {record['reference']}: {v['mismatch']}", markup=False)
+            against = f" {v['checked_against']}" if v.get("checked_against") else ""
+            err.print(f"  {v['id']}: does not match{against}: {v['mismatch']}", markup=False)
     return record
 
 
@@ -237,6 +249,7 @@ def breaks(
     sizes: str = typer.Option("", "--population-sizes", help="Also call each compiled variant at these sizes (e.g. 1000,20000) and report recompilations with the guard that failed."),
     python: Optional[str] = typer.Option(None, "--python", help="Run the probe under this interpreter."),
     config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE."),
+    compile_option: List[str] = typer.Option([], "--compile-option", help="A torch.compile keyword KEY=VALUE (repeatable)."),
     try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help="Re-run with the config flag that removes a break, where one exists, and report what it changed."),
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
     budget: float = typer.Option(0.3, help="Seconds of timed runs per variant."),
@@ -249,7 +262,8 @@ def breaks(
         fail(f"{path}: breaks takes one sample file")
     (sample,) = _samples(path)
     size_list = _sizes("--population-sizes", sizes)
-    common = dict(population=population, python=python, timeout=timeout, budget=budget)
+    common = dict(population=population, python=python, timeout=timeout, budget=budget,
+                  compile_options=compile_option)
     record = _measure(sample, verbose, only=variant or ["*-compiled-cpu"], config=config, sizes=size_list, **common)
     analysis = _analyze(record, verbose)
     if analysis is None:
@@ -303,8 +317,10 @@ def compare(
     python: List[str] = typer.Option([], "--python", help="One run under this interpreter (repeatable)."),
     run: List[str] = typer.Option([], "--run", help="One run: comma-separated python=PATH and Inductor/Dynamo KEY=VALUE items (repeatable; after the --python runs)."),
     config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE for every run."),
+    compile_option: List[str] = typer.Option([], "--compile-option", help="A torch.compile keyword KEY=VALUE for every run (repeatable)."),
     population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size (default: the sample's POPULATION_SIZE)."),
     variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob (repeatable)."),
+    redact: bool = typer.Option(False, "--redact", help="Replace home, site-packages and interpreter paths and the program's output in the records and HTML."),
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
     budget: float = typer.Option(1.0, help="Seconds of timed runs per variant."),
     verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
@@ -315,8 +331,8 @@ def compare(
     """
     from_records = all(p.suffix == ".json" for p in inputs)
     if from_records:
-        if python or run or config:
-            fail("--python, --run and --config run a sample: give a .py file, not records")
+        if python or run or config or compile_option:
+            fail("--python, --run, --config and --compile-option run a sample: give a .py file, not records")
         records = []
         for path in inputs:
             try:
@@ -337,10 +353,12 @@ def compare(
         records = []
         for interpreter, items in runs:
             records.append(_measure(sample, verbose, population=population, python=interpreter,
-                                    only=variant or None, config=[*config, *items], timeout=timeout, budget=budget))
+                                    only=variant or None, config=[*config, *items], compile_options=compile_option,
+                                    timeout=timeout, budget=budget))
             if records[-1]["interrupted"]:
                 fail("interrupted", EXIT_INTERRUPTED)
         folder = out or Path("reports")
+    records = [redact_record(r) for r in records] if redact else records
     analyses = [_analyze(r, verbose) for r in records]
     if None in analyses:
         raise typer.Exit(EXIT_INTERNAL)

@@ -149,10 +149,13 @@ class Graph:
 class GraphBreak:
     """A distinct graph break: where (the user's file and line), why (torch's words), and the usual fix."""
 
-    file: Optional[str]
+    file: Optional[str]  # the site: the innermost frame outside torch and the standard library (display name)
     line: Optional[int]
-    code: Optional[str]  # the source line, when the file is the sample
+    code: Optional[str]  # the site's source line
+    where: Optional[str]  # the site's file: sample | user | library | torch (no frame of any annotated file)
+    chain: list  # [file display, line] from the user's outermost line down to the site
     reason: str
+    resumable: bool  # False: Dynamo could not resume after it and ran the rest of the frame eagerly
     cause: str  # a normalised cause: data-dependent-branch, item, dynamic-shape, print, unsupported, unknown
     explanation: Optional[str]
     hints: list
@@ -186,14 +189,26 @@ class CompileWarning:
 
 
 @dataclass(frozen=True)
+class Recompilation:
+    """How often a compiled variant compiled again after its first call, and why."""
+
+    count: int  # compiles after the first call
+    calls: Optional[int]  # calls after the first call, when the record says
+    every_call: bool
+    limit: Optional[str]  # "recompile_limit = 8" when Dynamo hit it and gave up compiling
+    guards: list  # [guard that failed, times]
+    text: str  # what it means for the timings, in one sentence
+
+
+@dataclass(frozen=True)
 class LineVerdict:
     """What happened to one source line in one compiled variant, with the evidence that says so."""
 
-    file: str
+    file: str  # the file's display name (SourceFile.display)
     line: int
     end_line: int
     function: str
-    via: list  # call-site lines, outermost first
+    via: list  # call sites, outermost first: [file display, line]
     status: Optional[str]  # one of STATUSES, or None: no evidence names it
     vectorized: Optional[str]  # all | some | none | unknown | n/a | None
     kernels: list  # kernel ids
@@ -281,6 +296,9 @@ class Variant:
     measured_population: Optional[int]
     matches_reference: Optional[bool]
     mismatch: Optional[str]
+    family: str = ""  # variants of one family compute one function: checked, and compared, within it
+    checked_against: Optional[str] = None  # the variant its output was compared with
+    code: dict = field(default_factory=dict)  # where its code is: {"file", "line", "name"}
     speedup_vs_python: Optional[float] = None
     speedup_vs_numpy: Optional[float] = None
     break_even: Optional[BreakEven] = None
@@ -293,6 +311,7 @@ class Variant:
     time_split: Optional[TimeSplit] = None
     compile_phases: Optional[CompilePhases] = None
     recompile_count: int = 0
+    recompilation: Optional[Recompilation] = None
     transfer: Optional[dict] = None  # CUDA: host<->device copy cost
     internal_errors: list = field(default_factory=list)  # [InternalError]
 
@@ -317,6 +336,23 @@ class Sample:
     shape: list
     dtype: Optional[str]
     source: str
+    tolerance: Optional[float] = None  # the relative tolerance of the cross-check, when the sample sets one
+    ignored: list = field(default_factory=list)  # [{"name", "reason"}]: named like a variant, not run
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file whose lines a report annotates: the sample, a user module, or a library (collapsed by default)."""
+
+    path: str  # as the stacks name it
+    display: str  # as the report names it
+    kind: str  # sample | user | library | stdlib (a library of the standard library)
+    source: str
+
+    def text(self, line):
+        """The stripped text of ``line`` (1-based), or ""."""
+        lines = self.source.splitlines()
+        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
 @dataclass(frozen=True)
@@ -343,6 +379,10 @@ class Env:
     cpu_count: Optional[int]
     memory_bandwidth: Optional[Bandwidth]
     min_chunk_size: Optional[int] = None  # Inductor's cpp.min_chunk_size: fewer elements per thread stay serial
+    stdlib: Optional[str] = None  # the probe interpreter's standard library folder
+    torch_dir: Optional[str] = None  # torch's package folder: its frames are never annotated
+    inspector_dir: Optional[str] = None
+    inductor_cache_dir: Optional[str] = None  # where Inductor writes the Python modules it generates
 
     MACHINE = ("cpu", "isa", "threads", "cuda")  # what must agree for timings to compare
 
@@ -375,6 +415,7 @@ class Finding:
     cost: Optional[BreakCost]
     breaks: list  # [GraphBreak]
     warnings: list  # [CompileWarning]
+    recompilation: Optional[Recompilation] = None
     tried: list = field(default_factory=list)  # [FlagTrial] (inspector breaks --try-fixes)
 
 
@@ -411,7 +452,9 @@ class Analysis:
     created: str
     sample: Sample
     env: Env
+    files: list  # [SourceFile]: the sample first, then the user's modules, then libraries
     config: list  # [{"key", "value"}]
+    compile_options: dict  # torch.compile's keywords the run used
     reference: Optional[str]
     interrupted: bool
     probe_restarts: int
@@ -424,6 +467,9 @@ class Analysis:
 
     def variant(self, vid):
         return next(v for v in self.variants if v.id == vid)
+
+    def file(self, display):
+        return next((f for f in self.files if f.display == display), None)
 
     @property
     def failed(self):

@@ -7,6 +7,7 @@ keys beside the raw ones) are read by dropping the derived keys. Writing is atom
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -105,4 +106,24 @@ def _raw_sweep_variant(v, population):
         out["measured_population"] = round(timing["median_s"] * population / timing["per_population_s"])
     if timing.get("compile_s") is not None:
         out["capture"] = {"graphs": [{"metrics": {"entire_frame_compile_time_s": timing["compile_s"]}}]}
+    return out
+
+
+def redact(record, home=None):
+    """The record with what points at a person or a machine replaced, to attach it to a bug report: the home
+    folder (``~``), every site-packages or dist-packages folder (``<site-packages>``), the standard library's
+    (``<stdlib>``), the interpreter's path (``<python>``), and the program's printed output."""
+    text = json.dumps(record, ensure_ascii=False)
+    env = record.get("env") or {}
+    swaps = [(env.get("executable"), "<python>"), (env.get("stdlib"), "<stdlib>")]
+    text = re.sub(r'[^"\s\'(]*?[/\\](?:site|dist)-packages(?=[/\\])', "<site-packages>", text)
+    for old, new in swaps:
+        if old:
+            text = text.replace(json.dumps(old)[1:-1], new)
+    home = home or os.path.expanduser("~")
+    if home and home not in ("/", ""):
+        text = re.sub(re.escape(json.dumps(home)[1:-1]) + r'(?=[/"\\])', "~", text)
+    out = json.loads(text)
+    out["probe_log"] = "(redacted: the program's printed output)"
+    out["redacted"] = True
     return out

@@ -36,6 +36,11 @@ PLAN = {
     "matmul_fitness": dict(population=10_000),
     "ten_genes": dict(population=20_000),
     "hidden_layers": dict(population=10_000),
+    "penalised": dict(population=10_000),
+    "five_problems": dict(population=10_000),
+    "two_objectives": dict(population=10_000),
+    "recompiling": dict(population=2000),
+    "pymoo_g7": dict(sample="libraries/pymoo_g7", population=20_000),
     # dynamic shapes from the first compile: loop bounds are symbolic sizes (ks0)
     "poly-dynamic": dict(sample="poly", population=20_000, only=["numpy", "*-compiled-cpu"],
                          config=["dynamo.assume_static_by_default=False"]),

@@ -6,20 +6,22 @@ the record itself is never changed.
 
 from dataclasses import replace
 
-from inspector.analysis import breaks, cost, kernels as kernels_mod, lines
+from inspector.analysis import breaks, cost, files as files_mod, kernels as kernels_mod, lines, recompiles
+from inspector.analysis.parse import frames
 from inspector.model import (Analysis, Bandwidth, BreakEven, Env, Graph, InternalError, ParseCount, Reason,
-                             Sample, SweepPoint, Timing, Variant)
+                             Sample, SourceFile, SweepPoint, Timing, Variant)
 
 
 def analyze(record):
     """The Analysis of a raw record (schema 2)."""
     sample = _sample(record["sample"])
     env = _env(record["env"])
+    sources = lines.Sources(_files(record, sample))
     problems = {"output code": [], "graph-break messages": [], "FX graph stack comments": [], "log records": []}
     read = dict.fromkeys(problems, 0)
     variants = []
     for raw in record["variants"]:
-        v, seen = _variant(raw, sample, env)
+        v, seen = _variant(raw, sample, env, sources)
         variants.append(v)
         for artifact, (count, found) in seen.items():
             read[artifact] += count
@@ -31,7 +33,9 @@ def analyze(record):
     internal += [replace(e, where=f"{v.id}: {e.where}") for v in variants for e in v.internal_errors]
     return Analysis(
         schema=record["schema"], inspector=record.get("inspector", "?"), created=record.get("created", ""),
-        sample=sample, env=env, config=record.get("config") or [], reference=record.get("reference"),
+        sample=sample, env=env, files=sources.files, config=record.get("config") or [],
+        compile_options=record.get("compile_options") or {},
+        reference=record.get("reference"),
         interrupted=bool(record.get("interrupted")), probe_restarts=record.get("probe_restarts", 0),
         trace_dir=record.get("trace_dir"), variants=variants, sweep=sweep,
         parse=[ParseCount(a, read[a], problems[a]) for a in problems], internal_errors=internal,
@@ -42,7 +46,21 @@ def _sample(raw):
     return Sample(path=raw["path"], file=raw.get("file"), title=raw.get("title") or raw["path"],
                   description=raw.get("description") or "", population=raw["population"],
                   default_population=raw.get("default_population"), seed=raw.get("seed"),
-                  shape=list(raw.get("shape") or []), dtype=raw.get("dtype"), source=raw.get("source") or "")
+                  shape=list(raw.get("shape") or []), dtype=raw.get("dtype"), source=raw.get("source") or "",
+                  tolerance=raw.get("tolerance"), ignored=raw.get("ignored") or [])
+
+
+def _files(record, sample):
+    """The sample and every user or library file the record's evidence names, as SourceFiles, in that order."""
+    sample_file = sample.file or sample.path
+    found = [SourceFile(sample_file, sample.path, "sample", sample.source)]
+    for path, source in sorted((record.get("files") or {}).items()):
+        kind = files_mod.kind(path, record["env"], sample_file)
+        if kind and kind != "sample":
+            found.append(SourceFile(path, files_mod.display(path, kind, sample.path, sample_file, record["env"]),
+                                    kind, source))
+    order = {"sample": 0, "user": 1, "library": 2, "stdlib": 3}
+    return sorted(found, key=lambda f: (order[f.kind], f.display))
 
 
 def _env(raw):
@@ -61,7 +79,8 @@ def _timed_variant(raw, population):
         error=raw.get("error"), error_line=raw.get("error_line"), error_stage=raw.get("error_stage"),
         error_detail=raw.get("error_detail"), timing=_timing(raw, population),
         measured_population=raw.get("measured_population"), matches_reference=raw.get("matches_reference"),
-        mismatch=raw.get("mismatch"), transfer=raw.get("transfer"),
+        mismatch=raw.get("mismatch"), family=raw.get("family", ""), checked_against=raw.get("checked_against"),
+        code=raw.get("code") or {}, transfer=raw.get("transfer"),
         internal_errors=[InternalError(**e) for e in raw.get("internal_errors") or []])
 
 
@@ -81,7 +100,7 @@ def _timing(raw, population):
                   per_population_s=t["median_s"] * population / measured, compile_s=compile_s)
 
 
-def _variant(raw, sample, env):
+def _variant(raw, sample, env, sources):
     """(Variant, {artifact: (read, problems)}) for one raw variant."""
     v = _timed_variant(raw, sample.population)
     capture = raw.get("capture") or {}
@@ -100,19 +119,21 @@ def _variant(raw, sample, env):
         graphs.append(Graph(g.get("compile_id"), (g.get("metrics") or {}).get("graph_op_count"),
                             g.get("fx_graph_cache"), names, codes))
     kernels = kernels_mod.with_launch_configs(kernels_mod.with_ids(found), raw.get("launch_configs"))
-    graph_breaks, break_problems = breaks.distinct(capture.get("breaks") or [], sample)
+    graph_breaks, break_problems = breaks.distinct(capture.get("breaks") or [], sources)
     seen = {"output code": (sum(len(g.output_code) for g in graphs), problems),
             "graph-break messages": (len(capture.get("breaks") or []), break_problems),
             "FX graph stack comments": (sum((g.get("fx_graph") or "").count("# File:") for g in graphs_raw),
                                         [f"graph {g.get('compile_id')}: not read: {c[:160]}" for g in graphs_raw
-                                         for c in lines.unread_comments(g.get("fx_graph") or "")]),
+                                         for c in frames.unread_comments(g.get("fx_graph") or "")]),
             "log records": (capture.get("records", len(graphs_raw) + len(capture.get("breaks") or [])),
                             capture.get("problems") or [])}
     verdicts, warnings = [], []
     if v.compiled and v.status == "ok":
-        statements = lines.scope(sample.source, v.function)
-        verdicts = lines.verdicts(graphs_raw, raw.get("python_lines"), kernels, graph_breaks, sample, env, statements)
-        warnings = breaks.warnings(graphs_raw, raw, statements, sample)
+        code = sources.by_path.get(v.code.get("file")) or sources.files[0]  # where the variant's function is
+        statements = lines.scope(code.source, v.code.get("name") if code.kind != "sample" else v.function)
+        verdicts = lines.verdicts(graphs_raw, raw.get("python_lines"), kernels, graph_breaks, sources, env,
+                                  {code.path: statements}, sample.shape)
+        warnings = breaks.warnings(graphs_raw, raw, statements, sources, code)
         verdicts = _explain_unrolled(verdicts, warnings)
     split, kernels = cost.kernel_times(raw.get("kernel_times"), kernels)
     bandwidth = env.memory_bandwidth.gb_s if env.memory_bandwidth else None
@@ -121,7 +142,8 @@ def _variant(raw, sample, env):
         v, kernels=kernels, graphs=graphs, breaks=graph_breaks, break_cost=breaks.cost(raw.get("regions")),
         warnings=warnings, lines=cost.with_heat(verdicts, kernels, split), time_split=split,
         compile_phases=cost.phases(graphs_raw),
-        recompile_count=len((raw.get("recompiles") or {}).get("graphs") or [])), seen
+        recompile_count=len((raw.get("recompiles") or {}).get("graphs") or []),
+        recompilation=recompiles.recompilation(raw)), seen
 
 
 def _explain_unrolled(verdicts, warnings):
@@ -133,16 +155,17 @@ def _explain_unrolled(verdicts, warnings):
 
 
 def _with_speedups(variants):
-    """Variants with their speedups against the fastest eager Python and NumPy variants, and break-even."""
-    def best(kind):
-        times = [v.timing.per_population_s for v in variants
-                 if v.kind == kind and not v.compiled and v.status == "ok" and v.timing]
+    """Variants with their speedups against the fastest eager Python and NumPy variants of their family, and
+    break-even against the fastest eager NumPy or torch one."""
+    def best(kind, family):
+        times = [v.timing.per_population_s for v in variants if v.kind == kind and v.family == family
+                 and not v.compiled and v.status == "ok" and v.timing]
         return min(times) if times else None
 
-    python, numpy = best("python"), best("numpy")
-    eager = min([t for t in (numpy, best("torch")) if t] or [0]) or None
     out = []
     for v in variants:
+        python, numpy = best("python", v.family), best("numpy", v.family)
+        eager = min([t for t in (numpy, best("torch", v.family)) if t] or [0]) or None
         t = v.timing.per_population_s if v.timing else None
         out.append(replace(v, speedup_vs_python=python / t if python and t else None,
                            speedup_vs_numpy=numpy / t if numpy and t else None, break_even=_break_even(v, eager)))

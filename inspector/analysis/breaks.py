@@ -1,35 +1,77 @@
 """Graph breaks of a variant, and their silent cousins (unrolled loops, recompilations), as typed values."""
 
-from inspector.analysis.lines import comment_frames, same_path
-from inspector.analysis.parse import breaks as parse
+import re
+
+from inspector.analysis import recompiles
+from inspector.analysis.parse import breaks as parse, frames as parse_frames
+from inspector.analysis.parse.frames import Frame
 from inspector.model import BreakCost, CompileWarning, Finding, GraphBreak
 
+TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
 UNROLLED_MIN_TIMES = 2  # a loop body traced this many times over into one graph was unrolled
 
 
-def distinct(entries, sample):
-    """(GraphBreaks, problems): each (file, line, reason) once, in first-seen order, with its count, the file
-    named as the user gave it when it is the sample; problems: the messages that name no location."""
+def distinct(entries, sources):
+    """(GraphBreaks, problems): each break once, at its real site, with how many times torch reported it.
+
+    The site is the innermost frame outside torch, inspector and the standard library (often a library's line, not
+    the sample's); ``chain`` lists the annotated frames from the user's outermost line down to it. Reports of one
+    break (the same site and cause, worded afresh after Dynamo restarted a frame) are counted together. Problems:
+    the messages that name no location."""
     seen, problems = {}, []
-    source = sample.source.splitlines()
-    target = sample.file or sample.path
     for entry in entries:
         b = parse.parse(entry)
+        chain = [(f, frame.line) for frame in b["frames"] if (f := sources.resolve(frame)) and f.kind != "stdlib"]
+        if not chain and b["file"]:
+            at = sources.resolve(Frame(b["file"], b["line"], None, None))
+            chain = [(at, b["line"])] if at else []
         if b["line"] is None:
             problems.append(f"graph break {b['compile_id']}: no file and line in torch's message: {b['reason']}")
-        file, line = b["file"], b["line"]
-        own = [f for f in b["frames"] if same_path(f[0], target)]
-        if own and not same_path(file or "", target):  # prefer the innermost frame in the user's file
-            file, line = own[-1][:2]
-        mine = file is not None and same_path(file, target)
-        key = (file, line, b["reason"])
-        if key in seen:
+        site, line = chain[-1] if chain else (None, b["line"])
+        key = (site.path if site else b["file"], line, b["cause"] if b["cause"] != "unknown" else b["reason"])
+        if key in seen:  # the same break reported again: it could not resume if any report says so
             seen[key]["count"] += 1
+            seen[key]["resumable"] = seen[key]["resumable"] and b["resumable"]
             continue
-        seen[key] = dict(b, file=sample.path if mine else file, line=line, count=1,
-                         code=source[line - 1].strip() if mine and line and 0 < line <= len(source) else None)
+        fix, flag, where, file = b["fix"], b["flag"], site.kind if site else None, site.display if site else b["file"]
+        if site and site.kind == "library":
+            fix, flag = _library_fix(site, line, chain), None
+        elif not site and b["file"] and TORCH_FILE.search(b["file"]):
+            where, file, flag = "torch", "torch/" + TORCH_FILE.split(b["file"])[-1], None
+            fix = ("the break is in torch's own code, before any line of yours ran: this torch could not trace the "
+                   "call of the variant itself (a functools.partial or callable object, say); the functions it calls "
+                   "are compiled as frames of their own. A plain function as the variant may avoid it")
+        seen[key] = dict(b, text=_shown(b["text"], sources), file=file, line=line, count=1, fix=fix, flag=flag,
+                         code=site.text(line) if site else None, where=where, chain=[[f.display, n] for f, n in chain])
     fields = GraphBreak.__dataclass_fields__
     return [GraphBreak(**{k: v for k, v in b.items() if k in fields}) for b in seen.values()], problems
+
+
+def _shown(text, sources):
+    """torch's message with the frames of its traceback that are torch's, inspector's or frozen left out."""
+    head, marker, trace = text.partition("User code traceback:")
+    if not marker:
+        return text
+    blocks, current = [], []
+    for line in trace.splitlines(keepends=True):
+        if line.lstrip().startswith('File "') and current:
+            blocks.append(current)
+            current = []
+        current.append(line)
+    blocks.append(current)
+    kept = [b for b in blocks if not b[0].lstrip().startswith('File "')
+            or any(sources.resolve(f) for f in parse_frames.stack(b[0]))]
+    return head + marker + "".join(line for b in kept for line in b)
+
+
+def _library_fix(site, line, chain):
+    """What to do about a break inside a library: it is not the user's code to rewrite."""
+    package = site.display.split("/", 1)[0]
+    mine = next(((f, n) for f, n in chain if f.kind != "library"), None)
+    call = f" at {mine[0].display}:{mine[1]}" if mine else ""
+    return (f"the break is inside {package} ({site.display}:{line}), not in your code: wrap the call into it{call} "
+            "with torch.compiler.disable (it runs eagerly, the rest stays compiled), call a function torch.compile "
+            f"supports instead, or report it to {package}")
 
 
 def cost(regions):
@@ -40,39 +82,39 @@ def cost(regions):
     return BreakCost(outside, regions["graphs_s"], outside / regions["total_s"] if regions["total_s"] else 0.0)
 
 
-def warnings(graphs, raw, statements, sample):
+def warnings(graphs, raw, statements, sources, code):
     """The silent cousins of a break: unrolled Python loops and recompilations.
 
     ``graphs``: the variant's raw graphs; ``raw``: its raw result (``recompiles``, ``sizes``); ``statements`` maps
-    the scope's statement lines to {"function", "loop", "in_loop"} (see lines.scope).
+    the lines of the variant's function and helpers, in the SourceFile ``code``, to {"function", "loop",
+    "in_loop"} (see lines.scope).
     """
     found = []
     for g in graphs:
-        for loop, times in unrolled(g.get("fx_graph") or "", statements, sample).items():
+        for loop, times in unrolled(g.get("fx_graph") or "", statements, sources, code).items():
             found.append(CompileWarning("unrolled-loop", [loop], g.get("compile_id"), (
                 f"Dynamo unrolled the Python loop at line {loop}: its body was traced {times} times into graph "
                 f"{g.get('compile_id')}, so compile time and graph size grow with its trip count. Vectorise the loop "
                 "over a new axis instead")))
-    recompiled = [("while timing", g.get("compile_id"), (g.get("metrics") or {}).get("recompile_reason"))
-                  for g in (raw.get("recompiles") or {}).get("graphs") or []]
+    again = recompiles.recompilation(raw)
+    if again:
+        found.append(CompileWarning("recompile-limit" if again.limit else "recompile", [], None, again.text))
     for size in raw.get("sizes") or []:
-        recompiled += [(f"at population {size['population']:,}", r["compile_id"], r["reason"])
-                       for r in size["recompiles"]]
-    for when, compile_id, reason in recompiled:
-        if reason:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
-            found.append(CompileWarning("recompile", [], compile_id,
-                                        f"recompiled {when}: {reason.strip().splitlines()[0]}"))
+        for r in size["recompiles"]:
+            if r["reason"]:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
+                found.append(CompileWarning("recompile", [], r["compile_id"], f"recompiled at population "
+                                            f"{size['population']:,}: {r['reason'].strip().splitlines()[0]}"))
     return found
 
 
-def unrolled(fx_graph, statements, sample):
+def unrolled(fx_graph, statements, sources, code):
     """{loop header line: times its body was traced} for the Python loops Dynamo unrolled into a graph.
 
     The evidence: in the graph's node order (its `# File:` comments), a line inside the loop's body comes back
     after other lines, again and again: straight-line code, however long, visits each line once.
     """
     visits, previous = {}, None
-    for line, _ in comment_frames(fx_graph, sample):
+    for line in [line for f, line in sources.comments(fx_graph) if f is code]:
         if line != previous:
             visits[line] = visits.get(line, 0) + 1
         previous = line
@@ -87,6 +129,6 @@ def unrolled(fx_graph, statements, sample):
 def findings(variants):
     """Per compiled variant that ran (Triton previews left out: their breaks are the compiled variants'): its
     graphs, breaks, cost and warnings; the variant that spends most time outside compiled graphs first."""
-    rows = [Finding(v.id, v.status, v.error, v.graphs, v.break_cost, v.breaks, v.warnings)
+    rows = [Finding(v.id, v.status, v.error, v.graphs, v.break_cost, v.breaks, v.warnings, v.recompilation)
             for v in variants if v.compiled and v.status != "skipped" and not v.preview]
     return sorted(rows, key=lambda r: -(r.cost.outside_s if r.cost else 0.0))

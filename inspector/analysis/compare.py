@@ -110,8 +110,9 @@ def labels(analyses):
 
 
 def config(analysis):
-    """The run's --config items as KEY=VALUE strings."""
-    return [f"{c['key']}={c['value']}" for c in analysis.config]
+    """The run's --config and --compile-option items as KEY=VALUE strings."""
+    return [f"{c['key']}={c['value']}" for c in analysis.config] + [
+        f"{k}={v}" for k, v in sorted(analysis.compile_options.items())]
 
 
 def compare(analyses):

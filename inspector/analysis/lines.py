@@ -1,23 +1,59 @@
-"""Line verdicts: for a compiled variant, what happened to each line of the user's own code.
+"""Line verdicts: for a compiled variant, what happened to each line of every file its code came from: the
+sample, the user's own modules, and libraries.
 
 Evidence, best first (each verdict says which gave it, in ``how``):
+- ``loop_nest``: the probe's records of the loop nests Inductor's C++ backend generated, with their user stacks;
 - ``provenance``: Inductor's kernel stack traces (torch >= 2.6 with provenance tracking);
-- ``origin``: ``// ORIGIN:`` / ``# File:`` comments inside a kernel (comment_origin, torch 2.1);
+- ``origin``: ``// ORIGIN:`` comments inside a kernel (comment_origin, torch 2.1, older records);
 - ``fx_graph``: the FX graph's node stack comments, graph-level only;
 - ``python_trace``: lines that ran as Python bytecode during a steady-state compiled call (eager);
 - ``graph_break``: Dynamo's graph-break message.
 """
 
 import ast
-import re
 
+from inspector.analysis.files import same_path
+from inspector.analysis.parse import frames as parse_frames
 from inspector.model import LineVerdict, Reason
 
-# a traceback frame and the code line under it
-STACK_FRAME = re.compile(r'File "(.+?)", line (\d+), in (\S+)(?:\n[ \t]*(\S[^\n]*))?')
-# FX graph comments (`# File: x.py:12 in fn, code: ...`) and 2.1 ORIGIN comments (`File "x.py", line 12, in fn\ code\`)
-COMMENT_FRAME = re.compile(r'File:? "?([^",\n]+?\.py)"?(?:, line |:)(\d+)(?:,? in (\w+))?(?:, code: ([^\n]*)|\\\s*([^\\\n]*))?')
-RESUME = re.compile(r"torch_dynamo_resume_in_(\w+?)_at_\d+")
+
+class Sources:
+    """The files a variant's evidence may point into, and the file a stack frame is in."""
+
+    def __init__(self, files):
+        self.files = files
+        self.by_path = {f.path: f for f in files}
+        self.by_display = {f.display: f for f in files}
+        self._trees = {}
+
+    def resolve(self, frame):
+        """The SourceFile of ``frame``, or None (torch's own files, or a file not in the record).
+
+        Stacks from an older record may name the sample from another checkout (Inductor's cache kept the path
+        of whoever compiled the graph first): a frame counts as the sample's when the file name matches and the
+        code on that line is the sample's."""
+        found = self.by_path.get(frame.file) or next((f for f in self.files if same_path(frame.file, f.path)), None)
+        if found or not frame.code:
+            return found
+        name = frame.file.rsplit("/", 1)[-1]
+        return next((f for f in self.files if f.kind != "library" and f.path.rsplit("/", 1)[-1] == name
+                     and f.text(frame.line) == frame.code.strip()), None)
+
+    def tree(self, file):
+        if file.path not in self._trees:
+            try:
+                self._trees[file.path] = ast.parse(file.source)
+            except (SyntaxError, ValueError):
+                self._trees[file.path] = None
+        return self._trees[file.path]
+
+    def chain(self, text):
+        """[(SourceFile, line)] of a stack's frames in annotated files, outermost first."""
+        return [(f, frame.line) for frame in parse_frames.stack(text) if (f := self.resolve(frame))]
+
+    def comments(self, text):
+        """[(SourceFile, line)] of an FX graph's stack comments in annotated files, in node order."""
+        return [(f, frame.line) for frame in parse_frames.comments(text) if (f := self.resolve(frame))]
 
 
 def scope(source, function):
@@ -37,15 +73,29 @@ def scope(source, function):
         params = {a.arg for a in ast.walk(defs[name].args) if isinstance(a, ast.arg)}
         todo += [n.id for n in ast.walk(defs[name]) if isinstance(n, ast.Name) and n.id in defs
                  and n.id not in params]
+    return {line: info for name in seen for line, info in _function_lines(defs[name]).items()}
+
+
+def enclosing_scope(tree, lines):
+    """The statements of the innermost functions (methods included) around each of ``lines``, as ``scope``."""
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    found = {}
+    for line in lines:
+        around = [f for f in functions if f.lineno <= line <= f.end_lineno]
+        if around:
+            found.update(_function_lines(min(around, key=lambda f: f.end_lineno - f.lineno)))
+    return found
+
+
+def _function_lines(function):
     lines = {}
-    for name in seen:
-        for stmt, loop in _statements(defs[name].body):
-            end = stmt.end_lineno
-            body = getattr(stmt, "body", None)
-            if isinstance(body, list) and body:  # compound statement: its header only
-                end = max(stmt.lineno, body[0].lineno - 1)
-            lines[stmt.lineno] = {"end": end, "function": name, "loop": isinstance(stmt, (ast.For, ast.While)),
-                                  "in_loop": loop}
+    for stmt, loop in _statements(function.body):
+        end = stmt.end_lineno
+        body = getattr(stmt, "body", None)
+        if isinstance(body, list) and body:  # compound statement: its header only
+            end = max(stmt.lineno, body[0].lineno - 1)
+        lines[stmt.lineno] = {"end": end, "function": function.name, "loop": isinstance(stmt, (ast.For, ast.While)),
+                              "in_loop": loop}
     return lines
 
 
@@ -64,53 +114,12 @@ def _statements(body, loop=None):
             yield from _statements(handler.body, inner)
 
 
-def frames(text, sample):
-    """(line, function) of each frame of ``text`` (a stack) that lies in the sample, outermost first."""
-    found = []
-    for file, line, fn, code in STACK_FRAME.findall(text):
-        if in_sample(file, int(line), code, sample):
-            resumed = RESUME.match(fn)
-            found.append((int(line), resumed.group(1) if resumed else fn))
-    return found
-
-
-def comment_frames(text, sample):
-    """(line, function) of each stack comment of an FX graph (or ORIGIN block) that points into the sample."""
-    return [(int(line), fn) for file, line, fn, code, origin_code in COMMENT_FRAME.findall(text)
-            if in_sample(file, int(line), code or origin_code, sample)]
-
-
-def unread_comments(fx_graph):
-    """The `# File:` comments of an FX graph that COMMENT_FRAME does not read (their lines get no evidence)."""
-    return [line.strip() for line in fx_graph.splitlines() if "# File:" in line and not COMMENT_FRAME.search(line)]
-
-
-def same_path(a, b):
-    """Whether two spellings of a path (absolute, or relative to some folder) name the same file."""
-    return a == b or a.endswith("/" + b.lstrip("./")) or b.endswith("/" + a.lstrip("./"))
-
-
-def in_sample(file, line, code, sample):
-    """Whether a frame (file, line, its code text if known) is in the sample.
-
-    Stacks that Inductor replays from its cache keep the path of the process that first compiled the
-    graph (another checkout, another folder): those count when the file name matches and the code
-    on that line is the sample's.
-    """
-    target = sample.file or sample.path
-    if same_path(file, target):
-        return True
-    if not code or file.rsplit("/", 1)[-1] != target.rsplit("/", 1)[-1]:
-        return False
-    source = sample.source.splitlines()
-    return 0 < line <= len(source) and source[line - 1].strip() == code.strip()
-
-
-def verdicts(graphs, python_lines, kernels, breaks, sample, env, lines_in_scope):
-    """The line verdicts of a compiled variant.
+def verdicts(graphs, python_lines, kernels, breaks, sources, env, variant_scope, shape):
+    """The line verdicts of a compiled variant, over every annotated file its evidence names.
 
     ``graphs``: its captured graphs (raw); ``python_lines``: the lines that ran as Python in one steady call;
-    ``kernels``: its Kernels; ``breaks``: its GraphBreaks; ``lines_in_scope``: ``scope()`` of its function.
+    ``kernels``: its Kernels; ``breaks``: its GraphBreaks; ``sources``: a Sources; ``variant_scope``: {path:
+    ``scope()``} of the variant's function and helpers, whose lines are listed even without evidence.
 
     Each piece of evidence says where a line's operations run as a *group* of alternatives: one loop nest (the
     probe's nest records), one of a kernel's nests (provenance, origin comments), or one of a graph's kernels (FX
@@ -118,60 +127,87 @@ def verdicts(graphs, python_lines, kernels, breaks, sample, env, lines_in_scope)
     """
     entries = {}
 
-    def entry(line, via):
-        return entries.setdefault((line, via), {"groups": {}, "how": [], "break": None})
+    def entry(file, line, via):
+        return entries.setdefault((file.path, line, via), {"file": file, "groups": {}, "how": [], "breaks": []})
 
-    for kernel_ids, nest, chains, how in _evidence(graphs, kernels, sample):
-        placed = {line for line, _ in entries} if how == "fx_graph" else set()
+    for kernel_ids, nest, chains, how in _evidence(graphs, kernels, sources):
+        placed = {(path, line) for path, line, _ in entries} if how == "fx_graph" else set()
         for chain in chains:
-            lines = [line for line, _ in chain]
-            for depth, line in enumerate(lines):
-                if line in placed:  # graph-level evidence only for lines nothing finer placed
+            for depth, (file, line) in enumerate(chain):
+                if (file.path, line) in placed:  # graph-level evidence only for lines nothing finer placed
                     continue
-                e = entry(line, tuple(lines[:depth]))
+                e = entry(file, line, tuple((f.path, n) for f, n in chain[:depth]))
                 e["groups"].setdefault(how, set()).add((kernel_ids, nest))
                 if how not in e["how"]:
                     e["how"].append(how)
     for b in breaks:
-        if b.line is not None and same_path(b.file or "", sample.file or sample.path):
-            e = entry(b.line, ())
-            e["break"] = b
-            e["how"].append("graph_break")
-    def_lines = {n.lineno for n in ast.walk(ast.parse(sample.source))
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    ran_in_python = {p["line"] for p in python_lines or []} - def_lines
-    for line in ran_in_python:
-        if not any(line == key[0] for key in entries):
-            entry(line, ())["how"].append("python_trace")
+        for depth, (display, line) in enumerate(b.chain):
+            e = entry(sources.by_display[display], line, ())
+            e["breaks"].append((b, depth < len(b.chain) - 1))  # (the break, whether it is inside this line's call)
+            if "graph_break" not in e["how"]:
+                e["how"].append("graph_break")
+    for p in python_lines or []:
+        file = sources.resolve(parse_frames.Frame(p.get("file") or sources.files[0].path, p["line"], None, None))
+        tree = sources.tree(file) if file else None
+        def_lines = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} \
+            if tree else set()
+        if file and p["line"] not in def_lines and not any(k[:2] == (file.path, p["line"]) for k in entries):
+            entry(file, p["line"], ())["how"].append("python_trace")
+    scopes = {path: dict(lines) for path, lines in variant_scope.items()}
+    for (path, line, _), e in entries.items():
+        tree = sources.tree(e["file"])
+        if tree is not None and line not in scopes.get(path, {}):
+            scopes.setdefault(path, {}).update(enclosing_scope(tree, [line]))
+    entries = _by_statement(entries, scopes)
     by_id = {k.id: k for k in kernels}
     out = []
-    for (line, via), e in sorted(entries.items()):
-        if line not in lines_in_scope:
-            continue
+    for (path, line, via), e in sorted(entries.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+        info = scopes[path][line]
         groups = _groups(e["groups"], by_id)
-        status, vectorized, why = _verdict(groups, e["break"], sample, env)
+        status, vectorized, why = _verdict(groups, e["breaks"], shape, env)
         placed = sorted({f"{k.id}#{n.index}" for g in groups if len(g) == 1 for k, n in g if n})
-        out.append(LineVerdict(file=sample.path, line=line, end_line=lines_in_scope[line]["end"],
-                               function=lines_in_scope[line]["function"], via=list(via), status=status,
-                               vectorized=vectorized, kernels=sorted({k.id for g in groups for k, _ in g}),
-                               nests=placed, why=why, how=e["how"]))
-    covered = {e.line for e in out}
-    for line, info in sorted(lines_in_scope.items()):
-        if line not in covered:
-            out.append(LineVerdict(
-                file=sample.path, line=line, end_line=info["end"], function=info["function"], via=[], status=None,
-                vectorized=None, kernels=[], nests=[], how=[], why=[Reason("no-evidence", (
-                    "no evidence names this line: no compiled kernel, graph break or Python trace points to it (it "
-                    "may have no operations of its own, being evaluated while tracing, or torch filed them under "
-                    "another line)"))]))
-    out.sort(key=lambda e: (e.line, e.via))
+        out.append(LineVerdict(
+            file=e["file"].display, line=line, end_line=info["end"], function=info["function"],
+            via=[[sources.by_path[p].display, n] for p, n in via], status=status, vectorized=vectorized,
+            kernels=sorted({k.id for g in groups for k, _ in g}), nests=placed, why=why, how=e["how"]))
+    covered = {(e.file, e.line) for e in out}
+    for path, lines in scopes.items():
+        file = sources.by_path[path]
+        for line, info in sorted(lines.items()):
+            if (file.display, line) not in covered:
+                out.append(LineVerdict(
+                    file=file.display, line=line, end_line=info["end"], function=info["function"], via=[],
+                    status=None, vectorized=None, kernels=[], nests=[], how=[], why=[Reason("no-evidence", (
+                        "no evidence names this line: no compiled kernel, graph break or Python trace points to it "
+                        "(it may have no operations of its own, being evaluated while tracing, or torch filed them "
+                        "under another line)"))]))
+    order = {f.display: i for i, f in enumerate(sources.files)}
+    out.sort(key=lambda e: (order.get(e.file, len(order)), e.line, e.via))
     return out
 
 
-def _evidence(graphs, kernels, sample):
-    """(kernel ids, nest index or None, [frames...], how) for each piece of evidence, best first: the probe's loop
-    nest records and Inductor's provenance (per kernel), else origin comments; then the FX graph (per graph), for the
-    lines none of those placed."""
+def _by_statement(entries, scopes):
+    """The entries merged per statement: evidence on a continuation line of a statement that spans lines belongs to
+    the statement (its first line); evidence outside any scope is dropped."""
+    starts = {path: {n: start for start, info in lines.items() for n in range(start, info["end"] + 1)}
+              for path, lines in scopes.items()}
+    merged = {}
+    for (path, line, via), e in entries.items():
+        start = starts.get(path, {}).get(line)
+        if start is None:
+            continue
+        m = merged.setdefault((path, start, via), {"file": e["file"], "groups": {}, "how": [], "breaks": []})
+        for how, groups in e["groups"].items():
+            m["groups"].setdefault(how, set()).update(groups)
+        m["how"] += [h for h in e["how"] if h not in m["how"]]
+        m["breaks"] += [b for b in e["breaks"] if b not in m["breaks"]]
+    return merged
+
+
+def _evidence(graphs, kernels, sources):
+    """(kernel ids, nest index or None, [[(SourceFile, line)...]], how) for each piece of evidence, best first: the
+    probe's loop nest records and Inductor's provenance (per kernel), else origin comments; then the FX graph (per
+    graph), for the lines none of those placed."""
     by_graph_name = {(k.graph, k.name): k for k in kernels}
     fx_graphs = []
     for g in graphs:
@@ -181,20 +217,20 @@ def _evidence(graphs, kernels, sample):
             for n in k.loop_nests:
                 if n.stacks is not None:
                     precise = True
-                    yield (k.id,), n.index, [frames(s, sample) for s in n.stacks], "loop_nest"
+                    yield (k.id,), n.index, [sources.chain(s) for s in n.stacks], "loop_nest"
         for key, stacks in (g.get("kernel_stack_traces") or {}).items():
             name = key.rsplit(":", 1)[0]
             kernel = by_graph_name.get((g.get("compile_id"), name)) or by_graph_name.get(
                 (g.get("compile_id"), name.replace("torch.ops.", "")))
             if kernel:
                 precise = True
-                yield (kernel.id,), None, [frames(s, sample) for s in stacks], "provenance"
+                yield (kernel.id,), None, [sources.chain(s) for s in stacks], "provenance"
         for k in mine if not precise else []:
-            found = comment_frames(k.code, sample)
+            found = sources.comments(k.code)
             if found:
                 yield (k.id,), None, [[f] for f in found], "origin"
         if g.get("fx_graph") and mine:
-            fx_graphs.append((tuple(k.id for k in mine), [[f] for f in comment_frames(g["fx_graph"], sample)]))
+            fx_graphs.append((tuple(k.id for k in mine), [[f] for f in sources.comments(g["fx_graph"])]))
     for kernel_ids, chains in fx_graphs:
         yield kernel_ids, None, chains, "fx_graph"
 
@@ -225,17 +261,19 @@ def _vectorized(unit):
     return (nest.vectorized if nest else kernel.vectorized) if kernel.backend == "cpp" else None
 
 
-def _verdict(groups, graph_break, sample, env):
-    """(status, vectorized, [Reason]) of a line from its evidence groups."""
+def _verdict(groups, breaks, shape, env):
+    """(status, vectorized, [Reason]) of a line from its evidence groups and the graph breaks at or under it."""
     why = []
     certain = [g for g in groups if len({_status(u) for u in g}) == 1]
     statuses = [_status(g[0]) for g in certain]
     units = [u for g in groups for u in g]
-    if graph_break:
-        b = graph_break
-        why.append(Reason("graph-break", f"graph break: {b.reason}" + (f" ({b.explanation})" if b.explanation else "")))
-        if b.fix:
-            why.append(Reason("fix", f"fix: {b.fix}"))
+    if breaks:
+        for b, inside in breaks:
+            where = f" inside this call, at {b.file}:{b.line}" if inside else ""
+            why.append(Reason("graph-break", f"graph break{where}: {b.reason}"
+                              + (f" ({b.explanation})" if b.explanation else "")))
+            if b.fix:
+                why.append(Reason("fix", f"fix: {b.fix}"))
         status = "graph-break"
     elif "extern" in statuses:
         status = "extern"
@@ -276,7 +314,7 @@ def _verdict(groups, graph_break, sample, env):
             vectorized = "all" if values == {True} else "none" if values == {False} else "some"
         scalar = [u for g in groups if len(g) == 1 for u in g if u[0].backend == "cpp" and not _vectorized(u)]
         if scalar:
-            why.append(not_vectorized_reason(scalar, sample))
+            why.append(not_vectorized_reason(scalar, shape))
     elif triton:
         vectorized = "n/a"
     return status, vectorized, why
@@ -338,7 +376,7 @@ def serial_reason(nest, env):
     return "Inductor emitted no OpenMP loop for it"
 
 
-def not_vectorized_reason(units, sample):
+def not_vectorized_reason(units, shape):
     """Why the scalar C++ loop nests (or kernels) ``units`` of a line are scalar, as a ``not-vectorized-*`` Reason."""
     strided = sorted({s for k, n in units for s in (n.strided_loads if n else k.strided_loads)})
     if not any(n for _, n in units):
@@ -347,7 +385,7 @@ def not_vectorized_reason(units, sample):
         return Reason("not-vectorized-scalar", "scalar loop without strided loads (its ops may lack a vector "
                                                "implementation in this torch version)")
     ops = sum(k.ops for k, _ in _distinct((k, None) for k, _ in units))
-    layout = f"the row-major {tuple(sample.shape)} population" if len(sample.shape) == 2 else "the input"
+    layout = f"the row-major {tuple(shape)} population" if len(shape) == 2 else "the input"
     return Reason("not-vectorized-strided", (
         f"strided loads {', '.join(strided[:3])} from {layout} ({len(strided)} "
         f"distinct strided loads among {ops} ops); Inductor's tiling heuristic "

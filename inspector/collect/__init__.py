@@ -14,6 +14,7 @@ import tokenize
 from pathlib import Path
 
 from inspector import __version__
+from inspector.analysis import files
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended
 from inspector.record import SCHEMA
@@ -22,7 +23,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 LOG_TAIL = 20_000
 # what a sweep size keeps of a variant: its timing and what the timing's meaning needs
 SWEEP_KEYS = ("id", "function", "kind", "compiled", "device", "preview", "status", "error", "timing",
-              "measured_population")
+              "measured_population", "family")
 
 
 class CollectError(Exception):
@@ -33,14 +34,16 @@ class CollectError(Exception):
         self.log = log
 
 
-def collect(sample, *, population=None, python=None, only=None, config=(), timeout=300.0,
-            trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False,
+def collect(sample, *, population=None, python=None, only=None, config=(), compile_options=(), timeout=300.0,
+            trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False, rtol=None,
             progress=lambda kind, data: None):
     """Run the variants of ``sample`` (a path; ``only``: ids or glob patterns) and return the raw record.
 
     ``sizes``: further population sizes each compiled variant is called at, to expose recompilations;
     ``kernel_times``: also time each kernel of the compiled variants (a separate profiled pass);
-    ``triton_preview``: add the ``*-triton-preview`` variants (Triton code for a CPU target, never run).
+    ``triton_preview``: add the ``*-triton-preview`` variants (Triton code for a CPU target, never run);
+    ``compile_options``: torch.compile's keywords as KEY=VALUE; ``rtol``: the cross-check's relative tolerance
+    (default: the sample's TOLERANCE, else 1e-5).
     ``progress(kind, message)`` sees each message as it arrives.
     """
     sample = Path(sample)
@@ -51,11 +54,14 @@ def collect(sample, *, population=None, python=None, only=None, config=(), timeo
     options += ["--triton-preview"] if triton_preview else []
     for item in config:
         options += ["--config", item]
+    for item in compile_options:
+        options += ["--compile-option", item]
     with tempfile.TemporaryDirectory(prefix="inspector-") as work:
         runs = _ProbeRuns(sample, Path(work), python or sys.executable, options, trace_dir, timeout, progress)
         header, results = runs.all(only)
         record = _record(sample, header, results, runs)
-        cross_check(record, Path(work))
+        cross_check(record, Path(work), rtol)
+    record["files"] = files.read(record)
     return record
 
 
@@ -214,6 +220,7 @@ def _record(sample, header, results, runs):
         "sample": dict(header["sample"], path=str(sample), source=_source(sample)),
         "env": header["env"],
         "config": header.get("config", []),
+        "compile_options": header.get("compile_options") or {},
         "trace_dir": str(runs.trace_dir) if runs.trace_dir else None,
         "interrupted": runs.interrupted,
         "probe_restarts": runs.restarts,

@@ -1,49 +1,72 @@
-"""Cross-check every variant's output against the reference: the first of python, numpy, torch that ran."""
+"""Cross-check every variant's output: a compiled variant against its own eager function, an eager variant
+against its family's reference (the first of python, numpy, torch that ran); elementwise, any output shape with
+one row per individual ((n,), or (n, k) for k objectives)."""
 
 import numpy as np
 
 RTOL = 1e-5
 
 
-def cross_check(record, outputs_dir):
-    """Set ``reference`` on the record and ``matches_reference``/``mismatch`` on each variant (raw facts of the
-    run: the outputs themselves are not kept)."""
+def cross_check(record, outputs_dir, rtol=None):
+    """Set ``reference`` (the "" family's, or the first family's) on the record, and ``checked_against``,
+    ``matches_reference`` and ``mismatch`` on each variant (raw facts of the run: the outputs are not kept)."""
+    rtol = rtol or record["sample"].get("tolerance") or RTOL
     outputs = {}
     for v in record["variants"]:
         path = outputs_dir / f"{v['id']}.npy"
         if v["status"] == "ok" and path.exists():
             outputs[v["id"]] = np.load(path)
+    references = {}
+    for kind in ("python", "numpy", "torch"):
+        for v in record["variants"]:
+            if v["kind"] == kind and not v["compiled"] and v["id"] in outputs:
+                references.setdefault(v.get("family", ""), v["id"])
+    record["reference"] = references.get("", next(iter(references.values()), None))
     n = record["sample"]["population"]
-    reference = next((v for kind in ("python", "numpy", "torch") for v in record["variants"]
-                      if v["kind"] == kind and not v["compiled"] and v["id"] in outputs), None)
-    record["reference"] = reference["id"] if reference else None
     for v in record["variants"]:
+        v["checked_against"] = None
         if v["id"] not in outputs:
             v["matches_reference"] = None
             continue
-        got = outputs[v["id"]]
-        expected_len = v.get("measured_population") or n
-        if got.shape != (expected_len,):
+        got, expected_rows = outputs[v["id"]], v.get("measured_population") or n
+        if got.ndim not in (1, 2) or got.shape[0] != expected_rows:
             v["matches_reference"] = False
-            v["mismatch"] = f"returned shape {tuple(got.shape)}, expected ({expected_len},): one value per individual"
+            v["mismatch"] = (f"returned shape {tuple(got.shape)}, expected ({expected_rows},) or ({expected_rows}, k): "
+                             "one value, or one row of k objectives, per individual")
             continue
-        if reference is None or v["id"] == reference["id"]:
-            v["matches_reference"] = True if reference else None
+        own = f"{v['function'][len('fitness_'):]}" if v["compiled"] else None
+        against = own if own in outputs else references.get(v.get("family", ""))
+        if against is None or against == v["id"]:
+            v["matches_reference"] = True if against else None
             continue
-        ref = outputs[reference["id"]]
-        m = min(len(ref), len(got))
-        v["matches_reference"], v["mismatch"] = compare(ref[:m], got[:m])
+        v["checked_against"] = against
+        v["matches_reference"], v["mismatch"] = compare(outputs[against], got, rtol)
 
 
-def compare(expected, got):
-    """(True, None) when ``got`` matches ``expected`` (rtol 1e-5, inf/nan aware), else (False, what differs)."""
-    expected = expected.astype(np.float64)
-    got = got.astype(np.float64)
+def compare(expected, got, rtol=RTOL):
+    """(True, None) when ``got`` matches ``expected`` (relative tolerance ``rtol``, inf/nan aware) over the rows
+    both have, else (False, what differs)."""
+    m = min(len(expected), len(got))
+    expected, got = expected[:m], got[:m]
+    if expected.shape != got.shape:
+        return False, f"returned shape {tuple(got.shape)} where the reference has {tuple(expected.shape)}"
+    try:
+        expected = expected.astype(np.float64)
+        got = got.astype(np.float64)
+    except (TypeError, ValueError) as e:
+        return False, f"not comparable as numbers ({e})"
     finite = np.abs(expected[np.isfinite(expected)])
     atol = 1e-9 * (finite.max() if finite.size else 1.0)
-    close = np.isclose(got, expected, rtol=RTOL, atol=atol, equal_nan=True)
+    close = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
     if close.all():
         return True, None
-    bad = np.flatnonzero(~close)
-    first = "; ".join(f"#{i}: expected {float(expected[i])!r}, got {float(got[i])!r}" for i in bad[:3])
-    return False, f"{len(bad)} of {len(got)} individuals differ (first: {first})"
+    bad = np.argwhere(~close)
+    first = "; ".join(f"#{_where(i)}: expected {float(expected[tuple(i)])!r}, got {float(got[tuple(i)])!r}"
+                      for i in bad[:3])
+    rows = len({int(i[0]) for i in bad})
+    return False, f"{rows} of {len(got)} individuals differ (first: {first})"
+
+
+def _where(index):
+    """An individual's number, with its objective's where there are several: 5, or 5[1]."""
+    return f"{index[0]}" if len(index) == 1 else f"{index[0]}[{index[1]}]"

@@ -1,7 +1,8 @@
 """The probe: run a sample's variants in this interpreter and stream raw facts as JSON lines.
 
 Usage: python -m inspector.probe SAMPLE --results FILE --outputs DIR [--population N] [--seed S]
-       [--only ID,ID] [--config KEY=VALUE ...] [--budget S] [--python-budget S] [--triton-preview]
+       [--only ID,ID] [--config KEY=VALUE ...] [--compile-option KEY=VALUE ...] [--budget S]
+       [--python-budget S] [--triton-preview] [--rtol R]
 
 Imports only the standard library, numpy and torch, so it runs under any torch version's venv.
 One JSON object per line goes to --results: a ``header``; per variant ``start``, ``compiled`` (a compiled
@@ -50,10 +51,11 @@ def _main(args, emit):
     try:
         module = samples.load(args.sample)
         info = samples.describe(module)
-        variants = samples.variants(module, args.triton_preview)
+        variants, ignored = samples.variants(module, args.triton_preview)
         if not variants:
-            raise samples.SampleError(f"{args.sample}: no variants (top-level fitness_python*, fitness_numpy* "
-                                      "or fitness_torch* functions)")
+            why = "".join(f"; {i['name']}: {i['reason']}" for i in ignored)
+            raise samples.SampleError(f"{args.sample}: no variants (top-level callables fitness_python*, "
+                                      f"fitness_numpy* or fitness_torch*){why}")
         n = args.population or info["default_population"] or 10_000
         population = _population(module, n, args.seed, args.sample)
     except samples.SampleError as e:
@@ -62,7 +64,7 @@ def _main(args, emit):
         emit({"type": "fatal", "error": str(e)})
         return 3
     from inspector.probe import runner
-    return runner.run(module, info, variants, population, args, emit,
+    return runner.run(module, dict(info, ignored=ignored), variants, population, args, emit,
                       lambda size: _population(module, size, args.seed, args.sample))
 
 
@@ -76,6 +78,7 @@ def _parse(argv):
     p.add_argument("--only", help="comma-separated variant ids or glob patterns")
     p.add_argument("--sizes", default="", help="comma-separated population sizes to run compiled variants at")
     p.add_argument("--config", action="append", default=[])
+    p.add_argument("--compile-option", action="append", default=[], help="torch.compile keyword KEY=VALUE")
     p.add_argument("--budget", type=float, default=1.0)
     p.add_argument("--python-budget", type=float, default=8.0)
     p.add_argument("--triton-preview", action="store_true", help="add the Triton codegen preview variants")

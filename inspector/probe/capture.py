@@ -26,6 +26,8 @@ GRAPH_CODE_LOG = "torch._dynamo.output_graph.__graph_code"  # DEBUG: the FX grap
 # DEBUG "COMPILING GRAPH due to %s" % GraphCompileReason, for every graph. Unlike the graph_breaks
 # logger, it also reports a data-dependent `if` at a compiled frame's top level (2.1's generic_jump).
 COMPILE_LOG = "torch._dynamo.output_graph"
+# WARNING "torch._dynamo hit config.recompile_limit (8) ..." (2.1: cache_size_limit): the frame then runs eagerly
+LIMIT_LOG = "torch._dynamo.convert_frame"
 # compilation metrics left out of the record: whole config dumps (tens of kB per graph) and a copy of provenance
 BULKY_METRICS = {"inductor_provenance"}
 # caches that would replay another compile's facts: (module, attribute) set to False while capturing
@@ -52,8 +54,8 @@ class _TraceHandler(logging.Handler):
 
 
 class _LogHandler(logging.Handler):
-    def __init__(self, capture):
-        super().__init__(logging.DEBUG)
+    def __init__(self, capture, level=logging.DEBUG):
+        super().__init__(level)
         self.capture = capture
 
     def emit(self, record):
@@ -79,6 +81,7 @@ class Capture:
         self.breaks = []
         self.problems = []
         self.records = 0
+        self.limits = []  # Dynamo's "hit config.recompile_limit" warnings
         self.nests = []  # loop nests generated since the last output code: they belong to the next one
 
     def install(self):
@@ -91,16 +94,19 @@ class Capture:
                 self._restore.append((config, name, getattr(config, name)))
                 setattr(config, name, False)
         self._hook_nests()
+        self._attach(LIMIT_LOG, _LogHandler(self, logging.WARNING), quiet=False)
         if self.mechanism == "structured_trace":
             self._attach("torch.__trace", _TraceHandler(self))
         else:
             for name in (OUTPUT_CODE_LOG, GRAPH_CODE_LOG, COMPILE_LOG):
                 self._attach(name, _LogHandler(self))
 
-    def _attach(self, name, handler):
+    def _attach(self, name, handler, quiet=True):
+        """Handle a logger's records; ``quiet``: at every level, and kept from torch's own stderr handlers."""
         logger = logging.getLogger(name)
-        logger.setLevel(logging.DEBUG)
-        logger.propagate = False  # keep torch's stderr handlers on parent loggers quiet
+        if quiet:
+            logger.setLevel(logging.DEBUG)
+            logger.propagate = False
         logger.addHandler(handler)
         self._handlers.append((logger, handler))
 
@@ -136,7 +142,7 @@ class Capture:
 
     def take(self):
         out = {"mechanism": self.mechanism, "graphs": list(self.graphs.values()), "breaks": self.breaks,
-               "problems": self.problems, "records": self.records}
+               "problems": self.problems, "records": self.records, "limits": self.limits}
         self._reset()
         return out
 
@@ -184,6 +190,10 @@ class Capture:
             self._graph(cid)["fx_graph_cache"] = name[len("fx_graph_cache_"):]
 
     def on_log(self, record):
+        if record.name == LIMIT_LOG:
+            if str(record.msg).startswith("torch._dynamo hit config."):
+                self.limits.append(record.getMessage())
+            return
         compile_id = torch._guards.CompileContext.current_compile_id()
         cid = None if compile_id is None else str(compile_id)
         if record.name == OUTPUT_CODE_LOG and record.levelno == logging.DEBUG:  # INFO twin: the path

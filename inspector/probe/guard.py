@@ -10,6 +10,7 @@ import traceback
 
 # torch's own compile failures: the variant's compile error, never inspector's
 COMPILE_ERRORS = (("torch._dynamo.exc", "BackendCompilerFailed"), ("torch._dynamo.exc", "InternalTorchDynamoError"),
+                  ("torch._dynamo.exc", "Unsupported"),  # fullgraph=True refusing a graph break
                   ("torch._inductor.exc", "InductorError"), ("torch._inductor.exc", "CppCompileError"))
 
 
@@ -22,14 +23,16 @@ class VariantError(Exception):
 
 
 def user(fn):
-    """``fn`` with whatever it raises turned into a VariantError."""
+    """``fn`` with whatever it raises turned into a VariantError; ``.calls`` counts its calls."""
     def call(*args, **kwargs):
+        call.calls += 1
         try:
             return fn(*args, **kwargs)
         except VariantError:
             raise
         except Exception as e:
             raise VariantError(e) from e
+    call.calls = 0
     return call
 
 

@@ -4,12 +4,15 @@ import ast
 import fnmatch
 import os
 import platform
+import re
 import sys
+import sysconfig
 import time
 import traceback
 
 import numpy as np
 import torch
+import torch._inductor.codecache
 import torch._inductor.config  # `import torch` alone does not load it in 2.1
 
 from inspector.probe import cuda
@@ -20,19 +23,23 @@ from inspector.probe import triton_preview
 from inspector.probe.capture import Capture
 from inspector.probe.timing import measure, once
 
+INSPECTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 PYTHON_PILOT = 1000
+COMPILE_OPTIONS = ("mode", "dynamic", "fullgraph", "backend", "options")
 
 
 def run(module, info, variants, population, args, emit, make_population):
     """Apply the --config items, send the header, then run and send each selected variant."""
     try:
         applied = [_apply_config(item) for item in args.config]
+        args.compile_options = dict(_compile_option(item) for item in args.compile_option)
     except samples.SampleError as e:
         emit({"type": "fatal", "error": str(e)})
         return 3
     env = _env()
     env["memory_bandwidth"] = profile.bandwidth(env["cpu"], env["threads"])
-    emit({"type": "header", "env": env, "config": applied,
+    emit({"type": "header", "env": env, "config": applied, "compile_options": args.compile_options,
           "sample": dict(info, file=os.path.abspath(args.sample), population=len(population), seed=args.seed,
                          shape=list(population.shape), dtype=str(population.dtype)),
           "variants": [v.__dict__ for v in variants]})
@@ -48,6 +55,18 @@ def run(module, info, variants, population, args, emit, make_population):
             np.save(os.path.join(args.outputs, variant.id + ".npy"), np_out)
         emit(dict(variant.__dict__, type="variant", **result))
     return 0
+
+
+def _compile_option(item):
+    """(keyword, value) of torch.compile from KEY=VALUE (the value read as a Python literal where it is one)."""
+    key, sep, raw = item.partition("=")
+    if not sep or key not in COMPILE_OPTIONS:
+        raise samples.SampleError(f"--compile-option {item}: expected KEY=VALUE, KEY one of "
+                                  f"{', '.join(COMPILE_OPTIONS)}")
+    try:
+        return key, ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        return key, raw
 
 
 def _apply_config(item):
@@ -87,7 +106,10 @@ def _env():
     return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
             "threads": torch.get_num_threads(), "cuda": torch.cuda.get_device_name() if cuda else None,
             "cpu": cpu, "isa": isa, "platform": platform.platform(), "executable": sys.executable,
-            "cpu_count": os.cpu_count(), "min_chunk_size": torch._inductor.config.cpp.min_chunk_size}
+            "cpu_count": os.cpu_count(), "min_chunk_size": torch._inductor.config.cpp.min_chunk_size,
+            "stdlib": sysconfig.get_paths()["stdlib"], "torch_dir": os.path.dirname(torch.__file__),
+            "inspector_dir": INSPECTOR_DIR,
+            "inductor_cache_dir": torch._inductor.codecache.cache_dir()}
 
 
 def _run(variant, fn, population, capture, args, make_population, emit):
@@ -103,9 +125,8 @@ def _run(variant, fn, population, capture, args, make_population, emit):
         if variant.kind == "python":
             return _run_python(fn, population, args)
         if variant.preview:
-            return triton_preview.run(variant, fn, population, capture,
-                                      lambda call: _lines_run_in_python(call, fn.__code__.co_filename))
-        target, convert, sync = prepare(variant, fn)
+            return triton_preview.run(variant, fn, population, capture, _lines_run_in_python)
+        target, convert, sync = prepare(variant, fn, args.compile_options)
         data = convert(population)
         call = guard.user(lambda: target(data))
         capture.take()
@@ -124,6 +145,10 @@ def _run(variant, fn, population, capture, args, make_population, emit):
             if variant.device == "cuda":
                 result.update(guard.optional(result, "cuda facts",
                                              lambda: cuda.facts(population, output, result["capture"])) or {})
+            later = capture.take()  # what the profiled passes compiled again: one model of recompilation
+            result["recompiles"] = {k: v + later[k] if isinstance(v, list) else v
+                                    for k, v in result["recompiles"].items()}
+            result["calls"] = call.calls - 1  # the compiled function's calls after its first, to count them against
             sizes = [int(n) for n in args.sizes.split(",") if n]
             result["sizes"] = [_at_size(guard.user(target), convert(make_population(n)), sync, capture, n)
                                for n in sizes]
@@ -132,13 +157,13 @@ def _run(variant, fn, population, capture, args, make_population, emit):
             sync()
             result["timing"] = measure(call, sync, args.budget)
         result["python_lines"] = guard.optional(result, "python lines",
-                                                lambda: _lines_run_in_python(call, fn.__code__.co_filename))
+                                                lambda: _lines_run_in_python(call))
         result["_output"] = _to_numpy(output)
         result["status"] = "ok"
         return result
     except guard.VariantError as e:
-        return dict(_failure(e.error, fn, capture), **{k: result[k] for k in ("capture", "internal_errors")
-                                                       if k in result})
+        return dict(_failure(e.error, variant.code.get("file"), capture),
+                    **{k: result[k] for k in ("capture", "internal_errors") if k in result})
     except Exception as e:  # inspector's own code failed: not the user's error
         result.pop("_output", None)
         return dict(result, status="error", error=f"inspector failed: {type(e).__name__}: {e}",
@@ -164,14 +189,15 @@ def _at_size(target, data, sync, capture, n):
                             "reason": (g.get("metrics") or {}).get("recompile_reason")} for g in graphs]}
 
 
-def prepare(variant, fn):
+def prepare(variant, fn, options=None):
     """(callable, population -> its input, device sync) for a numpy or torch variant.
 
-    Compiled variants compile ``fn`` itself, as a user would: torch 2.1 skips frames that hold no torch
+    Compiled variants compile ``fn`` itself, as a user would, with ``options`` (torch.compile's keyword
+    arguments: mode, dynamic, fullgraph, backend, options): torch 2.1 skips frames that hold no torch
     objects unless they were passed to torch.compile, so after a graph break in a NumPy function
     called from a compiled wrapper, the function would run uncompiled.
     """
-    wrap = torch.compile if variant.compiled else (lambda f: f)
+    wrap = (lambda f: torch.compile(f, **(options or {}))) if variant.compiled else (lambda f: f)
     if variant.device == "cuda":
         target = wrap(torch.compiler.wrap_numpy(fn) if variant.kind == "numpy" else fn)
         return target, (lambda pop: torch.from_numpy(pop).to("cuda")), torch.cuda.synchronize
@@ -207,20 +233,31 @@ def _run_python(fn, population, args):
 
     result = {"status": "ok", "timing": measure(guard.user(call), budget_s=args.python_budget / 2)}
     result["python_lines"] = guard.optional(result, "python lines", lambda: _lines_run_in_python(
-        guard.user(lambda: [fn(ind) for ind in pilot[:50]]), fn.__code__.co_filename))
+        guard.user(lambda: [fn(ind) for ind in pilot[:50]])))
     result["measured_population"] = measured
     result["_output"] = _to_numpy(outputs[0])
     return result
 
 
-def _lines_run_in_python(call, filename):
-    """Lines of the sample file that ran as Python bytecode (not inside a compiled graph) in one call."""
-    hits = {}
+def _lines_run_in_python(call):
+    """Lines that ran as Python bytecode (not inside a compiled graph) in one call, in every file of the user's
+    and of installed packages: not torch's, inspector's, Inductor's generated modules, the standard library's, or
+    frames without a file."""
+    hits, wanted = {}, {}
+    skip = tuple(os.path.join(folder, "") for folder in (
+        os.path.dirname(torch.__file__), INSPECTOR_DIR, torch._inductor.codecache.cache_dir()))
+    stdlib = os.path.join(sysconfig.get_paths()["stdlib"], "")
+
+    def traced(name):
+        if name not in wanted:
+            wanted[name] = not (name.startswith("<") or name.startswith(skip) or (
+                name.startswith(stdlib) and not re.search(r"[/\\](?:site|dist)-packages[/\\]", name)))
+        return wanted[name]
 
     def tracer(frame, event, arg):
-        if frame.f_code.co_filename == filename:
+        if traced(frame.f_code.co_filename):
             if event == "line":
-                key = (frame.f_lineno, frame.f_code.co_name)
+                key = (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
                 hits[key] = hits.get(key, 0) + 1
             return tracer
         return None
@@ -230,12 +267,12 @@ def _lines_run_in_python(call, filename):
         call()
     finally:
         sys.settrace(None)
-    return [{"line": line, "function": name, "count": count} for (line, name), count in sorted(hits.items())]
+    return [{"file": file, "line": line, "function": name, "count": count}
+            for (file, line, name), count in sorted(hits.items())]
 
 
-def _failure(error, fn, capture):
-    """A failed variant: one-line message naming the user's line when the error came from it."""
-    filename = fn.__code__.co_filename
+def _failure(error, filename, capture):
+    """A failed variant: one-line message naming the line of its code (``filename``) where the error came from."""
     where = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
     message = str(error).strip().splitlines()
     text = f"{type(error).__name__}: {message[0] if message else ''}".strip()

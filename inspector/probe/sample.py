@@ -1,10 +1,11 @@
 """Load a sample file and list its variants (the sample contract, see README)."""
 
+import ast
 import importlib.util
 import inspect
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 KINDS = ("python", "numpy", "torch")
 
@@ -16,21 +17,25 @@ class SampleError(Exception):
 @dataclass
 class Variant:
     id: str
-    function: str
+    function: str  # the sample's name for it (fitness_numpy_g4)
     kind: str
     compiled: bool
     device: str
     preview: bool = False  # the Triton codegen preview: generated for a CPU target, never run
+    family: str = ""  # variants of one family compute one function: they are checked against each other
+    code: dict = field(default_factory=dict)  # where its code is: {"file", "line", "name"} (None for builtins)
 
 
 def load(path):
-    """Import the sample at ``path`` as a fresh module; messages name ``path`` as given."""
+    """Import the sample at ``path`` as a fresh module, its folder on ``sys.path`` (as ``python path`` would have
+    it, so it imports its own helper modules); messages name ``path`` as given."""
     name = "inspector_sample_" + "".join(c if c.isalnum() else "_" for c in os.path.basename(path)[:-3])
     spec = importlib.util.spec_from_file_location(name, os.path.abspath(path))
     if spec is None or spec.loader is None:
         raise SampleError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
@@ -43,36 +48,100 @@ def load(path):
 
 
 def describe(module):
-    """Title, description and default population size from the module."""
+    """Title, description, default population size and cross-check tolerance from the module."""
     doc = inspect.cleandoc(module.__doc__ or "").strip()
     title, _, rest = doc.partition("\n")
     size = getattr(module, "POPULATION_SIZE", None)
+    tolerance = getattr(module, "TOLERANCE", None)
     return {"title": title.strip() or module.__name__, "description": rest.strip(),
-            "default_population": size if isinstance(size, int) else None}
+            "default_population": size if isinstance(size, int) else None,
+            "tolerance": float(tolerance) if isinstance(tolerance, (int, float)) else None}
+
+
+def code_of(fn):
+    """The code object behind a callable: a function, lambda, bound method, functools.partial or callable object."""
+    for _ in range(8):  # partials of partials, methods of objects
+        if hasattr(fn, "__code__"):
+            return fn.__code__
+        fn = getattr(fn, "func", None) or getattr(fn, "__func__", None) or getattr(type(fn), "__call__", None)
+        if fn is None:
+            return None
+    return None
 
 
 def functions(module):
-    """Top-level ``fitness_<kind>[_suffix]`` functions defined in the sample, in source order."""
-    found = []
-    for name, fn in vars(module).items():
-        if not (name.startswith("fitness_") and inspect.isfunction(fn)) or fn.__module__ != module.__name__:
+    """([(name, kind, code)], [(name, why not)]): every top-level callable named ``fitness_<kind>[_suffix]`` (its
+    own function, an imported one, a functools.partial, a lambda, a callable object), in the order the sample
+    names them; and what is named like a variant but will not run, with the reason."""
+    order = _name_lines(module)
+    found, ignored = [], []
+    for index, (name, value) in enumerate(vars(module).items()):
+        if not name.startswith("fitness_"):
             continue
         kind = name[len("fitness_"):].split("_", 1)[0]
-        if kind in KINDS:
-            found.append((fn.__code__.co_firstlineno, name, kind))
-    return [(name, kind) for _, name, kind in sorted(found)]
+        if kind not in KINDS:
+            ignored.append((name, f"'{kind}' is not a kind of variant (fitness_python*, fitness_numpy*, "
+                                  "fitness_torch*)"))
+        elif not callable(value):
+            ignored.append((name, f"not callable (a {type(value).__name__})"))
+        else:
+            found.append((order.get(name, float("inf")), index, name, kind, code_of(value)))
+    return [(name, kind, code) for *_, name, kind, code in sorted(found, key=lambda f: f[:2])], ignored
+
+
+def _name_lines(module):
+    """{name: the line where the sample's source binds it} (def, assignment, import)."""
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    lines = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.asname or a.name.split(".")[0] for a in node.names]
+        else:
+            continue
+        for name in names:
+            lines.setdefault(name, node.lineno)
+    return lines
+
+
+def families(names, module):
+    """{function name: family}: variants with the same suffix form a family (fitness_python_g4, fitness_numpy_g4);
+    the unsuffixed ones form "", which a suffix no other kind shares joins when there is one; a module-level
+    ``FAMILIES = {name: family}`` says otherwise for the names it lists."""
+    suffix = {name: name[len("fitness_"):].partition("_")[2] for name in names}
+    kinds = {}
+    for name, s in suffix.items():
+        kinds.setdefault(s, set()).add(name[len("fitness_"):].split("_", 1)[0])
+    plain = "" in kinds
+    chosen = {name: s if len(kinds[s]) > 1 or not plain else "" for name, s in suffix.items()}
+    given = getattr(module, "FAMILIES", None)
+    if isinstance(given, dict):
+        chosen.update({k: str(v) for k, v in given.items() if k in chosen})
+    return chosen
 
 
 def variants(module, triton_preview=False):
-    """The variant matrix: eager, compiled on CPU, and compiled on CUDA for numpy and torch functions,
-    plus the Triton codegen preview of each when ``triton_preview``."""
+    """(variants, ignored): the variant matrix, eager, compiled on CPU and compiled on CUDA for numpy and torch
+    callables, plus the Triton codegen preview of each when ``triton_preview``; and the names not run, with why."""
+    found, ignored = functions(module)
+    family = families([name for name, _, _ in found], module)
     out = []
-    for name, kind in functions(module):
+    for name, kind, code in found:
         base = name[len("fitness_"):]
-        out.append(Variant(base, name, kind, False, "cpu"))
+        where = {"file": code.co_filename, "line": code.co_firstlineno, "name": code.co_name} if code else {}
+        common = dict(function=name, kind=kind, family=family[name], code=where)
+        out.append(Variant(base, compiled=False, device="cpu", **common))
         if kind != "python":
-            out.append(Variant(f"{base}-compiled-cpu", name, kind, True, "cpu"))
-            out.append(Variant(f"{base}-compiled-cuda", name, kind, True, "cuda"))
+            out.append(Variant(f"{base}-compiled-cpu", compiled=True, device="cpu", **common))
+            out.append(Variant(f"{base}-compiled-cuda", compiled=True, device="cuda", **common))
             if triton_preview:
-                out.append(Variant(f"{base}-triton-preview", name, kind, True, "cpu (Triton preview)", True))
-    return out
+                out.append(Variant(f"{base}-triton-preview", compiled=True, device="cpu (Triton preview)",
+                                   preview=True, **common))
+    return out, [{"name": name, "reason": reason} for name, reason in ignored]

@@ -29,7 +29,7 @@ def unavailable():
 def run(variant, fn, population, capture, python_lines):
     """The raw result of one numpy or torch variant's preview (status, capture, python_lines).
 
-    ``python_lines(call)``: the sample's lines that ran as Python during ``call()``.
+    ``python_lines(call)``: the lines that ran as Python during ``call()``.
     """
     from torch._inductor.compile_fx import compile_fx
     from torch._inductor.graph import GraphLowering

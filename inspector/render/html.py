@@ -40,14 +40,15 @@ class HtmlRenderer(Renderer):
     def report(self, analysis):
         """The report of one run."""
         sample = analysis.sample
-        source_lines = highlight.lines(sample.source, "python")
         return environment().get_template("report.html.j2").render(
             a=analysis, sample=sample, env=analysis.env, chart=charts.bars(analysis.variants),
             sweep=charts.sweep_plot(analysis.sweep), notes={v.id: timing_note(v, sample.population)
                                                            for v in analysis.variants},
-            compiled=[_compiled_view(v, source_lines, sample) for v in analysis.variants if v.compiled],
+            compiled=[_compiled_view(v, analysis.files) for v in analysis.variants if v.compiled],
             findings=[f for f in analysis.findings if f.breaks or f.warnings], status_mark=STATUS_MARK,
-            status_text=STATUS_TEXT, highlight_css=highlight.stylesheet(), source=list(enumerate(source_lines, 1)))
+            families=sorted({v.family for v in analysis.variants}),
+            status_text=STATUS_TEXT, highlight_css=highlight.stylesheet(),
+            source=list(enumerate(highlight.lines(sample.source, "python"), 1)))
 
     def comparison(self, comparison):
         """A comparison of runs as one page."""
@@ -71,46 +72,28 @@ class HtmlRenderer(Renderer):
             best = max((v.speedup_vs_numpy or 0 for v in ok), default=None)
             rows.append({"stem": stem, "title": analysis.sample.title if analysis else stem, "best": best or None,
                          "failed": [v.id for v in variants if v.failed], "missing": analysis is None,
-                         "sentences": [(v.id, sentence(v)) for v in ok]})
+                         "sentences": [(v.id, sentence(v, analysis.sample.path)) for v in ok]})
         return environment().get_template("index.html.j2").render(rows=rows)
 
 
-def _compiled_view(v, source_lines, sample):
-    """Per-line verdicts of one compiled variant joined to the highlighted source and kernels.
+def _compiled_view(v, files):
+    """Per-line verdicts of one compiled variant joined to the highlighted source of each file and to its kernels.
 
-    Only the functions the variant reaches are shown; reasons shared by many lines (why SIMD was off) are lifted
-    out of the per-line notes and shown once.
+    Only the functions the variant reaches are shown; libraries are folded; reasons shared by many lines (why SIMD
+    was off) are lifted out of the per-line notes and shown once.
     """
-    by_line = {}
-    for e in v.lines:
-        for line in range(e.line, e.end_line + 1):
-            by_line.setdefault(line, []).append(e)
     shared = sorted({r.text for e in v.lines for r in e.why if r.not_vectorized})
-    spans = _function_spans(sample.source, {e.function for e in v.lines})
     anchor = "v-" + "".join(c if c.isalnum() else "-" for c in v.id)
-    annotated = []
-    for number, html_line in enumerate(source_lines, 1):
-        if not any(start <= number <= end for start, end in spans):
-            continue
-        entries = [e for e in by_line.get(number, []) if e.status]
-        statuses = sorted({e.status for e in entries}, key=SEVERITY.index)
-        notes = []
-        if entries and entries[0].line == number:
-            for e in entries:
-                via = f" (called from line {', '.join(map(str, e.via))})" if e.via else ""
-                why = [reason(r) for r in e.why if not (r.not_vectorized and r.text in shared)]
-                notes.append({"status": e.status, "text": f"{e.status}{via}" + (": " + "; ".join(why) if why else ""),
-                              "vectorized": e.vectorized, "how": ", ".join(e.how)})
-        timed = max((e for e in entries if e.time_share is not None), key=lambda e: e.time_share, default=None)
-        annotated.append({
-            "number": number, "html": html_line, "status": statuses[0] if statuses else "", "statuses": statuses,
-            "kernels": sorted({k for e in entries for k in e.kernels}), "notes": notes,
-            "nests": sorted({n for e in entries for n in e.nests}),
-            "open": any(n["status"] != "parallel" for n in notes),  # good news stays folded
-            "gap": bool(annotated) and annotated[-1]["number"] != number - 1,
-            "vectorized": entries[0].vectorized if entries else None,
-            "share": timed.time_share if timed else None, "time_s": timed.time_s if timed else None,
-            "heat": charts.heat(timed.time_share) if timed else None, "id": f"{anchor}-L{number}"})
+    views = []
+    for i, file in enumerate(files):
+        entries = [e for e in v.lines if e.file == file.display]
+        if entries:
+            prefix = anchor if file.kind == "sample" else f"{anchor}-f{i}"
+            annotated = _annotated(file, entries, shared, prefix)
+            placed = {e.line for e in entries if e.status}
+            views.append({"file": file, "annotated": annotated, "open": file.kind in ("sample", "user"),
+                          "summary": f"{sum(1 for e in entries if e.status == 'parallel')} of {len(placed)} lines "
+                                     "with a verdict ran in parallel loops"})
     kernels = []
     for k in v.kernels:
         language = {"cpp": "cpp", "triton": "triton"}.get(k.backend, "python")
@@ -119,25 +102,70 @@ def _compiled_view(v, source_lines, sample):
         code = [{"number": i, "html": h, "evidence": evidence.get(i), "nest": nest_of.get(i),
                  "label": nest_of[i].describe() if i in nest_of and nest_of[i].lines[0] == i else None}
                 for i, h in enumerate(highlight.lines(k.code, language), 1)] if k.code else []
-        kernels.append({"k": k, "code_lines": code, "lines": sorted({e.line for e in v.lines if k.id in e.kernels})})
+        kernels.append({"k": k, "code_lines": code, "lines": [f"{e.file}:{e.line}" if e.file != files[0].display
+                                                              else str(e.line) for e in v.lines if k.id in e.kernels]})
     timed = sorted((kv for kv in kernels if kv["k"].cost.time_s is not None), key=lambda kv: -kv["k"].cost.time_s)
     split = v.time_split
     total = split.total_s if split else None
     rest = [(label, getattr(split, key)) for key, label in (
         ("wrapper_s", "wrapper: between kernels, inside compiled graphs"),
         ("outside_graphs_s", "outside compiled graphs: guards, conversions, Python between graphs"))] if split else []
-    return {"v": v, "sentence": sentence(v), "annotated": annotated, "kernels": kernels, "shared": shared,
+    return {"v": v, "sentence": sentence(v, files[0].display), "files": views, "kernels": kernels, "shared": shared,
             "anchor": anchor, "timed": timed, "split": split if total else None,
             "rest": [{"label": label, "s": s, "share": s / total} for label, s in rest if s is not None and total],
             "phases": charts.phase_bar(v.compile_phases),
             "output_code": [c for g in v.graphs for c in g.output_code]}
 
 
-def _function_spans(source, names):
-    """(first, last) line of each top-level function in ``names``, decorators included."""
-    spans = []
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names:
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            spans.append((first, node.end_lineno))
+def _annotated(file, entries, shared, prefix):
+    """The lines of the functions of ``file`` that hold ``entries`` (verdicts), each with its verdicts' marks."""
+    by_line = {}
+    for e in entries:
+        for line in range(e.line, e.end_line + 1):
+            by_line.setdefault(line, []).append(e)
+    spans = _function_spans(file.source, {e.line for e in entries})
+    annotated = []
+    for number, html_line in enumerate(highlight.lines(file.source, "python"), 1):
+        if not any(start <= number <= end for start, end in spans):
+            continue
+        here = [e for e in by_line.get(number, []) if e.status]
+        statuses = sorted({e.status for e in here}, key=SEVERITY.index)
+        notes = []
+        if here and here[0].line == number:
+            for e in here:
+                why = [reason(r) for r in e.why if not (r.not_vectorized and r.text in shared)]
+                notes.append({"status": e.status, "text": f"{e.status}{_via(e)}" + (": " + "; ".join(why) if why else ""),
+                              "vectorized": e.vectorized, "how": ", ".join(e.how)})
+        timed = max((e for e in here if e.time_share is not None), key=lambda e: e.time_share, default=None)
+        annotated.append({
+            "number": number, "html": html_line, "status": statuses[0] if statuses else "", "statuses": statuses,
+            "kernels": sorted({k for e in here for k in e.kernels}), "notes": notes,
+            "nests": sorted({n for e in here for n in e.nests}),
+            "open": any(n["status"] != "parallel" for n in notes),  # good news stays folded
+            "gap": bool(annotated) and annotated[-1]["number"] != number - 1,
+            "vectorized": here[0].vectorized if here else None,
+            "share": timed.time_share if timed else None, "time_s": timed.time_s if timed else None,
+            "heat": charts.heat(timed.time_share) if timed else None, "id": f"{prefix}-L{number}"})
+    return annotated
+
+
+def _via(e):
+    """" (called from line 63)" or " (called from samples/x.py:15, line 40)": the call sites of a verdict."""
+    if not e.via:
+        return ""
+    return " (called from " + ", ".join(f"line {n}" if f == e.file else f"{f}:{n}" for f, n in e.via) + ")"
+
+
+def _function_spans(source, lines):
+    """(first, last) line, decorators included, of the innermost function around each of ``lines``."""
+    try:
+        functions = [n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    except (SyntaxError, ValueError):
+        return []
+    spans = set()
+    for line in lines:
+        around = [f for f in functions if f.lineno <= line <= f.end_lineno]
+        if around:
+            f = min(around, key=lambda f: f.end_lineno - f.lineno)
+            spans.add((min([f.lineno] + [d.lineno for d in f.decorator_list]), f.end_lineno))
     return sorted(spans)

@@ -42,9 +42,10 @@ class TextRenderer(Renderer):
                 if v.status not in ("ok", "skipped"):
                     console.print(f"{v.id}: {v.status}: {v.error or ''}", markup=False, style="red")
                 if v.compiled and v.status == "ok":
-                    console.print(f"{v.id}: {sentence(v)}", markup=False)
+                    console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
                     for b in v.breaks:
-                        console.print(f"    graph break at line {b.line}: {b.reason}", markup=False)
+                        where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
+                        console.print(f"    graph break at {where}: {b.reason}", markup=False)
             _not_understood(console, analysis)
         return console.file.getvalue()
 
@@ -66,6 +67,9 @@ class TextRenderer(Renderer):
             for b in row.breaks:
                 times = f" ({b.count}x)" if b.count > 1 else ""
                 console.print(f"  {b.file}:{b.line}{times}  {b.code or ''}", markup=False)
+                if len(b.chain) > 1:
+                    console.print("      reached from " + " -> ".join(f"{f}:{n}" for f, n in b.chain[:-1]),
+                                  markup=False)
                 console.print(f"      {b.reason}", markup=False, style="red")
                 for label, value in (("torch", b.explanation), *(("hint", h) for h in b.hints),
                                      (b.gb_id, b.url), ("fix", b.fix)):

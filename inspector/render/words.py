@@ -35,6 +35,8 @@ def reason(r):
 
 def timing_note(v, population):
     """What the time column of a variant means, when it is not one plain full-population median."""
+    if v.recompilation and (v.recompilation.every_call or v.recompilation.limit):
+        return v.recompilation.text
     if v.measured_population and v.measured_population < population:
         return (f"measured on the first {v.measured_population:,} of {population:,} individuals; the time shown is "
                 f"scaled to the whole population ({population / v.measured_population:.1f}x)")
@@ -48,14 +50,15 @@ def timing_note(v, population):
     return None
 
 
-def sentence(v):
-    """One sentence on a compiled variant: what ran in parallel, what was vectorized, what broke."""
+def sentence(v, sample):
+    """One sentence on a compiled variant: what ran in parallel, what was vectorized, what broke. Lines of files
+    other than the sample (its path ``sample``) are named with their file."""
     if v.status != "ok":
         return f"{v.id}: {v.status}: {v.error or ''}".strip()
     lines = [e for e in v.lines if e.status]
-    distinct = {e.line for e in lines}
-    parallel = {e.line for e in lines if e.status == "parallel"}
-    vectorized = {e.line for e in lines if e.vectorized == "all"}
+    distinct = {(e.file, e.line) for e in lines}
+    parallel = {(e.file, e.line) for e in lines if e.status == "parallel"}
+    vectorized = {(e.file, e.line) for e in lines if e.vectorized == "all"}
     verb = "would run" if v.preview else "ran"
     parts = [f"{len(parallel)} of {len(distinct)} lines {verb} in parallel kernels"]
     if {e.vectorized for e in lines} - {None} != {"n/a"}:  # SIMD is a CPU notion: Triton lines are n/a
@@ -65,20 +68,34 @@ def sentence(v):
     others = {}
     for e in lines:
         if e.status != "parallel":
-            others.setdefault(e.status, set()).add(e.line)
+            others.setdefault(e.status, {})[(e.file, e.line)] = None
     for status, where in sorted(others.items()):
-        parts.append(f"{status} at line{'s' if len(where) > 1 else ''} {', '.join(map(str, sorted(where)))}")
+        parts.append(f"{status} at line{'s' if len(where) > 1 else ''} {_places(where, sample)}")
     if v.breaks:
-        where = ", ".join(str(b.line) for b in v.breaks)
-        part = f"{len(v.breaks)} graph break{'s' if len(v.breaks) > 1 else ''} (line {where})"
+        where = ", ".join((f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}")
+                          + (f" {b.count}x" if b.count > 1 else "") for b in v.breaks)
+        part = f"{len(v.breaks)} graph break{'s' if len(v.breaks) > 1 else ''} ({where})"
         if v.break_cost:
             part += f" leave {v.break_cost.outside_fraction:.0%} of each call outside compiled graphs"
         parts.append(part)
     if any(w.kind == "unrolled-loop" for w in v.warnings):
         parts.append("a Python loop unrolled into a huge graph")
-    if v.recompile_count:
-        parts.append(f"{v.recompile_count} recompilation(s) while timing")
+    if v.recompilation:
+        parts.append(f"{v.recompilation.count} recompilation(s) after the first call"
+                     + (f", recompile limit hit ({v.recompilation.limit})" if v.recompilation.limit else "")
+                     + (", on every call" if v.recompilation.every_call else ""))
     return "; ".join(parts) + "."
+
+
+def _places(where, sample, listed=4):
+    """(file, line) pairs as "3, 7, helpers/p.py:12, 16, numpy/x.py (19 lines)": the sample's lines by number,
+    another file's after its name, counted when there are more than ``listed``."""
+    by_file = {}
+    for f, n in sorted(where, key=lambda w: (w[0] != sample, w)):
+        by_file.setdefault(f, []).append(n)
+    return ", ".join(", ".join(map(str, lines)) if f == sample else
+                     f"{f}:{', '.join(map(str, lines))}" if len(lines) <= listed else f"{f} ({len(lines)} lines)"
+                     for f, lines in by_file.items())
 
 
 def match(v):

@@ -109,3 +109,54 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
     assert runs[0] == runs[1] == runs[2]
     torch_lines = runs[0]["torch-compiled-cpu"]
     assert [(status, "loop_nest" in how) for _, status, _, _, _, how in torch_lines] == [("parallel", True)]
+
+
+def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
+    proc = run_cli("report", "samples/five_problems.py", "-n", 2000, "--budget", 0.02, "-v", "*_sphere",
+                   "-v", "*_ackley", "-v", "*_griewank", "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    a = analyze(load(tmp_path / "five_problems.json"))
+    assert {v.family for v in a.variants} == {"sphere", "ackley", "griewank"}
+    for v in a.variants:
+        assert v.matches_reference is True and (v.checked_against or "").endswith(v.family) or v.kind == "python"
+        assert v.speedup_vs_python is not None  # against its own family's Python variant
+
+
+def test_a_library_is_annotated_and_its_break_shown_at_its_site(tmp_path):
+    pytest.importorskip("pymoo", reason="pymoo is not installed: pip install -e '.[test]'")
+    proc = run_cli("report", "samples/libraries/pymoo_g7.py", "-n", 2000, "--budget", 0.02,
+                   "-v", "numpy", "-v", "numpy-compiled-cpu", "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    a = analyze(load(tmp_path / "pymoo_g7.json"))
+    (b,) = a.variant("numpy-compiled-cpu").breaks
+    assert (b.file, b.where) == ("pymoo/gradient/toolbox/__init__.py", "library") and b.count >= 1
+    assert b.chain[0] == ["samples/libraries/pymoo_g7.py", 23] and "torch.compiler.disable" in b.fix
+    g = a.file("pymoo/problems/single/g.py")
+    verdicts = {g.text(e.line)[:2]: e.status for e in a.variant("numpy-compiled-cpu").lines if e.file == g.display}
+    assert {verdicts[f"g{i}"] for i in range(1, 9)} == {"parallel"} and verdicts["f "] == "parallel"
+    html = (tmp_path / "pymoo_g7.html").read_text()
+    assert "<code>pymoo/problems/single/g.py</code>" in html and "Graph break at pymoo/gradient" in html
+
+
+def test_compile_options_reach_torch_compile_and_the_record(tmp_path):
+    proc = run_cli("report", "samples/knapsack_breaks.py", "-n", 2000, "--budget", 0.02, "-v", "torch-compiled-cpu",
+                   "--compile-option", "fullgraph=True", "-o", tmp_path)
+    assert proc.returncode == 1, proc.stderr  # fullgraph refuses the .item() break: that variant's compile error
+    a = analyze(load(tmp_path / "knapsack_breaks.json"))
+    v = a.variant("torch-compiled-cpu")
+    assert a.compile_options == {"fullgraph": True} and (v.status, v.error_stage) == ("error", "compile")
+    bad = run_cli("report", "samples/poly.py", "--compile-option", "speed=11", "-o", tmp_path)
+    assert bad.returncode == 2 and "--compile-option speed=11: expected KEY=VALUE, KEY one of mode" in bad.stderr
+
+
+def test_redact_leaves_no_path_of_this_machine_nor_the_programs_output(tmp_path):
+    import os
+    import sys
+    proc = run_cli("report", "samples/poly.py", "-n", 200, "--budget", 0.01, "-v", "numpy", "--redact", "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("poly.json", "poly.html"):
+        text = (tmp_path / name).read_text()
+        assert os.path.expanduser("~") not in text and sys.executable not in text and "/site-packages" not in text
+    record = load(tmp_path / "poly.json")
+    assert record["redacted"] and record["probe_log"] == "(redacted: the program's printed output)"
+    assert record["env"]["executable"] == "<python>"

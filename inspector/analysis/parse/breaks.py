@@ -3,6 +3,8 @@
 import re
 from dataclasses import dataclass
 
+from inspector.analysis.parse import frames as parse_frames
+
 AT = re.compile(r"Graph break(?: in user code)? at (.+?):(\d+)")
 REASON = re.compile(r"^\s*(?:Graph Break Reason|Reason):\s*(.+)$", re.M)
 EXPLANATION = re.compile(r"^\s*Explanation:\s*(.+)$", re.M)
@@ -10,7 +12,8 @@ HINT = re.compile(r"^\s*Hint:\s*(.+)$", re.M)
 DEBUG_CONTEXT = re.compile(r"^\s*Developer debug context:\s*(.+)$", re.M)
 ENCOUNTERED = re.compile(r"Encountered graph break when attempting to (trace \w+)")
 GB_URL = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
-FRAME = re.compile(r'File "(.+?)", line (\d+), in (\S+)')
+NOT_RESUMABLE = ("Encountered graph break that we cannot resume from",  # the real reason follows
+                 "Failed to handle graph break gracefully")  # 2.13: "... falling back to eager. Graph break ..."
 
 SCALARS = "dynamo.capture_scalar_outputs=True"
 DYNAMIC_SHAPES = "dynamo.capture_dynamic_output_shape_ops=True"
@@ -38,7 +41,9 @@ CAUSES = (
     Cause("apply-along-axis", ("apply_along_axis",),
           "vectorise the row function over the whole population (axis=1 reductions, broadcasting) instead of "
           "np.apply_along_axis"),
-    Cause("unsupported", ("unsupported", "not supported"),
+    Cause("skipped-function", ("marked as skipped", "skipfiles", "skip_files"),
+          "the function it calls is one Dynamo never traces: call it outside the compiled function"),
+    Cause("unsupported", ("unsupported", "not supported", "missing bytecode handler"),
           "rewrite with operations torch.compile supports (vectorised NumPy or torch ops)"),
 )
 
@@ -48,23 +53,30 @@ def parse(entry):
     message names no location (the caller counts that as not understood)."""
     text = entry.get("text") or ""
     at = AT.search(text)
-    frames = [(f, int(n), fn) for f, n, fn in FRAME.findall(text.split("User code traceback:")[-1])]
-    file, line = (at.group(1), int(at.group(2))) if at else (frames[-1][:2] if frames else (None, None))
+    frames = parse_frames.stack(text.split("User code traceback:")[-1])
+    file, line = (at.group(1), int(at.group(2))) if at else ((frames[-1].file, frames[-1].line) if frames
+                                                             else (None, None))
     reason = REASON.search(text)
     explanation = EXPLANATION.search(text)
     url = GB_URL.search(text)
     first = reason.group(1).strip() if reason else _first_line(text)
+    resumable = not first.startswith(NOT_RESUMABLE)
+    if not resumable:  # the same break again, after Dynamo restarted the frame: its reason follows
+        following = [ln.strip() for ln in text[reason.end():].splitlines() if ln.strip()] if reason else []
+        first = following[0] if following else first
     wrapper = ENCOUNTERED.match(first)
     if wrapper and reason:
         # the real reason is the next non-empty line; keep the bytecode context after it
-        following = [ln.strip() for ln in text[reason.end():].splitlines() if ln.strip()]
+        following = [ln.strip() for ln in text[text.index(first, reason.start()) + len(first):].splitlines()
+                     if ln.strip()]
         if following and not following[0].startswith(("Explanation:", "Hint:")):
             first = f"{following[0]} ({wrapper.group(1)})"
     explanation = explanation.group(1).strip() if explanation else None
     debug = DEBUG_CONTEXT.search(text)
     cause = cause_of(" ".join(filter(None, [first, explanation, debug and debug.group(1)])))
     return {
-        "file": file, "line": line, "frames": frames, "reason": first, "explanation": explanation,
+        "file": file, "line": line, "frames": frames, "reason": first, "resumable": resumable,
+        "explanation": explanation,
         "hints": list(dict.fromkeys(h.strip() for h in HINT.findall(text))),
         "gb_id": url.group(2) if url else None, "url": url.group(1) if url else None,
         "cause": cause.kind if cause else "unknown", "fix": cause and cause.fix, "flag": cause and cause.flag,

@@ -1,0 +1,45 @@
+"""Stack frames in torch's output: Python tracebacks (provenance, nest records, graph-break messages) and the
+``# File:`` comments of FX graphs (and torch 2.1's ``// ORIGIN:`` blocks)."""
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+# a traceback frame and the code line under it
+STACK_FRAME = re.compile(r'File "(.+?)", line (\d+), in (\S+)(?:\n[ \t]*(\S[^\n]*))?')
+# FX graph comments (`# File: x.py:12 in fn, code: ...`) and 2.1 ORIGIN comments (`File "x.py", line 12, in fn\ code\`)
+COMMENT_FRAME = re.compile(r'File:? "?([^",\n]+?\.py)"?(?:, line |:)(\d+)(?:,? in (\w+))?(?:, code: ([^\n]*)|\\\s*([^\\\n]*))?')
+RESUME = re.compile(r"torch_dynamo_resume_in_(\w+?)_at_\d+")
+
+
+@dataclass(frozen=True)
+class Frame:
+    file: str
+    line: int
+    function: Optional[str]
+    code: Optional[str]  # the source line as the frame quotes it
+
+
+def stack(text):
+    """The frames of a traceback, outermost first (a resumed frame named after the function it resumes)."""
+    found = []
+    for file, line, fn, code in STACK_FRAME.findall(text):
+        resumed = RESUME.match(fn)
+        found.append(Frame(file, int(line), resumed.group(1) if resumed else fn, code.strip() or None))
+    return found
+
+
+def comments(text):
+    """The frames named by an FX graph's `# File:` comments (or ORIGIN blocks), in the graph's node order."""
+    return [Frame(file, int(line), fn or None, (code or origin_code).strip() or None)
+            for file, line, fn, code, origin_code in COMMENT_FRAME.findall(text)]
+
+
+def unread_comments(text):
+    """The `# File:` comments of an FX graph that COMMENT_FRAME does not read (their lines get no evidence)."""
+    return [line.strip() for line in text.splitlines() if "# File:" in line and not COMMENT_FRAME.search(line)]
+
+
+def paths(texts):
+    """Every file path the frames of ``texts`` (tracebacks or FX graphs) name."""
+    return {f.file for text in texts for f in stack(text) + comments(text)}

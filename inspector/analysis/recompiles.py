@@ -1,0 +1,47 @@
+"""One model of recompilation: how often a compiled variant compiled again after its first call, why (the guards
+that failed), and whether Dynamo gave up (its recompile limit), from the raw facts of the probe's passes."""
+
+import re
+
+from inspector.model import Recompilation
+
+LIMIT = re.compile(r"hit config\.(\w+) \((\d+)\)")
+COMPILE_ID = re.compile(r"^\d+/\d+(?:_\d+)?:\s*")
+VALUE = re.compile(r"(==\s*)-?\d[\d.e+-]*")
+OBJECT_ID = re.compile(r"(___check_obj_id\([^,]+,\s*)\d+")  # a fresh object each call: another id each time
+EVERY_CALL_MIN = 3  # fewer recompiles than this are not a pattern
+
+
+def recompilation(raw):
+    """The variant's Recompilation, or None when it never compiled again after its first call."""
+    recompiles = raw.get("recompiles") or {}
+    graphs = recompiles.get("graphs") or []
+    limits = [m for text in (raw.get("capture") or {}).get("limits", []) + recompiles.get("limits", [])
+              if (m := LIMIT.search(text))]
+    if not graphs and not limits:
+        return None
+    guards = {}
+    for g in graphs:
+        reason = ((g.get("metrics") or {}).get("recompile_reason") or "").strip()
+        if reason:  # one guard, whatever value or object it held each time: "G['CALLS']['n'] == …"
+            guard = " ".join(COMPILE_ID.sub("", reason.splitlines()[0]).split())
+            guard = OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", guard))
+            guards[guard] = guards.get(guard, 0) + 1
+    calls = raw.get("calls")
+    count = len({g.get("compile_id") for g in graphs})
+    every_call = bool(calls and count >= EVERY_CALL_MIN and count >= calls - 1)
+    limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
+    guards = [[text, n] for text, n in sorted(guards.items(), key=lambda kv: -kv[1])]
+    return Recompilation(count, calls, every_call, limit, guards, _sentence(count, calls, every_call, limit, guards))
+
+
+def _sentence(count, calls, every_call, limit, guards):
+    """What a recompilation means for the timings, in one sentence."""
+    guard = f"; the guard that failed: {guards[0][0]}" if guards else ""
+    if limit:
+        return (f"hit torch's recompile limit ({limit}) after {count} recompiles{guard}: Dynamo then ran the "
+                "function without compiling, so the median mixes compiled, compiling and eager calls")
+    if every_call:
+        return (f"recompiled on every call ({count} recompiles in {calls} calls after the first){guard}: the "
+                "median includes a compile per call")
+    return f"recompiled {count} time{'s' if count > 1 else ''} after its first call{guard}"
