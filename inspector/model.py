@@ -51,7 +51,8 @@ class LoopNest:
 
     ``lines``: its span in the kernel's code (1-based, first and last); ``trip``: the elements its index runs
     over, a number or a symbolic size such as ``ks0`` (None when its header was not understood); ``stacks``: the
-    user stacks of the FX nodes it computes, as Inductor generated it (None when no record joins it).
+    user stacks of the FX nodes it computes, as Inductor generated it (None when no record joins it); ``nodes``: the
+    names of Inductor's scheduler nodes it computes (``op3``; 2.1: ``buf3``), from the same record.
     """
 
     index: int
@@ -64,6 +65,7 @@ class LoopNest:
     work: Optional[int]  # elements all its loop levels cover (the product of their ranges), when all are numbers
     strided_loads: list
     stacks: Optional[list] = None
+    nodes: Optional[list] = None
 
     @property
     def trip_count(self):

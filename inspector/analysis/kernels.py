@@ -102,12 +102,14 @@ def with_nest_records(kernels, records):
         return kernels
     nests = [(k.id, n.index, {line.strip() for line in k.code.splitlines()[n.lines[0] - 1:n.lines[1]] if line.strip()})
              for k in kernels if k.backend == "cpp" for n in k.loop_nests]
-    stacks = {}
+    stacks, nodes = {}, {}
     for record in records:
         code = {line.strip() for line in record["code"] if line.strip()}
         score, kernel_id, index = max(((len(mine & code) / len(mine), k, i) for k, i, mine in nests if mine),
                                       default=(0, None, None))
         if score >= MIN_SHARED:
             stacks.setdefault((kernel_id, index), []).extend(o["stack"] for o in record["origins"])
-    return [replace(k, loop_nests=[replace(n, stacks=list(dict.fromkeys(stacks[k.id, n.index])))
+            nodes.setdefault((kernel_id, index), []).extend(record.get("nodes") or [])
+    return [replace(k, loop_nests=[replace(n, stacks=list(dict.fromkeys(stacks[k.id, n.index])),
+                                           nodes=list(dict.fromkeys(nodes[k.id, n.index])))
                                    if (k.id, n.index) in stacks else n for n in k.loop_nests]) for k in kernels]

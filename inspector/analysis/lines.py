@@ -11,6 +11,7 @@ Evidence, best first (each verdict says which gave it, in ``how``):
 """
 
 import ast
+import itertools
 
 from inspector.analysis.files import same_path
 from inspector.analysis.parse import frames as parse_frames
@@ -160,11 +161,12 @@ def verdicts(graphs, python_lines, kernels, breaks, sources, env, variant_scope,
             scopes.setdefault(path, {}).update(enclosing_scope(tree, [line]))
     entries = _by_statement(entries, scopes)
     by_id = {k.id: k for k in kernels}
+    fusion = {g.get("compile_id"): g.get("fusion") or [] for g in graphs}
     out = []
     for (path, line, via), e in sorted(entries.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
         info = scopes[path][line]
         groups = _groups(e["groups"], by_id)
-        status, vectorized, why = _verdict(groups, e["breaks"], shape, env)
+        status, vectorized, why = _verdict(groups, e["breaks"], shape, env, fusion)
         placed = sorted({f"{k.id}#{n.index}" for g in groups if len(g) == 1 for k, n in g if n})
         out.append(LineVerdict(
             file=e["file"].display, line=line, end_line=info["end"], function=info["function"],
@@ -261,8 +263,9 @@ def _vectorized(unit):
     return (nest.vectorized if nest else kernel.vectorized) if kernel.backend == "cpp" else None
 
 
-def _verdict(groups, breaks, shape, env):
-    """(status, vectorized, [Reason]) of a line from its evidence groups and the graph breaks at or under it."""
+def _verdict(groups, breaks, shape, env, fusion):
+    """(status, vectorized, [Reason]) of a line from its evidence groups, the graph breaks at or under it, and the
+    scheduler's reasons for not fusing (``fusion``: {compile id: raw records})."""
     why = []
     certain = [g for g in groups if len({_status(u) for u in g}) == 1]
     statuses = [_status(g[0]) for g in certain]
@@ -300,6 +303,7 @@ def _verdict(groups, breaks, shape, env):
             where = f"{kernel.name} (loop nest {nest.index})" if nest and len(kernel.loop_nests) > 1 else kernel.name
             why.append(Reason("serial", f"{where} runs single-threaded: {serial_reason(nest, env)}"))
         why += _nest_reasons(groups)
+        why += _fusion_reasons([u for g in groups if len(g) == 1 for u in g], fusion)
     triton = [k for k, _ in _distinct((k, None) for k, _ in units) if k.backend == "triton"]
     if any(k.strided_loads or k.masked_loads for k in triton):
         why.append(Reason("triton-loads", triton_loads(triton)))
@@ -318,6 +322,37 @@ def _verdict(groups, breaks, shape, env):
     elif triton:
         vectorized = "n/a"
     return status, vectorized, why
+
+
+def _fusion_reasons(units, fusion):
+    """Why the loop nests (or kernels) a line's operations run in were not fused into one, where Inductor's
+    scheduler said why it did not fuse a node of one with a node of the other (torch >= 2.2; a fused node is named
+    ``op1_op4``)."""
+    def nodes(unit):
+        kernel, nest = unit
+        return set(nest.nodes or []) if nest else {name for n in kernel.loop_nests for name in n.nodes or []}
+
+    def name(unit):
+        kernel, nest = unit
+        return f"{kernel.name} nest {nest.index}" if nest and len(kernel.loop_nests) > 1 else kernel.name
+
+    generated = [u for u in _distinct(units) if u[0].generated and nodes(u)]
+    if len({u[0].id for u in generated}) > 1:  # across kernels: compare kernels, not each nest of each
+        generated = _distinct((k, None) for k, _ in generated)
+    why = []
+    for a, b in itertools.combinations(generated, 2):
+        said = {}  # reason: the node pairs it was given for
+        for record in fusion.get(a[0].graph, []) if a[0].graph == b[0].graph else []:
+            one, two = (set(node.split("_")) for node in record["nodes"])
+            if (one <= nodes(a) and two <= nodes(b)) or (one <= nodes(b) and two <= nodes(a)):
+                said.setdefault(record["reason"], []).append(" with ".join(record["nodes"]))
+        if said:
+            pair = (f"nests {a[1].index} and {b[1].index} of {a[0].name}" if a[0] is b[0]
+                    else f"{name(a)} and {name(b)}")
+            why.append(Reason("not-fused", f"{pair} are separate loops: Inductor's scheduler did not fuse them: "
+                              + "; ".join(f"{reason} ({pairs[0]}{f' and {len(pairs) - 1} more' if pairs[1:] else ''})"
+                                          for reason, pairs in said.items())))
+    return why
 
 
 def _distinct(units):

@@ -6,7 +6,8 @@ Two mechanisms, recorded per fact so analysis knows where each came from:
   (torch < 2.3; names as in 2.1.2).
 
 And, on every version, a wrapper around the C++ backend's ``KernelGroup.finalize_kernel``, which Inductor calls
-once per loop nest it generates: each nest's code and the FX nodes it computes, with their user stacks.
+once per loop nest it generates: each nest's code and the FX nodes it computes, with their user stacks; and, where
+torch has it (2.13, not 2.1), one around the scheduler's ``WhyNoFuse``: why two scheduler nodes were not fused.
 
 Capture must not depend on what a cache held: Inductor's FX graph cache (and AOTAutograd's) replay the stacks of
 whoever compiled a graph first (another variant, another file, another checkout) and skip code generation, so
@@ -83,6 +84,7 @@ class Capture:
         self.records = 0
         self.limits = []  # Dynamo's "hit config.recompile_limit" warnings
         self.nests = []  # loop nests generated since the last output code: they belong to the next one
+        self.fusion = []  # the scheduler's "cannot fuse" reasons since then: they belong to it too
 
     def install(self):
         trace_config = getattr(torch._inductor.config, "trace", None)
@@ -94,6 +96,7 @@ class Capture:
                 self._restore.append((config, name, getattr(config, name)))
                 setattr(config, name, False)
         self._hook_nests()
+        self._hook_fusion()
         self._attach(LIMIT_LOG, _LogHandler(self, logging.WARNING), quiet=False)
         if self.mechanism == "structured_trace":
             self._attach("torch.__trace", _TraceHandler(self))
@@ -132,6 +135,27 @@ class Capture:
         group.finalize_kernel = finalize_kernel
         self._restore.append((group, "finalize_kernel", original))
 
+    def _hook_fusion(self):
+        """Wrap the scheduler's WhyNoFuse (torch >= 2.2) to record each pair it did not fuse, and why, without turning
+        on the fusion log and its dumps of every candidate node."""
+        why = getattr(_module("torch._inductor.scheduler"), "WhyNoFuse", None)
+        original = getattr(why, "__call__", None)
+        if original is None:
+            return
+        capture = self
+
+        def call(why_self, reason, *args):
+            try:
+                entry = {"nodes": [why_self.name1, why_self.name2], "reason": reason % args if args else reason}
+                if entry not in capture.fusion:
+                    capture.fusion.append(entry)
+            except Exception as e:  # never let capture break the user's compile
+                capture.problems.append(f"fusion reason not recorded: {type(e).__name__}: {e}")
+            return original(why_self, reason, *args)
+
+        why.__call__ = call
+        self._restore.append((why, "__call__", original))
+
     def uninstall(self):
         for logger, handler in self._handlers:
             logger.removeHandler(handler)
@@ -155,6 +179,9 @@ class Capture:
         if self.nests:
             graph.setdefault("nests", []).extend(self.nests)
             self.nests = []
+        if self.fusion:
+            graph.setdefault("fusion", []).extend(self.fusion)
+            self.fusion = []
 
     def on_trace(self, metadata, payload):
         if "str" in metadata:
@@ -170,7 +197,7 @@ class Capture:
             stack = [dict(f, filename=self.strings.get(f.get("filename"), f.get("filename")))
                      for f in metadata["dynamo_start"].get("stack", [])]
             self._graph(cid)["user_stack"] = stack
-            self.nests = []
+            self.nests, self.fusion = [], []
         elif "dynamo_output_graph" in metadata:
             self._graph(cid)["fx_graph"] = (payload or "")[:MAX_GRAPH_TEXT]
         elif "inductor_output_code" in metadata:

@@ -236,6 +236,21 @@ def test_ten_genes_constraints_run_in_a_scalar_nest_and_the_penalty_sum_vectoriz
     (split,) = [r for r in objective.why if r.kind == "split-nests"]
     assert "nest 1 (parallel, scalar loop)" in split.text and "nest 3 (parallel, vectorized loop)" in split.text
     assert any(r.kind == "not-vectorized-strided" for r in objective.why)
+    # and why those are two loops, in the scheduler's words: nodes of nest 1 and nest 3 it did not fuse
+    (unfused,) = [r for r in objective.why if r.kind == "not-fused"]
+    assert unfused.text.startswith(f"nests 1 and 3 of {k.name} are separate loops: Inductor's scheduler did not fuse")
+    assert "intermediate nodes between node1 & node2" in unfused.text
+    assert not any(r.kind == "not-fused" for r in by_line[line_of(a, penalty)].why)  # one nest: nothing to explain
+
+
+def test_torch_2_1_gives_no_fusion_reasons_and_none_is_made_up():
+    raw = next(v for v in json.loads(record_path("2.1.2", "ten_genes").read_text())["variants"]
+               if v["id"] == "numpy-compiled-cpu")
+    graphs = raw["capture"]["graphs"]
+    assert graphs and all(g.get("nests") and not g.get("fusion") for g in graphs)
+    v = analysis("2.1.2", "ten_genes").variant("numpy-compiled-cpu")
+    assert any(len(e.nests) > 1 for e in v.lines)  # split lines, as in 2.13, with no reason to give
+    assert [r for e in v.lines for r in e.why if r.kind == "not-fused"] == []
 
 
 def test_without_nest_records_a_line_in_differing_nests_is_unknown_not_the_kernels_verdict():
