@@ -6,7 +6,8 @@ One untimed ``inspector report`` warms Inductor's caches and records how many ca
 ``--repeats`` times, alternately: ``inspector report`` (its HTML, JSON and trace written to a temporary folder),
 and a bare script in a fresh interpreter that imports the sample, builds the population, compiles each variant
 with ``torch.compile`` and makes the same calls: the compiling first call, then as many calls as the record says
-inspector timed (for Python variants, on the same subset of individuals). Prints both medians and the overhead.
+inspector timed, its alternating rounds included (for Python variants, on the same subset of individuals). Prints
+both medians and the overhead.
 """
 
 import argparse
@@ -45,15 +46,18 @@ for v in plan["variants"]:
 def plan(record):
     """What the bare script must do to match the record: per variant that ran, its calls and individuals."""
     variants = []
+    rounds = (record.get("rounds") or {}).get("variants") or {}
     for v in record["variants"]:
         t = v.get("timing")
         if v["status"] != "ok" or not t:
             continue
-        # the first call (compiling, or eager warm-up and first timed call), measure()'s estimate, runs x number
+        # the first call (compiling, or eager warm-up and first timed call), measure()'s estimate, runs x number;
+        # then per round, an estimate and runs x number
         first = 3 if v["kind"] != "python" and not v["compiled"] else 2
+        again = sum(1 + r["runs"] * r["number"] for r in rounds.get(v["id"], []) if "runs" in r)
         variants.append({"function": v["function"], "kind": v["kind"], "compiled": v["compiled"],
                          "individuals": v.get("measured_population") or record["sample"]["population"],
-                         "calls": first + t["runs"] * t["number"]})
+                         "calls": first + t["runs"] * t["number"] + again})
     return {"sample": record["sample"]["file"], "population": record["sample"]["population"], "variants": variants}
 
 

@@ -16,15 +16,16 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 
-from inspector.analysis import analyze
+from inspector.analysis import analyze, breaks as breaks_mod
 from inspector.analysis import compare as compare_mod
-from inspector.collect import CollectError, collect, sweep_point
+from inspector.collect import CollectError, collect, collect_runs, sweep_point
+from inspector.collect.program import collect_program
 from inspector.model import BreaksView, FlagTrial
 from inspector.record import RecordError, load, redact as redact_record, save, write_atomic
 from inspector.render.base import renderer
 from inspector.render.words import seconds
 
-EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN, EXIT_BREAKS, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN, EXIT_CHECK, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 PLEASE_REPORT = "this is a bug in inspector: please report it, with the output of --verbose"
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -45,9 +46,10 @@ def internal(what, error, verbose):
               markup=False, style="red")
 
 
-def _stdout(text):
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    sys.stdout.flush()
+def _stdout(text, stream=None):
+    stream = stream or sys.stdout
+    stream.write(text if text.endswith("\n") else text + "\n")
+    stream.flush()
 
 
 @app.command()
@@ -66,6 +68,8 @@ def report(
     compile_option: List[str] = typer.Option([], "--compile-option", help="A torch.compile keyword KEY=VALUE: mode=max-autotune, dynamic=True, fullgraph=True, backend=... (repeatable)."),
     rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance of the cross-check (default: the sample's TOLERANCE, else 1e-5)."),
     redact: bool = typer.Option(False, "--redact", help="Replace home, site-packages and interpreter paths and the program's printed output in the record and HTML, to attach them to a bug report."),
+    rounds: int = typer.Option(3, "--rounds", min=0, help="After the variants, time them again in this many rounds, each in turn (half of --budget), so that the ratios against Python and NumPy are taken side by side; 0: none."),
+    profile: bool = typer.Option(True, "--profile/--no-profile", help="Profiled passes after the timed runs: each kernel's time, on all threads and on 1 (--no-profile skips them: faster, no per-kernel times or thread scaling)."),
 ):
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
@@ -73,7 +77,7 @@ def report(
     samples = _samples(path)
     sizes = _sizes("--population", population)
     run = dict(python=python, config=config, compile_options=compile_option, timeout=timeout, budget=budget,
-               rtol=rtol)
+               rtol=rtol, kernel_times=profile, rounds=rounds)
     codes, done = [], []
     try:
         for sample in samples:
@@ -130,14 +134,14 @@ def _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, 
     for i, n in enumerate(runs):
         last = i == len(runs) - 1
         records.append(_measure(sample, verbose, population=n, only=variant or None,
-                                trace_dir=trace_dir.resolve() if last else None, kernel_times=last,
-                                triton_preview=triton_preview, **run))
+                                trace_dir=trace_dir.resolve() if last else None, triton_preview=triton_preview,
+                                **dict(run, kernel_times=last and run["kernel_times"], rounds=last and run["rounds"])))
         if records[-1]["interrupted"]:
             break
     record = records[-1]
     if len(records) > 1:
         record["sweep"] = [sweep_point(r) for r in records]
-    record["trace_dir"] = trace_dir.name if trace_dir.exists() else None
+    _trace_logs(record, trace_dir)
     if redact:
         record = redact_record(record)
     save(record, out / f"{stem}.json")
@@ -149,9 +153,20 @@ def _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, 
     return code, analysis
 
 
-def publish(record, html_path, fmt, verbose, written=()):
-    """Analyse a record, write its HTML and print its summary: (exit code, Analysis or None); ``written``: other
-    files already written, to name beside the HTML.
+def _trace_logs(record, trace_dir):
+    """Give torch's trace logs in ``trace_dir`` stable names, for tlparse: torch_trace.log, then (a probe restarted)
+    torch_trace-2.log, ...; the record keeps the folder and the names (none under torch 2.1, which writes none)."""
+    logs = sorted(trace_dir.glob("*.log"), key=lambda p: p.stat().st_mtime) if trace_dir.exists() else []
+    names = [f"torch_trace{'' if i == 0 else f'-{i + 1}'}.log" for i in range(len(logs))]
+    for log, name in zip(logs, names):
+        log.rename(trace_dir / name)
+    record["trace_dir"], record["trace_logs"] = (trace_dir.name if logs else None), names
+
+
+def publish(record, html_path, fmt, verbose, written=(), stream=None):
+    """Analyse a record, write its HTML and print its summary (on ``stream``, default stdout): (exit code, Analysis
+    or None); ``written``: other files already written, to name beside the HTML. A program's record (``inspector
+    run``) gets the program views.
 
     When inspector's own analysis fails nothing more is written; when only the HTML fails the full text summary is
     printed instead; either way the exit code says inspector failed (the record itself is the caller's to keep).
@@ -161,18 +176,20 @@ def publish(record, html_path, fmt, verbose, written=()):
         if written:
             err.print(f"wrote {' and '.join(map(str, written))} (no report)", markup=False)
         return EXIT_INTERNAL, None
+    view = "program" if analysis.program else "report"
     try:
-        write_atomic(html_path, renderer("html").report(analysis))
+        write_atomic(html_path, getattr(renderer("html"), view)(analysis))
         html_failed = False
     except Exception as e:  # the text summary below still shows what was measured
         internal("writing the HTML report", e, verbose)
         html_failed = True
+    color = (stream or sys.stdout).isatty()
     if fmt == "json":
-        _stdout(renderer("json").report(analysis))
-    elif fmt == "text" or html_failed:
-        _stdout(renderer("text", color=sys.stdout.isatty()).report(analysis))
+        _stdout(getattr(renderer("json"), view)(analysis), stream)
+    elif fmt == "text" or html_failed or analysis.program:
+        _stdout(getattr(renderer("text", color=color), view)(analysis), stream)
     else:
-        _stdout(renderer("text", full=False, color=sys.stdout.isatty()).report(analysis))
+        _stdout(renderer("text", full=False, color=color).report(analysis), stream)
     written = ([] if html_failed else [html_path]) + list(written)
     if written:
         err.print(f"wrote {' and '.join(map(str, written))}", markup=False)
@@ -201,33 +218,49 @@ def _show_internal_errors(analysis, verbose):
             err.print(e.detail, markup=False)
 
 
-def _measure(sample, verbose, quiet=False, **options):
-    """collect(), turning a sample that cannot run into one error line; mismatches are said as soon as known."""
+def _measure(sample, verbose, quiet=False, stream_breaks=False, runs=None, **options):
+    """collect() (with ``runs``: collect_runs(), a list of records), turning a sample that cannot run into one error
+    line; mismatches are said as soon as known."""
+    progress = (lambda kind, data: None) if quiet else _Progress(sample, stream_breaks)
     try:
-        record = collect(sample, progress=(lambda kind, data: None) if quiet else _Progress(sample), **options)
+        records = collect_runs(sample, runs, progress=progress, **options) if runs else [
+            collect(sample, progress=progress, **options)]
     except CollectError as e:
         if verbose and e.log:
             err.print(e.log, markup=False)
         fail(str(e))
-    for v in record["variants"]:
+    for v in (v for record in records for v in record["variants"]):
         if v.get("mismatch"):
             against = f" {v['checked_against']}" if v.get("checked_against") else ""
             err.print(f"  {v['id']}: does not match{against}: {v['mismatch']}", markup=False)
-    return record
+    return records if runs else records[0]
 
 
 class _Progress:
-    """One line per variant on stderr while the probe works."""
+    """One line per variant on stderr while the probe works; with ``breaks``, each graph break of a compiled
+    variant's first call as soon as the probe streams it."""
 
-    def __init__(self, sample):
-        self.sample, self.total, self.done = sample, 0, 0
+    def __init__(self, sample, breaks=False):
+        self.sample, self.total, self.done, self.population, self.breaks = sample, 0, 0, None, breaks
+        self.header = None
 
     def __call__(self, kind, data):
-        if kind == "header" and not self.total:
+        if kind == "run":  # the next run of a comparison: its header and numbering anew
+            self.total = self.done = 0
+        elif kind == "round":
+            err.print(f"  timing every run's variants again, taking turns: round {data['round']} of {data['of']}",
+                      markup=False)
+        elif kind == "header" and not self.total:
             self.total = len(data["variants"])
-            s = data["sample"]
+            s, self.header = data["sample"], data
+            self.population = s["population"]
             err.print(f"{self.sample}: {s['title']} · population {s['population']:,} · torch {data['env']['torch']}",
                       markup=False)
+        elif kind == "compiled" and self.breaks and self.header:
+            s = self.header["sample"]
+            for file, line, reason in breaks_mod.first_seen(data["capture"].get("breaks") or [], self.header["env"],
+                                                            str(self.sample), s.get("file")):
+                err.print(f"      {data['id']}: graph break at {file}:{line}: {reason}", markup=False)
         elif kind == "variant":
             self.done += 1
             t = data.get("timing") or {}
@@ -236,6 +269,10 @@ class _Progress:
                 detail = "Triton code for a CPU target, not run"
             if data.get("error_line"):
                 detail += f" (line {data['error_line']})"
+            if t.get("median_s") and data.get("measured_population") and self.population \
+                    and data["measured_population"] < self.population:
+                detail = (f"{seconds(t['median_s'])} for the first {data['measured_population']:,} individuals "
+                          "(the table scales it to the population)")
             if data.get("compiled") and t.get("first_call_s"):
                 detail += f" (first call {seconds(t['first_call_s'])})"
             err.print(f"  [{self.done}] {data['id']:<28} {data['status']:<8} {detail}", markup=False)
@@ -254,7 +291,7 @@ def breaks(
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
     budget: float = typer.Option(0.3, help="Seconds of timed runs per variant."),
     as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
-    fail_on_break: bool = typer.Option(False, "--fail-on-break", help=f"Exit {EXIT_BREAKS} when any graph break is found (for CI)."),
+    fail_on_break: bool = typer.Option(False, "--fail-on-break", help=f"Exit {EXIT_CHECK} when any graph break is found (for CI)."),
     verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
 ):
     """Where do the compiled variants break the graph, why, what does it cost, and how to fix it."""
@@ -263,8 +300,9 @@ def breaks(
     (sample,) = _samples(path)
     size_list = _sizes("--population-sizes", sizes)
     common = dict(population=population, python=python, timeout=timeout, budget=budget,
-                  compile_options=compile_option)
-    record = _measure(sample, verbose, only=variant or ["*-compiled-cpu"], config=config, sizes=size_list, **common)
+                  compile_options=compile_option, kernel_times=False)  # no pass whose figures breaks never shows
+    record = _measure(sample, verbose, only=variant or ["*-compiled-cpu"], config=config, sizes=size_list,
+                      stream_breaks=not as_json, **common)
     analysis = _analyze(record, verbose)
     if analysis is None:
         raise typer.Exit(EXIT_INTERNAL)
@@ -275,7 +313,7 @@ def breaks(
     _stdout(renderer("json" if as_json else "text", **({} if as_json else {"color": sys.stdout.isatty()})).breaks(view))
     _show_internal_errors(analysis, verbose)
     if fail_on_break and any(r.breaks for r in analysis.findings):
-        raise typer.Exit(EXIT_BREAKS)
+        raise typer.Exit(EXIT_CHECK)
     raise typer.Exit(EXIT_INTERNAL if analysis.internal_errors else EXIT_FAILED if analysis.failed else EXIT_OK)
 
 
@@ -284,12 +322,48 @@ def _try_flag(sample, before, flag, config, verbose, common):
     err.print(f"  trying --config {flag} on {before.id}", markup=False)
     record = _measure(sample, verbose, quiet=True, only=[before.id], config=[*config, flag], **common)
     after = analyze(record).variants[0]
-    lines_after = {b.line for b in after.breaks}
+    left = {(b.file, b.line, b.cause) for b in after.breaks}  # several breaks may share a line (.item() in a print)
     return FlagTrial(flag=flag, status=after.status, error=after.error, breaks_before=len(before.breaks),
                      breaks_after=len(after.breaks),
-                     gone=sorted(b.line for b in before.breaks if b.line not in lines_after),
+                     gone=sorted(b.line for b in before.breaks if (b.file, b.line, b.cause) not in left),
                      median_before_s=before.timing.median_s if before.timing else None,
                      median_after_s=after.timing.median_s if after.timing else None)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                                "allow_interspersed_args": False})
+def run(
+    ctx: typer.Context,
+    program: str = typer.Argument(..., help="The program: a .py file, or with -m a module name; what follows it is the program's own arguments."),
+    module: bool = typer.Option(False, "-m", help="PROGRAM is a module, run as python -m PROGRAM."),
+    out: Path = typer.Option(Path("reports"), "--out", "-o", help="Folder for <name>.html, <name>.json and <name>.trace/."),
+    python: Optional[str] = typer.Option(None, "--python", help="Run the program under this interpreter (a venv with another torch)."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text (print the summary on stderr after the program's output) or json (print the analysis on stderr)."),
+    verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
+):
+    """Run a program as it is and report what torch.compile did to it: every function it compiled, its graphs,
+    graph breaks, recompilations (when, and the guard that failed), kernels, line verdicts and time per call.
+
+    The program's output is shown as usual, Ctrl-C reaches it, and inspector exits with its exit status; the report
+    (HTML, JSON record, torch's trace) is written even when it fails. inspector's options come before PROGRAM.
+    """
+    if fmt not in ("text", "json"):
+        fail(f"--format {fmt}: expected text or json")
+    if not module and not Path(program).is_file():
+        fail(f"{program}: no such file (for a module, use -m {program})")
+    name = Path(program).stem if not module else program.rsplit(".", 1)[-1]
+    trace_dir = out / f"{name}.trace"
+    shutil.rmtree(trace_dir, ignore_errors=True)
+    try:
+        status, record = collect_program(program, ctx.args, module=module, python=python,
+                                         trace_dir=trace_dir.resolve())
+    except CollectError as e:
+        fail(str(e))
+    _trace_logs(record, trace_dir)
+    save(record, out / f"{name}.json")
+    code, _ = publish(record, out / f"{name}.html", fmt, verbose, written=[out / f"{name}.json"], stream=sys.stderr)
+    status = status if status >= 0 else 128 - status  # killed by a signal: as a shell reports it
+    raise typer.Exit(status if code in (EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED) else code)
 
 
 @app.command()
@@ -322,12 +396,17 @@ def compare(
     variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob (repeatable)."),
     redact: bool = typer.Option(False, "--redact", help="Replace home, site-packages and interpreter paths and the program's output in the records and HTML."),
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
-    budget: float = typer.Option(1.0, help="Seconds of timed runs per variant."),
+    budget: float = typer.Option(1.0, help="Seconds of timed runs per variant (and as much again for the rounds)."),
+    rounds: int = typer.Option(6, "--rounds", min=0, help="After the runs, time their variants again in this many alternating rounds (run 1, 2, ..., then back), so that every ratio is taken side by side; 0: no rounds."),
+    fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help=f"Exit {EXIT_CHECK} when a run is worse than the baseline: a variant fails, a line verdict or vectorization is worse, a graph break appears, or a compiled variant is slower by more than --max-slowdown (for CI)."),
+    max_slowdown: float = typer.Option(10.0, "--max-slowdown", min=0, help="Percent a compiled variant may be slower before --fail-on-regression fails (with rounds: slower in every round)."),
     verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
 ):
     """Compare kernels, line verdicts, graph breaks and timings across torch versions or configurations.
 
-    A sample with a single run is compared against this interpreter with no extra config (the baseline).
+    A sample with a single run is compared against this interpreter with no extra config (the baseline). The runs'
+    probes stay alive after their variants and take turns timing them again (--rounds), so each ratio holds on a
+    busy machine; records made apart are compared as they are, with a warning.
     """
     from_records = all(p.suffix == ".json" for p in inputs)
     if from_records:
@@ -350,13 +429,11 @@ def compare(
         if not runs:
             fail("nothing to compare with: add --python PATH (another torch) or --run KEY=VALUE (a config)")
         runs = [(None, [])] * (len(runs) == 1) + runs
-        records = []
-        for interpreter, items in runs:
-            records.append(_measure(sample, verbose, population=population, python=interpreter,
-                                    only=variant or None, config=[*config, *items], compile_options=compile_option,
-                                    timeout=timeout, budget=budget))
-            if records[-1]["interrupted"]:
-                fail("interrupted", EXIT_INTERRUPTED)
+        records = _measure(sample, verbose, runs=[(p, [*config, *items]) for p, items in runs], rounds=rounds,
+                           population=population, only=variant or None, compile_options=compile_option,
+                           timeout=timeout, budget=budget)
+        if any(r["interrupted"] for r in records) or len(records) < len(runs):
+            fail("interrupted", EXIT_INTERRUPTED)
         folder = out or Path("reports")
     records = [redact_record(r) for r in records] if redact else records
     analyses = [_analyze(r, verbose) for r in records]
@@ -375,7 +452,10 @@ def compare(
     write_atomic(target, renderer("html").comparison(result))
     _stdout(renderer("text", color=sys.stdout.isatty()).comparison(result))
     err.print(f"wrote {target}", markup=False)
-    raise typer.Exit(code)
+    worse = compare_mod.regressions(result, max_slowdown / 100) if fail_on_regression else []
+    for line in worse:
+        err.print(f"regression: {line}", markup=False)
+    raise typer.Exit(EXIT_CHECK if worse else code)
 
 
 def _run_spec(spec):

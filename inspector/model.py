@@ -103,6 +103,8 @@ class KernelCost:
     written_bytes: Optional[int] = None
     gb_s: Optional[float] = None
     bandwidth_fraction: Optional[float] = None
+    threads_s: dict = field(default_factory=dict)  # {threads: median seconds per launch}, launches taken in turn
+    thread_speedup: Optional[float] = None  # its launch on 1 thread / on torch's threads (above 1: parallel paid)
 
 
 @dataclass(frozen=True)
@@ -203,6 +205,30 @@ class Recompilation:
 
 
 @dataclass(frozen=True)
+class ThreadScaling:
+    """A compiled variant's parallel kernels timed on fewer threads than torch's, the same compiled code: did
+    running them in parallel pay?"""
+
+    threads: int  # torch's thread count: the table's times were taken with it
+    points: list  # [[threads, seconds per call in its parallel kernels (median launches)]], 1 thread first
+    speedup: Optional[float]  # their time on 1 thread / on ``threads``, from launches taken in turn
+    specialised: Optional[str]  # why they could not run on fewer threads (torch 2.1 compiles the count in)
+    text: Optional[str]  # what it means, in one sentence
+
+
+@dataclass(frozen=True)
+class MachineLoad:
+    """How busy the machine was while a variant was timed (None: unknown: no /proc, or a window too short for
+    /proc's 10 ms ticks)."""
+
+    others_share: Optional[float]  # of all CPUs' time, the share other processes used
+    steal_share: Optional[float]  # of all CPUs' time, the share the hypervisor stole
+    loadavg: Optional[float]  # the 1-minute load average, the higher of its start and end (this run included)
+    cpus: Optional[int]
+    busy: Optional[str]  # why the timing is suspect, in one sentence; None when the machine was quiet or unknown
+
+
+@dataclass(frozen=True)
 class LineVerdict:
     """What happened to one source line in one compiled variant, with the evidence that says so."""
 
@@ -241,6 +267,55 @@ class Timing:
     samples_s: list
     per_population_s: float  # the median scaled to the whole population (Python measures a subset)
     compile_s: Optional[float]  # compiled variants: torch's compile time, else first call minus median
+    rounds_s: dict = field(default_factory=dict)  # {round: median of that round, per population} (Rounds)
+
+
+@dataclass(frozen=True)
+class Recompile:
+    """A later call of a compiled function that compiled again, during a program's run."""
+
+    call: int  # its number among the function's calls (1: the first)
+    seconds: float  # the call's wall time, the compile included
+    reasons: list  # the guards that failed, in torch's words ("tensor 'pop' size mismatch at index 0 ...")
+
+
+@dataclass(frozen=True)
+class FunctionRun:
+    """A compiled function over a program's run (``inspector run``): its calls measured where they happened."""
+
+    calls: int
+    total_s: float  # wall time in all its calls, compiles included
+    compile_s: Optional[float]  # torch's compile time over all its graphs
+    steady_calls: int  # calls that compiled nothing and ran no inspector pass
+    steady_s: float  # their wall time
+    recompiles: list  # [Recompile], in call order
+    traced_call: Optional[int]  # the call traced for the lines that ran as Python
+    profiled_call: Optional[int]  # the call profiled for its kernels' times
+
+
+@dataclass(frozen=True)
+class Program:
+    """A program run unchanged under ``inspector run``."""
+
+    argv: list
+    module: bool  # run as ``python -m``
+    exit: int  # its exit status (inspector run exits with it)
+    wall_s: Optional[float]
+    ended: str  # "normally", or why inspector saw nothing of its end
+    outside: Optional[dict]  # {"graphs", "breaks"} compiled outside the tracked functions
+    eager: dict = field(default_factory=dict)  # {function id: seconds per call run eagerly} (inspector.inspect)
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """The variants timed again in alternating rounds after the run, taking turns with the other runs of one
+    comparison (``session``) so that all saw the same machine."""
+
+    session: str
+    runs: int  # how many runs took turns
+    position: int  # this run's place in the turns (0: first)
+    count: int  # rounds asked for
+    budget_s: float  # seconds per variant per round
 
 
 @dataclass(frozen=True)
@@ -303,6 +378,8 @@ class Variant:
     code: dict = field(default_factory=dict)  # where its code is: {"file", "line", "name"}
     speedup_vs_python: Optional[float] = None
     speedup_vs_numpy: Optional[float] = None
+    speedup_vs_python_spread: Optional[list] = None  # [lowest, highest] of the rounds' ratios (timed in rounds)
+    speedup_vs_numpy_spread: Optional[list] = None
     break_even: Optional[BreakEven] = None
     kernels: list = field(default_factory=list)  # [Kernel]
     graphs: list = field(default_factory=list)  # [Graph]
@@ -314,6 +391,11 @@ class Variant:
     compile_phases: Optional[CompilePhases] = None
     recompile_count: int = 0
     recompilation: Optional[Recompilation] = None
+    load: Optional[MachineLoad] = None  # while it was timed
+    threads: Optional[ThreadScaling] = None
+    peak_memory_bytes: Optional[int] = None  # the probe's peak resident memory while it ran this variant
+    bounds: list = field(default_factory=list)  # what inspector's bounds on its own cost cut short, in sentences
+    run: Optional[FunctionRun] = None  # a compiled function of a program (``inspector run``), over the run
     transfer: Optional[dict] = None  # CUDA: host<->device copy cost
     internal_errors: list = field(default_factory=list)  # [InternalError]
 
@@ -385,6 +467,7 @@ class Env:
     torch_dir: Optional[str] = None  # torch's package folder: its frames are never annotated
     inspector_dir: Optional[str] = None
     inductor_cache_dir: Optional[str] = None  # where Inductor writes the Python modules it generates
+    loadavg: Optional[float] = None  # the 1-minute load average before any variant ran (None: unknown)
 
     MACHINE = ("cpu", "isa", "threads", "cuda")  # what must agree for timings to compare
 
@@ -419,6 +502,7 @@ class Finding:
     warnings: list  # [CompileWarning]
     recompilation: Optional[Recompilation] = None
     tried: list = field(default_factory=list)  # [FlagTrial] (inspector breaks --try-fixes)
+    bounds: list = field(default_factory=list)  # what inspector's bounds on its own cost cut short
 
 
 @dataclass(frozen=True)
@@ -466,6 +550,9 @@ class Analysis:
     parse: list  # [ParseCount]
     internal_errors: list  # [InternalError], every one of the run
     findings: list  # [Finding], costliest first
+    rounds: Optional[Rounds] = None  # the alternating rounds, when it was timed in them
+    program: Optional[Program] = None  # a program's run (``inspector run``): its variants are its compiled functions
+    trace_logs: list = field(default_factory=list)  # torch's trace logs in ``trace_dir``, for tlparse
 
     def variant(self, vid):
         return next(v for v in self.variants if v.id == vid)

@@ -70,7 +70,8 @@ def _invalid(data):
     for key, kind in (("sample", dict), ("env", dict), ("variants", list)):
         if not isinstance(data.get(key), kind):
             return f"'{key}' is missing or not a{'n object' if kind is dict else ' list'}"
-    checks = [("sample", data["sample"], REQUIRED["sample"])]
+    sample = REQUIRED["sample"] if "program" not in data else {"path": str}  # a program has no population
+    checks = [("sample", data["sample"], sample)]
     checks += [(f"variant {i + 1}", v, REQUIRED["variant"]) for i, v in enumerate(data["variants"])]
     for where, value, fields in checks:
         if not isinstance(value, dict):

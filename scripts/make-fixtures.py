@@ -5,7 +5,9 @@
 Each ``--python`` interpreter (default: this one, and ``.venv-torch21/bin/python`` when it exists; see the README
 for making that venv) runs every sample in samples/ through the probe at a small population, as ``inspector
 report`` would, and the raw record goes to tests/fixtures/records/torch-<version>/<stem>.json with this machine's
-paths replaced by neutral ones. Then run scripts/make-goldens.py and review both diffs.
+paths replaced by neutral ones. With two or more interpreters, ``interleaved`` (a stem for --only) runs poly
+under all of them as ``inspector compare`` does, their variants timed again in alternating rounds, into
+tests/fixtures/records/interleaved/. Then run scripts/make-goldens.py and review both diffs.
 """
 
 import argparse
@@ -20,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from inspector.collect import collect, sweep_point  # noqa: E402
+from inspector.collect import collect, collect_runs, sweep_point  # noqa: E402
 from inspector.record import save  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "records"
@@ -41,6 +43,8 @@ PLAN = {
     "two_objectives": dict(population=10_000),
     "recompiling": dict(population=2000),
     "pymoo_g7": dict(sample="libraries/pymoo_g7", population=20_000),
+    # a graph per row: past the bound on profiled graph calls (runner.MAX_PROFILED_GRAPH_CALLS), not profiled
+    "first_draft": dict(population=6000),
     # dynamic shapes from the first compile: loop bounds are symbolic sizes (ks0)
     "poly-dynamic": dict(sample="poly", population=20_000, only=["numpy", "*-compiled-cpu"],
                          config=["dynamo.assume_static_by_default=False"]),
@@ -60,11 +64,22 @@ def main():
             if args.only and stem not in args.only:
                 continue
             record = _record(python, stem, dict(plan), facts)
-            path = OUT / f"torch-{facts['torch']}" / f"{stem}.json"
-            save(record, path)
-            text = _neutral(path.read_text(encoding="utf-8"), facts)
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {path.relative_to(ROOT)} ({len(text) // 1024} kB)")
+            _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
+    if len(pythons) > 1 and (not args.only or "interleaved" in args.only):
+        os.chdir(ROOT)
+        records = collect_runs(Path("samples/poly.py"), [(p, []) for p in pythons], rounds=6, population=20_000,
+                               budget=0.3, timeout=600, only=["numpy", "*-compiled-cpu"])
+        for python, record in zip(pythons, records):
+            facts = _facts(python)
+            _write(record, OUT / "interleaved" / f"poly-torch-{facts['torch']}.json", facts)
+
+
+def _write(record, path, facts):
+    """Save ``record`` at ``path`` with this machine's paths made neutral."""
+    save(record, path)
+    text = _neutral(path.read_text(encoding="utf-8"), facts)
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path.relative_to(ROOT)} ({len(text) // 1024} kB)")
 
 
 def _facts(python):
@@ -78,7 +93,7 @@ def _facts(python):
 def _record(python, stem, plan, facts):
     sample = ROOT / "samples" / f"{plan.pop('sample', stem)}.py"
     sweep = plan.pop("sweep", [])
-    options = dict(python=python, budget=0.05, timeout=600, **plan)
+    options = dict(python=python, budget=0.05, timeout=600, rounds=3, **plan)  # rounds: as inspector report does
     if options.pop("triton_preview", False) and _version(facts["torch"]) >= (2, 13):
         options["triton_preview"] = True
     os.chdir(ROOT)  # the sample path as a user in the checkout gives it

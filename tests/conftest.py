@@ -4,6 +4,8 @@ tests/fast/ drives analysis and rendering from checked-in probe output (no torch
 """
 
 import functools
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +17,6 @@ FIXTURES = ROOT / "tests" / "fixtures"
 RECORDS = FIXTURES / "records"
 GOLDEN = ROOT / "tests" / "golden"
 VERSIONS = ("2.1.2", "2.13.0")  # the torch versions whose output is checked in (scripts/make-fixtures.py)
-STEMS = ("poly", "trig", "sum", "knapsack_breaks", "penalty_loops", "matmul_fitness", "ten_genes", "hidden_layers")
 
 
 def run_cli(*args, cwd=ROOT, timeout=600, **kwargs):
@@ -78,3 +79,11 @@ def python_with_site(folder, sitecustomize):
     python.write_text(f'#!/bin/sh\nPYTHONPATH="{folder}${{PYTHONPATH:+:$PYTHONPATH}}" exec {sys.executable} "$@"\n')
     python.chmod(0o755)
     return python
+
+
+def tlparse(log, folder):
+    """Run tlparse (from PyPI, in the test extra) on ``log`` as the README says: it must read the log's records."""
+    exe = shutil.which("tlparse") or pytest.skip("tlparse is not installed: pip install -e '.[test]'")
+    proc = subprocess.run([exe, str(log), "-o", str(folder), "--no-browser"], capture_output=True, text=True)
+    assert proc.returncode == 0 and (folder / "index.html").exists(), proc.stderr
+    assert re.search(r"Stats \{ ok: [1-9]\d*\b", proc.stdout + proc.stderr)

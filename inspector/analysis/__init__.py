@@ -4,12 +4,14 @@
 the record itself is never changed.
 """
 
+import statistics
 from dataclasses import replace
 
 from inspector.analysis import breaks, cost, files as files_mod, kernels as kernels_mod, lines, recompiles
+from inspector.analysis.load import machine_load
 from inspector.analysis.parse import frames
-from inspector.model import (Analysis, Bandwidth, BreakEven, Env, Graph, InternalError, ParseCount, Reason,
-                             Sample, SourceFile, SweepPoint, Timing, Variant)
+from inspector.model import (Analysis, Bandwidth, BreakEven, Env, FunctionRun, Graph, InternalError, ParseCount,
+                             Program, Reason, Recompile, Rounds, Sample, SourceFile, SweepPoint, Timing, Variant)
 
 
 def analyze(record):
@@ -20,8 +22,9 @@ def analyze(record):
     problems = {"output code": [], "graph-break messages": [], "FX graph stack comments": [], "log records": []}
     read = dict.fromkeys(problems, 0)
     variants = []
+    timed = (record.get("rounds") or {}).get("variants") or {}
     for raw in record["variants"]:
-        v, seen = _variant(raw, sample, env, sources)
+        v, seen = _variant(dict(raw, rounds=timed.get(raw["id"]) or []), sample, env, sources)
         variants.append(v)
         for artifact, (count, found) in seen.items():
             read[artifact] += count
@@ -39,7 +42,13 @@ def analyze(record):
         interrupted=bool(record.get("interrupted")), probe_restarts=record.get("probe_restarts", 0),
         trace_dir=record.get("trace_dir"), variants=variants, sweep=sweep,
         parse=[ParseCount(a, read[a], problems[a]) for a in problems], internal_errors=internal,
-        findings=breaks.findings(variants))
+        findings=breaks.findings(variants), rounds=_rounds(record.get("rounds")),
+        program=Program(**record["program"]) if record.get("program") else None,
+        trace_logs=record.get("trace_logs") or [])
+
+
+def _rounds(raw):
+    return Rounds(raw["session"], raw["runs"], raw["position"], raw["rounds"], raw["budget_s"]) if raw else None
 
 
 def _sample(raw):
@@ -80,8 +89,24 @@ def _timed_variant(raw, population):
         error_detail=raw.get("error_detail"), timing=_timing(raw, population),
         measured_population=raw.get("measured_population"), matches_reference=raw.get("matches_reference"),
         mismatch=raw.get("mismatch"), family=raw.get("family", ""), checked_against=raw.get("checked_against"),
-        code=raw.get("code") or {}, transfer=raw.get("transfer"),
+        code=raw.get("code") or {}, transfer=raw.get("transfer"), load=machine_load(raw),
+        peak_memory_bytes=(raw.get("peak_memory") or {}).get("bytes"), bounds=raw.get("bounds") or [],
+        run=_function_run(raw),
         internal_errors=[InternalError(**e) for e in raw.get("internal_errors") or []])
+
+
+def _function_run(raw):
+    """A program's compiled function over the run, from the program probe's ``run`` facts (None for a variant)."""
+    run = raw.get("run")
+    if not run:
+        return None
+    graphs = ((raw.get("capture") or {}).get("graphs") or []) + ((raw.get("recompiles") or {}).get("graphs") or [])
+    times = [t for g in graphs if (t := (g.get("metrics") or {}).get("entire_frame_compile_time_s"))]
+    return FunctionRun(calls=run["calls"], total_s=run["total_s"], compile_s=sum(times) if times else None,
+                       steady_calls=run["steady_calls"], steady_s=run["steady_s"],
+                       recompiles=[Recompile(c["call"], c["seconds"], [recompiles.guard_text(r) for r in c["reasons"]])
+                                   for c in run["compiles"]],
+                       traced_call=run.get("traced_call"), profiled_call=run.get("profiled_call"))
 
 
 def _timing(raw, population):
@@ -97,7 +122,10 @@ def _timing(raw, population):
     measured = raw.get("measured_population") or population
     return Timing(median_s=t["median_s"], min_s=t["min_s"], max_s=t["max_s"], runs=t.get("runs", 0),
                   number=t.get("number", 1), first_call_s=t.get("first_call_s"), samples_s=t.get("samples_s") or [],
-                  per_population_s=t["median_s"] * population / measured, compile_s=compile_s)
+                  per_population_s=t["median_s"] * population / measured if population else t["median_s"],
+                  compile_s=compile_s,
+                  rounds_s={r["round"]: r["median_s"] * population / measured for r in raw.get("rounds") or []
+                            if r.get("median_s")})
 
 
 def _variant(raw, sample, env, sources):
@@ -136,11 +164,13 @@ def _variant(raw, sample, env, sources):
         warnings = breaks.warnings(graphs_raw, raw, statements, sources, code)
         verdicts = _explain_unrolled(verdicts, warnings)
     split, kernels = cost.kernel_times(raw.get("kernel_times"), kernels)
+    threads, kernels = cost.thread_scaling(raw.get("thread_scaling"), kernels)
     bandwidth = env.memory_bandwidth.gb_s if env.memory_bandwidth else None
     kernels = cost.with_traffic(graphs_raw, kernels, bandwidth)
     return replace(
         v, kernels=kernels, graphs=graphs, breaks=graph_breaks, break_cost=breaks.cost(raw.get("regions")),
-        warnings=warnings, lines=cost.with_heat(verdicts, kernels, split), time_split=split,
+        warnings=warnings, lines=cost.with_thread_reasons(cost.with_heat(verdicts, kernels, split), kernels, threads),
+        time_split=split, threads=threads,
         compile_phases=cost.phases(graphs_raw),
         recompile_count=len((raw.get("recompiles") or {}).get("graphs") or []),
         recompilation=recompiles.recompilation(raw)), seen
@@ -155,21 +185,36 @@ def _explain_unrolled(verdicts, warnings):
 
 
 def _with_speedups(variants):
-    """Variants with their speedups against the fastest eager Python and NumPy variants of their family, and
-    break-even against the fastest eager NumPy or torch one."""
+    """Variants with their speedups against the fastest eager Python and NumPy variants of their family (with
+    their spread where both were timed in rounds), and break-even against the fastest eager NumPy or torch one."""
     def best(kind, family):
-        times = [v.timing.per_population_s for v in variants if v.kind == kind and v.family == family
-                 and not v.compiled and v.status == "ok" and v.timing]
-        return min(times) if times else None
+        timed = [v for v in variants if v.kind == kind and v.family == family and not v.compiled
+                 and v.status == "ok" and v.timing]
+        return min(timed, key=lambda v: v.timing.per_population_s, default=None)
 
     out = []
     for v in variants:
         python, numpy = best("python", v.family), best("numpy", v.family)
-        eager = min([t for t in (numpy, best("torch", v.family)) if t] or [0]) or None
-        t = v.timing.per_population_s if v.timing else None
-        out.append(replace(v, speedup_vs_python=python / t if python and t else None,
-                           speedup_vs_numpy=numpy / t if numpy and t else None, break_even=_break_even(v, eager)))
+        eager = [b.timing.per_population_s for b in (numpy, best("torch", v.family)) if b]
+        (vs_python, python_spread), (vs_numpy, numpy_spread) = _speedup(python, v), _speedup(numpy, v)
+        out.append(replace(v, speedup_vs_python=vs_python, speedup_vs_numpy=vs_numpy,
+                           speedup_vs_python_spread=python_spread, speedup_vs_numpy_spread=numpy_spread,
+                           break_even=_break_even(v, min(eager) if eager else None)))
     return out
+
+
+def _speedup(reference, v):
+    """(how many times faster ``v`` ran than ``reference``, [lowest, highest] over the rounds or None): where both
+    were timed in the same alternating rounds, the median of each round's side-by-side ratio; else the ratio of
+    their medians."""
+    if not reference or not v.timing:
+        return None, None
+    ours, theirs = v.timing.rounds_s, reference.timing.rounds_s
+    rounds = sorted(ours.keys() & theirs.keys())
+    if rounds:
+        ratios = [theirs[r] / ours[r] for r in rounds]
+        return statistics.median(ratios), [min(ratios), max(ratios)]
+    return reference.timing.per_population_s / v.timing.per_population_s, None
 
 
 def _break_even(v, eager):

@@ -2,12 +2,13 @@
 
 import re
 
-from inspector.analysis import recompiles
+from inspector.analysis import files, recompiles
 from inspector.analysis.parse import breaks as parse, frames as parse_frames
 from inspector.analysis.parse.frames import Frame
 from inspector.model import BreakCost, CompileWarning, Finding, GraphBreak
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
+PROBE_FRAME = re.compile(r"[/\\]inspector[/\\]probe[/\\]\w+\.py$")  # inspector's probe calling the user's code
 UNROLLED_MIN_TIMES = 2  # a loop body traced this many times over into one graph was unrolled
 
 
@@ -21,7 +22,9 @@ def distinct(entries, sources):
     seen, problems = {}, []
     for entry in entries:
         b = parse.parse(entry)
-        chain = [(f, frame.line) for frame in b["frames"] if (f := sources.resolve(frame)) and f.kind != "stdlib"]
+        frames = b["frames"]  # those above inspector's own call of the compiled function are its callers' (a program's)
+        frames = frames[1 + max((i for i, f in enumerate(frames) if PROBE_FRAME.search(f.file or "")), default=-1):]
+        chain = [(f, frame.line) for frame in frames if (f := sources.resolve(frame)) and f.kind != "stdlib"]
         if not chain and b["file"]:
             at = sources.resolve(Frame(b["file"], b["line"], None, None))
             chain = [(at, b["line"])] if at else []
@@ -45,6 +48,20 @@ def distinct(entries, sources):
                          code=site.text(line) if site else None, where=where, chain=[[f.display, n] for f, n in chain])
     fields = GraphBreak.__dataclass_fields__
     return [GraphBreak(**{k: v for k, v in b.items() if k in fields}) for b in seen.values()], problems
+
+
+def first_seen(entries, env, sample_path, sample_file):
+    """[(file, line, reason)] of raw break entries as soon as the probe streams them, before any record exists:
+    each at its innermost frame in an annotated file (the sample, the user's modules, a library), each once."""
+    seen = {}
+    for entry in entries:
+        b = parse.parse(entry)
+        sites = [(f.file, f.line, kind) for f in b["frames"]
+                 if (kind := files.kind(f.file, env, sample_file)) in ("sample", "user", "library")]
+        path, line, kind = sites[-1] if sites else (b["file"], b["line"], None)
+        shown = files.display(path, kind, sample_path, sample_file, env) if kind else path
+        seen.setdefault((shown, line, b["reason"]), None)
+    return list(seen)
 
 
 def _shown(text, sources):
@@ -129,6 +146,7 @@ def unrolled(fx_graph, statements, sources, code):
 def findings(variants):
     """Per compiled variant that ran (Triton previews left out: their breaks are the compiled variants'): its
     graphs, breaks, cost and warnings; the variant that spends most time outside compiled graphs first."""
-    rows = [Finding(v.id, v.status, v.error, v.graphs, v.break_cost, v.breaks, v.warnings, v.recompilation)
+    rows = [Finding(v.id, v.status, v.error, v.graphs, v.break_cost, v.breaks, v.warnings, v.recompilation,
+                    bounds=v.bounds)
             for v in variants if v.compiled and v.status != "skipped" and not v.preview]
     return sorted(rows, key=lambda r: -(r.cost.outside_s if r.cost else 0.0))

@@ -7,10 +7,11 @@ meaning (include paths, thread counts, numbering, 2.1's ``long``/``i0`` spelling
 
 import difflib
 import re
+import statistics
 from pathlib import Path
 
 from inspector.analysis.parse import wrapper as wrapper_parse
-from inspector.model import Env
+from inspector.model import STATUSES, Env
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
@@ -139,19 +140,34 @@ def _pair(ra, rb, a_name, b_name):
         warnings.append(f"different populations ({ra.sample.population:,} vs {rb.sample.population:,})")
     if ra.sample.source != rb.sample.source:
         warnings.append("the sample's source changed between the runs: lines are matched by their text")
+    interleaved = bool(ra.rounds and rb.rounds and ra.rounds.session == rb.rounds.session)
+    if not interleaved:
+        warnings.append("timed one after the other, not in alternating rounds: a machine busier during one run than "
+                        "the other changes the ratios (compare a sample, not records, to interleave them)")
+        for name, run in ((a_name, ra), (b_name, rb)):
+            busy = [v.id for v in run.variants if v.load and v.load.busy]
+            if busy:
+                warnings.append(f"{name} timed {', '.join(busy)} on a busy machine (other processes or steal took "
+                                "CPU time meanwhile): its ratios may be off")
     va, vb = ({v.id: v for v in r.variants} for r in (ra, rb))
-    variants = [_variant(va[i], vb[i], ra, rb, a_name, b_name) for i in va if i in vb
+    variants = [_variant(va[i], vb[i], ra, rb, a_name, b_name, interleaved) for i in va if i in vb
                 and "skipped" not in (va[i].status, vb[i].status)]
-    return {"a": a_name, "b": b_name, "warnings": warnings, "variants": variants,
+    return {"a": a_name, "b": b_name, "warnings": warnings, "variants": variants, "interleaved": interleaved,
             "only_a": [i for i in va if i not in vb], "only_b": [i for i in vb if i not in va]}
 
 
-def _variant(a, b, ra, rb, a_name, b_name):
+def _variant(a, b, ra, rb, a_name, b_name, interleaved):
     timing = []
     for what, key in TIMINGS:
         ta, tb = (getattr(v.timing, key) if v.timing else None for v in (a, b))
         if ta is not None or tb is not None:
             timing.append({"what": what, "a": ta, "b": tb, "speedup": ta / tb if ta and tb else None})
+    rounds = interleaved and a.timing and b.timing and sorted(a.timing.rounds_s.keys() & b.timing.rounds_s.keys())
+    if rounds:  # the time from the rounds, each round's ratio taken side by side
+        ratios = [a.timing.rounds_s[r] / b.timing.rounds_s[r] for r in rounds]
+        timing[0] = {"what": "time", "a": statistics.median(a.timing.rounds_s[r] for r in rounds),
+                     "b": statistics.median(b.timing.rounds_s[r] for r in rounds), "speedup": statistics.median(ratios),
+                     "spread": [min(ratios), max(ratios)], "rounds": len(rounds)}
     out = {"id": a.id, "status": [a.status, b.status], "errors": [a.error, b.error], "timing": timing}
     if not a.compiled:
         return out
@@ -256,3 +272,43 @@ def _break_changes(a, b, ra, rb):
     return [{"change": change, "line": x.line, "reason": x.reason}
             for change, mine, other in (("lost", ka, kb), ("gained", kb, ka))
             for key, x in mine.items() if key not in other]
+
+
+def regressions(result, max_slowdown=0.1):
+    """What got worse from the baseline to each other run of a ``compare`` result, in sentences: a variant that ran
+    and now fails, a line verdict further down STATUSES (or less vectorized), a graph break gained, a compiled
+    variant slower by more than ``max_slowdown`` (a fraction; with rounds, slower in every round)."""
+    found = []
+    for pair in result["pairs"]:
+        for v in pair["variants"]:
+            where = f"{v['id']} ({pair['a']} → {pair['b']})"
+            if v["status"][0] == "ok" and v["status"][1] != "ok":
+                found.append(f"{where}: {v['status'][1]}: {v['errors'][1]}")
+            for change in v.get("lines") or []:
+                ranks = _rank(change["a"]), _rank(change["b"])
+                if None not in ranks and ranks[1] > ranks[0]:
+                    found.append(f"{where}: line {change['line']}: {change['a']} → {change['b']}")
+            for b in v.get("breaks") or []:
+                if b["change"] == "gained":
+                    found.append(f"{where}: a graph break gained at line {b['line']}: {b['reason']}")
+            time = next((t for t in v["timing"] if t["what"] == "time"), None)
+            best = time and (time.get("spread") or [None, time["speedup"]])[1]
+            if "compiled" in v["id"] and best and best < 1 / (1 + max_slowdown):
+                found.append(f"{where}: {1 / time['speedup']:.2f}x slower" + (
+                    f" (in every one of {time['rounds']} rounds)" if time.get("rounds") else ""))
+    return found
+
+
+def _rank(verdicts):
+    """How bad a line's verdicts are ("parallel, vectorized / eager"): the worst status, then the least vectorized;
+    None where a status is unknown (no worse, no better)."""
+    vectorized = [", vectorized", ", partly vectorized", ", not vectorized"]
+    worst = 0
+    for verdict in verdicts.split(" / "):
+        status, comma, rest = verdict.partition(",")
+        if status not in STATUSES or status == "unknown":
+            return None
+        tail = comma + rest
+        worst = max(worst, len(vectorized) * STATUSES.index(status) + (vectorized.index(tail) if tail in vectorized
+                                                                      else 0))
+    return worst

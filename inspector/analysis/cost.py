@@ -5,7 +5,7 @@ import re
 from dataclasses import replace
 
 from inspector.analysis.parse import wrapper
-from inspector.model import CompilePhases, TimeSplit
+from inspector.model import CompilePhases, Reason, ThreadScaling, TimeSplit
 
 CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)')
 TRITON_SIGNATURE = re.compile(r"""['"]signature['"]:\s*\{([^}]*)\}""")
@@ -14,6 +14,7 @@ ITEMSIZE = {"double": 8, "float": 4, "int64_t": 8, "long": 8, "int32_t": 4, "int
             "uint8_t": 1, "signed char": 1, "unsigned char": 1, "char": 1, "short": 2, "bool": 1, "half": 2, "bfloat16": 2, "fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2,
             "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "i1": 1}
 EAGER = ("eager", "graph-break")
+PAID = 1.1  # a parallel kernel this much faster on all threads than on one paid for its threads
 PHASE_KEYS = ("dynamo_s", "aot_s", "inductor_s", "codegen_s", "build_s")
 
 
@@ -53,13 +54,12 @@ def kernel_times(raw, kernels):
         return (TimeSplit(error=kt["error"]) if kt.get("error") else None), kernels
     times, unmatched = {}, []
     for e in kt["events"]:
-        found = [k for k in kernels if _op(k.name) == _op(e["name"])]
-        found = [k for k in found if k.graph == e.get("graph")] or found
-        if len(found) != 1:
+        found = _kernel_of(e, kernels)
+        if found is None:
             unmatched.append(e["name"])
             continue
-        time_s, count = times.get(found[0].id, (0.0, 0))
-        times[found[0].id] = (time_s + e["time_s"], count + e["count"])
+        time_s, count = times.get(found.id, (0.0, 0))
+        times[found.id] = (time_s + e["time_s"], count + e["count"])
     total = kt["total_s"]
     kernels = [replace(k, cost=replace(k.cost, time_s=times[k.id][0], launches_per_call=times[k.id][1],
                                        time_share=times[k.id][0] / total if total else None))
@@ -69,6 +69,13 @@ def kernel_times(raw, kernels):
     return TimeSplit(total_s=total, kernels_s=kernels_s, calls=kt["calls"], mechanism=kt.get("mechanism"),
                      wrapper_s=max(0.0, graphs_s - kernels_s) if graphs_s else None,
                      outside_graphs_s=max(0.0, total - graphs_s) if graphs_s else None, unmatched=unmatched), kernels
+
+
+def _kernel_of(event, kernels):
+    """The one kernel a profiler event names (by name, and by graph where the event knows it), or None."""
+    found = [k for k in kernels if _op(k.name) == _op(event["name"])]
+    found = [k for k in found if k.graph == event.get("graph")] or found
+    return found[0] if len(found) == 1 else None
 
 
 def with_traffic(graphs, kernels, bandwidth_gb_s):
@@ -141,6 +148,41 @@ def _moved(params, sizes):
     return (read, written) if read or written else None
 
 
+def thread_scaling(raw, kernels):
+    """(ThreadScaling or None, kernels with ``threads_s`` and ``thread_speedup``) from the probe's pass whose
+    kernel launches took torch's thread count and fewer in turn (``raw``: the variant's ``thread_scaling``)."""
+    if not raw:
+        return None, kernels
+    n = raw["threads"]
+    if raw.get("specialised"):
+        return ThreadScaling(n, [], None, raw["specialised"], raw["specialised"]), kernels
+    medians = {}
+    for e in raw.get("events") or []:
+        k = _kernel_of(e, kernels) if e.get("threads") else None
+        if k is not None:
+            medians.setdefault(k.id, {})[e["threads"]] = e["median_s"]
+    kernels = [replace(k, cost=replace(k.cost, threads_s=medians[k.id], thread_speedup=medians[k.id][1] / medians[
+        k.id][n])) if medians.get(k.id, {}).get(1) and medians[k.id].get(n) else k for k in kernels]
+    parallel = [k for k in kernels if k.parallel and k.cost.thread_speedup]
+    if not parallel:
+        return None, kernels
+    points = [[t, sum(k.cost.threads_s[t] * (k.cost.launches_per_call or 1) for k in parallel)]
+              for t in sorted(set.intersection(*(set(k.cost.threads_s) for k in parallel)))]
+    speedup = points[0][1] / points[-1][1]
+    return ThreadScaling(n, points, speedup, None, _scaling_text(n, speedup)), kernels
+
+
+def _scaling_text(n, speedup):
+    if speedup is None:
+        return None
+    if speedup >= PAID:
+        return f"its parallel kernels ran {speedup:.1f}x faster on {n} threads than on 1: parallel paid"
+    if speedup < 1 / PAID:
+        return (f"its parallel kernels ran {1 / speedup:.1f}x slower on {n} threads than on 1: threads waiting for "
+                "busy cores, or too little work per thread for OpenMP to pay")
+    return f"its parallel kernels ran about as fast on {n} threads as on 1 ({speedup:.2f}x): parallel did not pay"
+
+
 def with_heat(lines, kernels, split):
     """Lines with the seconds per call of the kernels they ran in (each kernel's whole time), or of the time
     outside compiled graphs for lines that ran eagerly, and that time's share of the call."""
@@ -152,4 +194,22 @@ def with_heat(lines, kernels, split):
         mine = [times[k] for k in e.kernels if k in times]
         t = split.outside_graphs_s if e.status in EAGER else sum(mine) if mine else None
         out.append(replace(e, time_s=t, time_share=t / split.total_s if t is not None and split.total_s else None))
+    return out
+
+
+def with_thread_reasons(lines, kernels, threads):
+    """Parallel lines with whether running their kernels in parallel paid, from the passes on 1 thread."""
+    if not threads or not threads.speedup:
+        return lines
+    by_id = {k.id: k for k in kernels}
+    out = []
+    for e in lines:
+        mine = [by_id[i] for i in e.kernels if i in by_id and by_id[i].parallel and by_id[i].cost.thread_speedup]
+        if e.status == "parallel" and mine:
+            said = ", ".join(f"{k.name} {k.cost.thread_speedup:.2f}x" for k in mine)
+            paid = all(k.cost.thread_speedup >= PAID for k in mine)
+            e = replace(e, why=e.why + [Reason("parallel-paid" if paid else "parallel-did-not-pay", (
+                f"parallel paid: on {threads.threads} threads against 1, {said} faster" if paid else
+                f"parallel did not pay: on {threads.threads} threads against 1, {said} faster (below 1x: slower)"))])
+        out.append(e)
     return out

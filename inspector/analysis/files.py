@@ -68,19 +68,27 @@ def referenced(record):
     return (frames.paths(texts) | code) - {None}
 
 
-def read(record):
+def read(record, reader=None):
     """{path: source} of the user and library files the record's evidence names, and of the user's files that ran
-    as Python (a library's only where other evidence names it), read from disk: the raw facts a report needs to
-    annotate them later, anywhere. Files that cannot be read are left out."""
+    as Python (a library's only where other evidence names it), read from disk (or by ``reader(path)``, which
+    returns the text or None): the raw facts a report needs to annotate them later, anywhere. Files that cannot be
+    read are left out."""
     sample_file = record["sample"].get("file")
     named = referenced(record)
     traced = {p.get("file") for v in record["variants"] for p in v.get("python_lines") or []} - {None}
     found = {}
     for path in sorted(named | traced):
         if kind(path, record["env"], sample_file) in (("user", "library", "stdlib") if path in named else ("user",)):
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    found[path] = f.read()
-            except OSError:
-                pass
+            text = (reader or from_disk)(path)
+            if text is not None:
+                found[path] = text
     return found
+
+
+def from_disk(path):
+    """A text file's contents, or None if it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None

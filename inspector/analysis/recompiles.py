@@ -9,6 +9,7 @@ LIMIT = re.compile(r"hit config\.(\w+) \((\d+)\)")
 COMPILE_ID = re.compile(r"^\d+/\d+(?:_\d+)?:\s*")
 VALUE = re.compile(r"(==\s*)-?\d[\d.e+-]*")
 OBJECT_ID = re.compile(r"(___check_obj_id\([^,]+,\s*)\d+")  # a fresh object each call: another id each time
+SOURCE_COMMENT = re.compile(r"#\s*(\S+:\d+) in (\w+)\s*$")  # "...  # samples/x.py:24 in fn" after a guard
 EVERY_CALL_MIN = 3  # fewer recompiles than this are not a pattern
 
 
@@ -33,6 +34,18 @@ def recompilation(raw):
     limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
     guards = [[text, n] for text, n in sorted(guards.items(), key=lambda kv: -kv[1])]
     return Recompilation(count, calls, every_call, limit, guards, _sentence(count, calls, every_call, limit, guards))
+
+
+def guard_text(reason):
+    """A failed guard in a few words, from torch's recompile reason: "___stack0 == 74.9 (at ga.py:24, in the code
+    after a graph break)" (its first line, without the compile id and the source comment)."""
+    first = COMPILE_ID.sub("", reason.strip().splitlines()[0]) if reason.strip() else ""
+    guard, _, comment = first.partition("  #")
+    where = SOURCE_COMMENT.search(comment)
+    if not where:
+        return " ".join(guard.split())
+    after = ", in the code after a graph break" if where.group(2).startswith("torch_dynamo_resume_in_") else ""
+    return f"{' '.join(guard.split())} (at {where.group(1)}{after})"
 
 
 def _sentence(count, calls, every_call, limit, guards):

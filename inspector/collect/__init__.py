@@ -5,6 +5,7 @@ dying probe (restarting it for the variants left), keeps everything already meas
 keeps the graphs and breaks it streamed after its first call), and cross-checks every variant's output.
 """
 
+import contextlib
 import fnmatch
 import os
 import sys
@@ -16,13 +17,12 @@ from pathlib import Path
 from inspector import __version__
 from inspector.analysis import files
 from inspector.collect.crosscheck import cross_check
-from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended
+from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
 from inspector.record import SCHEMA
 
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 LOG_TAIL = 20_000
 # what a sweep size keeps of a variant: its timing and what the timing's meaning needs
-SWEEP_KEYS = ("id", "function", "kind", "compiled", "device", "preview", "status", "error", "timing",
+SWEEP_KEYS = ("id", "function", "kind", "compiled", "device", "preview", "status", "error", "timing", "load",
               "measured_population", "family")
 
 
@@ -34,51 +34,103 @@ class CollectError(Exception):
         self.log = log
 
 
-def collect(sample, *, population=None, python=None, only=None, config=(), compile_options=(), timeout=300.0,
-            trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False, rtol=None,
-            progress=lambda kind, data: None):
-    """Run the variants of ``sample`` (a path; ``only``: ids or glob patterns) and return the raw record.
+def collect(sample, *, python=None, config=(), **options):
+    """Run the variants of ``sample`` (a path) under ``python`` with the ``config`` items; return the raw record.
 
-    ``sizes``: further population sizes each compiled variant is called at, to expose recompilations;
-    ``kernel_times``: also time each kernel of the compiled variants (a separate profiled pass);
-    ``triton_preview``: add the ``*-triton-preview`` variants (Triton code for a CPU target, never run);
-    ``compile_options``: torch.compile's keywords as KEY=VALUE; ``rtol``: the cross-check's relative tolerance
-    (default: the sample's TOLERANCE, else 1e-5).
-    ``progress(kind, message)`` sees each message as it arrives.
+    ``options``: those of ``collect_runs``; with ``rounds``, the variants are also timed in alternating rounds.
+    """
+    return collect_runs(sample, [(python, list(config))], **options)[0]
+
+
+def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_options=(), timeout=300.0,
+                 trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False, rtol=None,
+                 progress=lambda kind, data: None):
+    """Run ``sample`` once per (interpreter or None, config items) of ``runs``; return their raw records.
+
+    ``only``: variant ids or glob patterns; ``sizes``: further population sizes each compiled variant is called
+    at, to expose recompilations; ``kernel_times``: also time each kernel of the compiled variants, on all threads
+    and on fewer (profiled passes); ``triton_preview``: add the ``*-triton-preview`` variants (Triton code for a CPU
+    target, never run); ``compile_options``: torch.compile's keywords as KEY=VALUE; ``rtol``: the cross-check's
+    relative tolerance (default: the sample's TOLERANCE, else 1e-5). ``rounds``: afterwards, every run's variants
+    are timed ``rounds`` times more, the runs taking turns (``_interleave``): half of ``budget`` for the rounds,
+    half for the first timing.
+    ``progress(kind, message)`` sees each message as it arrives, a ``run`` before each run's and a ``round``
+    before each round.
     """
     sample = Path(sample)
-    options = ["--seed", str(seed), "--budget", str(budget)]
+    options = ["--seed", str(seed), "--budget", str(budget / 2 if rounds else budget)]
     options += ["--population", str(population)] if population else []
     options += ["--sizes", ",".join(map(str, sizes))] if sizes else []
     options += [] if kernel_times else ["--no-kernel-times"]
     options += ["--triton-preview"] if triton_preview else []
-    for item in config:
-        options += ["--config", item]
+    options += ["--rounds"] if rounds else []
     for item in compile_options:
         options += ["--compile-option", item]
-    with tempfile.TemporaryDirectory(prefix="inspector-") as work:
-        runs = _ProbeRuns(sample, Path(work), python or sys.executable, options, trace_dir, timeout, progress)
-        header, results = runs.all(only)
-        record = _record(sample, header, results, runs)
-        cross_check(record, Path(work), rtol)
-    record["files"] = files.read(record)
-    return record
+    with contextlib.ExitStack() as stack:
+        started = []
+        for python, config in runs:
+            progress("run", {"python": python, "config": config})
+            work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="inspector-")))
+            extra = [arg for item in config for arg in ("--config", item)]
+            probes = _ProbeRuns(sample, work, python or sys.executable, options + extra, trace_dir, timeout, progress,
+                                talk=bool(rounds))
+            stack.callback(probes.close)
+            started.append((probes, *probes.all(only), work))
+            if probes.interrupted:
+                break
+        timed = _interleave([s[0] for s in started], rounds, budget / 2 / max(1, rounds), progress)
+        records = []
+        for (probes, header, results, work), times in zip(started, timed):
+            record = _record(sample, header, results, probes)
+            if times:
+                record["rounds"] = times
+            cross_check(record, work, rtol)
+            record["files"] = files.read(record)
+            records.append(record)
+    return records
+
+
+def _interleave(runs, rounds, budget_s, progress):
+    """Each run's variants timed ``rounds`` more times, ``budget_s`` each time, the runs taking turns (1, 2, ...,
+    then back: ..., 2, 1) so that all see the same machine; per run its record's ``rounds`` (None without)."""
+    live = [r for r in runs if r.live]
+    if not rounds or not live or any(r.interrupted for r in runs):
+        return [None] * len(runs)
+    session = f"{time.time():.6f}-{os.getpid()}"
+    out = {id(r): {"session": session, "runs": len(live), "position": i, "rounds": rounds, "budget_s": budget_s,
+                   "warmup_s": r.warmup_s, "variants": {}} for i, r in enumerate(live)}
+    try:
+        for number in range(rounds):
+            progress("round", {"round": number + 1, "of": rounds})
+            for r in live if number % 2 == 0 else live[::-1]:
+                answer = r.round(number, budget_s)
+                for vid, t in (answer or {}).get("variants", {}).items():
+                    out[id(r)]["variants"].setdefault(vid, []).append(dict(t, round=number))
+    except KeyboardInterrupt:  # the rounds so far are kept; the records say they were interrupted
+        for r in live:
+            r.interrupted = True
+    return [out.get(id(r)) for r in runs]
 
 
 def sweep_point(record):
-    """One size of a population sweep: each variant's timing, and the compile metrics its meaning needs."""
+    """One size of a population sweep: each variant's timing (and its rounds), and the compile metrics its meaning
+    needs."""
+    rounds = (record.get("rounds") or {}).get("variants") or {}
+
     def point(v):
         graphs = [{"metrics": {"entire_frame_compile_time_s": (g.get("metrics") or {}).get("entire_frame_compile_time_s")}}
                   for g in (v.get("capture") or {}).get("graphs") or []]
-        return dict({k: v.get(k) for k in SWEEP_KEYS}, capture={"graphs": graphs})
+        return dict({k: v.get(k) for k in SWEEP_KEYS}, capture={"graphs": graphs}, rounds=rounds.get(v["id"]) or [])
     return {"population": record["sample"]["population"], "variants": [point(v) for v in record["variants"]]}
 
 
 class _ProbeRuns:
     """The probe processes of one collect: one, plus one per restart after a variant killed or hung it."""
 
-    def __init__(self, sample, work, python, options, trace_dir, timeout, progress):
-        self.sample, self.work, self.python, self.options = sample, work, python, options
+    def __init__(self, sample, work, python, options, trace_dir, timeout, progress, talk=False):
+        self.sample, self.work, self.python, self.options, self.talk = sample, work, python, options, talk
+        self.live = None  # with ``talk``: the probe kept alive after its variants, for the rounds
+        self.warmup_s = {}  # its untimed call of each variant before the rounds
         self.trace_dir, self.progress = trace_dir, progress
         self.clock = Clock(timeout)
         self.log = work / "probe.log"
@@ -116,13 +168,6 @@ class _ProbeRuns:
                "--outputs", str(self.work), *self.options]
         return cmd + (["--only", ",".join(wanted)] if wanted else [])
 
-    def _env(self):
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            [str(PACKAGE_ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-        if self.trace_dir:
-            env["TORCH_TRACE"] = str(self.trace_dir)
-        return env
-
     def _one(self, wanted, results):
         """Run one probe process; return (header or None, finished normally)."""
         results_file = self.work / f"results-{self.restarts}.jsonl"
@@ -131,7 +176,8 @@ class _ProbeRuns:
         self.log_mark = self.log.stat().st_size
         state = {"header": None, "current": None}
         try:
-            with ProbeProcess(self._command(wanted, results_file), self._env(), self.log, results_file) as probe:
+            with ProbeProcess(self._command(wanted, results_file), probe_env(self.trace_dir), self.log, results_file,
+                              talk=self.talk) as probe:
                 for message in probe.messages():
                     if message is None:
                         if self.clock.expired():
@@ -142,6 +188,9 @@ class _ProbeRuns:
                             return state["header"], False
                         continue
                     self._handle(message, state, results)
+                    if state.get("ready"):
+                        self.live = probe.hold()
+                        return state["header"], True
         except ProbeStartError as e:
             raise CollectError(str(e)) from None
         except ProtocolError as e:
@@ -175,7 +224,31 @@ class _ProbeRuns:
             results[message["id"]] = message
             state["current"] = None
             self.clock.stop()
+        elif kind == "ready":
+            state["ready"], self.warmup_s = True, message.get("warmup_s") or {}
         self.progress(kind, message)
+
+    def round(self, number, budget_s):
+        """The live probe's ``round`` message for round ``number``, or None (the probe is then let go) if it died
+        or took longer than the timeout."""
+        if not self.live or not self.live.send({"round": number, "budget_s": budget_s}):
+            return self.close()
+        self.clock.start()
+        try:
+            for message in self.live.messages():
+                if message is None and self.clock.expired():
+                    break
+                if message and message.get("type") == "round":
+                    return message
+        finally:
+            self.clock.stop()
+        return self.close()
+
+    def close(self):
+        """Let the live probe go (it is killed); None."""
+        if self.live:
+            self.live.release()
+            self.live = None
 
     def _ended(self, returncode, state, results):
         """(header, finished normally) from how a probe that was read to its end exited."""

@@ -10,6 +10,18 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def probe_env(trace_dir=None):
+    """The environment of a probe child: inspector importable from any interpreter, torch's trace to ``trace_dir``."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(PACKAGE_ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    if trace_dir:
+        env["TORCH_TRACE"] = str(trace_dir)
+    return env
 
 
 class ProbeStartError(Exception):
@@ -21,29 +33,60 @@ class ProtocolError(Exception):
 
 
 class ProbeProcess:
-    """``with ProbeProcess(command, env, log, results) as probe: for message in probe.messages(): ...``"""
+    """``with ProbeProcess(command, env, log, results) as probe: for message in probe.messages(): ...``
 
-    def __init__(self, command, env, log, results):
-        self.command, self.env, self.log, self.results = command, env, log, results
+    With ``talk``, the probe reads lines from ``send``; ``hold()`` inside the block keeps it alive after the block
+    (for more messages), until ``release()``.
+    """
+
+    def __init__(self, command, env, log, results, talk=False):
+        self.command, self.env, self.log, self.results, self.talk = command, env, log, results, talk
         self.proc = None
+        self.held = False
 
     def __enter__(self):
         self._log = open(self.log, "ab")
         self._stream = open(self.results, encoding="utf-8")
         try:
-            self.proc = subprocess.Popen(self.command, stdout=self._log, stderr=self._log, stdin=subprocess.DEVNULL,
-                                         env=self.env, start_new_session=True)
+            self.proc = subprocess.Popen(self.command, stdout=self._log, stderr=self._log, env=self.env,
+                                         stdin=subprocess.PIPE if self.talk else subprocess.DEVNULL,
+                                         start_new_session=True)
         except OSError as e:
             self._close()
             raise ProbeStartError(f"cannot start {self.command[0]}: {e.strerror}") from None
         return self
 
     def __exit__(self, *exc):
-        self.kill()
-        self._close()
+        if not self.held or exc[0] is not None:
+            self.release()
         return False
 
+    def hold(self):
+        """Keep the probe alive after the ``with`` block; return it."""
+        self.held = True
+        return self
+
+    def release(self):
+        """Kill the probe and close its files (once)."""
+        if not self._stream.closed:
+            self.kill()
+            self._close()
+
+    def send(self, obj):
+        """Write one JSON line to the probe's stdin; False if it is gone."""
+        try:
+            self.proc.stdin.write((json.dumps(obj) + "\n").encode())
+            self.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
     def _close(self):
+        if self.proc is not None and self.proc.stdin:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
         self._stream.close()
         self._log.close()
 

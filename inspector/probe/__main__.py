@@ -2,11 +2,12 @@
 
 Usage: python -m inspector.probe SAMPLE --results FILE --outputs DIR [--population N] [--seed S]
        [--only ID,ID] [--config KEY=VALUE ...] [--compile-option KEY=VALUE ...] [--budget S]
-       [--python-budget S] [--triton-preview] [--rtol R]
+       [--triton-preview] [--no-kernel-times] [--rounds]
 
 Imports only the standard library, numpy and torch, so it runs under any torch version's venv.
 One JSON object per line goes to --results: a ``header``; per variant ``start``, ``compiled`` (a compiled
-variant's graphs and breaks, as soon as its first call compiled) and ``variant`` (its result); ``fatal`` when the
+variant's graphs and breaks, as soon as its first call compiled) and ``variant`` (its result); with --rounds,
+``ready`` and one ``round`` per round asked for (``inspector.probe.rounds``); ``fatal`` when the
 sample itself cannot be run; ``internal`` when inspector itself failed (a bug). Variant outputs are saved as
 DIR/<id>.npy.
 
@@ -80,9 +81,10 @@ def _parse(argv):
     p.add_argument("--config", action="append", default=[])
     p.add_argument("--compile-option", action="append", default=[], help="torch.compile keyword KEY=VALUE")
     p.add_argument("--budget", type=float, default=1.0)
-    p.add_argument("--python-budget", type=float, default=8.0)
     p.add_argument("--triton-preview", action="store_true", help="add the Triton codegen preview variants")
-    p.add_argument("--no-kernel-times", action="store_true", help="skip the profiled pass timing each kernel")
+    p.add_argument("--no-kernel-times", action="store_true", help="skip the profiled passes timing each kernel")
+    p.add_argument("--rounds", action="store_true", help="afterwards, time the variants again in the rounds asked "
+                   "for on stdin (inspector.probe.rounds)")
     return p.parse_args(argv)
 
 

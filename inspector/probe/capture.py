@@ -107,11 +107,11 @@ class Capture:
     def _attach(self, name, handler, quiet=True):
         """Handle a logger's records; ``quiet``: at every level, and kept from torch's own stderr handlers."""
         logger = logging.getLogger(name)
+        self._handlers.append((logger, handler, logger.level, logger.propagate))
         if quiet:
             logger.setLevel(logging.DEBUG)
             logger.propagate = False
         logger.addHandler(handler)
-        self._handlers.append((logger, handler))
 
     def _hook_nests(self):
         """Wrap the C++ backend's per-nest code generation to record each nest and the FX nodes it computes."""
@@ -157,8 +157,12 @@ class Capture:
         self._restore.append((why, "__call__", original))
 
     def uninstall(self):
-        for logger, handler in self._handlers:
+        """Put torch back as it was: loggers, caches, wrapped methods (the Python API captures in the user's own
+        process)."""
+        for logger, handler, level, propagate in reversed(self._handlers):
             logger.removeHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = propagate
         self._handlers.clear()
         for target, name, value in reversed(self._restore):
             setattr(target, name, value)

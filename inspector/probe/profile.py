@@ -6,9 +6,12 @@ output-code modules (found in Inductor's PyCodeCache by their source, which the 
 a profiler range for the pass, then restored; on CUDA the Triton kernels' device events carry their names.
 """
 
+import collections
+import itertools
 import json
 import os
 import re
+import statistics
 import time
 from pathlib import Path
 
@@ -22,30 +25,52 @@ from inspector.probe.timing import measure, once
 GRAPH_EVENT = "## Call CompiledFxGraph"  # the profiler event of one compiled graph's call
 RANGE = "inspector|"  # profiler range of a wrapped kernel: inspector|<compile id>|<kernel name>
 CPP_KERNEL = re.compile(r"^(\w+) = async_compile\.(?:cpp_pybinding|cpp)\(", re.M)
+SPECIALISED = re.compile(r"#pragma omp parallel num_threads\(\d+\)")  # torch 2.1: the thread count compiled in
 PROFILE_S = 0.2  # profiled seconds per variant (at least MIN_CALLS calls, at most MAX_CALLS)
 MIN_CALLS, MAX_CALLS = 3, 50
 COPY_BYTES = 256 * 2**20  # per array: well beyond the last-level cache
+Event = collections.namedtuple("Event", "name us device parent")  # a profiler event: microseconds, parent's name
 
 
-def kernel_times(call, sync, graphs, device, call_s):
+def kernel_times(call, sync, graphs, device, call_s, threads=None, max_calls=MAX_CALLS):
     """Seconds per call in each kernel and library call of the compiled graphs, plus the whole call.
 
-    ``graphs``: the variant's captured graphs (their output code); ``call_s``: its median time.
+    ``graphs``: the variant's captured graphs (their output code); ``call_s``: its median time; ``threads``: a
+    list of OpenMP thread counts that each generated C++ kernel's launches take in turn (the same compiled code:
+    only the kernel's own launch is changed, so Dynamo's guard on torch's thread count holds and nothing
+    recompiles); its events are then per kernel and thread count, each with the median launch. ``max_calls``
+    lowers the bound on the profiled calls (MAX_CALLS).
     """
-    calls = int(min(MAX_CALLS, max(MIN_CALLS, PROFILE_S / max(call_s, 1e-9))))
+    calls = int(min(MAX_CALLS, max_calls, max(MIN_CALLS, PROFILE_S / max(call_s, 1e-9))))
     from torch.profiler import ProfilerActivity, profile
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-    wrapped = [] if device == "cuda" else _wrap_kernels(graphs)
+    wrapped = [] if device == "cuda" else _wrap_kernels(graphs, threads)
     try:
         with profile(activities=activities) as prof:
             total = sum(once(call, sync) for _ in range(calls))
-        events, graphs_us = _kernel_events(prof.events(), device)
+        events, graphs_us = _kernel_events(_events(prof), device)
     finally:
         for module, name, kernel in wrapped:
             setattr(module, name, kernel)
     return {"mechanism": "cuda_events" if device == "cuda" else "wrapped_kernels", "calls": calls,
             "total_s": total / calls, "graphs_s": graphs_us / 1e6 / calls if graphs_us else None,
-            "events": [dict(e, count=e["count"] / calls, time_s=e.pop("us") / 1e6 / calls) for e in events.values()]}
+            "events": [dict(e, count=len(e["us"]) / calls, time_s=sum(e["us"]) / 1e6 / calls,
+                            median_s=statistics.median(e.pop("us")) / 1e6) for e in events.values()]}
+
+
+def thread_scaling(call, sync, graphs, call_s, max_calls=MAX_CALLS):
+    """Each generated kernel's launches on torch's threads and on fewer (1, and powers of two below), taken in
+    turn in one profiled pass so that both see the same machine; or why the kernels cannot run on fewer."""
+    n = torch.get_num_threads()
+    if n < 2:
+        return {"threads": n, "specialised": None, "events": []}
+    if any(SPECIALISED.search(code) for g in graphs for code in g.get("output_code") or []):
+        return {"threads": n, "events": [], "specialised": (
+            f"this torch compiles the thread count into its kernels (#pragma omp parallel num_threads({n})): on "
+            "fewer threads they would be other kernels, compiled anew")}
+    counts = [t for t in (1, 2, 4, 8) if t < n] + [n]
+    return dict(kernel_times(call, sync, graphs, "cpu", call_s / len(counts), threads=counts, max_calls=max_calls),
+                threads=n, specialised=None)
 
 
 def regions(call, sync, calls=3):
@@ -57,13 +82,14 @@ def regions(call, sync, calls=3):
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         total = sum(once(call, sync) for _ in range(calls))
-    inside = sum(e.cpu_time_total for e in prof.events() if e.name.startswith(GRAPH_EVENT)) / 1e6
+    inside = sum(e.us for e in _events(prof) if e.name.startswith(GRAPH_EVENT)) / 1e6
     return {"calls": calls, "total_s": total / calls, "graphs_s": inside / calls} if inside else None
 
 
-def _wrap_kernels(graphs):
+def _wrap_kernels(graphs, threads=None):
     """Wrap the C++ kernels of the loaded modules whose source is a captured graph's output code in profiler
-    ranges; return (module, name, kernel) to restore."""
+    ranges (their launches taking the OpenMP thread counts ``threads`` in turn, when given); return (module,
+    name, kernel) to restore."""
     by_code = {code: g.get("compile_id") for g in graphs for code in g.get("output_code") or []}
     cache = torch._inductor.codecache.PyCodeCache
     modules = getattr(cache, "modules", None) or list(getattr(cache, "cache", {}).values())  # 2.13 / 2.1
@@ -78,46 +104,81 @@ def _wrap_kernels(graphs):
             continue
         for name in CPP_KERNEL.findall(source):
             kernel = getattr(module, name)
-            setattr(module, name, _ranged(kernel, f"{RANGE}{by_code[source] or ''}|{name}"))
+            setattr(module, name, _ranged(kernel, f"{RANGE}{by_code[source] or ''}|{name}", threads))
             wrapped.append((module, name, kernel))
     return wrapped
 
 
-def _ranged(kernel, label):
+def _ranged(kernel, label, threads=None):
     # the C++ range (torch >= 2.2) costs about 1 µs a launch, record_function about 10
     scope = getattr(torch._C._profiler, "_RecordFunctionFast", None) or torch.profiler.record_function
+    if not threads:
+        def ranged(*args):
+            with scope(label):
+                return kernel(*args)
+        return ranged
+    turns = itertools.cycle(threads)
 
-    def ranged(*args):
-        with scope(label):
-            return kernel(*args)
-    return ranged
+    def in_turn(*args):  # the thread count is set outside the range: the range times the kernel alone
+        usual, count = torch.get_num_threads(), next(turns)
+        torch.set_num_threads(count)
+        try:
+            with scope(f"{label}|{count}"):
+                return kernel(*args)
+        finally:
+            torch.set_num_threads(usual)
+    return in_turn
+
+
+def _events(prof):
+    """The profiler's events as Events, read from its raw results: torch's own parse into FunctionEvents takes
+    seconds for the tens of thousands of events of a profiled pass. A CPU event's parent is the innermost event of
+    its thread whose time range holds it."""
+    raw = prof.profiler.kineto_results.events()
+    ns = bool(raw) and hasattr(raw[0], "start_ns")  # torch >= 2.2; 2.1 counts microseconds
+    rows = [(e.start_thread_id(), *((e.start_ns() / 1e3, e.duration_ns() / 1e3) if ns else
+                                    (e.start_us(), e.duration_us())), e.name(), e.device_type()) for e in raw]
+    rows.sort(key=lambda r: (r[0], r[1], -r[2]))  # a parent before the children that start with it
+    stacks, out = {}, []
+    for thread, start, us, name, device in rows:
+        if device != torch.autograd.DeviceType.CPU:
+            out.append(Event(name, us, device, ""))
+            continue
+        stack = stacks.setdefault(thread, [])
+        while stack and stack[-1][1] <= start:
+            stack.pop()
+        out.append(Event(name, us, device, stack[-1][0] if stack else ""))
+        stack.append((name, start + us))
+    return out
 
 
 def _kernel_events(events, device):
-    """({(name, graph): {name, graph, count, us}}, microseconds in compiled graphs) from profiler events."""
+    """({(name, graph, threads): {name, graph, threads, us: [per launch]}}, microseconds in compiled graphs) from
+    profiler events."""
     graph_of = {}  # compiled graph event name -> compile id, learnt from its kernels' events
     found, library, graphs_us = {}, [], 0.0
     for e in events:
-        parent = e.cpu_parent.name if e.cpu_parent is not None else ""
+        parent = e.parent
         if e.name.startswith(GRAPH_EVENT):
-            graphs_us += e.cpu_time_total
-        elif device == "cuda" and e.device_type != torch.autograd.DeviceType.CPU:
-            _add(found, e.name, None, e.time_range.elapsed_us())
+            graphs_us += e.us
+        elif device == "cuda" and e.device != torch.autograd.DeviceType.CPU:
+            _add(found, e.name, None, None, e.us)
         elif e.name.startswith(RANGE):
-            _, graph, name = e.name.split("|", 2)
+            _, graph, name, *count = e.name.split("|")
             graph_of[parent] = graph or None
-            _add(found, name, graph or None, e.cpu_time_total)
+            _add(found, name, graph or None, int(count[0]) if count else None, e.us)
         elif device != "cuda" and parent.startswith(GRAPH_EVENT) and e.name.startswith("aten::"):
-            library.append((e.name, parent, e.cpu_time_total))  # a library call made by the wrapper
+            library.append((e.name, parent, e.us))  # a library call made by the wrapper
     for name, parent, us in library:
-        _add(found, name, graph_of.get(parent), us)
+        _add(found, name, graph_of.get(parent), None, us)
     return found, graphs_us
 
 
-def _add(found, name, graph, us):
-    entry = found.setdefault((name, graph), {"name": name, "graph": graph, "count": 0, "us": 0.0})
-    entry["count"] += 1
-    entry["us"] += us
+def _add(found, name, graph, threads, us):
+    entry = found.setdefault((name, graph, threads), {"name": name, "graph": graph, "us": []})
+    if threads is not None:
+        entry["threads"] = threads
+    entry["us"].append(us)
 
 
 def bandwidth(cpu, threads):

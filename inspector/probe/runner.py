@@ -17,15 +17,19 @@ import torch._inductor.config  # `import torch` alone does not load it in 2.1
 
 from inspector.probe import cuda
 from inspector.probe import guard
+from inspector.probe import load
 from inspector.probe import profile
+from inspector.probe import rounds
 from inspector.probe import sample as samples
 from inspector.probe import triton_preview
 from inspector.probe.capture import Capture
-from inspector.probe.timing import measure, once
+from inspector.probe.timing import MIN_RUNS, measure, once
 
 INSPECTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PYTHON_PILOT = 1000
+TRACE_LIMIT_S = 10.0  # the Python-line trace of one call stops recording after this long
+MAX_PROFILED_GRAPH_CALLS = 5000  # compiled graph calls a profiled pass may record (each makes several events)
 COMPILE_OPTIONS = ("mode", "dynamic", "fullgraph", "backend", "options")
 
 
@@ -46,14 +50,20 @@ def run(module, info, variants, population, args, emit, make_population):
     capture = Capture()
     capture.install()
     patterns = args.only.split(",") if args.only else ["*"]
+    timed = {}  # variant id -> (call, sync), for the rounds
     for variant in (v for v in variants if any(fnmatch.fnmatchcase(v.id, p) for p in patterns)):
         emit({"type": "start", "id": variant.id, "time": time.time()})
         fn = getattr(module, variant.function)
+        own_peak = load.reset_peak_memory()
         result = _run(variant, fn, population, capture, args, make_population, emit)
-        np_out = result.pop("_output", None)
+        result["peak_memory"] = {"bytes": load.peak_memory(), "since": "variant" if own_peak else "probe start"}
+        np_out, again = result.pop("_output", None), result.pop("_call", None)
         if np_out is not None:
             np.save(os.path.join(args.outputs, variant.id + ".npy"), np_out)
+            timed[variant.id] = again
         emit(dict(variant.__dict__, type="variant", **result))
+    if args.rounds:
+        rounds.serve({k: v for k, v in timed.items() if v}, emit)
     return 0
 
 
@@ -107,13 +117,15 @@ def _env():
             "threads": torch.get_num_threads(), "cuda": torch.cuda.get_device_name() if cuda else None,
             "cpu": cpu, "isa": isa, "platform": platform.platform(), "executable": sys.executable,
             "cpu_count": os.cpu_count(), "min_chunk_size": torch._inductor.config.cpp.min_chunk_size,
+            "loadavg": load.snapshot()["loadavg"],  # before any variant ran
             "stdlib": sysconfig.get_paths()["stdlib"], "torch_dir": os.path.dirname(torch.__file__),
             "inspector_dir": INSPECTOR_DIR,
             "inductor_cache_dir": torch._inductor.codecache.cache_dir()}
 
 
 def _run(variant, fn, population, capture, args, make_population, emit):
-    """Run and time one variant; return its raw result (``_output`` is the ndarray to save)."""
+    """Run and time one variant; return its raw result (``_output`` is the ndarray to save, ``_call`` the (call,
+    sync) that the rounds time again)."""
     if variant.device == "cuda" and not torch.cuda.is_available():
         return {"status": "skipped", "error": "CUDA is not available (torch.cuda.is_available() is False)"}
     if variant.device == "cuda" and variant.kind == "numpy" and not hasattr(torch.compiler, "wrap_numpy"):
@@ -125,7 +137,7 @@ def _run(variant, fn, population, capture, args, make_population, emit):
         if variant.kind == "python":
             return _run_python(fn, population, args)
         if variant.preview:
-            return triton_preview.run(variant, fn, population, capture, _lines_run_in_python)
+            return triton_preview.run(variant, fn, population, capture, lambda call: _trace(call)["lines"])
         target, convert, sync = prepare(variant, fn, args.compile_options)
         data = convert(population)
         call = guard.user(lambda: target(data))
@@ -135,13 +147,10 @@ def _run(variant, fn, population, capture, args, make_population, emit):
             output, first = _first_call(call, sync)
             result["capture"] = capture.take()
             emit({"type": "compiled", "id": variant.id, "capture": result["capture"]})
-            result["timing"] = measure(call, sync, args.budget, first_call_s=first)
+            result["timing"], result["load"] = load.during(lambda: measure(call, sync, args.budget, first_call_s=first))
             result["recompiles"] = capture.take()
-            result["regions"] = guard.optional(result, "regions", lambda: profile.regions(call, sync))
-            if not args.no_kernel_times:
-                graphs = result["capture"]["graphs"] + result["recompiles"]["graphs"]
-                result["kernel_times"] = guard.optional(result, "kernel times", lambda: profile.kernel_times(
-                    call, sync, graphs, variant.device, result["timing"]["median_s"]))
+            trace = _python_trace(result, call)
+            _profile(result, call, sync, variant, args, trace.get("graph_calls") or 0)
             if variant.device == "cuda":
                 result.update(guard.optional(result, "cuda facts",
                                              lambda: cuda.facts(population, output, result["capture"])) or {})
@@ -155,17 +164,16 @@ def _run(variant, fn, population, capture, args, make_population, emit):
         else:
             output = call()
             sync()
-            result["timing"] = measure(call, sync, args.budget)
-        result["python_lines"] = guard.optional(result, "python lines",
-                                                lambda: _lines_run_in_python(call))
-        result["_output"] = _to_numpy(output)
-        result["status"] = "ok"
+            result["timing"], result["load"] = load.during(lambda: measure(call, sync, args.budget))
+            _python_trace(result, call)
+        result.update(_output=_to_numpy(output), _call=(call, sync), status="ok")
         return result
     except guard.VariantError as e:
         return dict(_failure(e.error, variant.code.get("file"), capture),
                     **{k: result[k] for k in ("capture", "internal_errors") if k in result})
     except Exception as e:  # inspector's own code failed: not the user's error
         result.pop("_output", None)
+        result.pop("_call", None)
         return dict(result, status="error", error=f"inspector failed: {type(e).__name__}: {e}",
                     error_stage="inspector", internal_errors=result.get("internal_errors", []) + [
                         guard.internal("run", e)])
@@ -216,37 +224,52 @@ def _to_numpy(output):
 
 
 def _run_python(fn, population, args):
-    """Time ``[fn(ind) for ind in population]`` (on the first individuals only when the whole would take too long).
-    The guard wraps each batch, never each individual, so that the timing is of the user's calls alone."""
+    """Time ``[fn(ind) for ind in population]`` within ``--budget`` (on the first individuals only, when the whole
+    would not fit), after an untimed pilot of PYTHON_PILOT individuals. The guard wraps each batch, never each
+    individual, so that the timing is of the user's calls alone."""
     n = len(population)
     pilot = population[:PYTHON_PILOT].tolist()
     start = time.perf_counter()
     guard.user(lambda: [fn(ind) for ind in pilot])()
     per_individual = (time.perf_counter() - start) / max(1, len(pilot))
-    measured = n if per_individual * n <= args.python_budget / 3 else max(
-        len(pilot), int(args.python_budget / 3 / per_individual))
+    share = args.budget / (MIN_RUNS + 2)  # one call: measure() makes 2 untimed calls, then MIN_RUNS timed blocks
+    measured = n if per_individual * n <= share else max(len(pilot), int(share / per_individual))
     subset = population[:measured].tolist()
     outputs = [None]
 
     def call():
         outputs[0] = [fn(ind) for ind in subset]
 
-    result = {"status": "ok", "timing": measure(guard.user(call), budget_s=args.python_budget / 2)}
-    result["python_lines"] = guard.optional(result, "python lines", lambda: _lines_run_in_python(
-        guard.user(lambda: [fn(ind) for ind in pilot[:50]])))
+    timing, machine = load.during(lambda: measure(guard.user(call), budget_s=args.budget - 2 * share))
+    result = {"status": "ok", "timing": timing, "load": machine}
+    _python_trace(result, guard.user(lambda: [fn(ind) for ind in pilot[:50]]))
     result["measured_population"] = measured
-    result["_output"] = _to_numpy(outputs[0])
+    result.update(_output=_to_numpy(outputs[0]), _call=(guard.user(call), lambda: None))
     return result
 
 
-def _lines_run_in_python(call):
-    """Lines that ran as Python bytecode (not inside a compiled graph) in one call, in every file of the user's
-    and of installed packages: not torch's, inspector's, Inductor's generated modules, the standard library's, or
-    frames without a file."""
-    hits, wanted = {}, {}
-    skip = tuple(os.path.join(folder, "") for folder in (
-        os.path.dirname(torch.__file__), INSPECTOR_DIR, torch._inductor.codecache.cache_dir()))
+def _python_trace(result, call):
+    """Trace one call (``_trace``) into ``result``: its ``python_lines``, and in ``bounds`` a trace cut short.
+    Returns the trace ({} when it failed)."""
+    trace = guard.optional(result, "python lines", lambda: _trace(call)) or {}
+    result["python_lines"] = trace.get("lines")
+    if trace.get("cut_after_s"):
+        result.setdefault("bounds", []).append(
+            f"the Python-line trace stopped after {trace['cut_after_s']:.0f} s of one call: lines that ran later in "
+            "it are not marked as run in Python")
+    return trace
+
+
+def _trace(call, limit_s=TRACE_LIMIT_S):
+    """Run ``call()`` traced: {"lines": the lines that ran as Python bytecode (not inside a compiled graph) in
+    every file of the user's and of installed packages (not torch's, inspector's, Inductor's generated modules, the
+    standard library's, or frames without a file), "graph_calls": how many compiled graphs it called (their
+    generated ``call``), "cut_after_s": seconds after which line tracing stopped, or None}."""
+    hits, wanted, counts = {}, {}, {"graph_calls": 0, "events": 0, "cut": None}
+    generated = os.path.join(torch._inductor.codecache.cache_dir(), "")
+    skip = tuple(os.path.join(folder, "") for folder in (os.path.dirname(torch.__file__), INSPECTOR_DIR, generated))
     stdlib = os.path.join(sysconfig.get_paths()["stdlib"], "")
+    start = time.perf_counter()
 
     def traced(name):
         if name not in wanted:
@@ -255,20 +278,50 @@ def _lines_run_in_python(call):
         return wanted[name]
 
     def tracer(frame, event, arg):
-        if traced(frame.f_code.co_filename):
-            if event == "line":
-                key = (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
-                hits[key] = hits.get(key, 0) + 1
-            return tracer
-        return None
+        code = frame.f_code
+        if event == "call" and code.co_name == "call" and code.co_filename.startswith(generated):
+            counts["graph_calls"] += 1
+        if counts["cut"] is not None or not traced(code.co_filename):
+            return None
+        if event == "line":
+            key = (code.co_filename, frame.f_lineno, code.co_name)
+            hits[key] = hits.get(key, 0) + 1
+            counts["events"] += 1
+            if counts["events"] % 4096 == 0 and time.perf_counter() - start > limit_s:
+                counts["cut"] = time.perf_counter() - start
+        return tracer
 
     sys.settrace(tracer)
     try:
         call()
     finally:
         sys.settrace(None)
-    return [{"file": file, "line": line, "function": name, "count": count}
-            for (file, line, name), count in sorted(hits.items())]
+    return {"lines": [{"file": file, "line": line, "function": name, "count": count}
+                      for (file, line, name), count in sorted(hits.items())],
+            "graph_calls": counts["graph_calls"], "cut_after_s": counts["cut"]}
+
+
+def _profile(result, call, sync, variant, args, graph_calls):
+    """The profiled passes of a compiled variant (time outside graphs; per-kernel times and thread scaling unless
+    --no-kernel-times), as many calls as keep the profiler's events bounded: a call that runs a compiled graph per
+    row is not profiled at all, and ``bounds`` says so."""
+    calls = MAX_PROFILED_GRAPH_CALLS // max(1, graph_calls)
+    if calls < 1:
+        result.setdefault("bounds", []).append(
+            f"not profiled: one call runs {graph_calls:,} compiled graphs (a graph per row?), and profiling them "
+            "would record millions of events; the time outside compiled graphs, per-kernel times and thread "
+            "scaling are not measured")
+        return
+    result["regions"] = guard.optional(result, "regions", lambda: profile.regions(call, sync, min(3, calls)))
+    if args.no_kernel_times:
+        return
+    graphs = result["capture"]["graphs"] + result["recompiles"]["graphs"]
+    median = result["timing"]["median_s"]
+    result["kernel_times"] = guard.optional(result, "kernel times", lambda: profile.kernel_times(
+        call, sync, graphs, variant.device, median, max_calls=calls))
+    if variant.device == "cpu":
+        result["thread_scaling"] = guard.optional(result, "thread scaling", lambda: profile.thread_scaling(
+            call, sync, graphs, median, max_calls=calls))
 
 
 def _failure(error, filename, capture):

@@ -14,15 +14,16 @@ MIN_RUNS = 5
 MAX_RUNS = 200
 
 
-def measure(call, sync=lambda: None, budget_s=1.0, first_call_s=None):
-    """Time ``call()``; return the timing dict of the record. ``sync`` waits for the device."""
+def measure(call, sync=lambda: None, budget_s=1.0, first_call_s=None, min_runs=MIN_RUNS):
+    """Time ``call()``; return the timing dict of the record. ``sync`` waits for the device; ``min_runs``: fewer
+    blocks for a slow call within a short budget (a round)."""
     if first_call_s is None:
         first_call_s = once(call, sync)
     estimate = max(once(call, sync), 1e-9)
     number = max(1, int(MIN_BLOCK_S / estimate + 0.999))
-    runs = int(min(MAX_RUNS, max(MIN_RUNS, budget_s / (estimate * number))))
-    if estimate * number * MIN_RUNS > 4 * budget_s:  # very slow call: fewer, still honest, runs
-        runs = 3
+    runs = int(min(MAX_RUNS, max(min_runs, budget_s / (estimate * number))))
+    if estimate * number * min_runs > 4 * budget_s:  # very slow call: fewer, still honest, runs
+        runs = min(3, min_runs)
     samples = []
     for _ in range(runs):
         start = time.perf_counter()

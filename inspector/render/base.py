@@ -14,6 +14,10 @@ class Renderer:
         """The ``inspector breaks`` findings (a BreaksView)."""
         raise NotImplementedError(f"the {self.name} renderer has no breaks view")
 
+    def program(self, analysis):
+        """A program's run (``inspector run``): its compiled functions over the run."""
+        raise NotImplementedError(f"the {self.name} renderer has no program view")
+
     def comparison(self, comparison):
         """A comparison of runs (``inspector.analysis.compare.compare``)."""
         raise NotImplementedError(f"the {self.name} renderer has no comparison view")

@@ -8,7 +8,17 @@ def headline(v):
     if v["status"] != ["ok", "ok"]:
         return " → ".join(s + (f" ({e})" if e else "") for s, e in zip(v["status"], v["errors"]))
     return "; ".join(f"{t['what']} {seconds(t['a'])} → {seconds(t['b'])}"
-                     + (f" ({ratio(t['speedup'])})" if t["speedup"] else "") for t in v["timing"])
+                     + (f" ({speedup(t)})" if t["speedup"] else "") for t in v["timing"])
+
+
+def speedup(t):
+    """A timing's speedup, with its spread over the rounds where it was timed in them: "1.43x (1.38x-1.51x in 6
+    alternating rounds)"."""
+    if not t["speedup"]:
+        return "-"
+    spread = t.get("spread")
+    return ratio(t["speedup"]) + (f" ({ratio(spread[0])} to {ratio(spread[1])} in {t['rounds']} alternating rounds)"
+                                  if spread else "")
 
 
 def notes(pair, v):

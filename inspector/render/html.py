@@ -54,6 +54,7 @@ class HtmlRenderer(Renderer):
         """A comparison of runs as one page."""
         pairs = [dict(p, variants=[dict(v, headline=comparison_words.headline(v), notes=comparison_words.notes(p, v),
                                         anchor=f"p{n}-{v['id']}",
+                                        timing=[dict(t, speedup_text=comparison_words.speedup(t)) for t in v["timing"]],
                                         code=[dict(k, diff=[(comparison_words.diff_class(ln), ln) for ln in k["diff"]])
                                               for k in comparison_words.code(v)])
                                    for v in p["variants"]])
@@ -74,6 +75,25 @@ class HtmlRenderer(Renderer):
                          "failed": [v.id for v in variants if v.failed], "missing": analysis is None,
                          "sentences": [(v.id, sentence(v, analysis.sample.path)) for v in ok]})
         return environment().get_template("index.html.j2").render(rows=rows)
+
+    def program(self, analysis):
+        """The report of a program's run (``inspector run``): its compiled functions, each as a compiled variant."""
+        compiled = [_compiled_view(v, analysis.files) for v in analysis.variants]
+        p = analysis.program
+        rows = [{"v": c["v"], "anchor": c["anchor"], "where": _where(c["v"], analysis.files),
+                 "share": c["v"].run.total_s / p.wall_s if p.wall_s else None,
+                 "kernels_share": c["split"].kernels_s / c["split"].total_s if c["split"] and c["split"].kernels_s
+                 is not None else None} for c in compiled]
+        return environment().get_template("program.html.j2").render(
+            a=analysis, p=p, sample=analysis.sample, env=analysis.env, rows=rows, compiled=compiled,
+            status_mark=STATUS_MARK, status_text=STATUS_TEXT, highlight_css=highlight.stylesheet())
+
+
+def _where(v, files):
+    """"ga.py:18": where a compiled function is defined, in the report's file names."""
+    path = v.code.get("file")
+    shown = next((f.display for f in files if f.path == path), path)
+    return f"{shown}:{v.code.get('line')}" if path else ""
 
 
 def _compiled_view(v, files):

@@ -12,6 +12,9 @@ class JsonRenderer(Renderer):
     def report(self, analysis):
         return _dumps(analysis)
 
+    def program(self, analysis):
+        return _dumps(analysis)
+
     def breaks(self, view):
         return _dumps(view)
 

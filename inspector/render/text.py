@@ -43,10 +43,42 @@ class TextRenderer(Renderer):
                     console.print(f"{v.id}: {v.status}: {v.error or ''}", markup=False, style="red")
                 if v.compiled and v.status == "ok":
                     console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
+                    for b in v.bounds:
+                        console.print(f"    bounded: {b}", markup=False)
                     for b in v.breaks:
                         where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
                         console.print(f"    graph break at {where}: {b.reason}", markup=False)
             _not_understood(console, analysis)
+        return console.file.getvalue()
+
+    def program(self, analysis):
+        """Per compiled function of a program's run: calls, compiles and time, then its sentence, breaks and
+        recompilations (each with the call it happened at and the guard that failed)."""
+        console = self._console()
+        p = analysis.program
+        table = Table(title=f"{analysis.sample.title} · exit status {p.exit} · {seconds(p.wall_s)}",
+                      title_justify="left")
+        for name in ("function", "calls", "compiled again", "compile", "time in it", "per call", "in kernels"):
+            table.add_column(name, justify="left" if name == "function" else "right")
+        for v in analysis.variants:
+            run, split = v.run, v.time_split
+            share = f"{100 * split.kernels_s / split.total_s:.0f} %" if split and split.kernels_s is not None else "-"
+            table.add_row(v.id, str(run.calls), str(len(run.recompiles)), seconds(run.compile_s), seconds(run.total_s),
+                          seconds(v.timing.median_s if v.timing else None), share)
+        console.print(table if analysis.variants else "the program compiled nothing with torch.compile", markup=False)
+        for v in analysis.variants:
+            console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
+            if v.error:
+                console.print(f"    raised {v.error}", markup=False, style="red")
+            for b in v.breaks:
+                where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
+                console.print(f"    graph break at {where}: {b.reason}", markup=False)
+            for c in v.run.recompiles:
+                why = "; ".join(c.reasons) or "a new graph (no guard failed)"
+                console.print(f"    recompiled at call {c.call} ({seconds(c.seconds)}): {why}", markup=False)
+            if v.recompilation and v.recompilation.limit:
+                console.print(f"    {v.recompilation.text}", markup=False, style="yellow")
+        _not_understood(console, analysis)
         return console.file.getvalue()
 
     def breaks(self, view):
@@ -82,6 +114,8 @@ class TextRenderer(Renderer):
                               + (f" ({t.status}: {t.error})" if t.status != "ok" else ""), markup=False)
             for w in row.warnings:
                 console.print(f"  warning: {w.text}", markup=False, style="yellow")
+            for b in row.bounds:
+                console.print(f"  bounded: {b}", markup=False)
         return console.file.getvalue()
 
     def comparison(self, comparison):

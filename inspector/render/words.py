@@ -2,6 +2,8 @@
 
 import math
 
+NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
+
 
 def seconds(value):
     """A duration for people: 6.91 s, 48.0 ms, 180 µs."""
@@ -34,20 +36,30 @@ def reason(r):
 
 
 def timing_note(v, population):
-    """What the time column of a variant means, when it is not one plain full-population median."""
+    """What the time column of a variant means, when it is not one plain full-population median taken on a quiet
+    machine: each applicable note, joined."""
+    notes = []
     if v.recompilation and (v.recompilation.every_call or v.recompilation.limit):
-        return v.recompilation.text
+        notes.append(v.recompilation.text)
     if v.measured_population and v.measured_population < population:
-        return (f"measured on the first {v.measured_population:,} of {population:,} individuals; the time shown is "
-                f"scaled to the whole population ({population / v.measured_population:.1f}x)")
+        notes.append(f"measured on the first {v.measured_population:,} of {population:,} individuals; the time shown "
+                     f"is scaled to the whole population ({population / v.measured_population:.1f}x)")
     if v.preview:
-        return "not run: a Triton codegen preview for a CPU target, generated and never run or timed"
+        notes.append("not run: a Triton codegen preview for a CPU target, generated and never run or timed")
     copies = v.transfer
     if copies:
         back = f" and the output back in {seconds(copies['to_host_s'])}" if copies.get("to_host_s") else ""
-        return (f"inputs moved to the GPU once, not timed: copying the population there takes "
-                f"{seconds(copies['to_device_s'])}{back}, which a caller holding NumPy arrays pays on every call")
-    return None
+        notes.append(f"inputs moved to the GPU once, not timed: copying the population there takes "
+                     f"{seconds(copies['to_device_s'])}{back}, which a caller holding NumPy arrays pays on every call")
+    if v.threads and v.threads.speedup and v.threads.speedup < 1:
+        notes.append(v.threads.text)
+    if v.load and v.load.busy:
+        notes.append(v.load.busy)
+    spread = v.speedup_vs_numpy_spread
+    if spread and spread[1] > NOISY * spread[0]:
+        notes.append(f"its ratio to NumPy moved from {ratio(spread[0])} to {ratio(spread[1])} across the alternating "
+                     "rounds: the machine's speed changed while it was timed")
+    return "; ".join(notes) or None
 
 
 def sentence(v, sample):
@@ -78,6 +90,8 @@ def sentence(v, sample):
         if v.break_cost:
             part += f" leave {v.break_cost.outside_fraction:.0%} of each call outside compiled graphs"
         parts.append(part)
+    if v.threads and v.threads.speedup:
+        parts.append(v.threads.text)
     if any(w.kind == "unrolled-loop" for w in v.warnings):
         parts.append("a Python loop unrolled into a huge graph")
     if v.recompilation:

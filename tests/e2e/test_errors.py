@@ -17,7 +17,7 @@ from inspector.analysis import analyze
 from inspector.record import load
 
 BAD = ROOT / "tests" / "bad_samples"
-FAST = ("--population", 200, "--budget", 0.05)
+FAST = ("--population", 200, "--budget", 0.05, "--rounds", 0)
 
 
 def report(sample, *args, out, **kwargs):
@@ -165,9 +165,10 @@ def test_a_failure_inside_inspector_is_an_internal_error_and_keeps_what_was_meas
                    "--python", python, "-o", tmp_path)
     assert proc.returncode == 4, proc.stderr
     assert "Traceback" not in proc.stderr
-    (line,) = [ln for ln in proc.stderr.splitlines() if "internal error" in ln]
-    assert line.startswith("inspector: internal error in numpy-compiled-cpu: kernel times: RuntimeError: "
-                           "injected fault (this is a bug in inspector: please report it")
+    lines = [ln for ln in proc.stderr.splitlines() if "internal error" in ln]  # both passes that time kernels
+    assert [ln.split(": RuntimeError: ")[0] for ln in lines] == [
+        f"inspector: internal error in numpy-compiled-cpu: {p}" for p in ("kernel times", "thread scaling")]
+    assert all("injected fault (this is a bug in inspector: please report it" in ln for ln in lines)
     a = analyze(load(tmp_path / "poly.json"))
     v = a.variant("numpy-compiled-cpu")
     assert v.status == "ok" and v.timing.median_s > 0 and v.lines and v.time_split is None

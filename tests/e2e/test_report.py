@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, record_path, run_cli
+from conftest import ROOT, record_path, run_cli, tlparse
 from inspector.analysis import analyze
 from inspector.record import SCHEMA, load
 
@@ -42,15 +42,30 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
     assert helper and all(e.status == "parallel" and "provenance" in e.how for e in helper)
     assert v.time_split.kernels_s > 0 and v.timing.first_call_s > v.timing.median_s
     assert [s.population for s in a.sweep] == [1000, 2000]
+    # each kernel also timed on 1 thread (the same compiled code), and how busy the machine was meanwhile
+    for raw in record["variants"]:
+        if raw["status"] == "ok":
+            assert raw["load"]["wall_s"] > 0 and raw["load"]["cpus"] == a.env.cpu_count
+        if raw["id"].endswith("-compiled-cpu") and a.env.threads > 1:
+            one = {e["name"] for e in raw["thread_scaling"]["events"] if e.get("threads") == 1}
+            assert one >= {k.name for k in a.variant(raw["id"]).kernels if k.generated}
+            assert not raw["recompiles"]["graphs"]  # timing on 1 thread compiled nothing anew
+    assert v.threads.points[0][0] == 1 and v.threads.speedup == v.threads.points[0][1] / v.threads.points[-1][1]
+    # then every variant that ran, timed again in 3 rounds, each in turn: the ratios are taken side by side
+    ran = {raw["id"] for raw in record["variants"] if raw["status"] == "ok"}
+    assert set(record["rounds"]["variants"]) == ran and a.rounds.count == 3
+    assert all(len(v.timing.rounds_s) == 3 and v.speedup_vs_numpy_spread for v in a.variants if v.id in ran)
     html = (out / "trig.html").read_text()
     assert "Speedup against population size" in html and "Where the time goes" in html
-    # torch's structured trace beside the record, for tlparse
-    assert record["trace_dir"] == "trig.trace" and any((out / "trig.trace").iterdir())
+    # torch's structured trace beside the record: tlparse reads it with the command the README gives
+    assert (record["trace_dir"], record["trace_logs"]) == ("trig.trace", ["torch_trace.log"])
+    assert "tlparse trig.trace/torch_trace.log -o trig.tlparse --no-browser" in html
+    tlparse(out / "trig.trace" / "torch_trace.log", out / "trig.tlparse")
 
 
 def test_json_format_prints_the_analysis(tmp_path):
     proc = run_cli("report", "samples/poly.py", "-n", "2000", "--budget", "0.02", "-v", "numpy",
-                   "-v", "numpy-compiled-cpu", "-f", "json", "-o", tmp_path)
+                   "-v", "numpy-compiled-cpu", "-f", "json", "--no-profile", "--rounds", 0, "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     v = next(v for v in data["variants"] if v["id"] == "numpy-compiled-cpu")
@@ -64,7 +79,7 @@ def test_a_folder_reports_every_sample_and_links_them_from_an_index(tmp_path):
         shutil.copy(ROOT / "samples" / f"{stem}.py", folder)
     (folder / "helpers.py").write_text("def not_a_sample():\n    pass\n")
     proc = run_cli("report", folder, "-n", "1200", "--budget", "0.02", "-v", "numpy", "-v", "numpy-compiled-cpu",
-                   "-o", tmp_path / "out")
+                   "--no-profile", "--rounds", 0, "-o", tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     index = (tmp_path / "out" / "index.html").read_text()
     for stem in ("sum", "knapsack_breaks"):
@@ -101,7 +116,7 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
     for sample in ("samples/sum.py", "samples/sum.py", tmp_path / "renamed.py"):
         out = tmp_path / f"out{len(runs)}"
         proc = run_cli("report", sample, "-n", 1200, "--budget", 0.02, "-v", "numpy-compiled-cpu",
-                       "-v", "torch-compiled-cpu", "-o", out)
+                       "-v", "torch-compiled-cpu", "--no-profile", "--rounds", 0, "-o", out)
         assert proc.returncode == 0, proc.stderr
         a = analyze(load(next(out.glob("*.json"))))
         runs.append({v.id: [(e.line, e.status, e.vectorized, e.kernels, e.nests, e.how) for e in v.lines]
@@ -113,7 +128,7 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
 
 def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
     proc = run_cli("report", "samples/five_problems.py", "-n", 2000, "--budget", 0.02, "-v", "*_sphere",
-                   "-v", "*_ackley", "-v", "*_griewank", "-o", tmp_path)
+                   "-v", "*_ackley", "-v", "*_griewank", "--no-profile", "--rounds", 0, "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     a = analyze(load(tmp_path / "five_problems.json"))
     assert {v.family for v in a.variants} == {"sphere", "ackley", "griewank"}
@@ -124,8 +139,8 @@ def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
 
 def test_a_library_is_annotated_and_its_break_shown_at_its_site(tmp_path):
     pytest.importorskip("pymoo", reason="pymoo is not installed: pip install -e '.[test]'")
-    proc = run_cli("report", "samples/libraries/pymoo_g7.py", "-n", 2000, "--budget", 0.02,
-                   "-v", "numpy", "-v", "numpy-compiled-cpu", "-o", tmp_path)
+    proc = run_cli("report", "samples/libraries/pymoo_g7.py", "-n", 2000, "--budget", 0.02, "--no-profile",
+                   "-v", "numpy", "-v", "numpy-compiled-cpu", "--rounds", 0, "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     a = analyze(load(tmp_path / "pymoo_g7.json"))
     (b,) = a.variant("numpy-compiled-cpu").breaks
@@ -160,3 +175,25 @@ def test_redact_leaves_no_path_of_this_machine_nor_the_programs_output(tmp_path)
     record = load(tmp_path / "poly.json")
     assert record["redacted"] and record["probe_log"] == "(redacted: the program's printed output)"
     assert record["env"]["executable"] == "<python>"
+
+
+def test_a_variant_timed_while_another_process_loads_the_machine_says_so(tmp_path):
+    """A busy loop in another process, running all the while: the record measures the CPU time it took, and the
+    timing row says the machine was busy."""
+    import subprocess
+    import sys
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        proc = run_cli("report", "samples/poly.py", "-n", 2000, "--budget", 1, "-v", "numpy", "-o", tmp_path)
+    finally:
+        for p in busy:
+            p.kill()
+    assert proc.returncode == 0, proc.stderr
+    record = load(tmp_path / "poly.json")
+    facts = record["variants"][0]["load"]
+    assert facts["wall_s"] > 0.3 and facts["others_cpu_s"] > 0.3 * facts["wall_s"]
+    v = analyze(record).variant("numpy")
+    assert v.load.others_share >= 0.2 and v.load.busy.startswith("timed on a busy machine: other processes used")
+    assert "timed on a busy machine" in (tmp_path / "poly.html").read_text()
+    assert "numpy: timed on a busy machine" in proc.stdout.replace("* ", "")
+

@@ -3,12 +3,14 @@ comparison of the checked-in runs of one sample under both versions."""
 
 import json
 import re
+import statistics
 
 import pytest
 
-from conftest import analysis, line_of, record_path
+from conftest import RECORDS, VERSIONS, analysis, line_of, record_path
 from inspector.analysis import analyze, compare
 from inspector.model import Kernel
+from inspector.record import load
 from inspector.render.base import renderer
 
 
@@ -73,7 +75,9 @@ def test_comparing_the_runs_of_2_1_and_2_13():
     result = compare.compare([old, new])
     assert [r["label"] for r in result["runs"]] == ["torch 2.1.2", "torch 2.13.0"]
     (pair,) = result["pairs"]
-    assert pair["warnings"] == []  # same machine, same population and source
+    # same machine, same population and source; but timed apart
+    assert not pair["interleaved"] and [w[:51] for w in pair["warnings"]] == [
+        "timed one after the other, not in alternating round"]
     by_id = {v["id"]: v for v in pair["variants"]}
     assert set(by_id) == {"python", "numpy", "numpy-compiled-cpu", "torch", "torch-compiled-cpu"}
     for vid in ("numpy-compiled-cpu", "torch-compiled-cpu"):
@@ -113,6 +117,9 @@ def test_records_compare_warns_about_other_machines_breaks_gained_and_cache_hits
     assert "Inductor's FX graph cache: hit under" in text
     html = renderer("html").comparison(result)
     assert 'class="warn"' in html and "graph break gained at line 58" in html
+    assert [r for r in compare.regressions(result) if "graph break" in r] == [
+        "torch-compiled-cpu (torch 2.13.0 (#1) → torch 2.13.0 (#2)): a graph break gained at line 58: "
+        "generic_jump TensorVariable()"]
 
 
 def test_compare_refuses_records_of_different_samples_and_a_single_record():
@@ -128,3 +135,43 @@ def test_escaping_in_the_comparison_html():
     record["config"] = [{"key": "<script>alert(1)</script>", "value": 1}]
     html = renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"), analyze(record)]))
     assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_runs_that_took_turns_are_compared_round_by_round():
+    """poly under torch 2.1.2 and 2.13, as `inspector compare --python A --python B` runs it: both probes alive,
+    their variants timed again in 6 alternating rounds; each round's ratio is side by side."""
+    raws = [load(RECORDS / "interleaved" / f"poly-torch-{v}.json") for v in VERSIONS]
+    old, new = (analyze(r) for r in raws)
+    assert old.rounds.session == new.rounds.session and {old.rounds.position, new.rounds.position} == {0, 1}
+    result = compare.compare([old, new])
+    (pair,) = result["pairs"]
+    assert pair["interleaved"] and not any("alternating" in w for w in pair["warnings"])
+    text = renderer("text").comparison(result)
+    for v in pair["variants"]:
+        a, b = ({t["round"]: t["median_s"] for t in raw["rounds"]["variants"][v["id"]]} for raw in raws)
+        assert sorted(a) == sorted(b) == list(range(6))
+        ratios = [a[r] / b[r] for r in a]
+        time = v["timing"][0]
+        assert time["rounds"] == 6 and time["speedup"] == pytest.approx(statistics.median(ratios))
+        assert time["spread"] == pytest.approx([min(ratios), max(ratios)])
+        assert time["a"] == pytest.approx(statistics.median(a.values()))
+    assert text.count("in 6 alternating rounds") == len(pair["variants"])
+    # a compiled variant slower in every round is a regression; a round where it was not clears it
+    slower = {v["id"] for v in pair["variants"] if "compiled" in v["id"] and v["timing"][0]["spread"][1] < 1 / 1.1}
+    said = {r.split(" ")[0] for r in compare.regressions(result) if "rounds)" in r}
+    assert said == slower
+
+
+def test_a_worse_line_verdict_is_a_regression_and_a_better_one_is_not():
+    worse = ["parallel, vectorized", "parallel, partly vectorized", "parallel, not vectorized", "extern", "serial",
+             "eager", "graph-break"]
+    ranks = [compare._rank(v) for v in worse]
+    assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks)
+    assert compare._rank("parallel, vectorized / eager") == compare._rank("eager")
+    assert compare._rank("unknown") is None  # not understood: neither worse nor better
+    v = {"id": "numpy-compiled-cpu", "status": ["ok", "ok"], "errors": [None, None], "timing": [],
+         "lines": [{"line": 3, "a": "parallel, vectorized", "b": "parallel, not vectorized"},
+                   {"line": 4, "a": "serial", "b": "parallel, not vectorized"},
+                   {"line": 5, "a": "parallel, vectorized", "b": "unknown"}]}
+    found = compare.regressions({"pairs": [{"a": "A", "b": "B", "variants": [v]}]})
+    assert found == ["numpy-compiled-cpu (A → B): line 3: parallel, vectorized → parallel, not vectorized"]

@@ -1,10 +1,17 @@
-"""Where the time goes: per-kernel times joined to kernels, bytes and bandwidth, compile phases, sweeps."""
+"""Where the time goes: per-kernel times joined to kernels, bytes and bandwidth, compile phases, sweeps; and how
+busy the machine was meanwhile."""
+
+import statistics
+from html import escape
 
 import pytest
 
-from conftest import VERSIONS, analysis
+from conftest import VERSIONS, analysis, record_path
 from inspector.analysis import cost, kernels
+from inspector.analysis.load import machine_load
+from inspector.record import load
 from inspector.render import charts
+from inspector.render.base import renderer
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -92,3 +99,81 @@ def test_heat_colours_keep_their_text_readable(share, contrast):
     background, text = charts.heat(share)
     light, dark = sorted((luminance(background), luminance(text)), reverse=True)
     assert (light + 0.05) / (dark + 0.05) >= contrast
+
+
+def test_machine_load_is_the_other_processes_share_and_unknown_without_proc():
+    quiet = {"wall_s": 2.0, "cpus": 2, "others_cpu_s": 0.1, "steal_s": 0.0, "cpu_total_s": 4.0, "loadavg": [0.3, 1.1]}
+    load = machine_load({"load": quiet})
+    assert load.others_share == pytest.approx(0.025) and load.loadavg == 1.1 and load.busy is None
+    stolen = machine_load({"load": dict(quiet, steal_s=0.4)})
+    assert stolen.steal_share == pytest.approx(0.1) and "the hypervisor stole 10% of their time" in stolen.busy
+    no_proc = machine_load({"load": {"wall_s": 2.0, "cpus": 2, "others_cpu_s": None, "steal_s": None,
+                                     "cpu_total_s": None, "loadavg": [None, None]}})
+    assert (no_proc.others_share, no_proc.steal_share, no_proc.loadavg, no_proc.busy) == (None, None, None, None)
+    assert machine_load({}) is None  # a record made before inspector measured the load
+    short = machine_load({"load": dict(quiet, wall_s=0.01, others_cpu_s=0.01)})  # one 10 ms tick: 50 %, or noise
+    assert (short.others_share, short.busy) == (None, None)
+
+
+@pytest.mark.parametrize("vid", ["numpy-compiled-cpu", "torch-compiled-cpu"])
+def test_parallel_kernels_timed_on_one_thread_say_whether_parallel_paid(vid):
+    a = analysis("2.13.0", "trig")
+    v = a.variant(vid)
+    t = v.threads
+    assert t.threads == a.env.threads > 1 and t.specialised is None and [p[0] for p in t.points] == [1, t.threads]
+    parallel = [k for k in v.kernels if k.parallel]
+    assert parallel and all(k.cost.thread_speedup == pytest.approx(k.cost.threads_s[1] / k.cost.threads_s[t.threads])
+                            for k in parallel)
+    per_call = {n: sum(k.cost.threads_s[n] * (k.cost.launches_per_call or 1) for k in parallel) for n in (1, t.threads)}
+    assert t.points == [[n, pytest.approx(s)] for n, s in per_call.items()]
+    assert t.speedup == pytest.approx(t.points[0][1] / t.points[-1][1])
+    assert t.text.startswith("its parallel kernels ran ") and f"on {t.threads} threads" in t.text
+    said = [r for e in v.lines if e.status == "parallel" for r in e.why if r.kind.startswith("parallel-")]
+    assert said and all(r.kind == ("parallel-paid" if t.speedup >= cost.PAID else "parallel-did-not-pay") for r in said)
+
+
+def test_torch_2_1_kernels_have_the_thread_count_compiled_in_and_say_so():
+    t = analysis("2.1.2", "trig").variant("numpy-compiled-cpu").threads
+    assert t.points == [] and t.speedup is None
+    assert t.specialised.startswith("this torch compiles the thread count into its kernels (#pragma omp parallel "
+                                    f"num_threads({t.threads}))")
+
+
+def test_a_call_that_runs_a_graph_per_row_is_not_profiled_and_the_report_says_so():
+    """torch 2.13 compiles np.apply_along_axis's row function and calls it once per row; 2.1 gives up on the frame
+    and runs it eagerly (no graph: nothing to bound)."""
+    assert not analysis("2.1.2", "first_draft").variant("numpy-compiled-cpu").graphs
+    a = analysis("2.13.0", "first_draft")
+    per_row = a.variant("numpy-compiled-cpu")
+    (bound,) = per_row.bounds
+    assert bound.startswith("not profiled: one call runs ") and "compiled graphs (a graph per row?)" in bound
+    assert per_row.time_split is None and all(k.cost.time_s is None for k in per_row.kernels)
+    assert not a.variant("torch-compiled-cpu").bounds  # a few graphs per call: profiled as usual
+    assert all(v.peak_memory_bytes > 2**20 for v in a.variants if v.status == "ok")
+    html = renderer("html").report(a)
+    assert f"inspector's own cost was bounded: {escape(bound)}" in html and "Peak memory of the probe" in html
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_ratios_against_numpy_and_python_are_the_median_of_side_by_side_rounds(version):
+    record = load(record_path(version, "trig"))
+    a = analysis(version, "trig")
+    assert a.rounds.count == 3 and a.rounds.runs == 1
+    rounds = record["rounds"]["variants"]
+    scale = {v["id"]: a.sample.population / (v.get("measured_population") or a.sample.population)
+             for v in record["variants"]}
+
+    def per_round(vid):
+        return {t["round"]: t["median_s"] * scale[vid] for t in rounds[vid]}
+
+    numpy, python = per_round("numpy"), per_round("python")
+    assert set(rounds) == {v.id for v in a.variants if v.status == "ok" and not v.preview}
+    for v in (a.variant(vid) for vid in rounds):
+        mine = per_round(v.id)
+        for reference, said, spread in ((numpy, v.speedup_vs_numpy, v.speedup_vs_numpy_spread),
+                                        (python, v.speedup_vs_python, v.speedup_vs_python_spread)):
+            ratios = [reference[r] / mine[r] for r in mine]
+            assert said == pytest.approx(statistics.median(ratios))
+            assert spread == pytest.approx([min(ratios), max(ratios)])
+    html = renderer("html").report(a)
+    assert "the median of 3 alternating rounds" in html

@@ -1,0 +1,29 @@
+"""How busy the machine was while a variant was timed, and when that makes its time suspect."""
+
+from inspector.model import MachineLoad
+
+OTHERS_BUSY = 0.2  # other processes using this share of all CPUs contend with a variant's threads
+STEAL_BUSY = 0.05
+MIN_WINDOW_CPU_S = 0.5  # /proc/stat counts in 10 ms ticks: a shorter window (wall x CPUs) cannot tell
+
+
+def machine_load(raw):
+    """The MachineLoad of a raw variant's ``load`` facts (None when the record has none)."""
+    facts = raw.get("load")
+    if not facts:
+        return None
+    wall, cpus = facts.get("wall_s"), facts.get("cpus") or 1
+    long_enough = bool(wall) and wall * cpus >= MIN_WINDOW_CPU_S
+    others = facts["others_cpu_s"] / (wall * cpus) if facts.get("others_cpu_s") is not None and long_enough else None
+    steal = facts["steal_s"] / facts["cpu_total_s"] if facts.get("steal_s") is not None and facts.get(
+        "cpu_total_s") and long_enough else None
+    loadavg = max((x for x in facts.get("loadavg") or [] if x is not None), default=None)
+    said = []
+    if others is not None and others >= OTHERS_BUSY:
+        said.append(f"other processes used {others:.0%} of the {cpus} CPUs")
+    if steal is not None and steal >= STEAL_BUSY:
+        said.append(f"the hypervisor stole {steal:.0%} of their time")
+    average = f" (load average {loadavg:.1f})" if loadavg is not None else ""
+    busy = (f"timed on a busy machine: {' and '.join(said)} meanwhile{average}; the time may be inflated: rerun on "
+            "a quiet machine before trusting it") if said else None
+    return MachineLoad(others, steal, loadavg, cpus, busy)

@@ -1,0 +1,127 @@
+"""The Python API: what ``inspector run`` reports, for a block of code or one function, in this process.
+
+    with inspector.capture() as report:
+        best = evolve(population)      # code that compiles functions with torch.compile, and calls them
+    report                             # in Jupyter: the HTML report inline (in an iframe, apart from the page)
+    report.save("reports")             # <name>.html and <name>.json
+
+    report = inspector.inspect(fitness, population)   # compiled unless it already is; timed eager and compiled
+
+Functions compiled with ``torch.compile`` inside the block are tracked (as ``inspector run`` tracks a program's);
+``inspect`` resets Dynamo first so that ``fn`` compiles afresh under capture (other compiled functions then compile
+again on their next call).
+"""
+
+import contextlib
+import html
+import linecache
+import time
+
+from inspector.record import save
+
+
+class Report:
+    """A captured run: ``.html()``, ``.text()``, ``.save(folder)``, and its HTML view in Jupyter."""
+
+    def __init__(self, name):
+        self.name, self.record, self._analysis = name, None, None
+
+    @property
+    def analysis(self):
+        if self.record is None:
+            raise RuntimeError("the capture is still running: use the report after the with block")
+        if self._analysis is None:
+            from inspector.analysis import analyze
+            self._analysis = analyze(self.record)
+        return self._analysis
+
+    def html(self):
+        """The self-contained HTML report."""
+        from inspector.render.base import renderer
+        return renderer("html").program(self.analysis)
+
+    def text(self):
+        """The summary ``inspector run`` prints."""
+        from inspector.render.base import renderer
+        return renderer("text").program(self.analysis)
+
+    def save(self, folder="reports"):
+        """Write ``<name>.html`` and ``<name>.json`` (the record) into ``folder``; return the HTML's path."""
+        from pathlib import Path
+        from inspector.record import write_atomic
+        folder = Path(folder)
+        save(self.record, folder / f"{self.name}.json")
+        write_atomic(folder / f"{self.name}.html", self.html())
+        return folder / f"{self.name}.html"
+
+    def _repr_html_(self):
+        """Jupyter's view: the report in an iframe, so the notebook's styles and scripts and the report's own
+        stay apart."""
+        return (f'<iframe srcdoc="{html.escape(self.html(), quote=True)}" sandbox="allow-scripts" '
+                'style="width: 100%; height: 640px; border: 1px solid #ccc"></iframe>')
+
+    def __repr__(self):
+        if self.record is None:
+            return f"<inspector report {self.name!r}: capturing>"
+        names = ", ".join(v["id"] for v in self.record["variants"]) or "nothing compiled"
+        return f"<inspector report {self.name!r}: {names}>"
+
+
+@contextlib.contextmanager
+def capture(name="capture"):
+    """Track every function compiled with ``torch.compile`` inside the block; yields the Report, filled at its
+    end (also when the block raises)."""
+    from inspector.probe import runner
+    from inspector.probe.capture import Capture
+    from inspector.probe.program import Tracker
+    report = Report(name)
+    capture_ = Capture()
+    capture_.install()
+    tracker = Tracker(capture_)
+    tracker.install()
+    header = {"env": runner._env(), "program": {"target": name, "module": False, "file": None, "argv": []}}
+    start, status = time.perf_counter(), 0
+    try:
+        report._tracker = tracker
+        yield report
+    except BaseException:
+        status = 1
+        raise
+    finally:
+        tracker.uninstall()
+        end = {"exit": status, "wall_s": time.perf_counter() - start, "functions": tracker.facts(),
+               "outside": tracker.outside(capture_)}
+        capture_.uninstall()
+        del report._tracker
+        report.record = _record(header, end, status)
+
+
+def inspect(fn, *args, budget=1.0, **kwargs):
+    """Compile ``fn`` (unless it already is), call it on ``args``: compiled until its calls are steady and for
+    about half of ``budget`` seconds, and eager for the other half; return the Report, with the eager time beside
+    the compiled one."""
+    import torch
+    from inspector.probe.timing import measure
+    eager = getattr(fn, "_torchdynamo_orig_callable", None) or getattr(fn, "_orig_mod", None) or fn
+    torch._dynamo.reset()
+    with capture(getattr(eager, "__name__", "inspect")) as report:
+        tracker = report._tracker
+        compiled = tracker.track(eager, tracker.original(eager) if eager is fn else fn)
+        for _ in range(3):  # compile, then the traced call and the profiled one
+            compiled(*args, **kwargs)
+        measure(lambda: compiled(*args, **kwargs), budget_s=budget / 2)
+    timing = measure(lambda: eager(*args, **kwargs), budget_s=budget / 2)
+    report.record["program"]["eager"] = {report.record["variants"][0]["id"]: timing["median_s"]}
+    return report
+
+
+def _record(header, end, status):
+    from inspector.collect.program import program_record
+    return program_record(header, end, status, reader=_source)
+
+
+def _source(path):
+    """A file's text from the disk, else from linecache (a notebook cell's code)."""
+    from inspector.analysis.files import from_disk
+    text = from_disk(path)
+    return text if text is not None else "".join(linecache.getlines(path)) or None

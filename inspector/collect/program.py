@@ -1,0 +1,70 @@
+"""Run a program under the program probe (``inspector.probe.program``) and assemble its raw record.
+
+The program owns the terminal: its output is shown as usual and Ctrl-C reaches it (this process lets it pass while
+the program runs, as ``time`` does); what the probe saw is read once it has ended, however it ended.
+"""
+
+import json
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from inspector import __version__
+from inspector.analysis import files
+from inspector.collect import CollectError, _source
+from inspector.collect.process import how_it_ended, probe_env
+from inspector.record import SCHEMA
+
+
+def collect_program(target, argv=(), *, module=False, python=None, trace_dir=None):
+    """(the program's exit status, its raw record) for ``python TARGET ARGV`` (``module``: ``python -m``)."""
+    with tempfile.TemporaryDirectory(prefix="inspector-") as work:
+        results = Path(work) / "results.jsonl"
+        command = [python or sys.executable, "-m", "inspector.probe.program", "--results", str(results),
+                   *(["--module"] if module else []), str(target), *argv]
+        # Ctrl-C is the program's: a handler that does nothing (SIG_IGN would be inherited, and Python would then
+        # never raise KeyboardInterrupt in the program)
+        previous = signal.signal(signal.SIGINT, lambda *_: None)
+        try:
+            status = subprocess.run(command, env=probe_env(trace_dir)).returncode
+        except OSError as e:
+            raise CollectError(f"cannot start {command[0]}: {e.strerror}") from None
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        messages = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()] \
+            if results.exists() else []
+    header = next((m for m in messages if m.get("type") == "header"), None)
+    if header is None:
+        raise CollectError(f"inspector's probe could not start under {command[0]} ({how_it_ended(status)})")
+    end = next((m for m in messages if m.get("type") == "program"), None)
+    return status, program_record(header, end, status, trace_dir)
+
+
+def program_record(header, end, status, trace_dir=None, reader=None):
+    """The raw record of a program's run from the probe's ``header`` and ``program`` messages (``end``: None when
+    the program ended without one); ``reader(path)``: where to read source files from besides the disk."""
+    program = header["program"]
+    path = Path(program["file"]) if program.get("file") else None
+    source = _source(path) if path and path.is_file() else ""
+    shown = program["target"] if not program["module"] else f"-m {program['target']}"
+    record = {
+        "schema": SCHEMA, "inspector": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "kind": "program",
+        "sample": {"path": program["target"] if not program["module"] else str(path or program["target"]),
+                   "file": str(path) if path else None, "title": " ".join([shown, *program["argv"]]),
+                   "description": "", "population": None, "source": source},
+        "env": header["env"], "config": [], "compile_options": {},
+        "trace_dir": str(trace_dir) if trace_dir else None, "interrupted": status in (130, -signal.SIGINT),
+        "probe_restarts": 0, "probe_log": "", "internal_errors": [],
+        "program": {"argv": program["argv"], "module": program["module"], "exit": status,
+                    "wall_s": end["wall_s"] if end else None, "ended": "normally" if end else (
+                        f"without letting inspector write what it saw ({how_it_ended(status)}: os._exit, a crash "
+                        "or a kill)"), "outside": (end or {}).get("outside")},
+        "variants": [dict(f, kind="torch", compiled=True, preview=False, family="",
+                          status="error" if f.get("error") else "ok") for f in (end or {}).get("functions", [])],
+    }
+    record["files"] = files.read(record, reader)
+    return record

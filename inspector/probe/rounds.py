@@ -1,0 +1,44 @@
+"""Timing again in rounds, at the parent's request, so that runs compared with each other see the same machine.
+
+After its variants, a probe started with ``--rounds`` says which it can time again (``ready``) and waits on stdin,
+its OpenMP threads asleep (libgomp spins only briefly before it waits); each line the parent writes,
+``{"round": R, "budget_s": S}``, times each of those variants for S seconds, their order rotated by R, and answers
+with a ``round`` message. The parent gives the runs their turns in alternating order; stdin's end ends the probe.
+"""
+
+import json
+import sys
+
+from inspector.probe import load
+from inspector.probe.timing import measure, once
+
+
+def serve(timed, emit, commands=sys.stdin):
+    """Time the variants ``timed`` ({id: (call, sync)}) once per round asked for on ``commands``, after one
+    untimed call each: a compiled variant run before a later one's ``torch._dynamo.reset()`` compiles again there
+    (the same code: same function, config and inputs), and its seconds are in ``ready``."""
+    ids = list(timed)
+    warm = {vid: _warm(*timed[vid]) for vid in ids}
+    emit({"type": "ready", "ids": ids, "warmup_s": warm})
+    for line in commands:
+        ask = json.loads(line)
+        k = ask["round"] % max(1, len(ids))
+        emit({"type": "round", "round": ask["round"],
+              "variants": {vid: _time(*timed[vid], ask["budget_s"]) for vid in ids[k:] + ids[:k]}})
+
+
+def _warm(call, sync):
+    try:
+        return once(call, sync)
+    except Exception:  # said by the round's {error}
+        return None
+
+
+def _time(call, sync, budget_s):
+    """{median_s, min_s, max_s, runs, number, load} of one variant's turn (one estimating call, then at least one
+    timed block), or {error} if the call now fails."""
+    try:
+        t, machine = load.during(lambda: measure(call, sync, budget_s, first_call_s=0.0, min_runs=1))
+    except Exception as e:  # it ran before; what changed is the user's doing, not a reason to stop the others
+        return {"error": f"{type(e).__name__}: {e}"}
+    return dict({k: t[k] for k in ("median_s", "min_s", "max_s", "runs", "number")}, load=machine)
