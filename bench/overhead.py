@@ -47,17 +47,18 @@ def plan(record):
     """What the bare script must do to match the record: per variant that ran, its calls and individuals."""
     variants = []
     rounds = (record.get("rounds") or {}).get("variants") or {}
+    warm = (record.get("rounds") or {}).get("warmup_s") or {}
     for v in record["variants"]:
         t = v.get("timing")
         if v["status"] != "ok" or not t:
             continue
         # the first call (compiling, or eager warm-up and first timed call), measure()'s estimate, runs x number;
-        # then per round, an estimate and runs x number
+        # then the rounds' calls, and the warm-up call of a compiled variant before them
         first = 3 if v["kind"] != "python" and not v["compiled"] else 2
-        again = sum(1 + r["runs"] * r["number"] for r in rounds.get(v["id"], []) if "runs" in r)
+        again = sum(r.get("calls", 2 + r["runs"] * r["number"]) for r in rounds.get(v["id"], []) if "runs" in r)
         variants.append({"function": v["function"], "kind": v["kind"], "compiled": v["compiled"],
                          "individuals": v.get("measured_population") or record["sample"]["population"],
-                         "calls": first + t["runs"] * t["number"] + again})
+                         "calls": first + t["runs"] * t["number"] + again + (v["id"] in warm)})
     return {"sample": record["sample"]["file"], "population": record["sample"]["population"], "variants": variants}
 
 

@@ -5,7 +5,8 @@
 Each ``--python`` interpreter (default: this one, and ``.venv-torch21/bin/python`` when it exists; see the README
 for making that venv) runs every sample in samples/ through the probe at a small population, as ``inspector
 report`` would, and the raw record goes to tests/fixtures/records/torch-<version>/<stem>.json with this machine's
-paths replaced by neutral ones. With two or more interpreters, ``interleaved`` (a stem for --only) runs poly
+paths replaced by neutral ones; each program in samples/programs/ (PROGRAMS) goes through ``inspector run`` into
+the same folder. With two or more interpreters, ``interleaved`` (a stem for --only) runs poly
 under all of them as ``inspector compare`` does, their variants timed again in alternating rounds, into
 tests/fixtures/records/interleaved/. Then run scripts/make-goldens.py and review both diffs.
 """
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from inspector.collect import collect, collect_runs, sweep_point  # noqa: E402
+from inspector.collect.program import collect_program  # noqa: E402
 from inspector.record import save  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "records"
@@ -50,6 +52,9 @@ PLAN = {
                          config=["dynamo.assume_static_by_default=False"]),
 }
 
+# programs (inspector run): their arguments
+PROGRAMS = {"ga": ["3000", "8"]}
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -65,6 +70,11 @@ def main():
                 continue
             record = _record(python, stem, dict(plan), facts)
             _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
+        for stem, argv in PROGRAMS.items():
+            if not args.only or stem in args.only:
+                os.chdir(ROOT)
+                _, record = collect_program(f"samples/programs/{stem}.py", argv, python=python)
+                _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
     if len(pythons) > 1 and (not args.only or "interleaved" in args.only):
         os.chdir(ROOT)
         records = collect_runs(Path("samples/poly.py"), [(p, []) for p in pythons], rounds=6, population=20_000,

@@ -30,7 +30,8 @@ def inputs():
 def render(path):
     """{suffix: text} of one record's golden outputs."""
     analysis = analyze(load(path))
-    return {".txt": renderer("text").report(analysis), ".html": renderer("html").report(analysis)}
+    view = "program" if analysis.program else "report"  # a program's run (inspector run) has its own views
+    return {".txt": getattr(renderer("text"), view)(analysis), ".html": getattr(renderer("html"), view)(analysis)}
 
 
 def main():

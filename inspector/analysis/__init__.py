@@ -133,6 +133,8 @@ def _variant(raw, sample, env, sources):
     v = _timed_variant(raw, sample.population)
     capture = raw.get("capture") or {}
     graphs_raw = capture.get("graphs") or []
+    if raw.get("run"):  # a program's function: what its later calls compiled ran too (a variant's passes add none)
+        graphs_raw = graphs_raw + ((raw.get("recompiles") or {}).get("graphs") or [])
     graphs, found, problems = [], [], []
     for g in graphs_raw:
         codes = g.get("output_code") or []

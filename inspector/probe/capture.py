@@ -16,6 +16,7 @@ they are turned off while capturing; the C++ compiler's own cache still spares r
 
 import json
 import logging
+import re
 import traceback
 
 import torch
@@ -29,6 +30,10 @@ GRAPH_CODE_LOG = "torch._dynamo.output_graph.__graph_code"  # DEBUG: the FX grap
 COMPILE_LOG = "torch._dynamo.output_graph"
 # WARNING "torch._dynamo hit config.recompile_limit (8) ..." (2.1: cache_size_limit): the frame then runs eagerly
 LIMIT_LOG = "torch._dynamo.convert_frame"
+# torch < 2.3 (the logger mechanism): DEBUG ("Recompiling function f in x.py:3", "triggered by the following guard
+# failure: ...") before a recompile, with config.report_guard_failures on; 2.13 puts it in the compile's metrics
+RECOMPILES_LOG = "torch._dynamo.convert_frame.__recompiles"
+GUARD_FAILURE = re.compile(r"triggered by the following guard failures?\(?s?\)?:\s*(.+)", re.S)
 # compilation metrics left out of the record: whole config dumps (tens of kB per graph) and a copy of provenance
 BULKY_METRICS = {"inductor_provenance"}
 # caches that would replay another compile's facts: (module, attribute) set to False while capturing
@@ -85,6 +90,7 @@ class Capture:
         self.limits = []  # Dynamo's "hit config.recompile_limit" warnings
         self.nests = []  # loop nests generated since the last output code: they belong to the next one
         self.fusion = []  # the scheduler's "cannot fuse" reasons since then: they belong to it too
+        self.guard_failure = None  # torch < 2.3: the failed guard logged before the next compile
 
     def install(self):
         trace_config = getattr(torch._inductor.config, "trace", None)
@@ -101,8 +107,12 @@ class Capture:
         if self.mechanism == "structured_trace":
             self._attach("torch.__trace", _TraceHandler(self))
         else:
-            for name in (OUTPUT_CODE_LOG, GRAPH_CODE_LOG, COMPILE_LOG):
+            for name in (OUTPUT_CODE_LOG, GRAPH_CODE_LOG, COMPILE_LOG, RECOMPILES_LOG):
                 self._attach(name, _LogHandler(self))
+            dynamo = _module("torch._dynamo.config")
+            if hasattr(dynamo, "report_guard_failures"):  # else 2.1 logs "set env var ... to debug further"
+                self._restore.append((dynamo, "report_guard_failures", dynamo.report_guard_failures))
+                dynamo.report_guard_failures = True
 
     def _attach(self, name, handler, quiet=True):
         """Handle a logger's records; ``quiet``: at every level, and kept from torch's own stderr handlers."""
@@ -175,6 +185,9 @@ class Capture:
         return out
 
     def _graph(self, compile_id):
+        if compile_id not in self.graphs and self.guard_failure:  # the recompile it was logged before
+            self.graphs[compile_id] = {"compile_id": compile_id, "metrics": {"recompile_reason": self.guard_failure}}
+            self.guard_failure = None
         return self.graphs.setdefault(compile_id, {"compile_id": compile_id})
 
     def _output_code(self, compile_id, code):
@@ -221,6 +234,11 @@ class Capture:
             self._graph(cid)["fx_graph_cache"] = name[len("fx_graph_cache_"):]
 
     def on_log(self, record):
+        if record.name == RECOMPILES_LOG:
+            text = " ".join(map(str, record.msg)) if isinstance(record.msg, tuple) else record.getMessage()
+            found = GUARD_FAILURE.search(text)
+            self.guard_failure = found.group(1).strip() if found else None
+            return
         if record.name == LIMIT_LOG:
             if str(record.msg).startswith("torch._dynamo hit config."):
                 self.limits.append(record.getMessage())

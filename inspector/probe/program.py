@@ -226,6 +226,8 @@ class Function:
         elif new:
             if mode == "profile":  # it timed kernels that this call's new graphs replaced: profile a later call
                 self.kernel_times = self.profiled_call = None
+            elif mode == "trace":  # it traced a compiling call: trace a steady one later
+                self.python_lines = self.traced_call = None
             for key in ("graphs", "breaks", "limits"):
                 self.recompiles[key] += compiled[key]
             self.compiles.append({"call": self.calls, "seconds": seconds, "compile_ids": [

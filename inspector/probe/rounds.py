@@ -13,12 +13,12 @@ from inspector.probe import load
 from inspector.probe.timing import measure, once
 
 
-def serve(timed, emit, commands=sys.stdin):
+def serve(timed, emit, compiled=(), commands=sys.stdin):
     """Time the variants ``timed`` ({id: (call, sync)}) once per round asked for on ``commands``, after one
-    untimed call each: a compiled variant run before a later one's ``torch._dynamo.reset()`` compiles again there
-    (the same code: same function, config and inputs), and its seconds are in ``ready``."""
+    untimed call of each ``compiled`` one: run before a later variant's ``torch._dynamo.reset()``, it compiles again
+    there (the same code: same function, config and inputs), and its seconds are in ``ready``."""
     ids = list(timed)
-    warm = {vid: _warm(*timed[vid]) for vid in ids}
+    warm = {vid: _warm(*timed[vid]) for vid in ids if vid in compiled}
     emit({"type": "ready", "ids": ids, "warmup_s": warm})
     for line in commands:
         ask = json.loads(line)
@@ -35,10 +35,17 @@ def _warm(call, sync):
 
 
 def _time(call, sync, budget_s):
-    """{median_s, min_s, max_s, runs, number, load} of one variant's turn (one estimating call, then at least one
-    timed block), or {error} if the call now fails."""
+    """{median_s, min_s, max_s, runs, number, calls, load} of one variant's turn, or {error} if the call now fails.
+    A call that alone takes the round's budget is the round's one sample; shorter ones are timed in blocks."""
+    def turn():
+        first = once(call, sync)
+        if first >= budget_s:
+            return {"median_s": first, "min_s": first, "max_s": first, "runs": 1, "number": 1, "calls": 1}
+        t = measure(call, sync, budget_s - first, first_call_s=0.0, min_runs=1)  # its estimate is one more call
+        return dict({k: t[k] for k in ("median_s", "min_s", "max_s", "runs", "number")},
+                    calls=2 + t["runs"] * t["number"])
     try:
-        t, machine = load.during(lambda: measure(call, sync, budget_s, first_call_s=0.0, min_runs=1))
+        t, machine = load.during(turn)
     except Exception as e:  # it ran before; what changed is the user's doing, not a reason to stop the others
         return {"error": f"{type(e).__name__}: {e}"}
-    return dict({k: t[k] for k in ("median_s", "min_s", "max_s", "runs", "number")}, load=machine)
+    return dict(t, load=machine)

@@ -63,7 +63,7 @@ def run(module, info, variants, population, args, emit, make_population):
             timed[variant.id] = again
         emit(dict(variant.__dict__, type="variant", **result))
     if args.rounds:
-        rounds.serve({k: v for k, v in timed.items() if v}, emit)
+        rounds.serve({k: v for k, v in timed.items() if v}, emit, {v.id for v in variants if v.compiled})
     return 0
 
 

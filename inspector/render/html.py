@@ -8,7 +8,7 @@ import jinja2
 from inspector.model import STATUSES
 from inspector.render import charts, comparison as comparison_words, highlight
 from inspector.render.base import Renderer
-from inspector.render.words import break_even, match, ratio, reason, seconds, sentence, timing_note
+from inspector.render.words import NO_GUARD, break_even, match, ratio, reason, seconds, sentence, timing_note
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -22,6 +22,7 @@ STATUS_TEXT = {
     "graph-break": "graph break: this line broke the graph",
 }
 SEVERITY = tuple(reversed(STATUSES))  # worst news first
+PROGRAM_LIMIT = 12  # kernels shown per compiled function of a program (see _compiled_view): each is tens of kB
 ENV_ROWS = ("torch", "python", "numpy", "threads", "cpu", "isa", "cuda", "platform", "executable")
 
 
@@ -78,14 +79,14 @@ class HtmlRenderer(Renderer):
 
     def program(self, analysis):
         """The report of a program's run (``inspector run``): its compiled functions, each as a compiled variant."""
-        compiled = [_compiled_view(v, analysis.files) for v in analysis.variants]
+        compiled = [_compiled_view(v, analysis.files, limit=PROGRAM_LIMIT) for v in analysis.variants]
         p = analysis.program
         rows = [{"v": c["v"], "anchor": c["anchor"], "where": _where(c["v"], analysis.files),
                  "share": c["v"].run.total_s / p.wall_s if p.wall_s else None,
                  "kernels_share": c["split"].kernels_s / c["split"].total_s if c["split"] and c["split"].kernels_s
                  is not None else None} for c in compiled]
         return environment().get_template("program.html.j2").render(
-            a=analysis, p=p, sample=analysis.sample, env=analysis.env, rows=rows, compiled=compiled,
+            a=analysis, p=p, sample=analysis.sample, env=analysis.env, rows=rows, compiled=compiled, no_guard=NO_GUARD,
             status_mark=STATUS_MARK, status_text=STATUS_TEXT, highlight_css=highlight.stylesheet())
 
 
@@ -96,26 +97,31 @@ def _where(v, files):
     return f"{shown}:{v.code.get('line')}" if path else ""
 
 
-def _compiled_view(v, files):
+def _compiled_view(v, files, limit=None):
     """Per-line verdicts of one compiled variant joined to the highlighted source of each file and to its kernels.
 
     Only the functions the variant reaches are shown; libraries are folded; reasons shared by many lines (why SIMD
-    was off) are lifted out of the per-line notes and shown once.
+    was off) are lifted out of the per-line notes and shown once. ``limit``: at most this many kernels (the
+    costliest first where they were timed) and one graph's whole output code, so that a program with hundreds of
+    graphs gives a page that opens quickly; the rest is in the record.
     """
     shared = sorted({r.text for e in v.lines for r in e.why if r.not_vectorized})
     anchor = "v-" + "".join(c if c.isalnum() else "-" for c in v.id)
+    ordered = sorted(v.kernels, key=lambda k: (k.cost.time_s is None, -(k.cost.time_s or 0))) if limit else v.kernels
+    shown = ordered[:limit] if limit else ordered
+    shown_ids = {k.id for k in shown}
     views = []
     for i, file in enumerate(files):
         entries = [e for e in v.lines if e.file == file.display]
         if entries:
             prefix = anchor if file.kind == "sample" else f"{anchor}-f{i}"
-            annotated = _annotated(file, entries, shared, prefix)
+            annotated = _annotated(file, entries, shared, prefix, shown_ids)
             placed = {e.line for e in entries if e.status}
             views.append({"file": file, "annotated": annotated, "open": file.kind in ("sample", "user"),
                           "summary": f"{sum(1 for e in entries if e.status == 'parallel')} of {len(placed)} lines "
                                      "with a verdict ran in parallel loops"})
     kernels = []
-    for k in v.kernels:
+    for k in shown:
         language = {"cpp": "cpp", "triton": "triton"}.get(k.backend, "python")
         evidence = {e.line: e.what for e in k.evidence}
         nest_of = {line: n for n in k.loop_nests for line in range(n.lines[0], n.lines[1] + 1)}
@@ -125,20 +131,24 @@ def _compiled_view(v, files):
         kernels.append({"k": k, "code_lines": code, "lines": [f"{e.file}:{e.line}" if e.file != files[0].display
                                                               else str(e.line) for e in v.lines if k.id in e.kernels]})
     timed = sorted((kv for kv in kernels if kv["k"].cost.time_s is not None), key=lambda kv: -kv["k"].cost.time_s)
+    output_code = [c for g in v.graphs for c in g.output_code]
+    shown_code = output_code[:max(1, limit // 10)] if limit else output_code
     split = v.time_split
     total = split.total_s if split else None
     rest = [(label, getattr(split, key)) for key, label in (
         ("wrapper_s", "wrapper: between kernels, inside compiled graphs"),
         ("outside_graphs_s", "outside compiled graphs: guards, conversions, Python between graphs"))] if split else []
-    return {"v": v, "sentence": sentence(v, files[0].display), "files": views, "kernels": kernels, "shared": shared,
+    return {"v": v, "sentence": sentence(v, files[0].display), "files": views, "kernels": kernels,
+            "more_kernels": len(v.kernels) - len(shown), "more_code": len(output_code) - len(shown_code),
+            "shared": shared,
             "anchor": anchor, "timed": timed, "split": split if total else None,
             "rest": [{"label": label, "s": s, "share": s / total} for label, s in rest if s is not None and total],
-            "phases": charts.phase_bar(v.compile_phases),
-            "output_code": [c for g in v.graphs for c in g.output_code]}
+            "phases": charts.phase_bar(v.compile_phases), "output_code": shown_code}
 
 
-def _annotated(file, entries, shared, prefix):
-    """The lines of the functions of ``file`` that hold ``entries`` (verdicts), each with its verdicts' marks."""
+def _annotated(file, entries, shared, prefix, shown_ids):
+    """The lines of the functions of ``file`` that hold ``entries`` (verdicts), each with its verdicts' marks and
+    the kernels among ``shown_ids`` it ran in."""
     by_line = {}
     for e in entries:
         for line in range(e.line, e.end_line + 1):
@@ -159,7 +169,7 @@ def _annotated(file, entries, shared, prefix):
         timed = max((e for e in here if e.time_share is not None), key=lambda e: e.time_share, default=None)
         annotated.append({
             "number": number, "html": html_line, "status": statuses[0] if statuses else "", "statuses": statuses,
-            "kernels": sorted({k for e in here for k in e.kernels}), "notes": notes,
+            "kernels": sorted({k for e in here for k in e.kernels if k in shown_ids}), "notes": notes,
             "nests": sorted({n for e in here for n in e.nests}),
             "open": any(n["status"] != "parallel" for n in notes),  # good news stays folded
             "gap": bool(annotated) and annotated[-1]["number"] != number - 1,

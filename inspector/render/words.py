@@ -2,6 +2,8 @@
 
 import math
 
+NO_GUARD = ("torch named no failed guard: a frame compiled for its first time (such as the code after a graph "
+            "break)")
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
 
 

@@ -11,12 +11,21 @@ from conftest import ROOT, line_of, run_cli, tlparse
 from inspector.analysis import analyze
 from inspector.record import load
 
+HELPER = '''\
+import torch
+
+
+@torch.compile
+def shifted(x):
+    return torch.relu(x - 0.5) * 2
+'''
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # inspector importable from another folder, installed or not
 MESSY = textwrap.dedent('''\
     import sys
     import time
 
     import torch
+    from helper_mod import shifted
 
 
     class Scorer:
@@ -35,6 +44,7 @@ MESSY = textwrap.dedent('''\
     for _ in range(3):
         scorer.score(x)
         compiled_helper(x)
+        shifted(x)
     print("ready", flush=True)
     if sys.argv[1] == "forever":
         while True:
@@ -72,11 +82,14 @@ def test_a_ga_program_runs_as_it_is_and_the_report_shows_what_compiled(tmp_path)
 
 def test_methods_and_functions_compiled_anywhere_are_found_and_the_exit_status_is_kept(tmp_path):
     (tmp_path / "messy.py").write_text(MESSY)
+    (tmp_path / "helper_mod.py").write_text(HELPER)
     proc = run_cli("run", "-o", tmp_path / "out", "messy.py", 3, cwd=tmp_path, env=ENV)
     assert proc.returncode == 3, proc.stderr
     a = analyze(load(tmp_path / "out" / "messy.json"))
-    assert [(v.id, v.run.calls) for v in a.variants] == [("Scorer.score", 3), ("helper", 3)]
+    # in the order the program compiled them: the imported module's decorator first
+    assert [(v.id, v.run.calls) for v in a.variants] == [("shifted", 3), ("Scorer.score", 3), ("helper", 3)]
     assert all(e.status == "parallel" for v in a.variants for e in v.lines)
+    assert {e.file for e in a.variant("shifted").lines} == {"helper_mod.py"}
     # a program that raises: Python's traceback (not inspector's frames), exit 1, the report still written
     failed = run_cli("run", "-o", tmp_path / "out", "-m", "messy", "raise", cwd=tmp_path, env=ENV)
     assert failed.returncode == 1 and "ValueError: boom" in failed.stderr
@@ -86,6 +99,7 @@ def test_methods_and_functions_compiled_anywhere_are_found_and_the_exit_status_i
 
 def test_ctrl_c_reaches_the_program_and_the_report_keeps_what_ran(tmp_path):
     (tmp_path / "messy.py").write_text(MESSY)
+    (tmp_path / "helper_mod.py").write_text(HELPER)
     proc = subprocess.Popen([sys.executable, "-m", "inspector", "run", "-o", "out", "messy.py", "forever"],
                             cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
