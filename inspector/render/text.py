@@ -58,7 +58,7 @@ class TextRenderer(Renderer):
         p = analysis.program
         table = Table(title=f"{analysis.sample.title} · exit status {p.exit} · {seconds(p.wall_s)}",
                       title_justify="left")
-        for name in ("function", "calls", "compiled again", "compile", "time in it", "per call", "in kernels"):
+        for name in ("function", "calls", "calls that recompiled", "compile", "time in it", "per call", "in kernels"):
             table.add_column(name, justify="left" if name == "function" else "right")
         for v in analysis.variants:
             run, split = v.run, v.time_split
