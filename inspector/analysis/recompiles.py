@@ -1,6 +1,7 @@
 """One model of recompilation: how often a compiled variant compiled again after its first call, why (the guards
 that failed), and whether Dynamo gave up (its recompile limit), from the raw facts of the probe's passes."""
 
+import os
 import re
 
 from inspector.model import Recompilation
@@ -9,7 +10,7 @@ LIMIT = re.compile(r"hit config\.(\w+) \((\d+)\)")
 COMPILE_ID = re.compile(r"^\d+/\d+(?:_\d+)?:\s*")
 VALUE = re.compile(r"(==\s*)-?\d[\d.e+-]*")
 OBJECT_ID = re.compile(r"(___check_obj_id\([^,]+,\s*)\d+")  # a fresh object each call: another id each time
-SOURCE_COMMENT = re.compile(r"#\s*(\S+:\d+) in (\w+)\s*$")  # "...  # samples/x.py:24 in fn" after a guard
+USER_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\w+)')  # the user stack under a recompile reason
 EVERY_CALL_MIN = 3  # fewer recompiles than this are not a pattern
 
 
@@ -25,8 +26,7 @@ def recompilation(raw):
     for g in graphs:
         reason = ((g.get("metrics") or {}).get("recompile_reason") or "").strip()
         if reason:  # one guard, whatever value or object it held each time: "G['CALLS']['n'] == …"
-            guard = " ".join(COMPILE_ID.sub("", reason.splitlines()[0]).split())
-            guard = OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", guard))
+            guard = OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", guard_text(reason)))
             guards[guard] = guards.get(guard, 0) + 1
     calls = raw.get("calls")
     count = len({g.get("compile_id") for g in graphs})
@@ -38,14 +38,16 @@ def recompilation(raw):
 
 def guard_text(reason):
     """A failed guard in a few words, from torch's recompile reason: "___stack0 == 74.9 (at ga.py:24, in the code
-    after a graph break)" (its first line, without the compile id and the source comment)."""
+    after a graph break)": its first line without the compile id and the source comment, and where the guarded
+    code is, from the reason's user stack (the comment's path is cut short by torch)."""
     first = COMPILE_ID.sub("", reason.strip().splitlines()[0]) if reason.strip() else ""
-    guard, _, comment = first.partition("  #")
-    where = SOURCE_COMMENT.search(comment)
-    if not where:
-        return " ".join(guard.split())
-    after = ", in the code after a graph break" if where.group(2).startswith("torch_dynamo_resume_in_") else ""
-    return f"{' '.join(guard.split())} (at {where.group(1)}{after})"
+    guard = " ".join(first.partition("  #")[0].split())
+    frames = USER_FRAME.findall(reason)
+    if not frames:
+        return guard
+    path, line, function = frames[-1]
+    after = ", in the code after a graph break" if function.startswith("torch_dynamo_resume_in_") else ""
+    return f"{guard} (at {os.path.basename(path)}:{line}{after})"
 
 
 def _sentence(count, calls, every_call, limit, guards):
