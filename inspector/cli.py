@@ -46,7 +46,8 @@ def internal(what, error, verbose):
               markup=False, style="red")
 
 
-def _stdout(text, stream=None):
+def _emit(text, stream=None):
+    """Print ``text`` (a rendered view) on ``stream``, stdout by default, with one final newline."""
     stream = stream or sys.stdout
     stream.write(text if text.endswith("\n") else text + "\n")
     stream.flush()
@@ -185,11 +186,11 @@ def publish(record, html_path, fmt, verbose, written=(), stream=None):
         html_failed = True
     color = (stream or sys.stdout).isatty()
     if fmt == "json":
-        _stdout(getattr(renderer("json"), view)(analysis), stream)
+        _emit(getattr(renderer("json"), view)(analysis), stream)
     elif fmt == "text" or html_failed or analysis.program:
-        _stdout(getattr(renderer("text", color=color), view)(analysis), stream)
+        _emit(getattr(renderer("text", color=color), view)(analysis), stream)
     else:
-        _stdout(renderer("text", full=False, color=color).report(analysis), stream)
+        _emit(renderer("text", full=False, color=color).report(analysis), stream)
     written = ([] if html_failed else [html_path]) + list(written)
     if written:
         err.print(f"wrote {' and '.join(map(str, written))}", markup=False)
@@ -310,7 +311,7 @@ def breaks(
                                     for flag in dict.fromkeys(b.flag for b in row.breaks if b.flag)])
                 if try_fixes else row for row in analysis.findings]
     view = BreaksView(str(sample), analysis.env.torch, analysis.sample.population, findings)
-    _stdout(renderer("json" if as_json else "text", **({} if as_json else {"color": sys.stdout.isatty()})).breaks(view))
+    _emit(renderer("json" if as_json else "text", **({} if as_json else {"color": sys.stdout.isatty()})).breaks(view))
     _show_internal_errors(analysis, verbose)
     if fail_on_break and any(r.breaks for r in analysis.findings):
         raise typer.Exit(EXIT_CHECK)
@@ -450,7 +451,7 @@ def compare(
         fail(str(e))
     target = folder / f"{Path(analyses[0].sample.path).stem}-compare.html"
     write_atomic(target, renderer("html").comparison(result))
-    _stdout(renderer("text", color=sys.stdout.isatty()).comparison(result))
+    _emit(renderer("text", color=sys.stdout.isatty()).comparison(result))
     err.print(f"wrote {target}", markup=False)
     worse = compare_mod.regressions(result, max_slowdown / 100) if fail_on_regression else []
     for line in worse:
