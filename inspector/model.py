@@ -277,6 +277,7 @@ class Recompile:
     call: int  # its number among the function's calls (1: the first)
     seconds: float  # the call's wall time, the compile included
     reasons: list  # the guards that failed, in torch's words ("tensor 'pop' size mismatch at index 0 ...")
+    graphs: int = 0  # graphs it compiled (0: Dynamo traced a frame again and stopped at a break, compiling none)
 
 
 @dataclass(frozen=True)

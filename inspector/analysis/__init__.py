@@ -104,8 +104,8 @@ def _function_run(raw):
     times = [t for g in graphs if (t := (g.get("metrics") or {}).get("entire_frame_compile_time_s"))]
     return FunctionRun(calls=run["calls"], total_s=run["total_s"], compile_s=sum(times) if times else None,
                        steady_calls=run["steady_calls"], steady_s=run["steady_s"],
-                       recompiles=[Recompile(c["call"], c["seconds"], [recompiles.guard_text(r) for r in c["reasons"]])
-                                   for c in run["compiles"]],
+                       recompiles=[Recompile(c["call"], c["seconds"], [recompiles.guard_text(r) for r in c["reasons"]],
+                                             len(c.get("compile_ids") or [])) for c in run["compiles"]],
                        traced_call=run.get("traced_call"), profiled_call=run.get("profiled_call"))
 
 

@@ -8,7 +8,8 @@ import jinja2
 from inspector.model import STATUSES
 from inspector.render import charts, comparison as comparison_words, highlight
 from inspector.render.base import Renderer
-from inspector.render.words import NO_GUARD, break_even, match, ratio, reason, seconds, sentence, timing_note
+from inspector.render.words import (break_even, match, ratio, reason, recompile_why, seconds, sentence,
+                                    timing_note)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -30,7 +31,7 @@ def environment():
     """The jinja environment of every page: autoescaping on, the shared stylesheet and filters."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
-    env.filters.update(seconds=seconds, ratio=ratio, break_even=break_even, match=match)
+    env.filters.update(seconds=seconds, ratio=ratio, break_even=break_even, match=match, recompile_why=recompile_why)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"))
     return env
 
@@ -86,7 +87,7 @@ class HtmlRenderer(Renderer):
                  "kernels_share": c["split"].kernels_s / c["split"].total_s if c["split"] and c["split"].kernels_s
                  is not None else None} for c in compiled]
         return environment().get_template("program.html.j2").render(
-            a=analysis, p=p, sample=analysis.sample, env=analysis.env, rows=rows, compiled=compiled, no_guard=NO_GUARD,
+            a=analysis, p=p, sample=analysis.sample, env=analysis.env, rows=rows, compiled=compiled,
             status_mark=STATUS_MARK, status_text=STATUS_TEXT, highlight_css=highlight.stylesheet())
 
 

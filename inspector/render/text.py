@@ -8,7 +8,7 @@ from rich.table import Table
 
 from inspector.render import comparison as comparison_words
 from inspector.render.base import Renderer
-from inspector.render.words import NO_GUARD, match, ratio, seconds, sentence, timing_note
+from inspector.render.words import match, ratio, recompile_why, seconds, sentence, timing_note
 
 WIDTH = 110
 
@@ -74,7 +74,7 @@ class TextRenderer(Renderer):
                 where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
                 console.print(f"    graph break at {where}: {b.reason}", markup=False)
             for c in v.run.recompiles:
-                why = "; ".join(c.reasons) or NO_GUARD
+                why = recompile_why(c)
                 console.print(f"    recompiled at call {c.call} ({seconds(c.seconds)}): {why}", markup=False)
             if v.recompilation and v.recompilation.limit:
                 console.print(f"    {v.recompilation.text}", markup=False, style="yellow")

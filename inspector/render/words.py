@@ -2,9 +2,17 @@
 
 import math
 
-NO_GUARD = ("torch named no failed guard: a frame compiled for its first time (such as the code after a graph "
-            "break)")
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
+
+
+def recompile_why(c):
+    """Why a program's call compiled again (a Recompile): the guards that failed, or what happened without one."""
+    if c.reasons:
+        return "; ".join(c.reasons)
+    if not c.graphs:
+        return ("no graph: Dynamo traced a frame again and stopped at a graph break before compiling anything (that "
+                "tracing is paid on such calls)")
+    return "torch named no failed guard: a frame compiled for its first time (such as the code after a graph break)"
 
 
 def seconds(value):
