@@ -90,7 +90,7 @@ def capture(name="capture"):
     finally:
         tracker.uninstall()
         end = {"exit": status, "wall_s": time.perf_counter() - start, "functions": tracker.facts(),
-               "outside": tracker.outside(capture_)}
+               "outside": tracker.outside()}
         capture_.uninstall()
         del report._tracker
         report.record = _record(header, end, status)

@@ -100,13 +100,24 @@ def _function_run(raw):
     run = raw.get("run")
     if not run:
         return None
-    graphs = ((raw.get("capture") or {}).get("graphs") or []) + ((raw.get("recompiles") or {}).get("graphs") or [])
-    times = [t for g in graphs if (t := (g.get("metrics") or {}).get("entire_frame_compile_time_s"))]
-    return FunctionRun(calls=run["calls"], total_s=run["total_s"], compile_s=sum(times) if times else None,
+    return FunctionRun(calls=run["calls"], total_s=run["total_s"], compile_s=_compile_s(_graphs(raw)),
                        steady_calls=run["steady_calls"], steady_s=run["steady_s"],
                        recompiles=[Recompile(c["call"], c["seconds"], [recompiles.guard_text(r) for r in c["reasons"]],
                                              len(c.get("compile_ids") or [])) for c in run["compiles"]],
                        traced_call=run.get("traced_call"), profiled_call=run.get("profiled_call"))
+
+
+def _graphs(raw):
+    """The raw graphs whose code a variant ran: its first call's, and for a program's function also what its later
+    calls compiled (a variant's later passes compile none of their own)."""
+    graphs = (raw.get("capture") or {}).get("graphs") or []
+    return graphs + ((raw.get("recompiles") or {}).get("graphs") or []) if raw.get("run") else graphs
+
+
+def _compile_s(graphs):
+    """torch's compile time over ``graphs`` (their metrics' entire_frame_compile_time_s), or None where none says."""
+    times = [t for g in graphs if (t := (g.get("metrics") or {}).get("entire_frame_compile_time_s"))]
+    return sum(times) if times else None
 
 
 def _timing(raw, population):
@@ -115,10 +126,9 @@ def _timing(raw, population):
         return None
     compile_s = None
     if raw.get("compiled"):
-        metrics = [g.get("metrics") or {} for g in (raw.get("capture") or {}).get("graphs") or []]
-        times = [m["entire_frame_compile_time_s"] for m in metrics if m.get("entire_frame_compile_time_s")]
-        compile_s = sum(times) if times else (max(0.0, t["first_call_s"] - t["median_s"])
-                                              if t.get("first_call_s") is not None else None)
+        compile_s = _compile_s((raw.get("capture") or {}).get("graphs") or [])
+        if compile_s is None and t.get("first_call_s") is not None:
+            compile_s = max(0.0, t["first_call_s"] - t["median_s"])
     measured = raw.get("measured_population") or population
     return Timing(median_s=t["median_s"], min_s=t["min_s"], max_s=t["max_s"], runs=t.get("runs", 0),
                   number=t.get("number", 1), first_call_s=t.get("first_call_s"), samples_s=t.get("samples_s") or [],
@@ -132,9 +142,7 @@ def _variant(raw, sample, env, sources):
     """(Variant, {artifact: (read, problems)}) for one raw variant."""
     v = _timed_variant(raw, sample.population)
     capture = raw.get("capture") or {}
-    graphs_raw = capture.get("graphs") or []
-    if raw.get("run"):  # a program's function: what its later calls compiled ran too (a variant's passes add none)
-        graphs_raw = graphs_raw + ((raw.get("recompiles") or {}).get("graphs") or [])
+    graphs_raw = _graphs(raw)
     graphs, found, problems = [], [], []
     for g in graphs_raw:
         codes = g.get("output_code") or []

@@ -50,7 +50,7 @@ def main(argv=None):
         code = _run(args.target, args.args, args.module)
     finally:
         emit({"type": "program", "exit": code, "wall_s": time.perf_counter() - start,
-              "functions": tracker.facts(), "outside": tracker.outside(capture)})
+              "functions": tracker.facts(), "outside": tracker.outside()})
         out.close()
     return code
 
@@ -163,10 +163,10 @@ class Tracker:
     def facts(self):
         return [f.facts() for f in self.functions]
 
-    def outside(self, capture):
+    def outside(self):
         """What compiled outside tracked calls at the end (torch.compile given something we could not wrap, or
         torch._dynamo.optimize): graphs and breaks, kept apart."""
-        rest = capture.take()
+        rest = self.capture.take()
         return {"graphs": len(rest["graphs"]), "breaks": len(rest["breaks"])}
 
 
