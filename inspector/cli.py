@@ -397,7 +397,7 @@ def compare(
     variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob (repeatable)."),
     redact: bool = typer.Option(False, "--redact", help="Replace home, site-packages and interpreter paths and the program's output in the records and HTML."),
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
-    budget: float = typer.Option(1.0, help="Seconds of timed runs per variant (and as much again for the rounds)."),
+    budget: float = typer.Option(1.0, help="Seconds of timed runs per variant: with rounds, half for each run's first timing and half for the rounds."),
     rounds: int = typer.Option(6, "--rounds", min=0, help="After the runs, time their variants again in this many alternating rounds (run 1, 2, ..., then back), so that every ratio is taken side by side; 0: no rounds."),
     fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help=f"Exit {EXIT_CHECK} when a run is worse than the baseline: a variant fails, a line verdict or vectorization is worse, a graph break appears, or a compiled variant is slower by more than --max-slowdown (for CI)."),
     max_slowdown: float = typer.Option(10.0, "--max-slowdown", min=0, help="Percent a compiled variant may be slower before --fail-on-regression fails (with rounds: slower in every round)."),
