@@ -4,10 +4,9 @@
 the record itself is never changed.
 """
 
-import statistics
 from dataclasses import replace
 
-from inspector.analysis import breaks, cost, files as files_mod, kernels as kernels_mod, lines, recompiles
+from inspector.analysis import breaks, cost, files as files_mod, kernels as kernels_mod, lines, recompiles, rounds
 from inspector.analysis.load import machine_load
 from inspector.analysis.parse import frames
 from inspector.model import (Analysis, Bandwidth, BreakEven, Env, FunctionRun, Graph, InternalError, ParseCount,
@@ -219,11 +218,9 @@ def _speedup(reference, v):
     their medians."""
     if not reference or not v.timing:
         return None, None
-    ours, theirs = v.timing.rounds_s, reference.timing.rounds_s
-    rounds = sorted(ours.keys() & theirs.keys())
-    if rounds:
-        ratios = [theirs[r] / ours[r] for r in rounds]
-        return statistics.median(ratios), [min(ratios), max(ratios)]
+    side = rounds.side_by_side(reference.timing.rounds_s, v.timing.rounds_s)
+    if side:
+        return side[0], side[1]
     return reference.timing.per_population_s / v.timing.per_population_s, None
 
 

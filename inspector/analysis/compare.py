@@ -11,6 +11,7 @@ import statistics
 from pathlib import Path
 
 from inspector.analysis.parse import wrapper as wrapper_parse
+from inspector.analysis.rounds import side_by_side
 from inspector.model import STATUSES, Env
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
@@ -162,12 +163,12 @@ def _variant(a, b, ra, rb, a_name, b_name, interleaved):
         ta, tb = (getattr(v.timing, key) if v.timing else None for v in (a, b))
         if ta is not None or tb is not None:
             timing.append({"what": what, "a": ta, "b": tb, "speedup": ta / tb if ta and tb else None})
-    rounds = interleaved and a.timing and b.timing and sorted(a.timing.rounds_s.keys() & b.timing.rounds_s.keys())
-    if rounds:  # the time from the rounds, each round's ratio taken side by side
-        ratios = [a.timing.rounds_s[r] / b.timing.rounds_s[r] for r in rounds]
-        timing[0] = {"what": "time", "a": statistics.median(a.timing.rounds_s[r] for r in rounds),
-                     "b": statistics.median(b.timing.rounds_s[r] for r in rounds), "speedup": statistics.median(ratios),
-                     "spread": [min(ratios), max(ratios)], "rounds": len(rounds)}
+    side = interleaved and a.timing and b.timing and side_by_side(a.timing.rounds_s, b.timing.rounds_s)
+    if side:  # the time from the rounds, each round's ratio taken side by side
+        speedup, spread, shared = side
+        timing[0] = {"what": "time", "a": statistics.median(a.timing.rounds_s[r] for r in shared),
+                     "b": statistics.median(b.timing.rounds_s[r] for r in shared), "speedup": speedup,
+                     "spread": spread, "rounds": len(shared)}
     out = {"id": a.id, "status": [a.status, b.status], "errors": [a.error, b.error], "timing": timing}
     if not a.compiled:
         return out

@@ -173,8 +173,6 @@ def thread_scaling(raw, kernels):
 
 
 def _scaling_text(n, speedup):
-    if speedup is None:
-        return None
     if speedup >= PAID:
         return f"its parallel kernels ran {speedup:.1f}x faster on {n} threads than on 1: parallel paid"
     if speedup < 1 / PAID:
