@@ -15,9 +15,9 @@ again on their next call).
 import contextlib
 import html
 import linecache
-import time
+from pathlib import Path
 
-from inspector.record import save
+from inspector.record import save, write_atomic
 
 
 class Report:
@@ -47,8 +47,6 @@ class Report:
 
     def save(self, folder="reports"):
         """Write ``<name>.html`` and ``<name>.json`` (the record) into ``folder``; return the HTML's path."""
-        from pathlib import Path
-        from inspector.record import write_atomic
         folder = Path(folder)
         save(self.record, folder / f"{self.name}.json")
         write_atomic(folder / f"{self.name}.html", self.html())
@@ -71,16 +69,12 @@ class Report:
 def capture(name="capture"):
     """Track every function compiled with ``torch.compile`` inside the block; yields the Report, filled at its
     end (also when the block raises)."""
-    from inspector.probe import runner
-    from inspector.probe.capture import Capture
-    from inspector.probe.program import Tracker
+    from inspector.probe.program import Tracker, header
     report = Report(name)
-    capture_ = Capture()
-    capture_.install()
-    tracker = Tracker(capture_)
+    started = header(name, False, None, [])
+    tracker = Tracker()
     tracker.install()
-    header = {"env": runner._env(), "program": {"target": name, "module": False, "file": None, "argv": []}}
-    start, status = time.perf_counter(), 0
+    status = 0
     try:
         report._tracker = tracker
         yield report
@@ -88,12 +82,10 @@ def capture(name="capture"):
         status = 1
         raise
     finally:
+        end = tracker.end(status)
         tracker.uninstall()
-        end = {"exit": status, "wall_s": time.perf_counter() - start, "functions": tracker.facts(),
-               "outside": tracker.outside()}
-        capture_.uninstall()
         del report._tracker
-        report.record = _record(header, end, status)
+        report.record = _record(started, end, status)
 
 
 def inspect(fn, *args, budget=1.0, **kwargs):

@@ -35,24 +35,23 @@ def main(argv=None):
         out.write(json.dumps(obj, default=str) + "\n")
         out.flush()
 
-    from inspector.probe import runner  # torch from here on
-    from inspector.probe.capture import Capture
-    file = _file_of(args.target, args.module)
-    emit({"type": "header", "env": runner._env(), "program": {"target": args.target, "module": args.module,
-                                                              "file": file, "argv": args.args}})
-    capture = Capture()
-    capture.install()
-    tracker = Tracker(capture)
+    # torch from here on
+    emit(dict(header(args.target, args.module, _file_of(args.target, args.module), args.args), type="header"))
+    tracker = Tracker()
     tracker.install()
-    start = time.perf_counter()
     code = 1
     try:
         code = _run(args.target, args.args, args.module)
     finally:
-        emit({"type": "program", "exit": code, "wall_s": time.perf_counter() - start,
-              "functions": tracker.facts(), "outside": tracker.outside()})
+        emit(dict(tracker.end(code), type="program"))
         out.close()
     return code
+
+
+def header(target, module, file, argv):
+    """The ``header`` message's facts: this interpreter's env and what runs (``inspector.api`` makes one too)."""
+    from inspector.probe import runner
+    return {"env": runner._env(), "program": {"target": target, "module": module, "file": file, "argv": argv}}
 
 
 def _file_of(target, module):
@@ -98,13 +97,18 @@ def _print_error():
 
 
 class Tracker:
-    """Wraps torch.compile so that every compiled callable reports its calls (see the module docstring)."""
+    """Wraps torch.compile so that every compiled callable reports its calls (see the module docstring), with a
+    Capture of what compiles; ``install`` starts both and the run's clock, ``end`` gives the ``program`` message's
+    facts, ``uninstall`` puts torch back (for the Python API, which tracks inside the user's own process)."""
 
-    def __init__(self, capture):
-        self.capture, self.functions, self.depth = capture, [], 0
+    def __init__(self):
+        from inspector.probe.capture import Capture
+        self.capture, self.functions, self.depth, self.start = Capture(), [], 0, None
 
     def install(self):
         import torch
+        self.capture.install()
+        self.start = time.perf_counter()
         original = self.original = torch.compile
 
         @functools.wraps(original)
@@ -118,6 +122,12 @@ class Tracker:
     def uninstall(self):
         import torch
         torch.compile = self.original
+        self.capture.uninstall()
+
+    def end(self, status):
+        """The run's end: its exit status, wall time, each tracked function's facts and what compiled outside."""
+        return {"exit": status, "wall_s": time.perf_counter() - self.start, "functions": self.facts(),
+                "outside": self.outside()}
 
     def track(self, model, compiled):
         """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports)."""

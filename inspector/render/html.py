@@ -133,7 +133,7 @@ def _compiled_view(v, files, limit=None):
                                                               else str(e.line) for e in v.lines if k.id in e.kernels]})
     timed = sorted((kv for kv in kernels if kv["k"].cost.time_s is not None), key=lambda kv: -kv["k"].cost.time_s)
     output_code = [c for g in v.graphs for c in g.output_code]
-    shown_code = output_code[:max(1, limit // 10)] if limit else output_code
+    shown_code = output_code[:1] if limit else output_code
     split = v.time_split
     total = split.total_s if split else None
     rest = [(label, getattr(split, key)) for key, label in (
