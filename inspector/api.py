@@ -65,13 +65,17 @@ class Report:
         return f"<inspector report {self.name!r}: {names}>"
 
 
-@contextlib.contextmanager
 def capture(name="capture"):
     """Track every function compiled with ``torch.compile`` inside the block; yields the Report, filled at its
     end (also when the block raises)."""
+    return _capture(name, "capture")
+
+
+@contextlib.contextmanager
+def _capture(name, made_by):
     from inspector.probe.program import Tracker, header
     report = Report(name)
-    started = header(name, False, None, [])
+    started = header(name, False, None, [], measure_bandwidth=False)  # a cached figure only: no 512 MiB copy here
     tracker = Tracker()
     tracker.install()
     status = 0
@@ -85,7 +89,7 @@ def capture(name="capture"):
         end = tracker.end(status)
         tracker.uninstall()
         del report._tracker
-        report.record = _record(started, end, status)
+        report.record = _record(started, end, status, made_by)
 
 
 def inspect(fn, *args, budget=1.0, **kwargs):
@@ -96,7 +100,7 @@ def inspect(fn, *args, budget=1.0, **kwargs):
     from inspector.probe.timing import measure
     eager = getattr(fn, "_torchdynamo_orig_callable", None) or getattr(fn, "_orig_mod", None) or fn
     torch._dynamo.reset()
-    with capture(getattr(eager, "__name__", "inspect")) as report:
+    with _capture(getattr(eager, "__name__", "inspect"), "inspect") as report:
         tracker = report._tracker
         compiled = tracker.track(eager, tracker.original(eager) if eager is fn else fn)
         for _ in range(3):  # compile, then the traced call and the profiled one
@@ -107,9 +111,9 @@ def inspect(fn, *args, budget=1.0, **kwargs):
     return report
 
 
-def _record(header, end, status):
+def _record(header, end, status, made_by):
     from inspector.collect.program import program_record
-    return program_record(header, end, status, reader=_source)
+    return program_record(header, end, status, reader=_source, made_by=made_by)
 
 
 def _source(path):

@@ -340,6 +340,9 @@ def run(
     out: Path = typer.Option(Path("reports"), "--out", "-o", help="Folder for <name>.html, <name>.json and <name>.trace/."),
     python: Optional[str] = typer.Option(None, "--python", help="Run the program under this interpreter (a venv with another torch)."),
     fmt: str = typer.Option("text", "--format", "-f", help="text (print the summary on stderr after the program's output) or json (print the analysis on stderr)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Name of the report's files (default: the program's stem; with -m, the module and its first argument, as unittest-test_ga)."),
+    trace: bool = typer.Option(True, "--trace/--no-trace", help="Trace one call per function (the first after its compile) for the lines that ran as Python."),
+    profile: bool = typer.Option(True, "--profile/--no-profile", help="Profile one call per function (the one after the traced call) for its kernels' times."),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
 ):
     """Run a program as it is and report what torch.compile did to it: every function it compiled, its graphs,
@@ -352,12 +355,12 @@ def run(
         fail(f"--format {fmt}: expected text or json")
     if not module and not Path(program).is_file():
         fail(f"{program}: no such file (for a module, use -m {program})")
-    name = Path(program).stem if not module else program.rsplit(".", 1)[-1]
+    name = name or _program_name(program, module, ctx.args)
     trace_dir = out / f"{name}.trace"
     shutil.rmtree(trace_dir, ignore_errors=True)
     try:
         status, record = collect_program(program, ctx.args, module=module, python=python,
-                                         trace_dir=trace_dir.resolve())
+                                         trace_dir=trace_dir.resolve(), trace=trace, profile=profile)
     except CollectError as e:
         fail(str(e))
     _trace_logs(record, trace_dir)
@@ -365,6 +368,16 @@ def run(
     code, _ = publish(record, out / f"{name}.html", fmt, verbose, written=[out / f"{name}.json"], stream=sys.stderr)
     status = status if status >= 0 else 128 - status  # killed by a signal: as a shell reports it
     raise typer.Exit(status if code in (EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED) else code)
+
+
+def _program_name(program, module, argv):
+    """The report's file name: the program's stem; for a module, its last part and its first argument that is not an
+    option (``-m unittest tests.test_ga`` → unittest-tests.test_ga), so that runs of one runner keep apart."""
+    if not module:
+        return Path(program).stem
+    first = next((a for a in argv if not a.startswith("-")), None)
+    name = program.rsplit(".", 1)[-1] + (f"-{Path(first).stem if first.endswith('.py') else first}" if first else "")
+    return re.sub(r"[^\w.-]+", "_", name)
 
 
 @app.command()

@@ -281,17 +281,36 @@ class Recompile:
 
 
 @dataclass(frozen=True)
+class StanceRun:
+    """Consecutive calls of a program's compiled function made under one ``torch.compiler.set_stance``."""
+
+    first: int  # call numbers, inclusive
+    last: int
+    stance: Optional[str]  # "force_eager", "eager_on_recompile", ... (None: this torch has no stances)
+    eager: Optional[bool]  # whether torch ran them without compiled code (None: could not be told)
+
+
+@dataclass(frozen=True)
 class FunctionRun:
     """A compiled function over a program's run (``inspector run``): its calls measured where they happened."""
 
     calls: int
     total_s: float  # wall time in all its calls, compiles included
     compile_s: Optional[float]  # torch's compile time over all its graphs
-    steady_calls: int  # calls that compiled nothing and ran no inspector pass
+    steady_calls: int  # calls of compiled code that compiled nothing and ran no inspector pass
     steady_s: float  # their wall time
-    recompiles: list  # [Recompile], in call order
+    recompiles: list  # [Recompile], in call order: compiles of a frame torch had compiled before
     traced_call: Optional[int]  # the call traced for the lines that ran as Python
     profiled_call: Optional[int]  # the call profiled for its kernels' times
+    compiled_at: Optional[int] = None  # the call that first compiled (None: none did)
+    created: Optional[str] = None  # "kmeans.py:40": where the program compiled it (told for closures)
+    stances: list = field(default_factory=list)  # [StanceRun], when any call ran under a stance other than default
+    eager_calls: int = 0  # calls torch ran without compiled code (a stance, before the first compile)
+    eager_median_s: Optional[float] = None  # their median
+    fallbacks: int = 0  # calls under eager_on_recompile that ran eagerly instead of recompiling
+    fallback_guards: list = field(default_factory=list)  # [(call, the failed guard)] of the first of them
+    shares_code: list = field(default_factory=list)  # other tracked functions with the same code object
+    inlined_into: list = field(default_factory=list)  # functions whose compiled graphs hold this one's code
 
 
 @dataclass(frozen=True)
@@ -305,6 +324,7 @@ class Program:
     ended: str  # "normally", or why inspector saw nothing of its end
     outside: Optional[dict]  # {"graphs", "breaks"} compiled outside the tracked functions
     eager: dict = field(default_factory=dict)  # {function id: seconds per call run eagerly} (inspector.inspect)
+    made_by: str = "run"  # run (inspector run), capture or inspect (the Python API)
 
 
 @dataclass(frozen=True)

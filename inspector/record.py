@@ -20,6 +20,16 @@ DERIVED_1 = {"kernels", "graphs", "graph_breaks", "break_cost", "warnings", "lin
 REQUIRED = {"sample": {"path": str, "population": int}, "variant": {"id": str, "kind": str, "status": str}}
 
 
+COMPILE_ID = re.compile(r"^(\d+)/(\d+)")  # torch's "frame/compile of that frame", perhaps with an attempt "_N"
+
+
+def compile_key(compile_id):
+    """(frame, compile of that frame) of torch's compile id "2/1" or "2/1_1" (a restarted attempt of the same
+    compile), or None for none."""
+    found = COMPILE_ID.match(str(compile_id or ""))
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
 class RecordError(Exception):
     """A file is not an inspector record this version can read; one line for the user."""
 

@@ -53,7 +53,7 @@ PLAN = {
 }
 
 # programs (inspector run): their arguments
-PROGRAMS = {"ga": ["3000", "8"]}
+PROGRAMS = {"ga": ["3000", "8"], "odd_calls": ["5000"]}
 
 
 def main():

@@ -9,8 +9,9 @@ from dataclasses import replace
 from inspector.analysis import breaks, cost, files as files_mod, kernels as kernels_mod, lines, recompiles, rounds
 from inspector.analysis.load import machine_load
 from inspector.analysis.parse import frames
+from inspector.record import compile_key
 from inspector.model import (Analysis, Bandwidth, BreakEven, Env, FunctionRun, Graph, InternalError, ParseCount,
-                             Program, Reason, Recompile, Rounds, Sample, SourceFile, SweepPoint, Timing, Variant)
+                             Program, Reason, Recompile, Rounds, Sample, SourceFile, StanceRun, SweepPoint, Timing, Variant)
 
 
 def analyze(record):
@@ -29,6 +30,8 @@ def analyze(record):
             read[artifact] += count
             problems[artifact] += [f"{raw['id']}: {p}" for p in found]
     variants = _with_speedups(variants)
+    if record.get("program"):
+        variants = _program_functions(variants, record["variants"])
     sweep = [SweepPoint(s["population"], _with_speedups([_timed_variant(v, s["population"]) for v in s["variants"]]))
              for s in record.get("sweep") or []]
     internal = [InternalError(**e) for e in record.get("internal_errors") or []]
@@ -95,15 +98,38 @@ def _timed_variant(raw, population):
 
 
 def _function_run(raw):
-    """A program's compiled function over the run, from the program probe's ``run`` facts (None for a variant)."""
+    """A program's compiled function over the run, from the program probe's ``run`` facts (None for a variant).
+    Its recompiles are the compiles torch made of a frame it had compiled before (records before the ``kind`` of a
+    compile counted every compile after the first call)."""
     run = raw.get("run")
     if not run:
         return None
-    return FunctionRun(calls=run["calls"], total_s=run["total_s"], compile_s=_compile_s(_graphs(raw)),
-                       steady_calls=run["steady_calls"], steady_s=run["steady_s"],
-                       recompiles=[Recompile(c["call"], c["seconds"], [recompiles.guard_text(r) for r in c["reasons"]],
-                                             len(c.get("compile_ids") or [])) for c in run["compiles"]],
-                       traced_call=run.get("traced_call"), profiled_call=run.get("profiled_call"))
+    eager = run.get("eager") or {}
+    fallbacks = run.get("fallbacks") or {}
+    return FunctionRun(
+        calls=run["calls"], total_s=run["total_s"], compile_s=_compile_s(_graphs(raw)),
+        steady_calls=run["steady_calls"], steady_s=run["steady_s"],
+        recompiles=[Recompile(c["call"], c["seconds"], [recompiles.guard_text(r) for r in c["reasons"]],
+                              len({compile_key(i) or i for i in c.get("compile_ids") or []}))
+                    for c in run["compiles"] if c.get("kind", "recompile") == "recompile"],
+        traced_call=run.get("traced_call"), profiled_call=run.get("profiled_call"),
+        compiled_at=run.get("compiled_at", 1 if (raw.get("capture") or {}).get("graphs") else None),
+        created=raw.get("created"), stances=[StanceRun(**s) for s in run.get("stances") or []],
+        eager_calls=eager.get("runs", 0), eager_median_s=eager.get("median_s"),
+        fallbacks=fallbacks.get("count", 0), fallback_guards=[(f["call"], f["guard"]) for f in fallbacks.get("first", [])])
+
+
+def _program_functions(variants, raws):
+    """A program's functions (``raws``: their raw facts) with what they share with each other: a code object (torch
+    compiles them as one function, recompiling for the second and counting both against one recompile limit), or a
+    never-called function's code inlined into another's compiled graphs (their FX graphs' ``# File:`` comments)."""
+    out = []
+    for v in variants:
+        same = [w.id for w in variants if w is not v and v.code and w.code == v.code]
+        inlined = [w["id"] for w in raws if w["id"] != v.id and any(
+            frames.inside(g.get("fx_graph") or "", v.code) for g in _graphs(w))] if v.code and not v.run.calls else []
+        out.append(replace(v, run=replace(v.run, shares_code=same, inlined_into=inlined)) if same or inlined else v)
+    return out
 
 
 def _graphs(raw):

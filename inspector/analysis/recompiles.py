@@ -5,6 +5,7 @@ import os
 import re
 
 from inspector.model import Recompilation
+from inspector.record import compile_key
 
 LIMIT = re.compile(r"hit config\.(\w+) \((\d+)\)")
 COMPILE_ID = re.compile(r"^\d+/\d+(?:_\d+)?:\s*")
@@ -29,7 +30,7 @@ def recompilation(raw):
             guard = OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", guard_text(reason)))
             guards[guard] = guards.get(guard, 0) + 1
     calls = raw.get("calls")
-    count = len({g.get("compile_id") for g in graphs})
+    count = len({compile_key(g.get("compile_id")) or g.get("compile_id") for g in graphs})  # 2/1_1 is 2/1 again
     every_call = bool(calls and count >= EVERY_CALL_MIN and count >= calls - 1)
     limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
     guards = [[text, n] for text, n in sorted(guards.items(), key=lambda kv: -kv[1])]

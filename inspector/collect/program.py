@@ -5,6 +5,7 @@ the program runs, as ``time`` does); what the probe saw is read once it has ende
 """
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -15,21 +16,29 @@ from pathlib import Path
 from inspector import __version__
 from inspector.analysis import files
 from inspector.collect import CollectError, _source
-from inspector.collect.process import how_it_ended, probe_env
+from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.record import SCHEMA
 
 
-def collect_program(target, argv=(), *, module=False, python=None, trace_dir=None):
-    """(the program's exit status, its raw record) for ``python TARGET ARGV`` (``module``: ``python -m``)."""
+# the probe's start: inspector importable from the folder the parent names, whatever the interpreter, without
+# touching PYTHONPATH (the program would see it; the probe takes the folder off sys.path before the program runs)
+BOOTSTRAP = ("import os, sys; sys.path.insert(0, os.environ['INSPECTOR_BOOTSTRAP']); "
+             "from inspector.probe.program import main; sys.exit(main())")
+
+
+def collect_program(target, argv=(), *, module=False, python=None, trace_dir=None, trace=True, profile=True):
+    """(the program's exit status, its raw record) for ``python TARGET ARGV`` (``module``: ``python -m``);
+    ``trace``/``profile``: whether one call per function is traced for its Python lines / profiled for its kernels."""
     with tempfile.TemporaryDirectory(prefix="inspector-") as work:
         results = Path(work) / "results.jsonl"
-        command = [python or sys.executable, "-m", "inspector.probe.program", "--results", str(results),
-                   *(["--module"] if module else []), str(target), *argv]
+        command = [python or sys.executable, "-c", BOOTSTRAP, "--results", str(results),
+                   *(["--trace-dir", str(trace_dir)] if trace_dir else []), *([] if trace else ["--no-trace"]),
+                   *([] if profile else ["--no-profile"]), *(["--module"] if module else []), str(target), *argv]
         # Ctrl-C is the program's: a handler that does nothing (SIG_IGN would be inherited, and Python would then
         # never raise KeyboardInterrupt in the program)
         previous = signal.signal(signal.SIGINT, lambda *_: None)
         try:
-            status = subprocess.run(command, env=probe_env(trace_dir)).returncode
+            status = subprocess.run(command, env=dict(os.environ, INSPECTOR_BOOTSTRAP=str(PACKAGE_ROOT))).returncode
         except OSError as e:
             raise CollectError(f"cannot start {command[0]}: {e.strerror}") from None
         finally:
@@ -43,9 +52,10 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
     return status, program_record(header, end, status, trace_dir)
 
 
-def program_record(header, end, status, trace_dir=None, reader=None):
+def program_record(header, end, status, trace_dir=None, reader=None, made_by="run"):
     """The raw record of a program's run from the probe's ``header`` and ``program`` messages (``end``: None when
-    the program ended without one); ``reader(path)``: where to read source files from besides the disk."""
+    the program ended without one); ``reader(path)``: where to read source files from besides the disk;
+    ``made_by``: run, or the Python API's capture or inspect."""
     program = header["program"]
     path = Path(program["file"]) if program.get("file") else None
     source = _source(path) if path and path.is_file() else ""
@@ -59,7 +69,7 @@ def program_record(header, end, status, trace_dir=None, reader=None):
         "env": header["env"], "config": [], "compile_options": {},
         "trace_dir": str(trace_dir) if trace_dir else None, "interrupted": status in (130, -signal.SIGINT),
         "probe_restarts": 0, "probe_log": "", "internal_errors": [],
-        "program": {"argv": program["argv"], "module": program["module"], "exit": status,
+        "program": {"made_by": made_by, "argv": program["argv"], "module": program["module"], "exit": status,
                     "wall_s": end["wall_s"] if end else None, "ended": "normally" if end else (
                         f"without letting inspector write what it saw ({how_it_ended(status)}: os._exit, a crash "
                         "or a kill)"), "outside": (end or {}).get("outside")},

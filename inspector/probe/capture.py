@@ -178,6 +178,10 @@ class Capture:
             setattr(target, name, value)
         self._restore.clear()
 
+    def empty(self):
+        """Nothing compiled, broke or hit a limit since the last ``take()`` (checked around every tracked call)."""
+        return not (self.graphs or self.breaks or self.limits)
+
     def take(self):
         out = {"mechanism": self.mechanism, "graphs": list(self.graphs.values()), "breaks": self.breaks,
                "problems": self.problems, "records": self.records, "limits": self.limits}

@@ -7,11 +7,14 @@ a profiler range for the pass, then restored; on CUDA the Triton kernels' device
 """
 
 import collections
+import contextlib
 import itertools
 import json
 import os
 import re
 import statistics
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,33 +32,65 @@ SPECIALISED = re.compile(r"#pragma omp parallel num_threads\(\d+\)")  # torch 2.
 PROFILE_S = 0.2  # profiled seconds per variant (at least MIN_CALLS calls, at most MAX_CALLS)
 MIN_CALLS, MAX_CALLS = 3, 50
 COPY_BYTES = 256 * 2**20  # per array: well beyond the last-level cache
+KINETO_LINES = (b"USDT:", b"STAGE:")  # what the profiler prints on stderr as it starts and stops
 Event = collections.namedtuple("Event", "name us device parent")  # a profiler event: microseconds, parent's name
 
 
-def kernel_times(call, sync, graphs, device, call_s, threads=None, max_calls=MAX_CALLS):
+def kernel_times(call, sync, graphs, device, call_s, threads=None, max_calls=MAX_CALLS, later=False):
     """Seconds per call in each kernel and library call of the compiled graphs, plus the whole call.
 
     ``graphs``: the variant's captured graphs (their output code); ``call_s``: its median time; ``threads``: a
     list of OpenMP thread counts that each generated C++ kernel's launches take in turn (the same compiled code:
     only the kernel's own launch is changed, so Dynamo's guard on torch's thread count holds and nothing
     recompiles); its events are then per kernel and thread count, each with the median launch. ``max_calls``
-    lowers the bound on the profiled calls (MAX_CALLS).
+    lowers the bound on the profiled calls (MAX_CALLS). ``later``: return a function that reads the events when
+    called (a program's next calls then do not wait for it).
     """
     calls = int(min(MAX_CALLS, max_calls, max(MIN_CALLS, PROFILE_S / max(call_s, 1e-9))))
     from torch.profiler import ProfilerActivity, profile
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     wrapped = [] if device == "cuda" else _wrap_kernels(graphs, threads)
+    prof = profile(activities=activities)
     try:
-        with profile(activities=activities) as prof:
+        with quiet_stderr():
+            prof.start()
+        try:
             total = sum(once(call, sync) for _ in range(calls))
-        events, graphs_us = _kernel_events(_events(prof), device)
+        finally:
+            with quiet_stderr():
+                prof.stop()
     finally:
         for module, name, kernel in wrapped:
             setattr(module, name, kernel)
-    return {"mechanism": "cuda_events" if device == "cuda" else "wrapped_kernels", "calls": calls,
-            "total_s": total / calls, "graphs_s": graphs_us / 1e6 / calls if graphs_us else None,
-            "events": [dict(e, count=len(e["us"]) / calls, time_s=sum(e["us"]) / 1e6 / calls,
-                            median_s=statistics.median(e.pop("us")) / 1e6) for e in events.values()]}
+
+    def read():
+        events, graphs_us = _kernel_events(_events(prof), device)
+        return {"mechanism": "cuda_events" if device == "cuda" else "wrapped_kernels", "calls": calls,
+                "total_s": total / calls, "graphs_s": graphs_us / 1e6 / calls if graphs_us else None,
+                "events": [dict(e, count=len(e["us"]) / calls, time_s=sum(e["us"]) / 1e6 / calls,
+                                median_s=statistics.median(e.pop("us")) / 1e6) for e in events.values()]}
+    return read if later else read()
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """Keep the profiler's start and stop lines (Kineto's "USDT: ... profiler_start", torch 2.1's "STAGE: ...
+    Completed Stage: Warm Up", written on file descriptor 2) off the terminal; anything else written meanwhile
+    still reaches stderr."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            rest = [ln for ln in caught.read().splitlines(keepends=True) if not ln.startswith(KINETO_LINES)]
+            if rest:
+                os.write(2, b"".join(rest))
 
 
 def thread_scaling(call, sync, graphs, call_s, max_calls=MAX_CALLS):
@@ -80,8 +115,14 @@ def regions(call, sync, calls=3):
     profiler does not mark compiled graphs.
     """
     from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
+    prof = profile(activities=[ProfilerActivity.CPU])
+    with quiet_stderr():
+        prof.start()
+    try:
         total = sum(once(call, sync) for _ in range(calls))
+    finally:
+        with quiet_stderr():
+            prof.stop()
     inside = sum(e.us for e in _events(prof) if e.name.startswith(GRAPH_EVENT)) / 1e6
     return {"calls": calls, "total_s": total / calls, "graphs_s": inside / calls} if inside else None
 
@@ -181,11 +222,12 @@ def _add(found, name, graph, threads, us):
     entry["us"].append(us)
 
 
-def bandwidth(cpu, threads):
+def bandwidth(cpu, threads, measure_now=True):
     """The machine's memory bandwidth (bytes read + written per second of a large copy), cached per machine.
 
     The best of a NumPy copy (one thread) and torch's copy (its intra-op threads): the limit a generated
-    kernel streaming its buffers could reach. ``cpu`` (model name) and ``threads`` key the cache.
+    kernel streaming its buffers could reach. ``cpu`` (model name) and ``threads`` key the cache. Without
+    ``measure_now``, the cached figure or None.
     """
     key = f"{cpu} | {threads} threads"
     path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "inspector" / "bandwidth.json"
@@ -195,6 +237,8 @@ def bandwidth(cpu, threads):
         cache = {}
     if key in cache:
         return dict(cache[key], cached=True)
+    if not measure_now:
+        return None
     src = np.ones(COPY_BYTES // 8)
     dst = np.empty_like(src)
     t_src, t_dst = torch.from_numpy(src), torch.from_numpy(dst)

@@ -1,30 +1,39 @@
 """Run a program as it is and record what torch.compile did to it (``inspector run``; stdlib, numpy and torch only).
 
-Usage: python -m inspector.probe.program --results FILE [--module] TARGET [ARGS...]
+Usage: python -m inspector.probe.program --results FILE [--trace-dir DIR] [--no-trace] [--no-profile] [--module]
+TARGET [ARGS...]
 
-The program runs in this process with its own stdout, stderr, sys.argv and exit status. Every callable it gives
-to ``torch.compile`` (a function, a method, a module; called or as a decorator) is tracked: each call is timed,
-what compiled during it is captured (graphs, breaks, the guard that failed), the first call that compiled nothing
-is traced for the lines that ran as Python and the next one is profiled for its kernels' times (each bounded:
-one call each). Compiles outside tracked calls are kept apart. JSON lines go to --results: a ``header`` first,
-one ``program`` message at the end, however the program ends (normally, an exception, sys.exit, Ctrl-C).
+The program runs in this process as ``python TARGET ARGS`` would run it: its own ``__main__`` (``__file__``,
+``__loader__``), sys.argv, sys.path[0], environment, stdout, stderr and exit status; inspector's frames are kept out
+of the tracebacks it prints. Every callable it gives to ``torch.compile`` (a function, a method, a module; called or
+as a decorator) is tracked: each call is timed with the stance torch ran it under, what compiled during it is
+captured (graphs, breaks, the guard that failed), the first call after the first compile is traced for the lines
+that ran as Python and the next one is profiled for its kernels' times (``--no-trace``, ``--no-profile``: neither).
+Compiles outside tracked calls are counted apart. JSON lines go to --results: a ``header`` first, one ``program``
+message at the end, however the program ends (normally, an exception, sys.exit, Ctrl-C).
 """
 
 import argparse
 import functools
 import json
 import os
-import runpy
 import sys
 import time
 import traceback
 
-MAX_SAMPLES = 10_000  # steady calls' durations kept per function (their count and sum are always kept)
+from inspector.record import compile_key
+
+MAX_SAMPLES = 10_000  # per-call durations kept per function and kind (their count and sum are always kept)
+MAX_FALLBACKS = 20  # eager fallbacks kept per function with their failed guard (all are counted)
+EAGER_STANCES = ("force_eager",)  # torch.compiler.set_stance values under which no compiled code runs
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="inspector.probe.program")
     p.add_argument("--results", required=True)
+    p.add_argument("--trace-dir", help="torch's structured trace goes here (TORCH_TRACE, not left to the program)")
+    p.add_argument("--no-trace", action="store_true", help="trace no call for the lines that ran as Python")
+    p.add_argument("--no-profile", action="store_true", help="profile no call for its kernels' times")
     p.add_argument("--module", action="store_true", help="TARGET is a module name, run as python -m would")
     p.add_argument("target")
     p.add_argument("args", nargs=argparse.REMAINDER)
@@ -35,9 +44,10 @@ def main(argv=None):
         out.write(json.dumps(obj, default=str) + "\n")
         out.flush()
 
-    # torch from here on
-    emit(dict(header(args.target, args.module, _file_of(args.target, args.module), args.args), type="header"))
-    tracker = Tracker()
+    with _environment_var("TORCH_TRACE", args.trace_dir):  # read once, when torch is imported
+        emit(dict(header(args.target, args.module, _file_of(args.target, args.module), args.args), type="header"))
+        tracker = Tracker(trace=not args.no_trace, profile=not args.no_profile)
+    _forget_bootstrap()
     tracker.install()
     code = 1
     try:
@@ -48,10 +58,36 @@ def main(argv=None):
     return code
 
 
-def header(target, module, file, argv):
-    """The ``header`` message's facts: this interpreter's env and what runs (``inspector.api`` makes one too)."""
-    from inspector.probe import runner
-    return {"env": runner._env(), "program": {"target": target, "module": module, "file": file, "argv": argv}}
+def header(target, module, file, argv, measure_bandwidth=True):
+    """The ``header`` message's facts: this interpreter's env and what runs (``inspector.api`` makes one too);
+    the machine's memory bandwidth measured once per machine (else only a cached figure)."""
+    from inspector.probe import profile, runner
+    env = runner._env()
+    env["memory_bandwidth"] = profile.bandwidth(env["cpu"], env["threads"], measure_now=measure_bandwidth)
+    return {"env": env, "program": {"target": target, "module": module, "file": file, "argv": argv}}
+
+
+class _environment_var:
+    """Set one environment variable inside the block (None: leave it), then put back what the program would see."""
+
+    def __init__(self, name, value):
+        self.name, self.value, self.before = name, value, os.environ.get(name)
+
+    def __enter__(self):
+        if self.value is not None:
+            os.environ[self.name] = self.value
+
+    def __exit__(self, *exc):
+        if self.value is not None:
+            os.environ.pop(self.name, None) if self.before is None else os.environ.update({self.name: self.before})
+
+
+def _forget_bootstrap():
+    """Take out of sys.path the folder the parent put first so that inspector imports in any interpreter (see
+    ``inspector.collect.program``): the program sees the sys.path ``python PROGRAM`` gives it."""
+    bootstrap = os.environ.pop("INSPECTOR_BOOTSTRAP", None)
+    if bootstrap and bootstrap in sys.path:
+        sys.path.remove(bootstrap)
 
 
 def _file_of(target, module):
@@ -67,13 +103,14 @@ def _file_of(target, module):
 
 def _run(target, argv, module):
     """Run the program as ``python TARGET ARGS`` (or ``-m``) would; its exit status."""
+    import runpy
     sys.argv = [target, *argv]
     sys.path[0] = os.getcwd() if module else os.path.dirname(os.path.abspath(target))
     try:
         if module:
             runpy.run_module(target, run_name="__main__", alter_sys=True)
         else:
-            runpy.run_path(target, run_name="__main__")
+            _run_script(os.path.abspath(target))
         return 0
     except SystemExit as e:
         if e.code is None or isinstance(e.code, int):
@@ -88,12 +125,58 @@ def _run(target, argv, module):
         return 1
 
 
+def _run_script(path):
+    """Execute a script as the ``__main__`` module, as ``python PATH`` does: an absolute ``__file__``, a source
+    loader, no spec, and the module registered in sys.modules (pickle and multiprocessing look it up)."""
+    import importlib.machinery
+    import types
+    main = types.ModuleType("__main__")
+    loader = importlib.machinery.SourceFileLoader("__main__", path)
+    main.__dict__.update(__file__=path, __loader__=loader, __spec__=None, __package__=None, __cached__=None,
+                         __builtins__=__builtins__)
+    with open(path, "rb") as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    previous = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if previous is not None:
+            sys.modules["__main__"] = previous
+
+
 def _print_error():
-    """The traceback as Python would print it, without this module's and runpy's frames."""
+    """The traceback as Python would print it, without inspector's and runpy's frames."""
     kind, error, tb = sys.exc_info()
-    while tb is not None and tb.tb_frame.f_code.co_filename in (__file__, runpy.__file__, "<frozen runpy>"):
+    traceback.print_exception(kind, _without_inspector(error), _trimmed(tb))
+
+
+def _without_inspector(error, seen=None):
+    """``error`` and the exceptions it was chained to, their tracebacks without inspector's frames."""
+    seen = seen if seen is not None else set()
+    if error is None or id(error) in seen:
+        return error
+    seen.add(id(error))
+    error.__traceback__ = _trimmed(error.__traceback__)
+    _without_inspector(error.__cause__, seen)
+    _without_inspector(error.__context__, seen)
+    return error
+
+
+def _trimmed(tb):
+    """A traceback relinked without the frames of this module and of runpy."""
+    import runpy
+    ours = (__file__, runpy.__file__, "<frozen runpy>")
+    kept = []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename not in ours:
+            kept.append(tb)
         tb = tb.tb_next
-    traceback.print_exception(kind, error, tb)
+    for a, b in zip(kept, kept[1:]):
+        a.tb_next = b
+    if kept:
+        kept[-1].tb_next = None
+    return kept[0] if kept else None
 
 
 class Tracker:
@@ -101,21 +184,25 @@ class Tracker:
     Capture of what compiles; ``install`` starts both and the run's clock, ``end`` gives the ``program`` message's
     facts, ``uninstall`` puts torch back (for the Python API, which tracks inside the user's own process)."""
 
-    def __init__(self):
-        from inspector.probe.capture import Capture
+    def __init__(self, trace=True, profile=True):
+        from inspector.probe import load, profile as profile_mod, runner  # noqa: F401  imported while inspector is
+        from inspector.probe.capture import Capture                        # on sys.path (see _forget_bootstrap)
         self.capture, self.functions, self.depth, self.start = Capture(), [], 0, None
+        self.passes = {"trace": trace, "profile": profile}
+        self.outside_counts = {"graphs": 0, "breaks": 0}
 
     def install(self):
         import torch
         self.capture.install()
         self.start = time.perf_counter()
+        self.cuda = torch.cuda.is_available()
         original = self.original = torch.compile
 
         @functools.wraps(original)
         def compile(model=None, **kwargs):
             if model is None:  # @torch.compile(mode=...): a decorator
                 return lambda m: compile(m, **kwargs)
-            return self.track(model, original(model, **kwargs))
+            return self.track(model, original(model, **kwargs), _created_at(model))
 
         torch.compile = compile
 
@@ -126,37 +213,54 @@ class Tracker:
 
     def end(self, status):
         """The run's end: its exit status, wall time, each tracked function's facts and what compiled outside."""
-        return {"exit": status, "wall_s": time.perf_counter() - self.start, "functions": self.facts(),
-                "outside": self.outside()}
+        wall_s = time.perf_counter() - self.start
+        self._outside(self.capture.take())
+        return {"exit": status, "wall_s": wall_s, "functions": [f.facts() for f in self.functions],
+                "outside": self.outside_counts}
 
-    def track(self, model, compiled):
+    def track(self, model, compiled, created=None):
         """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports)."""
         import torch
-        code = getattr(getattr(model, "forward", model), "__code__", None) or getattr(model, "__code__", None)
+        target = getattr(model, "forward", model)
+        code = getattr(target, "__code__", None) or getattr(model, "__code__", None)
         name = getattr(model, "__qualname__", None) or type(model).__name__
-        function = Function(name, code, len(self.functions))
+        taken = {f.id for f in self.functions}
+        if created and ("<locals>" in name or name in taken):  # a closure, or a second compile of one function
+            name = f"{name} ({created})"
+        function = Function(name, code, len(self.functions), created, target if code else None)
         self.functions.append(function)
         if isinstance(compiled, torch.nn.Module):
             forward = compiled.forward
+            function.signature = None  # Dynamo compiles the module's call, not forward: no guard check of our own
             compiled.forward = lambda *args, **kwargs: self.call(function, forward, args, kwargs)
             return compiled
 
         @functools.wraps(model)
         def tracked(*args, **kwargs):
+            __tracebackhide__ = True  # noqa: F841  (IPython, pytest: not the user's frame)
             return self.call(function, compiled, args, kwargs)
+        for attribute in ("_torchdynamo_orig_callable", "_torchdynamo_inline"):  # Dynamo inlines it as before
+            if hasattr(compiled, attribute):
+                setattr(tracked, attribute, getattr(compiled, attribute))
         return tracked
 
     def call(self, function, fn, args, kwargs):
-        """One call of a tracked function: timed; what compiled during it is its own (the outermost call's)."""
+        """One call of a tracked function: timed with its stance; what compiled during it is its own (the outermost
+        call's)."""
+        __tracebackhide__ = True  # noqa: F841
         if self.depth:
             return fn(*args, **kwargs)
         self.depth += 1
-        self.capture.take()  # compiled outside any tracked call: not this function's
+        capture = self.capture
+        if not capture.empty():
+            self._outside(capture.take())  # compiled outside any tracked call: not this function's
         function.calls += 1
-        sync = _sync(args)
+        stance = _stance()
+        eager = function.runs_eagerly(stance, args, kwargs)
+        sync = _sync(args) if self.cuda else _nothing
         if sync is not _nothing:
             function.device = "cuda"
-        mode = function.next_pass()
+        mode = None if eager else function.next_pass(self.passes)
         start = time.perf_counter()
         try:
             if mode:
@@ -167,41 +271,104 @@ class Tracker:
             raise
         finally:
             sync()
-            function.record(time.perf_counter() - start, self.capture.take(), mode)
+            seconds = time.perf_counter() - start
+            function.record(seconds, EMPTY if capture.empty() else capture.take(), mode, stance, eager)
             self.depth -= 1
 
-    def facts(self):
-        return [f.facts() for f in self.functions]
+    def _outside(self, taken):
+        for key in self.outside_counts:
+            self.outside_counts[key] += len(taken[key])
 
-    def outside(self):
-        """What compiled outside tracked calls at the end (torch.compile given something we could not wrap, or
-        torch._dynamo.optimize): graphs and breaks, kept apart."""
-        rest = self.capture.take()
-        return {"graphs": len(rest["graphs"]), "breaks": len(rest["breaks"])}
+
+EMPTY = {"graphs": [], "breaks": [], "limits": []}
+
+
+def _stance():
+    """The torch.compile stance in force ("default", "force_eager", "eager_on_recompile", ...); None where this torch
+    has none (before 2.6)."""
+    import torch
+    return getattr(getattr(torch._dynamo.eval_frame, "_stance", None), "stance", None)
+
+
+def _created_at(model):
+    """"ga.py:40": where the program called torch.compile on ``model``; for a closure, where its enclosing function
+    was called (two closures of one decorator are told apart by it)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    enclosing = getattr(model, "__qualname__", "").rpartition(".<locals>.")[0]
+    if frame is not None and enclosing and enclosing.rpartition(".")[2] == frame.f_code.co_name and frame.f_back:
+        frame = frame.f_back
+    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}" if frame else None
 
 
 class Function:
     """What one compiled callable did over the run."""
 
-    def __init__(self, name, code, index):
-        self.name, self.index = name, index
-        self.code = {"file": code.co_filename, "line": code.co_firstlineno, "name": code.co_name} if code else {}
-        self.calls, self.total_s, self.first_s = 0, 0.0, None
+    def __init__(self, name, code, index, created=None, target=None):
+        self.id, self.index, self.created = name, index, created
+        self.code = {"file": code.co_filename, "line": code.co_firstlineno, "name": code.co_name,
+                     "end_line": max((line for *_, line in code.co_lines() if line), default=code.co_firstlineno)
+                     } if code else {}
+        self.code_object, self.target = code, target
+        self.signature = False  # not looked up yet (only eager_on_recompile needs it)
+        self.calls, self.total_s, self.first_s, self.compiled_at = 0, 0.0, None, None
         self.steady, self.steady_count, self.steady_sum = [], 0, 0.0
-        self.capture, self.recompiles, self.compiles = None, {"graphs": [], "breaks": [], "limits": []}, []
+        self.eager, self.eager_count, self.eager_sum = [], 0, 0.0
+        self.capture, self.recompiles = None, {"graphs": [], "breaks": [], "limits": []}
+        self.compiles, self.fallbacks, self.fallback_count, self.stances = [], [], 0, []
         self.python_lines = self.kernel_times = self.error = None
         self.traced_call = self.profiled_call = None
-        self.last_compiled = True
         self.device = "cpu"
         self.bounds = []
 
-    def next_pass(self):
-        """'trace' for the first call after one that compiled nothing, then 'profile' for the next; else None."""
-        if self.last_compiled or self.calls < 2:
+    def runs_eagerly(self, stance, args, kwargs):
+        """Whether torch runs this call without compiled code: under ``force_eager``, or under
+        ``eager_on_recompile`` when no compiled entry's guards hold for these arguments (then the failed guard is
+        kept); None where it cannot be told."""
+        if stance in EAGER_STANCES:
+            return True
+        if stance != "eager_on_recompile" or not self.graphs():
+            return False
+        failed = self._failed_guard(args, kwargs)
+        if failed is None:
             return None
-        if self.traced_call is None:
+        if failed:
+            self.fallback_count += 1
+            if len(self.fallbacks) < MAX_FALLBACKS:
+                self.fallbacks.append({"call": self.calls, "guard": failed})
+            return True
+        return False
+
+    def _failed_guard(self, args, kwargs):
+        """The first failed guard of each of torch's cached entries for this code ("" when one holds), or None."""
+        try:
+            import inspect
+            from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
+            if self.signature is False:
+                self.signature = inspect.signature(self.target) if self.target else None
+            if self.signature is None:
+                return None
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            frame_locals = dict(bound.arguments)
+            failures = []
+            for entry in _debug_get_cache_entry_list(self.code_object):
+                result = entry.guard_manager.check_verbose(frame_locals)
+                if result.result:
+                    return ""
+                failures += list(result.verbose_code_parts)[:1]
+            return "; ".join(failures) or "no compiled entry"
+        except Exception:  # another torch's internals: say it cannot be told
+            return None
+
+    def next_pass(self, enabled):
+        """'trace' for the first call after the function first compiled, then 'profile' for the next; else None."""
+        if not self.capture or not self.capture.get("graphs"):
+            return None
+        if self.traced_call is None and enabled["trace"]:
             return "trace"
-        if self.profiled_call is None and self.graphs():
+        if self.profiled_call is None and enabled["profile"]:
             return "profile"
         return None
 
@@ -224,46 +391,86 @@ class Function:
         else:
             self.profiled_call = self.calls
             typical = self.steady_sum / self.steady_count if self.steady_count else 1e-3
-            self.kernel_times = profile.kernel_times(call, sync, self.graphs(), self.device, typical, max_calls=1)
+            self.kernel_times = profile.kernel_times(call, sync, self.graphs(), self.device, typical, max_calls=1,
+                                                     later=True)
         return box[0]
 
-    def record(self, seconds, compiled, mode):
-        """Account one call: its seconds and what compiled during it."""
+    def record(self, seconds, compiled, mode, stance, eager):
+        """Account one call: its seconds, its stance, and what compiled during it (a frame's first compile, or a
+        recompile: another compile of a frame torch had compiled before)."""
         self.total_s += seconds
+        self._note_stance(stance, eager)
         new = bool(compiled["graphs"] or compiled["breaks"] or compiled["limits"])
         if self.calls == 1:
-            self.first_s, self.capture = seconds, compiled
-        elif new:
+            self.first_s = seconds
+        if new:
             if mode == "profile":  # it timed kernels that this call's new graphs replaced: profile a later call
                 self.kernel_times = self.profiled_call = None
             elif mode == "trace":  # it traced a compiling call: trace a steady one later
                 self.python_lines = self.traced_call = None
-            for key in ("graphs", "breaks", "limits"):
-                self.recompiles[key] += compiled[key]
-            self.compiles.append({"call": self.calls, "seconds": seconds, "compile_ids": [
-                g.get("compile_id") for g in compiled["graphs"]], "reasons": [
-                (g.get("metrics") or {}).get("recompile_reason") for g in compiled["graphs"]
-                if (g.get("metrics") or {}).get("recompile_reason")]})
-        elif not mode:
+            ids = sorted({compile_key(x.get("compile_id")) for x in compiled["graphs"] + compiled["breaks"]},
+                         key=str)
+            first = not compiled["limits"] and all(i is not None and i[1] == 0 for i in ids)
+            if self.capture is None:  # the function's own first compile (torch's recompile of a shared code object)
+                self.capture, self.compiled_at, self.first_s = compiled, self.calls, seconds
+            elif first:  # a frame reached for the first time (code after a break, another branch)
+                for key in ("graphs", "breaks", "limits"):
+                    self.capture[key] = self.capture[key] + compiled[key]
+            else:
+                for key in ("graphs", "breaks", "limits"):
+                    self.recompiles[key] += compiled[key]
+            self.compiles.append({"call": self.calls, "seconds": seconds, "kind": "first" if first else "recompile",
+                                  "compile_ids": [g.get("compile_id") for g in compiled["graphs"]],
+                                  "reasons": [r for g in compiled["graphs"]
+                                              if (r := (g.get("metrics") or {}).get("recompile_reason"))]})
+        elif eager or self.capture is None:  # no compiled code ran
+            self.eager_count += 1
+            self.eager_sum += seconds
+            if len(self.eager) < MAX_SAMPLES:
+                self.eager.append(seconds)
+        elif not mode and self.capture is not None:
             self.steady_count += 1
             self.steady_sum += seconds
             if len(self.steady) < MAX_SAMPLES:
                 self.steady.append(seconds)
-        self.last_compiled = new and self.calls > 1 or self.calls == 1
+
+    def _note_stance(self, stance, eager):
+        """Extend the run of calls made under one stance (and eagerly or not), or start a new one."""
+        last = self.stances[-1] if self.stances else None
+        if last and last["stance"] == stance and last["eager"] == eager:
+            last["last"] = self.calls
+        else:
+            self.stances.append({"first": self.calls, "last": self.calls, "stance": stance, "eager": eager})
 
     def facts(self):
         """The raw facts of the record's ``variants`` entry for this function (see docs/record.md)."""
-        steady = sorted(self.steady)
-        timing = {"first_call_s": self.first_s, "median_s": steady[len(steady) // 2], "min_s": steady[0],
-                  "max_s": steady[-1], "runs": self.steady_count, "number": 1,
-                  "samples_s": [round(s, 9) for s in self.steady[:200]]} if steady else None
-        return {"id": self.name, "function": self.name, "index": self.index, "code": self.code, "device": self.device,
-                "calls": max(0, self.calls - 1), "capture": self.capture, "recompiles": self.recompiles,
-                "timing": timing, "python_lines": self.python_lines, "kernel_times": self.kernel_times,
-                "bounds": self.bounds, "error": self.error,
+        if callable(self.kernel_times):
+            self.kernel_times = self.kernel_times()
+        return {"id": self.id, "function": self.id, "index": self.index, "code": self.code, "device": self.device,
+                "created": self.created, "calls": max(0, self.calls - 1), "capture": self.capture or EMPTY_CAPTURE,
+                "recompiles": self.recompiles, "timing": _timing(self.steady, self.steady_count, self.first_s),
+                "python_lines": self.python_lines, "kernel_times": self.kernel_times, "bounds": self.bounds,
+                "error": self.error,
                 "run": {"calls": self.calls, "total_s": self.total_s, "steady_calls": self.steady_count,
-                        "steady_s": self.steady_sum, "compiles": self.compiles, "traced_call": self.traced_call,
-                        "profiled_call": self.profiled_call}}
+                        "steady_s": self.steady_sum, "compiles": self.compiles, "compiled_at": self.compiled_at,
+                        "traced_call": self.traced_call, "profiled_call": self.profiled_call,
+                        "stances": self.stances if any(s["stance"] not in (None, "default") for s in self.stances)
+                        else [], "eager": _timing(self.eager, self.eager_count),
+                        "fallbacks": {"count": self.fallback_count, "first": self.fallbacks}}}
+
+
+EMPTY_CAPTURE = {"mechanism": None, "graphs": [], "breaks": [], "problems": [], "records": 0, "limits": []}
+
+
+def _timing(samples, count, first_s=None):
+    """A timing entry from per-call seconds (None without any)."""
+    if not samples:
+        return None
+    ordered = sorted(samples)
+    n = len(ordered)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    return {"first_call_s": first_s, "median_s": median, "min_s": ordered[0], "max_s": ordered[-1], "runs": count,
+            "number": 1, "samples_s": [round(s, 9) for s in samples[:200]]}
 
 
 def _nothing():

@@ -291,11 +291,12 @@ def _trace(call, limit_s=TRACE_LIMIT_S):
                 counts["cut"] = time.perf_counter() - start
         return tracer
 
+    previous = sys.gettrace()  # a program's own tracer (coverage, a debugger) is put back
     sys.settrace(tracer)
     try:
         call()
     finally:
-        sys.settrace(None)
+        sys.settrace(previous)
     return {"lines": [{"file": file, "line": line, "function": name, "count": count}
                       for (file, line, name), count in sorted(hits.items())],
             "graph_calls": counts["graph_calls"], "cut_after_s": counts["cut"]}

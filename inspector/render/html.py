@@ -8,8 +8,8 @@ import jinja2
 from inspector.model import STATUSES
 from inspector.render import charts, comparison as comparison_words, highlight
 from inspector.render.base import Renderer
-from inspector.render.words import (break_even, match, ratio, reason, recompile_why, seconds, sentence,
-                                    timing_note)
+from inspector.render.words import (break_even, match, program_title, ratio, reason, recompile_why, run_notes,
+                                    seconds, sentence, timing_note)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -31,7 +31,8 @@ def environment():
     """The jinja environment of every page: autoescaping on, the shared stylesheet and filters."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
-    env.filters.update(seconds=seconds, ratio=ratio, break_even=break_even, match=match, recompile_why=recompile_why)
+    env.filters.update(seconds=seconds, ratio=ratio, break_even=break_even, match=match, recompile_why=recompile_why,
+                       run_notes=run_notes)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"))
     return env
 
@@ -87,7 +88,8 @@ class HtmlRenderer(Renderer):
                  "kernels_share": c["split"].kernels_s / c["split"].total_s if c["split"] and c["split"].kernels_s
                  is not None else None} for c in compiled]
         return environment().get_template("program.html.j2").render(
-            a=analysis, p=p, sample=analysis.sample, env=analysis.env, rows=rows, compiled=compiled,
+            a=analysis, p=p, title=program_title(analysis), sample=analysis.sample, env=analysis.env, rows=rows,
+            compiled=compiled,
             status_mark=STATUS_MARK, status_text=STATUS_TEXT, highlight_css=highlight.stylesheet())
 
 

@@ -8,7 +8,8 @@ from rich.table import Table
 
 from inspector.render import comparison as comparison_words
 from inspector.render.base import Renderer
-from inspector.render.words import match, ratio, recompile_why, seconds, sentence, timing_note
+from inspector.render.words import (match, program_title, ratio, recompile_why, run_notes, seconds, sentence,
+                                    timing_note)
 
 WIDTH = 110
 
@@ -56,18 +57,23 @@ class TextRenderer(Renderer):
         recompilations (each with the call it happened at and the guard that failed)."""
         console = self._console()
         p = analysis.program
-        table = Table(title=f"{analysis.sample.title} · exit status {p.exit} · {seconds(p.wall_s)}",
-                      title_justify="left")
-        for name in ("function", "calls", "calls that recompiled", "compile", "time in it", "per call", "in kernels"):
+        table = Table(title=program_title(analysis), title_justify="left")
+        columns = ["function", "calls", "calls that recompiled", "compile", "time in it", "per call", "in kernels"]
+        for name in columns + (["eager, same arguments"] if p.eager else []):
             table.add_column(name, justify="left" if name == "function" else "right")
         for v in analysis.variants:
             run, split = v.run, v.time_split
             share = f"{100 * split.kernels_s / split.total_s:.0f} %" if split and split.kernels_s is not None else "-"
+            eager = p.eager.get(v.id)
+            against = f" (compiled: {ratio(eager / v.timing.median_s)})" if eager and v.timing else ""
             table.add_row(v.id, str(run.calls), str(len(run.recompiles)), seconds(run.compile_s), seconds(run.total_s),
-                          seconds(v.timing.median_s if v.timing else None), share)
+                          seconds(v.timing.median_s if v.timing else None), share,
+                          *([seconds(eager) + against] if p.eager else []))
         console.print(table if analysis.variants else "the program compiled nothing with torch.compile", markup=False)
         for v in analysis.variants:
             console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
+            for note in run_notes(v):
+                console.print(f"    {note}", markup=False)
             if v.error:
                 console.print(f"    raised {v.error}", markup=False, style="red")
             for b in v.breaks:

@@ -77,6 +77,11 @@ def sentence(v, sample):
     other than the sample (its path ``sample``) are named with their file."""
     if v.status != "ok":
         return f"{v.id}: {v.status}: {v.error or ''}".strip()
+    if v.run and not v.run.calls:
+        if v.run.inlined_into:
+            return (f"never called itself: inlined into {' and '.join(v.run.inlined_into)}, whose compiled graphs "
+                    "hold its code (its lines' verdicts are there).")
+        return "never called after torch.compile (nothing of it compiled)."
     lines = [e for e in v.lines if e.status]
     distinct = {(e.file, e.line) for e in lines}
     parallel = {(e.file, e.line) for e in lines if e.status == "parallel"}
@@ -109,6 +114,37 @@ def sentence(v, sample):
                      + (f", recompile limit hit ({v.recompilation.limit})" if v.recompilation.limit else "")
                      + (", on every call" if v.recompilation.every_call else ""))
     return "; ".join(parts) + "."
+
+
+def program_title(analysis):
+    """What a program report is of, in its own words: "ga.py 5000 · exit status 0 · 7.20 s" for ``inspector run``,
+    "inspector.inspect(fitness) · 1.52 s" for the Python API (which has no exit status)."""
+    p = analysis.program
+    if p.made_by == "run":
+        return f"{analysis.sample.title} · exit status {p.exit} · {seconds(p.wall_s)}"
+    return f"inspector.{p.made_by}({analysis.sample.title}) · {seconds(p.wall_s)}"
+
+
+def run_notes(v):
+    """Sentences on how a program's compiled function ran beyond its timings: the stances its calls ran under, calls
+    torch ran eagerly, a code object it shares with other compiled functions."""
+    run, notes = v.run, []
+    for s in run.stances:
+        calls = f"call {s.first}" if s.first == s.last else f"calls {s.first}-{s.last}"
+        how = {True: "eagerly", False: "compiled", None: "compiled or eagerly (not told for a module)"}[s.eager]
+        notes.append(f"{calls} under torch.compiler.set_stance({s.stance!r}): ran {how}")
+    if run.eager_calls:
+        notes.append(f"{run.eager_calls} call{'s' if run.eager_calls > 1 else ''} ran without compiled code "
+                     f"({seconds(run.eager_median_s)} per call, median), kept out of the per-call time")
+    if run.fallbacks:
+        call, guard = run.fallback_guards[0]
+        notes.append(f"eager_on_recompile: {run.fallbacks} call{'s' if run.fallbacks > 1 else ''} ran eagerly instead "
+                     f"of recompiling, the first at call {call}, where this guard failed: {guard}")
+    if run.shares_code:
+        notes.append(f"shares its code object with {', '.join(run.shares_code)}: torch compiles them as one "
+                     "function, so a first compile of one is a recompile of the other, and they count against one "
+                     "recompile limit")
+    return notes
 
 
 def _places(where, sample, listed=4):

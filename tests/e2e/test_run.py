@@ -113,3 +113,80 @@ def test_ctrl_c_reaches_the_program_and_the_report_keeps_what_ran(tmp_path):
     assert proc.returncode == 130, stderr
     a = analyze(load(tmp_path / "out" / "messy.json"))
     assert a.program.exit == 130 and a.variant("helper").run.calls > 3
+
+
+AS_IT_IS = textwrap.dedent('''\
+    import os
+    import sys
+
+    import torch
+
+    print("__file__", __file__)
+    print("__loader__", type(__loader__).__name__, __loader__.name, __loader__.path)
+    print("__spec__", __spec__, "__package__", __package__, "__name__", __name__)
+    print("argv", sys.argv)
+    print("path0", sys.path[0], "checkout on the path", any(p.rstrip("/") == CHECKOUT for p in sys.path))
+    print("PYTHONPATH", os.environ.get("PYTHONPATH"), "TORCH_TRACE", os.environ.get("TORCH_TRACE"))
+
+
+    @torch.compile
+    def scaled(x):
+        return check(torch.cos(x) * 2)
+
+
+    def check(y):
+        if y.shape[0] > 100:
+            raise ValueError("too many rows")
+        return y
+
+
+    for _ in range(3):
+        scaled(torch.ones(50))
+    scaled(torch.ones(500))
+''')
+
+
+def test_the_program_sees_what_python_gives_it_and_its_traceback_has_no_inspector_frame(tmp_path):
+    script = tmp_path / "as_it_is.py"
+    script.write_text(AS_IT_IS.replace("CHECKOUT", repr(str(ROOT))))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TORCH_TRACE")}
+    bare = subprocess.run([sys.executable, "as_it_is.py", "one"], cwd=tmp_path, capture_output=True, text=True,
+                          env=env)
+    ours = run_cli("run", "-o", "out", "--no-trace", "--no-profile", "as_it_is.py", "one", cwd=tmp_path, env=env)
+    assert bare.returncode == ours.returncode == 1, ours.stderr
+    assert "checkout on the path False" in bare.stdout and "PYTHONPATH None TORCH_TRACE None" in bare.stdout
+    assert ours.stdout == bare.stdout
+    # Python's traceback as the bare run prints it (inspector's summary follows it), no frame of inspector's
+    assert ours.stderr.startswith(bare.stderr) and "inspector" not in ours.stderr[:len(bare.stderr)]
+    assert "Traceback" in bare.stderr and "USDT" not in ours.stderr
+    (f,) = analyze(load(tmp_path / "out" / "as_it_is.json")).variants
+    # --no-trace --no-profile: the calls after the compile are all the program's own, none traced or profiled
+    assert (f.run.calls, f.run.traced_call, f.run.profiled_call) == (4, None, None)
+    assert f.run.steady_calls == f.timing.runs == 2
+
+
+def test_odd_calls_once_never_eager_first_stances_and_closures_are_told_as_torch_sees_them(tmp_path):
+    program = "samples/programs/odd_calls.py"
+    logged = subprocess.run([sys.executable, program, "2000"], capture_output=True, text=True, cwd=ROOT,
+                            env=dict(os.environ, TORCH_LOGS="recompiles")).stderr
+    proc = run_cli("run", "-o", tmp_path, program, 2000)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "odd_calls.html").exists() and "USDT" not in proc.stderr
+    a = analyze(load(tmp_path / "odd_calls.json"))
+    normalise, penalty, fitness, first, second = a.variants
+    # called once: its compile and nothing after it, the report written all the same
+    assert (normalise.run.calls, normalise.timing, normalise.run.compiled_at) == (1, None, 1)
+    assert penalty.run.calls == 0 and penalty.run.inlined_into == ["fitness"]
+    # eager first call (force_eager): compiled at call 2, which is no recompile; torch logs only the closure's
+    assert (fitness.run.compiled_at, fitness.run.recompiles) == (2, [])
+    assert logged.count("Recompiling function") == sum(len(v.run.recompiles) for v in a.variants) == 1
+    stances = [(s.first, s.last, s.stance, s.eager) for s in fitness.run.stances]
+    assert stances[0] == (1, 1, "force_eager", True) and (7, 9, "eager_on_recompile", True) in stances
+    assert fitness.run.eager_calls == 4 and fitness.run.fallbacks == 3 and "rank mismatch" in fitness.run.fallback_guards[0][1]
+    assert fitness.timing.runs == fitness.run.steady_calls == 10 - 4 - 1 - 2  # eager, compiling, traced, profiled
+    # two closures of one decorator: named by where each was made, one code object, the second's compile a recompile
+    line = line_of(a, "squares = per_row")
+    assert (first.id, second.id) == (f"per_row.<locals>.objective (odd_calls.py:{line})",
+                                     f"per_row.<locals>.objective (odd_calls.py:{line + 1})")
+    assert first.run.shares_code == [second.id] and [c.call for c in second.run.recompiles] == [1]
+    assert "never called itself: inlined into fitness" in proc.stderr and "ran eagerly instead of recompiling" in proc.stderr

@@ -1,6 +1,7 @@
-"""`inspector run`'s record, from checked-in output of samples/programs/ga.py (3,000 individuals, 8 generations)
-under torch 2.1.2 and 2.13: the compiled function, its breaks, its recompilations at the call they happened, its
-time per call, and the program views."""
+"""`inspector run`'s record, from checked-in output under torch 2.1.2 and 2.13 of samples/programs/ga.py (3,000
+individuals, 8 generations: the compiled function, its breaks, its recompilations at the call they happened, its time
+per call, and the program views) and samples/programs/odd_calls.py (functions called once, never, first under a
+stance, and two closures of one decorator)."""
 
 import copy
 import json
@@ -10,7 +11,9 @@ import pytest
 from conftest import VERSIONS, analysis, line_of, record_path
 from inspector.analysis import analyze
 from inspector.record import load
+from inspector.cli import _program_name
 from inspector.render.base import renderer
+from inspector.render.words import run_notes
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -22,11 +25,12 @@ def test_the_gas_compiled_fitness_with_its_breaks_and_recompilations_at_their_ca
     assert line_of(a, "best = value.min().item()") in {b.line for b in f.breaks}
     # the population grows before generation 4 (of 0-7): the fifth call compiles again
     assert 5 in [c.call for c in f.run.recompiles]
-    assert [c.call for c in f.run.recompiles] == [c["call"] for c in raw["run"]["compiles"]]
+    assert [c.call for c in f.run.recompiles] == [c["call"] for c in raw["run"]["compiles"] if c["kind"] == "recompile"]
     assert all(not r.startswith(("0/", "1/")) and "\n" not in r for c in f.run.recompiles for r in c.reasons)
     # every call is one of: the first, a recompiling one, the traced one, the profiled one, or a steady one
     passes = sum(1 for n in (f.run.traced_call, f.run.profiled_call) if n)
-    assert f.run.steady_calls + len(f.run.recompiles) + passes + 1 == f.run.calls == f.recompilation.calls + 1
+    assert f.run.steady_calls + len(f.run.recompiles) + passes + f.run.eager_calls + 1 == f.run.calls
+    assert f.run.calls == f.recompilation.calls + 1
     assert f.timing.runs == f.run.steady_calls and f.timing.median_s <= f.run.total_s
     text = renderer("text").program(a)
     assert "recompiled at call 5" in text and "graph break at line" in text
@@ -48,3 +52,74 @@ def test_a_function_with_hundreds_of_graphs_gives_a_page_that_stays_small():
     page = renderer("html").program(a)
     assert kernels > 400 and f"and {kernels - 12} more kernels: in the JSON record" in page
     assert len(one) < len(page) < 1_000_000  # twelve kernels of tens of kB each, not four hundred
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_functions_called_once_never_or_first_eagerly_and_closures_of_one_decorator(version):
+    a = analysis(version, "odd_calls")
+    normalise, penalty, fitness, first, second = a.variants
+    # called once: its compile and nothing after it, and both views render
+    assert (normalise.run.calls, normalise.run.compiled_at, normalise.timing) == (1, 1, None)
+    page, text = renderer("html").program(a), renderer("text").program(a)
+    # never called itself: inlined into the function that calls it (its FX graph's comments name its lines)
+    assert (penalty.run.calls, penalty.run.inlined_into) == (0, ["fitness"])
+    assert "penalty: never called itself: inlined into fitness" in text and "0 of 0 lines" not in text
+    # two closures of one decorator: named by where each was made, one code object, the second compile a recompile
+    line = line_of(a, "squares = per_row")
+    assert [first.id, second.id] == [f"per_row.<locals>.objective (odd_calls.py:{n})" for n in (line, line + 1)]
+    assert (first.run.shares_code, second.run.shares_code) == ([second.id], [first.id])
+    assert ([c.call for c in first.run.recompiles], [c.call for c in second.run.recompiles]) == ([], [1])
+    assert "shares its code object with" in page
+    # the passes take the calls right after the compile, and the machine's memory bandwidth is known
+    assert (first.run.traced_call, first.run.profiled_call) == (2, 3)
+    assert a.env.memory_bandwidth and any(k.cost.bandwidth_fraction for v in a.variants for k in v.kernels)
+
+
+def test_calls_under_a_stance_are_told_and_eager_ones_kept_out_of_the_compiled_figures():
+    a = analysis("2.13.0", "odd_calls")
+    fitness = a.variant("fitness")
+    assert "no call after the compile to set it against" in renderer("html").program(a)  # normalise: called once
+    run = fitness.run
+    # the first call ran under force_eager: the compile at call 2 is the first, not a recompile
+    assert (run.compiled_at, run.recompiles) == (2, [])
+    assert [(s.first, s.last, s.stance, s.eager) for s in run.stances] == [
+        (1, 1, "force_eager", True), (2, 6, "default", False), (7, 9, "eager_on_recompile", True),
+        (10, 10, "default", False)]
+    # eager_on_recompile ran calls 7-9 eagerly instead of recompiling: named, with the guard that failed
+    assert run.fallbacks == 3 and run.fallback_guards[0][0] == 7 and "rank mismatch" in run.fallback_guards[0][1]
+    assert run.eager_calls == 4 and run.eager_median_s > 0
+    assert fitness.timing.runs == run.steady_calls == 10 - 4 - 1 - 2  # eager, compiling, traced, profiled
+    assert run.traced_call == 3 and run.profiled_call == 4  # never an eager call
+    notes = " ".join(run_notes(fitness))
+    assert "call 1 under torch.compiler.set_stance('force_eager'): ran eagerly" in notes
+    assert "3 calls ran eagerly instead of recompiling, the first at call 7" in notes
+
+
+def test_restarted_attempts_of_one_compile_count_once():
+    record = load(record_path("2.13.0", "ga"))
+    plain = analyze(record).variants[0]
+    raw = copy.deepcopy(record)
+    v = raw["variants"][0]
+    again = [dict(g, compile_id=g["compile_id"] + "_1") for g in v["recompiles"]["graphs"]]
+    v["recompiles"]["graphs"] += again  # torch restarted each recompile once: 2/1 and 2/1_1 are one recompile
+    for c in v["run"]["compiles"]:
+        c["compile_ids"] += [i + "_1" for i in c["compile_ids"]]
+    f = analyze(raw).variants[0]
+    assert f.recompilation.count == plain.recompilation.count
+    assert [c.graphs for c in f.run.recompiles] == [c.graphs for c in plain.run.recompiles]
+
+
+def test_a_report_of_inspect_names_the_api_and_shows_the_eager_time():
+    record = copy.deepcopy(load(record_path("2.13.0", "ga")))
+    record["program"].update(made_by="inspect", eager={"fitness": 0.0123})
+    a = analyze(record)
+    text, page = renderer("text").program(a), renderer("html").program(a)
+    assert "inspector.inspect(" in text and "12.3 ms" in text and "exit status" not in text
+    assert "Exit status" not in page and "inspector.inspect()" in page and "eager, same arguments" in page
+
+
+@pytest.mark.parametrize("module, argv, name", [
+    (False, ["5000"], "ga"), (True, ["tests.test_ga", "-v"], "unittest-tests.test_ga"),
+    (True, ["-v", "test_ga.py"], "unittest-test_ga"), (True, [], "unittest")])
+def test_a_programs_report_is_named_after_it_and_a_modules_after_its_first_argument(module, argv, name):
+    assert _program_name("unittest" if module else "samples/programs/ga.py", module, argv) == name

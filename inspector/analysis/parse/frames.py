@@ -35,6 +35,13 @@ def comments(text):
             for file, line, fn, code, origin_code in COMMENT_FRAME.findall(text)]
 
 
+def inside(text, code):
+    """Whether an FX graph's comments name a line of the function ``code`` ({"file", "line", "name", "end_line"}):
+    its code was traced into that graph. torch 2.1's comments name no function: there the line range tells."""
+    return any(f.file == code["file"] and code["line"] <= f.line <= code.get("end_line", f.line) and (
+        f.function == code["name"] if f.function else "end_line" in code) for f in comments(text))
+
+
 def unread_comments(text):
     """The `# File:` comments of an FX graph that COMMENT_FRAME does not read (their lines get no evidence)."""
     return [line.strip() for line in text.splitlines() if "# File:" in line and not COMMENT_FRAME.search(line)]
