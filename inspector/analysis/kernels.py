@@ -8,6 +8,7 @@ from ``call``. A kernel launched twice is one kernel with two launches.
 
 import ast
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from inspector.analysis.parse import cpp, triton, wrapper
@@ -100,12 +101,20 @@ def with_nest_records(kernels, records):
     (the same code for two layers) gets the stacks of both."""
     if not records:
         return kernels
-    nests = [(k.id, n.index, {line.strip() for line in k.code.splitlines()[n.lines[0] - 1:n.lines[1]] if line.strip()})
-             for k in kernels if k.backend == "cpp" for n in k.loop_nests]
+    nests, holding = [], {}  # (kernel id, nest index, its stripped lines); {stripped line: positions in nests}
+    for k in [k for k in kernels if k.backend == "cpp"]:
+        lines = k.code.splitlines()
+        for n in k.loop_nests:
+            mine = {line.strip() for line in lines[n.lines[0] - 1:n.lines[1]] if line.strip()}
+            for line in mine:
+                holding.setdefault(line, []).append(len(nests))
+            nests.append((k.id, n.index, mine))
     stacks, nodes = {}, {}
     for record in records:
-        code = {line.strip() for line in record["code"] if line.strip()}
-        score, kernel_id, index = max(((len(mine & code) / len(mine), k, i) for k, i, mine in nests if mine),
+        shared = Counter()
+        for line in {line.strip() for line in record["code"] if line.strip()}:
+            shared.update(holding.get(line, ()))
+        score, kernel_id, index = max(((count / len(nests[i][2]), *nests[i][:2]) for i, count in shared.items()),
                                       default=(0, None, None))
         if score >= MIN_SHARED:
             stacks.setdefault((kernel_id, index), []).extend(o["stack"] for o in record["origins"])

@@ -17,6 +17,8 @@ from inspector.analysis.files import same_path
 from inspector.analysis.parse import frames as parse_frames
 from inspector.model import LineVerdict, Reason
 
+LISTED = 12  # nests or kernels named in one reason's text
+
 
 class Sources:
     """The files a variant's evidence may point into, and the file a stack frame is in."""
@@ -161,7 +163,8 @@ def verdicts(graphs, python_lines, kernels, breaks, sources, env, variant_scope,
             scopes.setdefault(path, {}).update(enclosing_scope(tree, [line]))
     entries = _by_statement(entries, scopes)
     by_id = {k.id: k for k in kernels}
-    fusion = {g.get("compile_id"): g.get("fusion") or [] for g in graphs}
+    fusion = {g.get("compile_id"): [(set(one.split("_")), set(two.split("_")), r["reason"], f"{one} with {two}")
+                                    for r in g.get("fusion") or [] for one, two in [r["nodes"]]] for g in graphs}
     out = []
     for (path, line, via), e in sorted(entries.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
         info = scopes[path][line]
@@ -265,7 +268,7 @@ def _vectorized(unit):
 
 def _verdict(groups, breaks, shape, env, fusion):
     """(status, vectorized, [Reason]) of a line from its evidence groups, the graph breaks at or under it, and the
-    scheduler's reasons for not fusing (``fusion``: {compile id: raw records})."""
+    scheduler's reasons for not fusing (``fusion``: as ``_fusion_reasons`` takes it)."""
     why = []
     certain = [g for g in groups if len({_status(u) for u in g}) == 1]
     statuses = [_status(g[0]) for g in certain]
@@ -327,7 +330,7 @@ def _verdict(groups, breaks, shape, env, fusion):
 def _fusion_reasons(units, fusion):
     """Why the loop nests (or kernels) a line's operations run in were not fused into one, where Inductor's
     scheduler said why it did not fuse a node of one with a node of the other (torch >= 2.2; a fused node is named
-    ``op1_op4``)."""
+    ``op1_op4``; ``fusion``: {compile id: [(nodes of one, nodes of the other, reason, the pair as said)]})."""
     def nodes(unit):
         kernel, nest = unit
         return set(nest.nodes or []) if nest else {name for n in kernel.loop_nests for name in n.nodes or []}
@@ -339,19 +342,29 @@ def _fusion_reasons(units, fusion):
     generated = [u for u in _distinct(units) if u[0].generated and nodes(u)]
     if len({u[0].id for u in generated}) > 1:  # across kernels: compare kernels, not each nest of each
         generated = _distinct((k, None) for k, _ in generated)
+    held = [nodes(u) for u in generated]
+    holders = {}  # node name: the units (their positions in ``generated``) that compute it
+    for i, names in enumerate(held):
+        for node in names:
+            holders.setdefault(node, set()).add(i)
+
+    def holding(names):
+        return set.intersection(*(holders.get(n, set()) for n in names)) if names else set()
+
+    said = {}  # (i, j), i < j: {reason: the node pairs it was given for}, in the order the scheduler said them
+    for graph in dict.fromkeys(k.graph for k, _ in generated):
+        for one, two, reason, pair in fusion.get(graph, []):
+            found = {(min(i, j), max(i, j)) for i in holding(one) for j in holding(two) if i != j}
+            for i, j in found:
+                if generated[i][0].graph == generated[j][0].graph == graph:
+                    said.setdefault((i, j), {}).setdefault(reason, []).append(pair)
     why = []
-    for a, b in itertools.combinations(generated, 2):
-        said = {}  # reason: the node pairs it was given for
-        for record in fusion.get(a[0].graph, []) if a[0].graph == b[0].graph else []:
-            one, two = (set(node.split("_")) for node in record["nodes"])
-            if (one <= nodes(a) and two <= nodes(b)) or (one <= nodes(b) and two <= nodes(a)):
-                said.setdefault(record["reason"], []).append(" with ".join(record["nodes"]))
-        if said:
-            pair = (f"nests {a[1].index} and {b[1].index} of {a[0].name}" if a[0] is b[0]
-                    else f"{name(a)} and {name(b)}")
-            why.append(Reason("not-fused", f"{pair} are separate loops: Inductor's scheduler did not fuse them: "
-                              + "; ".join(f"{reason} ({pairs[0]}{f' and {len(pairs) - 1} more' if pairs[1:] else ''})"
-                                          for reason, pairs in said.items())))
+    for (i, j), reasons in sorted(said.items()):
+        a, b = generated[i], generated[j]
+        pair = f"nests {a[1].index} and {b[1].index} of {a[0].name}" if a[0] is b[0] else f"{name(a)} and {name(b)}"
+        why.append(Reason("not-fused", f"{pair} are separate loops: Inductor's scheduler did not fuse them: "
+                          + "; ".join(f"{reason} ({pairs[0]}{f' and {len(pairs) - 1} more' if pairs[1:] else ''})"
+                                      for reason, pairs in reasons.items())))
     return why
 
 
@@ -367,16 +380,23 @@ def _nest_reasons(groups):
     placed = _distinct(u for g in groups if len(g) == 1 for u in g if u[1])
     if len({u[1].describe() for u in placed}) > 1:
         why.append(Reason("split-nests", "its operations run in {} loop nests: {}".format(
-            len(placed), "; ".join(f"{k.name} nest {n.index} ({n.describe()})" for k, n in placed))))
+            len(placed), _listed([f"{k.name} nest {n.index} ({n.describe()})" for k, n in placed]))))
     for g in groups:
         if len(g) > 1 and len({_status(u) for u in g} | {f"v{_vectorized(u)}" for u in g}) > 2:
             kernels = sorted({k.name for k, _ in g})
-            alternatives = "; ".join(f"{k.name} nest {n.index}: {n.describe()}" if n else f"{k.name}: {_status((k, n))}"
-                                     for k, n in g)
+            alternatives = _listed([f"{k.name} nest {n.index}: {n.describe()}" if n else f"{k.name}: {_status((k, n))}"
+                                    for k, n in g])
             why.append(Reason("nest-unknown", (
-                f"nest unknown: the evidence places it in {' or '.join(kernels)}, whose loop nests run differently "
-                f"({alternatives}), and does not say which of them computes it")))
+                f"nest unknown: the evidence places it in {_listed(kernels, ' or ')}, whose loop nests run "
+                f"differently ({alternatives}), and does not say which of them computes it")))
     return why
+
+
+def _listed(items, sep="; "):
+    """``items`` joined, the first LISTED of them where there are more (a call in an unrolled loop runs in hundreds
+    of nests; the verdict's ``nests`` and ``kernels`` name them all)."""
+    more = f" (and {len(items) - LISTED} more)" if len(items) > LISTED else ""
+    return sep.join(items[:LISTED]) + more
 
 
 def triton_loads(kernels):

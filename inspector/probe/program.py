@@ -196,6 +196,7 @@ class Tracker:
         self.capture.install()
         self.start = time.perf_counter()
         self.cuda = torch.cuda.is_available()
+        self.eval_frame = torch._dynamo.eval_frame  # its _stance: the torch.compiler.set_stance in force
         original = self.original = torch.compile
 
         @functools.wraps(original)
@@ -255,8 +256,8 @@ class Tracker:
         if not capture.empty():
             self._outside(capture.take())  # compiled outside any tracked call: not this function's
         function.calls += 1
-        stance = _stance()
-        eager = function.runs_eagerly(stance, args, kwargs)
+        stance = getattr(getattr(self.eval_frame, "_stance", None), "stance", None)  # None: torch < 2.6
+        eager = function.runs_eagerly(stance, args, kwargs) if stance not in (None, "default") else False
         sync = _sync(args) if self.cuda else _nothing
         if sync is not _nothing:
             function.device = "cuda"
@@ -281,13 +282,6 @@ class Tracker:
 
 
 EMPTY = {"graphs": [], "breaks": [], "limits": []}
-
-
-def _stance():
-    """The torch.compile stance in force ("default", "force_eager", "eager_on_recompile", ...); None where this torch
-    has none (before 2.6)."""
-    import torch
-    return getattr(getattr(torch._dynamo.eval_frame, "_stance", None), "stance", None)
 
 
 def _created_at(model):
@@ -323,7 +317,8 @@ class Function:
         self.bounds = []
 
     def runs_eagerly(self, stance, args, kwargs):
-        """Whether torch runs this call without compiled code: under ``force_eager``, or under
+        """Whether torch runs this call, made under a stance other than the default, without compiled code: under
+        ``force_eager``, or under
         ``eager_on_recompile`` when no compiled entry's guards hold for these arguments (then the failed guard is
         kept); None where it cannot be told."""
         if stance in EAGER_STANCES:
@@ -400,7 +395,13 @@ class Function:
         recompile: another compile of a frame torch had compiled before)."""
         self.total_s += seconds
         self._note_stance(stance, eager)
-        new = bool(compiled["graphs"] or compiled["breaks"] or compiled["limits"])
+        new = compiled is not EMPTY
+        if not (new or mode or eager) and self.capture is not None:  # the common case: a steady call
+            self.steady_count += 1
+            self.steady_sum += seconds
+            if len(self.steady) < MAX_SAMPLES:
+                self.steady.append(seconds)
+            return
         if self.calls == 1:
             self.first_s = seconds
         if new:
@@ -428,11 +429,6 @@ class Function:
             self.eager_sum += seconds
             if len(self.eager) < MAX_SAMPLES:
                 self.eager.append(seconds)
-        elif not mode and self.capture is not None:
-            self.steady_count += 1
-            self.steady_sum += seconds
-            if len(self.steady) < MAX_SAMPLES:
-                self.steady.append(seconds)
 
     def _note_stance(self, stance, eager):
         """Extend the run of calls made under one stance (and eagerly or not), or start a new one."""

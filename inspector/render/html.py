@@ -24,6 +24,12 @@ STATUS_TEXT = {
 }
 SEVERITY = tuple(reversed(STATUSES))  # worst news first
 PROGRAM_LIMIT = 12  # kernels shown per compiled function of a program (see _compiled_view): each is tens of kB
+# lines of one kernel's code, and of one graph's output code, shown on a page: the fused kernel of an unrolled solver
+# has tens of thousands, about 1 kB each once highlighted
+KERNEL_LINES = 1500
+OUTPUT_CODE_LINES = 3000
+REASONS_PER_KIND = 5  # reasons of one kind shown under one source line (see _bounded)
+LEFT_OUT = {"serial": "single-threaded loop nests", "not-fused": "pairs of loops Inductor did not fuse"}
 ENV_ROWS = ("torch", "python", "numpy", "threads", "cpu", "isa", "cuda", "platform", "executable")
 
 
@@ -113,29 +119,21 @@ def _compiled_view(v, files, limit=None):
     ordered = sorted(v.kernels, key=lambda k: (k.cost.time_s is None, -(k.cost.time_s or 0))) if limit else v.kernels
     shown = ordered[:limit] if limit else ordered
     shown_ids = {k.id for k in shown}
+    shown_nests = {f"{k.id}#{n.index}" for k in shown for n in k.loop_nests if n.lines[0] <= KERNEL_LINES}
     views = []
     for i, file in enumerate(files):
         entries = [e for e in v.lines if e.file == file.display]
         if entries:
             prefix = anchor if file.kind == "sample" else f"{anchor}-f{i}"
-            annotated = _annotated(file, entries, shared, prefix, shown_ids)
+            annotated = _annotated(file, entries, shared, prefix, shown_ids, shown_nests)
             placed = {e.line for e in entries if e.status}
             views.append({"file": file, "annotated": annotated, "open": file.kind in ("sample", "user"),
                           "summary": f"{sum(1 for e in entries if e.status == 'parallel')} of {len(placed)} lines "
                                      "with a verdict ran in parallel loops"})
-    kernels = []
-    for k in shown:
-        language = {"cpp": "cpp", "triton": "triton"}.get(k.backend, "python")
-        evidence = {e.line: e.what for e in k.evidence}
-        nest_of = {line: n for n in k.loop_nests for line in range(n.lines[0], n.lines[1] + 1)}
-        code = [{"number": i, "html": h, "evidence": evidence.get(i), "nest": nest_of.get(i),
-                 "label": nest_of[i].describe() if i in nest_of and nest_of[i].lines[0] == i else None}
-                for i, h in enumerate(highlight.lines(k.code, language), 1)] if k.code else []
-        kernels.append({"k": k, "code_lines": code, "lines": [f"{e.file}:{e.line}" if e.file != files[0].display
-                                                              else str(e.line) for e in v.lines if k.id in e.kernels]})
+    kernels = [_kernel_view(k, [e for e in v.lines if k.id in e.kernels], files[0].display) for k in shown]
     timed = sorted((kv for kv in kernels if kv["k"].cost.time_s is not None), key=lambda kv: -kv["k"].cost.time_s)
     output_code = [c for g in v.graphs for c in g.output_code]
-    shown_code = output_code[:1] if limit else output_code
+    shown_code = [_head(code, OUTPUT_CODE_LINES) for code in (output_code[:1] if limit else output_code)]
     split = v.time_split
     total = split.total_s if split else None
     rest = [(label, getattr(split, key)) for key, label in (
@@ -149,9 +147,31 @@ def _compiled_view(v, files, limit=None):
             "phases": charts.phase_bar(v.compile_phases), "output_code": shown_code}
 
 
-def _annotated(file, entries, shared, prefix, shown_ids):
+def _kernel_view(k, entries, sample):
+    """One kernel of the kernel table: its first KERNEL_LINES lines of code highlighted, with their evidence and loop
+    nests, how many lines and nests are left out, and the source lines it computes (``entries``, their verdicts),
+    each (file, line) once however many call chains reach it; ``sample``: the display name shown as a bare line."""
+    language = {"cpp": "cpp", "triton": "triton"}.get(k.backend, "python")
+    evidence = {e.line: e.what for e in k.evidence}
+    nest_of = {line: n for n in k.loop_nests for line in range(n.lines[0], n.lines[1] + 1)}
+    head = _head(k.code, KERNEL_LINES)
+    code = [{"number": i, "html": h, "evidence": evidence.get(i), "nest": nest_of.get(i),
+             "label": nest_of[i].describe() if i in nest_of and nest_of[i].lines[0] == i else None}
+            for i, h in enumerate(highlight.lines(head["text"], language), 1)] if k.code else []
+    return {"k": k, "code_lines": code, "more_lines": head["more"], "total_lines": head["total"],
+            "more_nests": sum(1 for n in k.loop_nests if n.lines[1] > KERNEL_LINES),
+            "lines": list(dict.fromkeys(str(e.line) if e.file == sample else f"{e.file}:{e.line}" for e in entries))}
+
+
+def _head(text, limit):
+    """{"text": the first ``limit`` lines of ``text``, "more": how many lines follow them, "total": its lines}."""
+    lines = text.split("\n")
+    return {"text": "\n".join(lines[:limit]), "more": max(0, len(lines) - limit), "total": len(lines)}
+
+
+def _annotated(file, entries, shared, prefix, shown_ids, shown_nests):
     """The lines of the functions of ``file`` that hold ``entries`` (verdicts), each with its verdicts' marks and
-    the kernels among ``shown_ids`` it ran in."""
+    the kernels among ``shown_ids`` and loop nests among ``shown_nests`` (those on the page) it ran in."""
     by_line = {}
     for e in entries:
         for line in range(e.line, e.end_line + 1):
@@ -166,20 +186,34 @@ def _annotated(file, entries, shared, prefix, shown_ids):
         notes = []
         if here and here[0].line == number:
             for e in here:
-                why = [reason(r) for r in e.why if not (r.not_vectorized and r.text in shared)]
+                why = _bounded([r for r in e.why if not (r.not_vectorized and r.text in shared)])
                 notes.append({"status": e.status, "text": f"{e.status}{_via(e)}" + (": " + "; ".join(why) if why else ""),
                               "vectorized": e.vectorized, "how": ", ".join(e.how)})
         timed = max((e for e in here if e.time_share is not None), key=lambda e: e.time_share, default=None)
         annotated.append({
             "number": number, "html": html_line, "status": statuses[0] if statuses else "", "statuses": statuses,
             "kernels": sorted({k for e in here for k in e.kernels if k in shown_ids}), "notes": notes,
-            "nests": sorted({n for e in here for n in e.nests}),
+            "nests": sorted({n for e in here for n in e.nests if n in shown_nests}),
             "open": any(n["status"] != "parallel" for n in notes),  # good news stays folded
             "gap": bool(annotated) and annotated[-1]["number"] != number - 1,
             "vectorized": here[0].vectorized if here else None,
             "share": timed.time_share if timed else None, "time_s": timed.time_s if timed else None,
             "heat": charts.heat(timed.time_share) if timed else None, "id": f"{prefix}-L{number}"})
     return annotated
+
+
+def _bounded(reasons):
+    """The reasons as clauses, at most REASONS_PER_KIND of each kind (a call in an unrolled loop runs in hundreds of
+    nests, each serial or not fused with the next), and how many more of a kind were left out and where they are."""
+    kept, left = [], {}
+    for r in reasons:
+        if sum(1 for k in kept if k.kind == r.kind) < REASONS_PER_KIND:
+            kept.append(r)
+        else:
+            left[r.kind] = left.get(r.kind, 0) + 1
+    return [reason(r) for r in kept] + [f"and {n} more {LEFT_OUT.get(kind, f'{kind} reasons')} (not shown here: "
+                                        "inspector render --format json on the JSON record lists them all)"
+                                        for kind, n in left.items()]
 
 
 def _via(e):

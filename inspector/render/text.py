@@ -24,8 +24,9 @@ class TextRenderer(Renderer):
         self.full, self.color, self.width = full, color, width
 
     def _console(self):
-        return Console(file=io.StringIO(), width=self.width, force_terminal=self.color,
-                       color_system="standard" if self.color else None, highlight=False, soft_wrap=True)
+        return Console(file=io.StringIO(), width=self.width, force_terminal=self.color,  # text even in Jupyter
+                       color_system="standard" if self.color else None, highlight=False, soft_wrap=True,
+                       force_jupyter=False)
 
     def report(self, analysis):
         """The table; with ``full``, per-variant sentences, failures and breaks.

@@ -30,6 +30,7 @@ report
 INSPECT = '''\
 one = inspector.inspect(fitness, pop, budget=0.2)
 print(one.save(OUT))
+print(one.text())
 '''
 
 
@@ -55,4 +56,8 @@ def test_a_notebook_shows_the_captured_report_inline_and_inspect_saves_one(tmp_p
     assert page.count('class="ln st-parallel"') >= 2
     saved = tmp_path / "fitness.html"
     assert saved.exists() and "eager, same arguments" in saved.read_text()
+    assert "inspector.inspect()" in saved.read_text() and "Exit status" not in saved.read_text()
+    # the eager time, the point of inspect(), in the text summary too
+    text = "".join(o.get("text", "") for o in notebook.cells[2].outputs)
+    assert "inspector.inspect(fitness)" in text and "eager, same" in text and "compiled:" in text
     assert (tmp_path / "fitness.json").exists()
