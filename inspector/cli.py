@@ -371,13 +371,18 @@ def run(
 
 
 def _program_name(program, module, argv):
-    """The report's file name: the program's stem; for a module, its last part and its first argument that is not an
-    option (``-m unittest tests.test_ga`` → unittest-tests.test_ga), so that runs of one runner keep apart."""
+    """The report's file name: the program's stem; for a module run on a module or file it names first (a test
+    runner: ``-m unittest tests.test_ga`` → unittest-tests.test_ga), the module and that name, so that runs of one
+    runner keep apart."""
     if not module:
         return Path(program).stem
-    first = next((a for a in argv if not a.startswith("-")), None)
-    name = program.rsplit(".", 1)[-1] + (f"-{Path(first).stem if first.endswith('.py') else first}" if first else "")
-    return re.sub(r"[^\w.-]+", "_", name)
+    name = program.rsplit(".", 1)[-1]
+    target = next((a for a in argv if not a.startswith("-")), "")
+    if target.endswith(".py") or target and Path(target).is_dir():
+        name += f"-{Path(target).stem}"
+    elif re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", target):
+        name += f"-{target}"
+    return name
 
 
 @app.command()

@@ -171,6 +171,7 @@ class GraphBreak:
     compile_id: Optional[str]
     mechanism: Optional[str]
     text: str
+    after: Optional[str] = None  # the compiler backend failed on the code after it, which ran as Python (torch's why)
 
 
 @dataclass(frozen=True)
@@ -268,6 +269,12 @@ class Timing:
     per_population_s: float  # the median scaled to the whole population (Python measures a subset)
     compile_s: Optional[float]  # compiled variants: torch's compile time, else first call minus median
     rounds_s: dict = field(default_factory=dict)  # {round: median of that round, per population} (Rounds)
+    scale: float = 1.0  # population over the individuals measured: min_s and max_s times it are per population
+
+    @property
+    def per_population_range(self):
+        """(fastest, slowest) run scaled to the whole population, as per_population_s is."""
+        return self.min_s * self.scale, self.max_s * self.scale
 
 
 @dataclass(frozen=True)
@@ -311,6 +318,7 @@ class FunctionRun:
     fallback_guards: list = field(default_factory=list)  # [(call, the failed guard)] of the first of them
     shares_code: list = field(default_factory=list)  # other tracked functions with the same code object
     inlined_into: list = field(default_factory=list)  # functions whose compiled graphs hold this one's code
+    error_call: Optional[int] = None  # the call that raised the variant's ``error`` (the last that raised)
 
 
 @dataclass(frozen=True)

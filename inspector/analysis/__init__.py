@@ -4,6 +4,7 @@
 the record itself is never changed.
 """
 
+import statistics
 from dataclasses import replace
 
 from inspector.analysis import breaks, cost, files as files_mod, kernels as kernels_mod, lines, recompiles, rounds
@@ -116,7 +117,8 @@ def _function_run(raw):
         compiled_at=run.get("compiled_at", 1 if (raw.get("capture") or {}).get("graphs") else None),
         created=raw.get("created"), stances=[StanceRun(**s) for s in run.get("stances") or []],
         eager_calls=eager.get("runs", 0), eager_median_s=eager.get("median_s"),
-        fallbacks=fallbacks.get("count", 0), fallback_guards=[(f["call"], f["guard"]) for f in fallbacks.get("first", [])])
+        fallbacks=fallbacks.get("count", 0), fallback_guards=[(f["call"], f["guard"]) for f in fallbacks.get("first", [])],
+        error_call=raw.get("error_call"))
 
 
 def _program_functions(variants, raws):
@@ -139,6 +141,12 @@ def _graphs(raw):
     return graphs + ((raw.get("recompiles") or {}).get("graphs") or []) if raw.get("run") else graphs
 
 
+def _breaks(raw):
+    """The raw graph-break messages of a variant's graphs (see ``_graphs``: a program's later compiles' too)."""
+    found = (raw.get("capture") or {}).get("breaks") or []
+    return found + ((raw.get("recompiles") or {}).get("breaks") or []) if raw.get("run") else found
+
+
 def _compile_s(graphs):
     """torch's compile time over ``graphs`` (their metrics' entire_frame_compile_time_s), or None where none says."""
     times = [t for g in graphs if (t := (g.get("metrics") or {}).get("entire_frame_compile_time_s"))]
@@ -146,21 +154,27 @@ def _compile_s(graphs):
 
 
 def _timing(raw, population):
+    """The variant's Timing. Timed again in alternating rounds, its figures are the rounds' (median of the rounds'
+    medians, lowest and highest run, runs in all), so that a row's time and its ratios, taken from the same rounds,
+    agree; the first timing before the rounds stays in the record."""
     t = raw.get("timing")
     if not t or t.get("median_s") is None:
         return None
+    timed = [r for r in raw.get("rounds") or [] if r.get("median_s")]
+    if timed:
+        t = dict(t, median_s=statistics.median(r["median_s"] for r in timed), min_s=min(r["min_s"] for r in timed),
+                 max_s=max(r["max_s"] for r in timed), runs=sum(r.get("runs", 0) for r in timed))
     compile_s = None
     if raw.get("compiled"):
         compile_s = _compile_s((raw.get("capture") or {}).get("graphs") or [])
         if compile_s is None and t.get("first_call_s") is not None:
             compile_s = max(0.0, t["first_call_s"] - t["median_s"])
     measured = raw.get("measured_population") or population
+    scale = population / measured if population else 1.0
     return Timing(median_s=t["median_s"], min_s=t["min_s"], max_s=t["max_s"], runs=t.get("runs", 0),
                   number=t.get("number", 1), first_call_s=t.get("first_call_s"), samples_s=t.get("samples_s") or [],
-                  per_population_s=t["median_s"] * population / measured if population else t["median_s"],
-                  compile_s=compile_s,
-                  rounds_s={r["round"]: r["median_s"] * population / measured for r in raw.get("rounds") or []
-                            if r.get("median_s")})
+                  per_population_s=t["median_s"] * scale, compile_s=compile_s,
+                  rounds_s={r["round"]: r["median_s"] * scale for r in timed}, scale=scale)
 
 
 def _variant(raw, sample, env, sources):
@@ -182,13 +196,14 @@ def _variant(raw, sample, env, sources):
         graphs.append(Graph(g.get("compile_id"), (g.get("metrics") or {}).get("graph_op_count"),
                             g.get("fx_graph_cache"), names, codes))
     kernels = kernels_mod.with_launch_configs(kernels_mod.with_ids(found), raw.get("launch_configs"))
-    graph_breaks, break_problems = breaks.distinct(capture.get("breaks") or [], sources)
+    breaks_raw = _breaks(raw)
+    graph_breaks, break_problems = breaks.distinct(breaks_raw, sources)
     seen = {"output code": (sum(len(g.output_code) for g in graphs), problems),
-            "graph-break messages": (len(capture.get("breaks") or []), break_problems),
+            "graph-break messages": (len(breaks_raw), break_problems),
             "FX graph stack comments": (sum((g.get("fx_graph") or "").count("# File:") for g in graphs_raw),
                                         [f"graph {g.get('compile_id')}: not read: {c[:160]}" for g in graphs_raw
                                          for c in frames.unread_comments(g.get("fx_graph") or "")]),
-            "log records": (capture.get("records", len(graphs_raw) + len(capture.get("breaks") or [])),
+            "log records": (capture.get("records", len(graphs_raw) + len(breaks_raw)),
                             capture.get("problems") or [])}
     verdicts, warnings = [], []
     if v.compiled and v.status == "ok":
@@ -239,15 +254,12 @@ def _with_speedups(variants):
 
 
 def _speedup(reference, v):
-    """(how many times faster ``v`` ran than ``reference``, [lowest, highest] over the rounds or None): where both
-    were timed in the same alternating rounds, the median of each round's side-by-side ratio; else the ratio of
-    their medians."""
+    """(how many times faster ``v`` ran than ``reference``: the ratio of the times their rows show, [lowest, highest]
+    of the rounds' side-by-side ratios where both were timed in the same alternating rounds, else None)."""
     if not reference or not v.timing:
         return None, None
     side = rounds.side_by_side(reference.timing.rounds_s, v.timing.rounds_s)
-    if side:
-        return side[0], side[1]
-    return reference.timing.per_population_s / v.timing.per_population_s, None
+    return reference.timing.per_population_s / v.timing.per_population_s, side[1] if side else None
 
 
 def _break_even(v, eager):

@@ -17,45 +17,75 @@ def distinct(entries, sources):
 
     The site is the innermost frame outside torch, inspector and the standard library (often a library's line, not
     the sample's); ``chain`` lists the annotated frames from the user's outermost line down to it. Reports of one
-    break (the same site and cause, worded afresh after Dynamo restarted a frame) are counted together. Problems:
-    the messages that name no location."""
-    seen, problems = {}, []
-    for entry in entries:
-        b = parse.parse(entry)
-        frames = b["frames"]  # those above inspector's own call of the compiled function are its callers' (a program's)
-        frames = frames[1 + max((i for i, f in enumerate(frames) if PROBE_FRAME.search(f.file or "")), default=-1):]
-        chain = [(f, frame.line) for frame in frames if (f := sources.resolve(frame)) and f.kind != "stdlib"]
-        if not chain and b["file"]:
-            at = sources.resolve(Frame(b["file"], b["line"], None, None))
-            chain = [(at, b["line"])] if at else []
+    break (the same site and cause, worded afresh after Dynamo restarted a frame) are counted together. That the
+    compiler backend then failed on the code after a break (torch's WON'T CONVERT message and the "Backend compiler
+    exception" break that follows it) is told once, as that break's ``after``. Problems: the messages that name no
+    location."""
+    seen, later, problems = {}, [], []
+    for b in _reports(entries):
         if b["line"] is None:
             problems.append(f"graph break {b['compile_id']}: no file and line in torch's message: {b['reason']}")
-        site, line = chain[-1] if chain else (None, b["line"])
-        key = (site.path if site else b["file"], line, b["cause"] if b["cause"] != "unknown" else b["reason"])
-        if key in seen:  # the same break reported again: it could not resume if any report says so
-            seen[key]["count"] += 1
-            seen[key]["resumable"] = seen[key]["resumable"] and b["resumable"]
-            continue
-        fix, flag, where, file = b["fix"], b["flag"], site.kind if site else None, site.display if site else b["file"]
-        if site and site.kind == "library":
-            fix, flag = _library_fix(site, line, chain), None
-        elif not site and b["file"] and TORCH_FILE.search(b["file"]):
-            where, file, flag = "torch", "torch/" + TORCH_FILE.split(b["file"])[-1], None
-            fix = ("the break is in torch's own code, before any line of yours ran: this torch could not trace the "
-                   "call of the variant itself (a functools.partial or callable object, say); the functions it calls "
-                   "are compiled as frames of their own. A plain function as the variant may avoid it")
-        seen[key] = dict(b, text=_shown(b["text"], sources), file=file, line=line, count=1, fix=fix, flag=flag,
-                         code=site.text(line) if site else None, where=where, chain=[[f.display, n] for f, n in chain])
+        if b["resumes"] is not None:  # placed once every break it may follow is known
+            later.append(b)
+        else:
+            _add(seen, b, sources)
+    for b in later:
+        path = _site(b, sources)[0]
+        follows = next((o for (p, n, _), o in seen.items() if (p, n) == (path, b["resumes"])), None)
+        if not follows:
+            _add(seen, b, sources)
+        elif not follows["after"]:
+            why = (b["explanation"] or b["reason"]).split(". ")[0].rstrip(".")  # less torch's "Adding a graph break."
+            follows.update(after=f"the code after it did not compile: {why}; Dynamo ran it as Python",
+                           text=f"{follows['text']}\n\n{_shown(b['text'], sources)}")
     fields = GraphBreak.__dataclass_fields__
     return [GraphBreak(**{k: v for k, v in b.items() if k in fields}) for b in seen.values()], problems
+
+
+def _reports(entries):
+    """The break entries parsed, less torch's WON'T CONVERT messages that a break of the same compile tells again."""
+    parsed = [parse.parse(entry) for entry in entries]
+    told = {b["compile_id"] for b in parsed if not parse.WONT_CONVERT.match(b["text"])}
+    return [b for b in parsed if not (parse.WONT_CONVERT.match(b["text"]) and b["compile_id"] in told)]
+
+
+def _site(b, sources):
+    """(path, line, SourceFile or None, chain) of a parsed break: its innermost frame in an annotated file."""
+    frames = b["frames"]  # those above inspector's own call of the compiled function are its callers' (a program's)
+    frames = frames[1 + max((i for i, f in enumerate(frames) if PROBE_FRAME.search(f.file or "")), default=-1):]
+    chain = [(f, frame.line) for frame in frames if (f := sources.resolve(frame)) and f.kind != "stdlib"]
+    if not chain and b["file"]:
+        at = sources.resolve(Frame(b["file"], b["line"], None, None))
+        chain = [(at, b["line"])] if at else []
+    site, line = chain[-1] if chain else (None, b["line"])
+    return (site.path if site else b["file"]), line, site, chain
+
+
+def _add(seen, b, sources):
+    """Count a parsed break into ``seen`` {(path, line, what): break}: a new entry, or one more report of one."""
+    path, line, site, chain = _site(b, sources)
+    key = (path, line, b["cause"] if b["cause"] != "unknown" else b["gb_id"] or b["reason"])
+    if key in seen:  # the same break reported again: it could not resume if any report says so
+        seen[key]["count"] += 1
+        seen[key]["resumable"] = seen[key]["resumable"] and b["resumable"]
+        return
+    fix, flag, where, file = b["fix"], b["flag"], site.kind if site else None, site.display if site else b["file"]
+    if site and site.kind == "library":
+        fix, flag = _library_fix(site, line, chain), None
+    elif not site and b["file"] and TORCH_FILE.search(b["file"]):
+        where, file, flag = "torch", "torch/" + TORCH_FILE.split(b["file"])[-1], None
+        fix = ("the break is in torch's own code, before any line of yours ran: this torch could not trace the "
+               "call of the variant itself (a functools.partial or callable object, say); the functions it calls "
+               "are compiled as frames of their own. A plain function as the variant may avoid it")
+    seen[key] = dict(b, text=_shown(b["text"], sources), file=file, line=line, count=1, fix=fix, flag=flag, after=None,
+                     code=site.text(line) if site else None, where=where, chain=[[f.display, n] for f, n in chain])
 
 
 def first_seen(entries, env, sample_path, sample_file):
     """[(file, line, reason)] of raw break entries as soon as the probe streams them, before any record exists:
     each at its innermost frame in an annotated file (the sample, the user's modules, a library), each once."""
     seen = {}
-    for entry in entries:
-        b = parse.parse(entry)
+    for b in _reports(entries):
         sites = [(f.file, f.line, kind) for f in b["frames"]
                  if (kind := files.kind(f.file, env, sample_file)) in ("sample", "user", "library")]
         path, line, kind = sites[-1] if sites else (b["file"], b["line"], None)
@@ -66,7 +96,7 @@ def first_seen(entries, env, sample_path, sample_file):
 
 def _shown(text, sources):
     """torch's message with the frames of its traceback that are torch's, inspector's or frozen left out."""
-    head, marker, trace = text.partition("User code traceback:")
+    head, marker, trace = text.partition(parse.USER_CODE)
     if not marker:
         return text
     blocks, current = [], []
@@ -120,7 +150,7 @@ def warnings(graphs, raw, statements, sources, code):
         for r in size["recompiles"]:
             if r["reason"]:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
                 found.append(CompileWarning("recompile", [], r["compile_id"], f"recompiled at population "
-                                            f"{size['population']:,}: {r['reason'].strip().splitlines()[0]}"))
+                                            f"{size['population']:,}: {recompiles.guard_text(r['reason'])}"))
     return found
 
 

@@ -163,8 +163,7 @@ def verdicts(graphs, python_lines, kernels, breaks, sources, env, variant_scope,
             scopes.setdefault(path, {}).update(enclosing_scope(tree, [line]))
     entries = _by_statement(entries, scopes)
     by_id = {k.id: k for k in kernels}
-    fusion = {g.get("compile_id"): [(set(one.split("_")), set(two.split("_")), r["reason"], f"{one} with {two}")
-                                    for r in g.get("fusion") or [] for one, two in [r["nodes"]]] for g in graphs}
+    fusion = _fusion(graphs)
     out = []
     for (path, line, via), e in sorted(entries.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
         info = scopes[path][line]
@@ -327,10 +326,18 @@ def _verdict(groups, breaks, shape, env, fusion):
     return status, vectorized, why
 
 
+def _fusion(graphs):
+    """{compile id: [(nodes of one, nodes of the other, reason, the pair as said)]}: the scheduler's records of the
+    pairs it did not fuse (torch >= 2.2; a fused node is named ``op1_op4``), read once per graph."""
+    return {g.get("compile_id"): [(set(one.split("_")), set(two.split("_")), r["reason"], f"{one} with {two}")
+                                  for r in g.get("fusion") or [] for one, two in [r["nodes"]]] for g in graphs}
+
+
 def _fusion_reasons(units, fusion):
     """Why the loop nests (or kernels) a line's operations run in were not fused into one, where Inductor's
-    scheduler said why it did not fuse a node of one with a node of the other (torch >= 2.2; a fused node is named
-    ``op1_op4``; ``fusion``: {compile id: [(nodes of one, nodes of the other, reason, the pair as said)]})."""
+    scheduler said why it did not fuse a node of one with a node of the other (``fusion``: as ``_fusion`` gives it).
+    Each scheduler record is matched to the units holding its nodes, so a line in hundreds of nests costs no more
+    than its records."""
     def nodes(unit):
         kernel, nest = unit
         return set(nest.nodes or []) if nest else {name for n in kernel.loop_nests for name in n.nodes or []}
@@ -342,14 +349,13 @@ def _fusion_reasons(units, fusion):
     generated = [u for u in _distinct(units) if u[0].generated and nodes(u)]
     if len({u[0].id for u in generated}) > 1:  # across kernels: compare kernels, not each nest of each
         generated = _distinct((k, None) for k, _ in generated)
-    held = [nodes(u) for u in generated]
     holders = {}  # node name: the units (their positions in ``generated``) that compute it
-    for i, names in enumerate(held):
-        for node in names:
+    for i, unit in enumerate(generated):
+        for node in nodes(unit):
             holders.setdefault(node, set()).add(i)
 
     def holding(names):
-        return set.intersection(*(holders.get(n, set()) for n in names)) if names else set()
+        return set.intersection(*(holders.get(n, set()) for n in names))
 
     said = {}  # (i, j), i < j: {reason: the node pairs it was given for}, in the order the scheduler said them
     for graph in dict.fromkeys(k.graph for k, _ in generated):

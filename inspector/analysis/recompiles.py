@@ -12,6 +12,8 @@ COMPILE_ID = re.compile(r"^\d+/\d+(?:_\d+)?:\s*")
 VALUE = re.compile(r"(==\s*)-?\d[\d.e+-]*")
 OBJECT_ID = re.compile(r"(___check_obj_id\([^,]+,\s*)\d+")  # a fresh object each call: another id each time
 USER_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\w+)')  # the user stack under a recompile reason
+# the guard's source comment, "  # gbest = best[i]  # mp/pso.py:89 in step": torch cuts the path short from the left
+COMMENT_AT = re.compile(r"#\s*([^\s#]+):(\d+) in (\w+)")
 EVERY_CALL_MIN = 3  # fewer recompiles than this are not a pattern
 
 
@@ -40,10 +42,12 @@ def recompilation(raw):
 def guard_text(reason):
     """A failed guard in a few words, from torch's recompile reason: "___stack0 == 74.9 (at ga.py:24, in the code
     after a graph break)": its first line without the compile id and the source comment, and where the guarded
-    code is, from the reason's user stack (the comment's path is cut short by torch)."""
+    code is, from the reason's user stack, else from the end of that comment (torch adds the stack only where the
+    guard kept one)."""
     first = COMPILE_ID.sub("", reason.strip().splitlines()[0]) if reason.strip() else ""
-    guard = " ".join(first.partition("  #")[0].split())
-    frames = USER_FRAME.findall(reason)
+    guard, _, comment = first.partition("  #")
+    guard = " ".join(guard.split())
+    frames = USER_FRAME.findall(reason) or COMMENT_AT.findall(comment)[:1]
     if not frames:
         return guard
     path, line, function = frames[-1]

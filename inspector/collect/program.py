@@ -73,8 +73,15 @@ def program_record(header, end, status, trace_dir=None, reader=None, made_by="ru
                     "wall_s": end["wall_s"] if end else None, "ended": "normally" if end else (
                         f"without letting inspector write what it saw ({how_it_ended(status)}: os._exit, a crash "
                         "or a kill)"), "outside": (end or {}).get("outside")},
-        "variants": [dict(f, kind="torch", compiled=True, preview=False, family="",
-                          status="error" if f.get("error") else "ok") for f in (end or {}).get("functions", [])],
+        "variants": [dict(f, kind="torch", compiled=True, preview=False, family="", status=_status(f))
+                     for f in (end or {}).get("functions", [])],
     }
     record["files"] = files.read(record, reader)
     return record
+
+
+def _status(function):
+    """"error" for a function that raised before any of its code compiled; one that raised later is "ok", its error
+    kept with the call (the calls before it ran compiled code worth analysing)."""
+    compiled = any(g.get("output_code") for g in (function.get("capture") or {}).get("graphs") or [])
+    return "error" if function.get("error") and not compiled else "ok"

@@ -262,19 +262,21 @@ class Capture:
 
 
 def _nest(lines, nodes):
-    """One loop nest as generated: its code lines (as text) and {user stack: [FX node names]} of what it computes."""
-    code = []
+    """One loop nest as generated: its distinct code lines, stripped (all that analysis needs to find the nest in the
+    output code, which holds it as generated: half the size in an unrolled program's record), and {user stack: [FX
+    node names]} of what it computes."""
+    code = {}
     for line in lines:
         text = line if isinstance(line, str) else line() if callable(line) else None  # a DeferredLine
-        if isinstance(text, str):
-            code.append(text)
+        if isinstance(text, str) and text.strip():
+            code[text.strip()] = None
     stacks = {}
     for node in nodes:
         for part in getattr(node, "get_nodes", lambda: [node])():
             for origin in getattr(getattr(part, "node", None), "origins", ()) or ():
                 stack = (origin.meta or {}).get("stack_trace") or ""
                 stacks.setdefault(stack, []).append(origin.name)
-    return {"code": code, "nodes": [n.get_name() for n in nodes],
+    return {"code": list(code), "nodes": [n.get_name() for n in nodes],
             "origins": [{"stack": s, "fx_nodes": sorted(names)} for s, names in stacks.items()]}
 
 

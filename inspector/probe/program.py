@@ -268,7 +268,7 @@ class Tracker:
                 return function.run_pass(mode, fn, args, kwargs, sync)
             return fn(*args, **kwargs)
         except Exception as e:
-            function.error = f"{type(e).__name__}: {e}"
+            function.error, function.error_call = f"{type(e).__name__}: {e}", function.calls
             raise
         finally:
             sync()
@@ -311,7 +311,7 @@ class Function:
         self.eager, self.eager_count, self.eager_sum = [], 0, 0.0
         self.capture, self.recompiles = None, {"graphs": [], "breaks": [], "limits": []}
         self.compiles, self.fallbacks, self.fallback_count, self.stances = [], [], 0, []
-        self.python_lines = self.kernel_times = self.error = None
+        self.python_lines = self.kernel_times = self.error = self.error_call = None
         self.traced_call = self.profiled_call = None
         self.device = "cpu"
         self.bounds = []
@@ -446,7 +446,7 @@ class Function:
                 "created": self.created, "calls": max(0, self.calls - 1), "capture": self.capture or EMPTY_CAPTURE,
                 "recompiles": self.recompiles, "timing": _timing(self.steady, self.steady_count, self.first_s),
                 "python_lines": self.python_lines, "kernel_times": self.kernel_times, "bounds": self.bounds,
-                "error": self.error,
+                "error": self.error, "error_call": self.error_call,
                 "run": {"calls": self.calls, "total_s": self.total_s, "steady_calls": self.steady_count,
                         "steady_s": self.steady_sum, "compiles": self.compiles, "compiled_at": self.compiled_at,
                         "traced_call": self.traced_call, "profiled_call": self.profiled_call,

@@ -8,8 +8,8 @@ import jinja2
 from inspector.model import STATUSES
 from inspector.render import charts, comparison as comparison_words, highlight
 from inspector.render.base import Renderer
-from inspector.render.words import (break_even, match, program_title, ratio, reason, recompile_why, run_notes,
-                                    seconds, sentence, timing_note)
+from inspector.render.words import (break_even, error_parts, match, program_title, ratio, reason, recompile_why,
+                                    run_notes, seconds, sentence, timing_note)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -24,10 +24,10 @@ STATUS_TEXT = {
 }
 SEVERITY = tuple(reversed(STATUSES))  # worst news first
 PROGRAM_LIMIT = 12  # kernels shown per compiled function of a program (see _compiled_view): each is tens of kB
-# lines of one kernel's code, and of one graph's output code, shown on a page: the fused kernel of an unrolled solver
-# has tens of thousands, about 1 kB each once highlighted
-KERNEL_LINES = 1500
-OUTPUT_CODE_LINES = 3000
+# lines of one kernel's code (highlighted: about 700 bytes each) and of one graph's output code (its first and last
+# halves: the kernels, then the wrapper's call) shown on a page: an unrolled solver's fused kernel has tens of thousands
+KERNEL_LINES = 500
+OUTPUT_CODE_LINES = 2000
 REASONS_PER_KIND = 5  # reasons of one kind shown under one source line (see _bounded)
 LEFT_OUT = {"serial": "single-threaded loop nests", "not-fused": "pairs of loops Inductor did not fuse"}
 ENV_ROWS = ("torch", "python", "numpy", "threads", "cpu", "isa", "cuda", "platform", "executable")
@@ -38,7 +38,7 @@ def environment():
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters.update(seconds=seconds, ratio=ratio, break_even=break_even, match=match, recompile_why=recompile_why,
-                       run_notes=run_notes)
+                       run_notes=run_notes, error_parts=error_parts)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"))
     return env
 
@@ -133,7 +133,8 @@ def _compiled_view(v, files, limit=None):
     kernels = [_kernel_view(k, [e for e in v.lines if k.id in e.kernels], files[0].display) for k in shown]
     timed = sorted((kv for kv in kernels if kv["k"].cost.time_s is not None), key=lambda kv: -kv["k"].cost.time_s)
     output_code = [c for g in v.graphs for c in g.output_code]
-    shown_code = [_head(code, OUTPUT_CODE_LINES) for code in (output_code[:1] if limit else output_code)]
+    shown_code = [_cut(code, OUTPUT_CODE_LINES // 2, OUTPUT_CODE_LINES // 2)
+                  for code in (output_code[:1] if limit else output_code)]
     split = v.time_split
     total = split.total_s if split else None
     rest = [(label, getattr(split, key)) for key, label in (
@@ -154,7 +155,7 @@ def _kernel_view(k, entries, sample):
     language = {"cpp": "cpp", "triton": "triton"}.get(k.backend, "python")
     evidence = {e.line: e.what for e in k.evidence}
     nest_of = {line: n for n in k.loop_nests for line in range(n.lines[0], n.lines[1] + 1)}
-    head = _head(k.code, KERNEL_LINES)
+    head = _cut(k.code, KERNEL_LINES)
     code = [{"number": i, "html": h, "evidence": evidence.get(i), "nest": nest_of.get(i),
              "label": nest_of[i].describe() if i in nest_of and nest_of[i].lines[0] == i else None}
             for i, h in enumerate(highlight.lines(head["text"], language), 1)] if k.code else []
@@ -163,10 +164,15 @@ def _kernel_view(k, entries, sample):
             "lines": list(dict.fromkeys(str(e.line) if e.file == sample else f"{e.file}:{e.line}" for e in entries))}
 
 
-def _head(text, limit):
-    """{"text": the first ``limit`` lines of ``text``, "more": how many lines follow them, "total": its lines}."""
+def _cut(text, head, tail=0):
+    """{"text": ``text``, or its first ``head`` and last ``tail`` lines around a line that says how many are left out,
+    "more": how many lines are left out, "total": its lines}."""
     lines = text.split("\n")
-    return {"text": "\n".join(lines[:limit]), "more": max(0, len(lines) - limit), "total": len(lines)}
+    more = max(0, len(lines) - head - tail)
+    if not more:
+        return {"text": text, "more": 0, "total": len(lines)}
+    said = [f"... {more:,} lines not shown here: the whole is in the JSON record ..."] if tail else []
+    return {"text": "\n".join(lines[:head] + said + lines[len(lines) - tail:]), "more": more, "total": len(lines)}
 
 
 def _annotated(file, entries, shared, prefix, shown_ids, shown_nests):

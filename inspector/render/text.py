@@ -2,14 +2,15 @@
 listing, and a comparison's few lines per variant."""
 
 import io
+import textwrap
 
 from rich.console import Console
 from rich.table import Table
 
 from inspector.render import comparison as comparison_words
 from inspector.render.base import Renderer
-from inspector.render.words import (match, program_title, ratio, recompile_why, run_notes, seconds, sentence,
-                                    timing_note)
+from inspector.render.words import (error_parts, match, program_title, ratio, recompile_why, run_notes, seconds,
+                                    sentence, timing_note)
 
 WIDTH = 110
 
@@ -42,14 +43,13 @@ class TextRenderer(Renderer):
         if self.full:
             for v in analysis.variants:
                 if v.status not in ("ok", "skipped"):
-                    console.print(f"{v.id}: {v.status}: {v.error or ''}", markup=False, style="red")
+                    _failure(console, v.id, v.status, v.error)
                 if v.compiled and v.status == "ok":
                     console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
                     for b in v.bounds:
                         console.print(f"    bounded: {b}", markup=False)
                     for b in v.breaks:
-                        where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
-                        console.print(f"    graph break at {where}: {b.reason}", markup=False)
+                        _graph_break(console, b)
             _not_understood(console, analysis)
         return console.file.getvalue()
 
@@ -72,14 +72,16 @@ class TextRenderer(Renderer):
                           *([seconds(eager) + against] if p.eager else []))
         console.print(table if analysis.variants else "the program compiled nothing with torch.compile", markup=False)
         for v in analysis.variants:
-            console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
+            if v.status == "ok":
+                console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
+                if v.error:
+                    _failure(console, f"    call {v.run.error_call}", "raised", v.error)
+            else:
+                _failure(console, v.id, v.status, v.error)
             for note in run_notes(v):
                 console.print(f"    {note}", markup=False)
-            if v.error:
-                console.print(f"    raised {v.error}", markup=False, style="red")
             for b in v.breaks:
-                where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
-                console.print(f"    graph break at {where}: {b.reason}", markup=False)
+                _graph_break(console, b)
             for c in v.run.recompiles:
                 why = recompile_why(c)
                 console.print(f"    recompiled at call {c.call} ({seconds(c.seconds)}): {why}", markup=False)
@@ -94,7 +96,8 @@ class TextRenderer(Renderer):
         console.print(f"{view.sample} · torch {view.torch} · population {view.population:,}", markup=False)
         for row in view.variants:
             if row.status != "ok":
-                console.print(f"\n{row.variant}: {row.status}: {row.error or ''}", markup=False, style="red")
+                console.print()
+                _failure(console, row.variant, row.status, row.error)
                 continue
             ops = ", ".join(str(g.op_count) for g in row.graphs)
             head = f"\n{row.variant}: {len(row.graphs)} graph{'s' if len(row.graphs) != 1 else ''} (ops: {ops})"
@@ -110,6 +113,8 @@ class TextRenderer(Renderer):
                     console.print("      reached from " + " -> ".join(f"{f}:{n}" for f, n in b.chain[:-1]),
                                   markup=False)
                 console.print(f"      {b.reason}", markup=False, style="red")
+                if b.after:
+                    console.print(f"      then {b.after}", markup=False)
                 for label, value in (("torch", b.explanation), *(("hint", h) for h in b.hints),
                                      (b.gb_id, b.url), ("fix", b.fix)):
                     if value:
@@ -153,6 +158,20 @@ def timing_table(analysis):
         table.add_row(v.id, v.status, time, ratio(v.speedup_vs_python), ratio(v.speedup_vs_numpy),
                       seconds(t.first_call_s) if t and v.compiled else "-", match(v))
     return table
+
+
+def _failure(console, name, status, error):
+    """A variant or function that failed: its error's first line, then torch's further lines as they came."""
+    head, rest = error_parts(error)
+    console.print(f"{name}: {status}: {head}".rstrip(": "), markup=False, style="red")
+    if rest:
+        console.print(textwrap.indent(rest, "    "), markup=False)
+
+
+def _graph_break(console, b):
+    """One graph break of a variant's summary: where, torch's reason, and what became of the code after it."""
+    where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
+    console.print(f"    graph break at {where}: {b.reason}" + (f"; then {b.after}" if b.after else ""), markup=False)
 
 
 def _not_understood(console, analysis):

@@ -40,6 +40,13 @@ def break_even(value):
     return "never" if value.calls is None else f"{math.ceil(value.calls):,} calls"
 
 
+def error_parts(text):
+    """(first line, the rest) of an error message: torch's goes on for lines (explanation, hints, the user's code
+    with carets under it), kept as they are, to be shown after the first line, preformatted or folded."""
+    head, _, rest = (text or "").strip().partition("\n")
+    return head, "\n".join(line.rstrip() for line in rest.strip("\n").splitlines())
+
+
 def reason(r):
     """A Reason as one clause, as it reads inline under a source line."""
     return f"not vectorized: {r.text}" if r.not_vectorized else r.text
@@ -76,7 +83,7 @@ def sentence(v, sample):
     """One sentence on a compiled variant: what ran in parallel, what was vectorized, what broke. Lines of files
     other than the sample (its path ``sample``) are named with their file."""
     if v.status != "ok":
-        return f"{v.id}: {v.status}: {v.error or ''}".strip()
+        return f"{v.status}: {error_parts(v.error)[0]}".rstrip(": ")
     if v.run and not v.run.calls:
         if v.run.inlined_into:
             return (f"never called itself: inlined into {' and '.join(v.run.inlined_into)}, whose compiled graphs "

@@ -2,6 +2,7 @@
 functions found wherever torch.compile was used, the report written however the program ends."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -10,6 +11,8 @@ import textwrap
 from conftest import ROOT, line_of, run_cli, tlparse
 from inspector.analysis import analyze
 from inspector.record import load
+from inspector.render import html as html_module
+from inspector.render.base import renderer
 
 HELPER = '''\
 import torch
@@ -190,3 +193,69 @@ def test_odd_calls_once_never_eager_first_stances_and_closures_are_told_as_torch
                                      f"per_row.<locals>.objective (odd_calls.py:{line + 1})")
     assert first.run.shares_code == [second.id] and [c.call for c in second.run.recompiles] == [1]
     assert "never called itself: inlined into fitness" in proc.stderr and "ran eagerly instead of recompiling" in proc.stderr
+
+
+FAILING = textwrap.dedent('''\
+    import torch
+
+
+    @torch.compile(fullgraph=True)
+    def get_labels(x):
+        if x.sum() > 5:
+            return x + 1
+        return x - 1
+
+
+    @torch.compile
+    def step(pos, k):
+        cells = torch.arange(k.max())
+        best = pos.min().item()
+        return pos * 0.9 + cells.sum() + best
+
+
+    try:
+        get_labels(torch.ones(8))
+    except Exception as e:
+        print("caught", type(e).__name__)
+    for _ in range(3):
+        step(torch.ones(1000, 4), torch.tensor([3, 4]))
+''')
+
+
+def test_a_functions_error_and_each_break_are_told_once(tmp_path):
+    """A fullgraph function whose branch fails (the program catches it); a step whose data-dependent reads break."""
+    (tmp_path / "swarm.py").write_text(FAILING)
+    proc = run_cli("run", "-o", tmp_path / "out", "swarm.py", cwd=tmp_path, env=ENV)
+    assert proc.returncode == 0 and "caught Unsupported" in proc.stdout, proc.stderr
+    assert proc.stderr.count("get_labels: error: Unsupported: Data-dependent branching\n") == 1
+    assert proc.stderr.count("Hint: Use `torch.cond`") == 1 and "get_labels: get_labels" not in proc.stderr
+    a = analyze(load(tmp_path / "out" / "swarm.json"))
+    sites = [(b.line, b.cause, b.flag) for b in a.variant("step").breaks]
+    assert sites == [(line_of(a, text), "item", "dynamo.capture_scalar_outputs=True")
+                     for text in ("torch.arange(k.max())", "pos.min().item()")]
+    html = (tmp_path / "out" / "swarm.html").read_text()
+    assert html.count("Hint: Use `torch.cond`") == 1
+    assert re.search(r"<summary>the rest of the message</summary><pre>[^<]*Hint: Use `torch.cond`", html)
+
+
+def test_a_large_program_gives_a_page_bounded_by_what_it_shows_each_line_once_per_kernel(tmp_path, monkeypatch):
+    """The stable-fluids program of bench/large_program.py, small: its helpers in solver.py, inlined from several call
+    sites and in a loop Dynamo unrolls, fused into one kernel of thousands of lines."""
+    proc = run_cli("run", "-o", tmp_path, "samples/programs/fluid/fluid.py", "--size", 16, "--sweeps", 1, "--frames", 4,
+                   "--still")
+    assert proc.returncode == 0 and "done: 4 frames" in proc.stdout, proc.stderr
+    a = analyze(load(tmp_path / "fluid.json"))
+    (f,) = a.variants
+    chains = {}  # (file, line): the call chains that reach it, a verdict each
+    for e in f.lines:
+        chains.setdefault((e.file, e.line), []).append(e.via)
+    assert any(len(via) > 1 and file.endswith("solver.py") for (file, _), via in chains.items())
+    page = (tmp_path / "fluid.html").read_text()
+    listed = re.findall(r'<details class="kernel".*\n<summary>.*· lines ([^<]*)</summary>', page)
+    assert listed and all(len(set(lines.split(", "))) == len(lines.split(", ")) for lines in listed)
+    # its kernel's code and the output code are cut, each cut said; the page is a small part of the one that shows all
+    assert "more lines of its" in page and "lines not shown here: the whole is in the JSON record" in page
+    assert "Your source, line by line" in page and "solver.py" in page
+    monkeypatch.setattr(html_module, "KERNEL_LINES", 10**9)
+    monkeypatch.setattr(html_module, "OUTPUT_CODE_LINES", 10**9)
+    assert len(page) < len(renderer("html").program(a)) / 3

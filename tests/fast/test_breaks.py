@@ -1,10 +1,20 @@
 """Graph breaks, recompilations and unrolled loops of a variant, from checked-in probe output."""
 
+import json
+
 import pytest
 
-from conftest import VERSIONS, analysis, line_of
-from inspector.analysis import breaks
+from conftest import FIXTURES, VERSIONS, analysis, line_of
+from inspector.analysis import breaks, recompiles
+from inspector.analysis.lines import Sources
 from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
+from inspector.model import BreaksView, Finding, SourceFile
+from inspector.render.base import renderer
+
+# torch 2.13's messages from `inspector run` of a particle-swarm program (tests/fixtures/torch-2.13.0/pso_fallback.py)
+PSO = json.loads((FIXTURES / "torch-2.13.0" / "pso_fallback.json").read_text())
+PSO_SOURCE = (FIXTURES / "torch-2.13.0" / "pso_fallback.py").read_text()
+PSO_FILES = Sources([SourceFile("pso_fallback.py", "pso_fallback.py", "sample", PSO_SOURCE)])
 
 
 # torch 2.1 does not break at the boolean mask: after the `if` broke the graph, the rest of the frame ran eagerly
@@ -50,6 +60,11 @@ def test_population_sizes_show_recompiles_with_the_failed_guard():
     recompiles = [w for w in a.variant("numpy-compiled-cpu").warnings if w.kind == "recompile"]
     assert recompiles and all("at population 9,000" in w.text for w in recompiles)
     assert any("size mismatch" in w.text and "expected 10000, actual 9000" in w.text for w in recompiles)
+    # the guard in words, as the program summary gives it: no compile id, and where the guarded code is
+    printed = [w.text for w in a.variant("torch-compiled-cpu").warnings if "___stack0" in w.text]
+    assert printed == ["recompiled at population 9,000: ___stack0 == 4749 (at knapsack_breaks.py:55, in the code "
+                       "after a graph break)"]
+    assert not [w for w in recompiles if "0/0:" in w.text]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -80,3 +95,54 @@ def test_a_message_without_a_location_is_counted_as_not_understood():
     found, problems = breaks.distinct([{"text": "Graph break: something new", "compile_id": "0/0"}], a.sample)
     assert [(b.file, b.line, b.reason, b.cause) for b in found] == [(None, None, "something new", "unknown")]
     assert problems == ["graph break 0/0: no file and line in torch's message: something new"]
+
+
+def _pso_line(text):
+    return next(i for i, s in enumerate(PSO_SOURCE.splitlines(), 1) if text in s)
+
+
+def test_a_break_whose_following_code_the_backend_failed_on_is_one_entry_that_says_so():
+    """torch reports one site three times: the `.item()` break, WON'T CONVERT for the code after it (the backend
+    raised a fake-tensor exception on it), and a "Backend compiler exception" break at the same file:line."""
+    entries = PSO["breaks"]["step"]
+    assert [e["text"].startswith("WON'T CONVERT torch_dynamo_resume_in_step_at_18") for e in entries] == [False, True,
+                                                                                                          False]
+    (b,), problems = breaks.distinct(entries, PSO_FILES)
+    assert not problems
+    assert (b.line, b.cause, b.flag, b.count) == (_pso_line("spread = pos.abs().max().item()"), "item", SCALARS, 1)
+    assert b.after == ("the code after it did not compile: Backend compiler `inductor_failing_after_breaks` failed "
+                       "with aten._local_scalar_dense.default; Dynamo ran it as Python")
+    assert "Backend compiler exception" in b.text  # torch's words of it kept, under the break's own
+    view = BreaksView("pso_fallback.py", "2.13.0", 1000, [Finding("step", "ok", None, [], None, [b], [])])
+    text = renderer("text").breaks(view)
+    assert text.count("pso_fallback.py:18") == 1 and text.count("then the code after it did not compile") == 1
+    assert "WON'T CONVERT" not in text
+
+
+def test_a_wont_convert_alone_is_told_in_words_on_the_break_it_follows_or_on_its_own():
+    """A torch that gives no "Backend compiler exception" break after it: the WON'T CONVERT message itself."""
+    item, wont_convert, _ = PSO["breaks"]["step"]
+    (b,), _ = breaks.distinct([item, wont_convert], PSO_FILES)
+    assert b.cause == "item" and b.after == ("the code after it did not compile: the compiler backend failed with "
+                                             "DataDependentOutputException: aten._local_scalar_dense.default; "
+                                             "Dynamo ran it as Python")
+    (alone,), _ = breaks.distinct([wont_convert], PSO_FILES)
+    assert (alone.line, alone.cause, alone.flag, alone.resumable) == (18, "not-compiled", None, False)
+    assert alone.reason == ("the compiler backend failed on the code after the graph break at line 18 "
+                            "(DataDependentOutputException: aten._local_scalar_dense.default): Dynamo ran it as Python")
+
+
+def test_a_data_dependent_operator_is_an_item_break_with_the_flag_torchs_hint_names():
+    """`torch.arange(k.max())` reads a number out of a tensor (aten._local_scalar_dense), as `.item()` does."""
+    (b,), _ = breaks.distinct(PSO["breaks"]["grid"], PSO_FILES)
+    assert (b.line, b.reason) == (_pso_line("torch.arange(k.max())"), "Data dependent operator (trace CALL)")
+    assert b.cause == "item" and b.flag == SCALARS and any("capture_scalar_outputs = True" in h for h in b.hints)
+
+
+@pytest.mark.parametrize("stack", [True, False])
+def test_a_failed_guard_keeps_where_the_guarded_code_is(stack):
+    """From the reason's user stack, or without one (torch adds it only where the guard kept one) from the end of
+    the guard's source comment, whose path torch cuts short."""
+    resumed, plain = (r if stack else r.partition("\nUser stack trace:")[0] for r in PSO["recompile_reasons"])
+    assert recompiles.guard_text(resumed) == "___stack0 == 724 (at pso.py:22, in the code after a graph break)"
+    assert recompiles.guard_text(plain) == "it == 0 (at guards.py:21)"

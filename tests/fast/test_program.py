@@ -12,6 +12,7 @@ from conftest import VERSIONS, analysis, line_of, record_path
 from inspector.analysis import analyze
 from inspector.record import load
 from inspector.cli import _program_name
+from inspector.collect.program import _status
 from inspector.render.base import renderer
 from inspector.render.words import run_notes
 
@@ -118,8 +119,30 @@ def test_a_report_of_inspect_names_the_api_and_shows_the_eager_time():
     assert "Exit status" not in page and "inspector.inspect()" in page and "eager, same arguments" in page
 
 
-@pytest.mark.parametrize("module, argv, name", [
-    (False, ["5000"], "ga"), (True, ["tests.test_ga", "-v"], "unittest-tests.test_ga"),
-    (True, ["-v", "test_ga.py"], "unittest-test_ga"), (True, [], "unittest")])
-def test_a_programs_report_is_named_after_it_and_a_modules_after_its_first_argument(module, argv, name):
-    assert _program_name("unittest" if module else "samples/programs/ga.py", module, argv) == name
+@pytest.mark.parametrize("program, module, argv, name", [
+    ("samples/programs/ga.py", False, ["5000"], "ga"), ("unittest", True, ["tests.test_ga", "-v"], "unittest-tests.test_ga"),
+    ("unittest", True, ["-v", "test_ga.py"], "unittest-test_ga"), ("unittest", True, [], "unittest"),
+    ("mypkg.train", True, ["raise", "--epochs", "3"], "train"), ("mypkg.train", True, ["0.5"], "train")])
+def test_a_programs_report_is_named_after_it_and_a_runners_after_what_it_runs(program, module, argv, name):
+    assert _program_name(program, module, argv) == name
+
+
+def test_a_function_that_raised_at_a_later_call_keeps_what_its_compiled_calls_showed():
+    record = copy.deepcopy(load(record_path("2.13.0", "ga")))
+    v = record["variants"][0]
+    v.update(error="ValueError: boom\n  more of the message", error_call=6)
+    assert _status(v) == "ok" and _status(dict(v, capture={"graphs": [{"compile_id": "0/0"}]})) == "error"
+    a = analyze(record)
+    (f,) = a.variants
+    assert f.lines and f.kernels and f.run.error_call == 6
+    text, page = renderer("text").program(a), renderer("html").program(a)
+    assert "call 6: raised: ValueError: boom" in text and "raised at call 6" in page
+
+
+def test_breaks_first_hit_at_a_later_call_are_listed_once_with_the_first_calls():
+    record = load(record_path("2.13.0", "ga"))
+    raw = record["variants"][0]
+    f = analyze(record).variants[0]
+    assert raw["recompiles"]["breaks"] and len(f.breaks) == len({(b.file, b.line, b.reason) for b in f.breaks})
+    read = next(p for p in analyze(record).parse if p.artifact == "graph-break messages").read
+    assert read == len(raw["capture"]["breaks"]) + len(raw["recompiles"]["breaks"])

@@ -14,6 +14,14 @@ ENCOUNTERED = re.compile(r"Encountered graph break when attempting to (trace \w+
 GB_URL = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
 NOT_RESUMABLE = ("Encountered graph break that we cannot resume from",  # the real reason follows
                  "Failed to handle graph break gracefully")  # 2.13: "... falling back to eager. Graph break ..."
+USER_CODE = "User code traceback:"  # the user's frames follow, then (2.13) torch's own traceback of the exception
+TORCH_TRACEBACK = "\nTraceback (most recent call last):"
+# the compiler backend failed on a frame (Inductor on data it cannot trace: a fake-tensor exception), which then ran
+# eagerly; 2.13 follows it with a "Backend compiler exception" break of the same compile
+WONT_CONVERT = re.compile(r"^WON'T CONVERT (\S+) (.+?) line (\d+)")
+PROCESSING = "The above exception occurred while processing the following code"  # verbose: the user's frames follow
+MODULE = re.compile(r"^(?:\w+\.)+(?=\w+:)")  # torch._subclasses.fake_tensor.DataDependentOutputException: ...
+RESUMED_AT = re.compile(r"torch_dynamo_resume_in_\w+?_at_(\d+)")  # the code after the break at that line
 
 SCALARS = "dynamo.capture_scalar_outputs=True"
 DYNAMIC_SHAPES = "dynamo.capture_dynamic_output_shape_ops=True"
@@ -30,9 +38,16 @@ class Cause:
     flag: str = None  # a config flag that removes the break
 
 
+NOT_COMPILED = Cause("not-compiled", ("backend compiler exception",),
+                     "the compiler backend failed on this code (see torch's message) and Dynamo ran it as Python; "
+                     "report it to the backend if the code is supported")
 CAUSES = (
+    NOT_COMPILED,  # first: its explanation names the exception the backend raised, which may name any cause's operator
     Cause("data-dependent-branch", ("data-dependent branching", "generic_jump"), BRANCH_FIX),
-    Cause("item", (".item()", "tensor.item"), f"keep the value as a 0-d tensor, or set {SCALARS}", SCALARS),
+    # a Python number read out of a tensor: .item(), int(t), or an operator that needs one (torch.arange(t.max()));
+    # aten._local_scalar_dense is what .item() calls, and torch's own hint for it names the flag
+    Cause("item", (".item()", "tensor.item", "aten._local_scalar_dense", "aten.item"),
+          f"keep the value in a tensor rather than reading it out as a Python number, or set {SCALARS}", SCALARS),
     Cause("dynamic-shape", ("dynamic shape operator", "nonzero"),
           f"avoid boolean-mask indexing: use np.where / torch.where with a mask, or set {DYNAMIC_SHAPES}",
           DYNAMIC_SHAPES),
@@ -52,8 +67,15 @@ def parse(entry):
     """One break entry {text, compile_id, mechanism} -> a dict of its facts; ``file``/``line`` None when the
     message names no location (the caller counts that as not understood)."""
     text = entry.get("text") or ""
+    not_converted = WONT_CONVERT.match(text)
+    facts = _not_converted(text, not_converted) if not_converted else _graph_break(text)
+    return dict(facts, compile_id=entry.get("compile_id"), mechanism=entry.get("mechanism"), text=text)
+
+
+def _graph_break(text):
+    """The facts of a graph-break message."""
     at = AT.search(text)
-    frames = parse_frames.stack(text.split("User code traceback:")[-1])
+    frames = parse_frames.stack(text.split(USER_CODE)[-1].split(TORCH_TRACEBACK)[0])
     file, line = (at.group(1), int(at.group(2))) if at else ((frames[-1].file, frames[-1].line) if frames
                                                              else (None, None))
     reason = REASON.search(text)
@@ -74,13 +96,33 @@ def parse(entry):
     explanation = explanation.group(1).strip() if explanation else None
     debug = DEBUG_CONTEXT.search(text)
     cause = cause_of(" ".join(filter(None, [first, explanation, debug and debug.group(1)])))
+    resumes = RESUMED_AT.search(text) if cause is NOT_COMPILED else None
     return {
         "file": file, "line": line, "frames": frames, "reason": first, "resumable": resumable,
         "explanation": explanation,
         "hints": list(dict.fromkeys(h.strip() for h in HINT.findall(text))),
         "gb_id": url.group(2) if url else None, "url": url.group(1) if url else None,
         "cause": cause.kind if cause else "unknown", "fix": cause and cause.fix, "flag": cause and cause.flag,
-        "compile_id": entry.get("compile_id"), "mechanism": entry.get("mechanism"), "text": text,
+        "resumes": int(resumes.group(1)) if resumes else None,
+    }
+
+
+def _not_converted(text, header):
+    """torch's WON'T CONVERT message as the facts of a break: the frame the backend failed on (``resumes``: the
+    line of the break whose following code it is, for a resume function), its first line, the exception."""
+    trace, _, user = text.partition(PROCESSING)
+    raised = [ln for ln in trace.splitlines()[1:] if ln.strip() and not ln[0].isspace()
+              and not ln.startswith(("=", "Traceback", "The above exception", "During handling", "due to"))]
+    exception = MODULE.sub("", raised[-1].strip()) if raised else "an exception"
+    name, file, line = header.group(1), header.group(2), int(header.group(3))
+    resumes = RESUMED_AT.match(name)
+    what = f"the code after the graph break at line {resumes.group(1)}" if resumes else name
+    return {
+        "file": file, "line": line, "frames": parse_frames.stack(user), "resumable": False,
+        "reason": f"the compiler backend failed on {what} ({exception}): Dynamo ran it as Python",
+        "explanation": f"the compiler backend failed with {exception}", "hints": [], "gb_id": None, "url": None,
+        "cause": NOT_COMPILED.kind, "fix": NOT_COMPILED.fix, "flag": None,
+        "resumes": int(resumes.group(1)) if resumes else None,
     }
 
 
