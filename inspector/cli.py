@@ -27,6 +27,7 @@ from inspector.render.words import seconds
 
 EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN, EXIT_CHECK, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 PLEASE_REPORT = "this is a bug in inspector: please report it, with the output of --verbose"
+INDEX = "index.html"  # the index of a folder's reports, beside them
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="See what torch.compile did to your numerical Python code, line by line.")
@@ -80,10 +81,12 @@ def report(
     run = dict(python=python, config=config, compile_options=compile_option, timeout=timeout, budget=budget,
                rtol=rtol, kernel_times=profile, rounds=rounds)
     codes, done = [], []
+    folder = len(samples) > 1 or path.is_dir()  # an index links the reports, and each report links back to it
     try:
         for sample in samples:
             try:
-                code, analysis = _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, redact)
+                code, analysis = _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, redact,
+                                             index=INDEX if folder else None)
             except typer.Exit as e:  # the sample could not run: said in one line; a folder goes on
                 if len(samples) == 1:
                     raise
@@ -94,8 +97,8 @@ def report(
                 break
     except KeyboardInterrupt:  # outside a probe run (those are caught and reported by collect)
         fail("interrupted", EXIT_INTERRUPTED)
-    if len(samples) > 1 or path.is_dir():
-        index = out / "index.html"
+    if folder:
+        index = out / INDEX
         write_atomic(index, renderer("html").index(done))
         err.print(f"index: {index}", markup=False)
     raise typer.Exit(max(codes))
@@ -125,9 +128,10 @@ def _sizes(option, text):
     return sizes
 
 
-def _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, redact):
+def _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, redact, index=None):
     """Report one sample: (exit code, Analysis or None). With several sizes, the smaller ones first (timings
-    only) and the last in full. The raw record is written first, so a failure later loses nothing measured."""
+    only) and the last in full. The raw record is written first, so a failure later loses nothing measured.
+    ``index``: the folder's index page beside the report, which the report links back to."""
     stem = sample.stem
     trace_dir = out / f"{stem}.trace"
     shutil.rmtree(trace_dir, ignore_errors=True)
@@ -146,7 +150,7 @@ def _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, 
     if redact:
         record = redact_record(record)
     save(record, out / f"{stem}.json")
-    code, analysis = publish(record, out / f"{stem}.html", fmt, verbose, written=[out / f"{stem}.json"])
+    code, analysis = publish(record, out / f"{stem}.html", fmt, verbose, written=[out / f"{stem}.json"], index=index)
     if verbose and analysis:
         for v in analysis.variants:
             if v.error_detail:
@@ -164,10 +168,10 @@ def _trace_logs(record, trace_dir):
     record["trace_dir"], record["trace_logs"] = (trace_dir.name if logs else None), names
 
 
-def publish(record, html_path, fmt, verbose, written=(), stream=None):
+def publish(record, html_path, fmt, verbose, written=(), stream=None, index=None):
     """Analyse a record, write its HTML and print its summary (on ``stream``, default stdout): (exit code, Analysis
-    or None); ``written``: other files already written, to name beside the HTML. A program's record (``inspector
-    run``) gets the program views.
+    or None); ``written``: other files already written, to name beside the HTML; ``index``: the page the HTML links
+    back to (a folder's index). A program's record (``inspector run``) gets the program views.
 
     When inspector's own analysis fails nothing more is written; when only the HTML fails the full text summary is
     printed instead; either way the exit code says inspector failed (the record itself is the caller's to keep).
@@ -179,7 +183,7 @@ def publish(record, html_path, fmt, verbose, written=(), stream=None):
         return EXIT_INTERNAL, None
     view = "program" if analysis.program else "report"
     try:
-        write_atomic(html_path, getattr(renderer("html"), view)(analysis))
+        write_atomic(html_path, getattr(renderer("html", index=index), view)(analysis))
         html_failed = False
     except Exception as e:  # the text summary below still shows what was measured
         internal("writing the HTML report", e, verbose)
@@ -458,15 +462,18 @@ def compare(
     analyses = [_analyze(r, verbose) for r in records]
     if None in analyses:
         raise typer.Exit(EXIT_INTERNAL)
+    paths = inputs
     if not from_records:
-        for record, label in zip(records, compare_mod.labels(analyses)):
-            slug = re.sub(r"[^\w.]+", "-", label).strip("-")
-            save(record, folder / f"{sample.stem}-{slug}.json")
+        slugs = [re.sub(r"[^\w.]+", "-", label).strip("-") for label in compare_mod.labels(analyses)]
+        paths = [folder / f"{sample.stem}-{slug}.json" for slug in slugs]
+        for record, path in zip(records, paths):
+            save(record, path)
     code = EXIT_FAILED if not from_records and any(a.failed for a in analyses) else EXIT_OK
     try:
         result = compare_mod.compare(analyses)
     except compare_mod.CompareError as e:
         fail(str(e))
+    compare_mod.link_reports(result, paths, folder)
     target = folder / f"{Path(analyses[0].sample.path).stem}-compare.html"
     write_atomic(target, renderer("html").comparison(result))
     _emit(renderer("text", color=sys.stdout.isatty()).comparison(result))

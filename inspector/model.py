@@ -582,6 +582,7 @@ class Analysis:
     rounds: Optional[Rounds] = None  # the alternating rounds, when it was timed in them
     program: Optional[Program] = None  # a program's run (``inspector run``): its variants are its compiled functions
     trace_logs: list = field(default_factory=list)  # torch's trace logs in ``trace_dir``, for tlparse
+    load: Optional[MachineLoad] = None  # the machine over all of the run's timing windows
 
     def variant(self, vid):
         return next(v for v in self.variants if v.id == vid)

@@ -8,7 +8,7 @@ import statistics
 from dataclasses import replace
 
 from inspector.analysis import breaks, cost, files as files_mod, kernels as kernels_mod, lines, recompiles, rounds
-from inspector.analysis.load import machine_load
+from inspector.analysis.load import machine_load, run_load
 from inspector.analysis.parse import frames
 from inspector.record import compile_key
 from inspector.model import (Analysis, Bandwidth, BreakEven, Env, FunctionRun, Graph, InternalError, ParseCount,
@@ -47,7 +47,7 @@ def analyze(record):
         parse=[ParseCount(a, read[a], problems[a]) for a in problems], internal_errors=internal,
         findings=breaks.findings(variants), rounds=_rounds(record.get("rounds")),
         program=Program(**record["program"]) if record.get("program") else None,
-        trace_logs=record.get("trace_logs") or [])
+        trace_logs=record.get("trace_logs") or [], load=run_load(record))
 
 
 def _rounds(raw):

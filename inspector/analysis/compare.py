@@ -2,10 +2,14 @@
 
 Kernels are paired across runs by the source lines they compute (their ``lines`` verdicts) and the ops
 in their names, then diffed after a normalisation that drops what does not change the generated code's
-meaning (include paths, thread counts, numbering, 2.1's ``long``/``i0`` spellings, whitespace).
+meaning (include paths, thread counts, numbering, 2.1's ``long``/``i0`` spellings, whitespace): a hunk of the diff
+is structural when the normalised code differs there, cosmetic when only what normalisation drops does. Each
+variant's change of time is read against an eager variant of its family (a control: the machine and NumPy change
+it, torch's compiler does not), and what else differs between the runs (NumPy, torch's build, threads, CPU) is named.
 """
 
 import difflib
+import os
 import re
 import statistics
 from pathlib import Path
@@ -33,6 +37,18 @@ VECTORIZED = {"all": ", vectorized", "some": ", partly vectorized", "none": ", n
               "unknown": ", vectorization unknown"}
 NUMBERED = re.compile(r"\b(tmp_acc|tmp|buf)(\d+)")
 DROP = re.compile(r"^(?://|# |[{}];?$)|^$")
+CONTEXT = 2  # unchanged lines shown around a hunk
+CLEAR = 1.1  # a ratio taken once (not in rounds) nearer 1 than this says no clear change
+# what may differ between two runs besides torch, and what it changes (threads, cpu, isa, cuda: Env.MACHINE)
+CONFOUNDERS = (
+    ("numpy", "NumPy", "eager NumPy variants run on it, and torch compiles NumPy code by its rules"),
+    ("build", "torch build", "the builds link different libraries, which can change eager torch and compiled code"),
+    ("python", "Python", "pure-Python variants and the Python around compiled calls run on it"),
+    ("threads", "threads", "compiled kernels run on that many OpenMP threads"),
+    ("cpu", "CPU", "another processor"), ("isa", "ISA", "vectorized code is generated for it"),
+    ("cuda", "CUDA device", "another GPU"),
+)
+TOP_KERNELS = 5  # kernels per variant in "where the time goes"
 
 
 class CompareError(Exception):
@@ -41,14 +57,20 @@ class CompareError(Exception):
 
 def normalise(code):
     """The lines of kernel ``code`` with the noise removed (see the module docstring)."""
-    out = []
-    for line in code.splitlines():
+    return [norm for _, _, norm in _code_lines(code)]
+
+
+def _code_lines(code):
+    """[(line number, the line stripped, the line normalised)] of the lines of ``code`` normalisation keeps."""
+    kept = []
+    for number, raw in enumerate(code.splitlines(), 1):
+        line = raw
         for pattern, replacement in RULES:
             line = pattern.sub(replacement, line)
         line = line.strip()
         if not DROP.match(line):
-            out.append(line)
-    return _renumber(out)
+            kept.append((number, raw.strip(), line))
+    return [(n, raw, norm) for (n, raw, _), norm in zip(kept, _renumber([k[2] for k in kept]))]
 
 
 def _renumber(lines):
@@ -64,9 +86,54 @@ def _renumber(lines):
     return [NUMBERED.sub(rename, line) for line in lines]
 
 
-def diff(a, b, from_name="a", to_name="b"):
-    """Unified diff of two kernels' normalised code ([] when identical after normalisation)."""
-    return list(difflib.unified_diff(normalise(a), normalise(b), from_name, to_name, lineterm="", n=2))
+def hunks(a, b):
+    """The hunks of the diff of two kernels' code ([] when the code is the same line for line): each
+    {"kind": "structural" (the normalised code differs) or "cosmetic" (only what normalisation drops differs),
+    "a": (first, last) line of ``a``, "b": the same of ``b``, "lines": ["-..." / "+..." / " ..."]}. Structural hunks
+    show normalised lines, with CONTEXT lines around them; cosmetic ones the lines as they are (stripped)."""
+    la, lb = _code_lines(a), _code_lines(b)
+    rows = []  # (kind, lines of a, lines of b): same, cosmetic (equal once normalised) or structural
+    opcodes = difflib.SequenceMatcher(None, [x[2] for x in la], [x[2] for x in lb]).get_opcodes()
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            rows += [("same" if x[1] == y[1] else "cosmetic", [x], [y]) for x, y in zip(la[i1:i2], lb[j1:j2])]
+        else:
+            rows.append(("structural", la[i1:i2], lb[j1:j2]))
+    structural = _spans([i for i, r in enumerate(rows) if r[0] == "structural"], len(rows), CONTEXT, 0)
+    taken = {i for lo, hi in structural for i in range(lo, hi + 1)}
+    cosmetic = _spans([i for i, r in enumerate(rows) if r[0] == "cosmetic" and i not in taken], len(rows), 0,
+                      2 * CONTEXT, taken)
+    spans = sorted([(lo, hi, "structural") for lo, hi in structural] + [(lo, hi, "cosmetic") for lo, hi in cosmetic])
+    return [_hunk(kind, rows[lo:hi + 1]) for lo, hi, kind in spans]
+
+
+def _spans(changed, size, context, gap, taken=frozenset()):
+    """[(first, last)] row spans around the ``changed`` rows (ascending), ``context`` rows on each side; spans
+    apart by at most ``gap`` rows, none of them ``taken``, are one."""
+    spans = []
+    for i in changed:
+        lo, hi = max(0, i - context), min(size - 1, i + context)
+        if spans and lo - spans[-1][1] - 1 <= gap and not taken & set(range(spans[-1][1] + 1, lo)):
+            spans[-1][1] = hi
+        else:
+            spans.append([lo, hi])
+    return spans
+
+
+def _hunk(kind, rows):
+    """One hunk (see hunks) of ``rows``."""
+    lines = []
+    for what, xs, ys in rows:
+        if what == "structural":
+            lines += [f"-{x[2]}" for x in xs] + [f"+{y[2]}" for y in ys]
+        elif what == "cosmetic" and kind == "cosmetic":
+            lines += [f"-{xs[0][1]}", f"+{ys[0][1]}"]
+        else:  # unchanged once normalised: context
+            lines.append(f" {ys[0][2] if kind == 'structural' else ys[0][1]}")
+    a = [x[0] for _, xs, _ in rows for x in xs]
+    b = [y[0] for _, _, ys in rows for y in ys]
+    return {"kind": kind, "a": (min(a), max(a)) if a else None, "b": (min(b), max(b)) if b else None,
+            "lines": lines}
 
 
 def ops(kernel):
@@ -125,18 +192,62 @@ def compare(analyses):
     if len(set(names)) > 1:
         raise CompareError(f"the records are of different samples ({', '.join(dict.fromkeys(names))})")
     names = labels(analyses)
-    runs = [{"label": n, "env": a.env, "config": config(a), "population": a.sample.population}
+    runs = [{"label": n, "env": a.env, "build": build(a.env.torch), "config": config(a),
+             "population": a.sample.population, "created": a.created, "record": None, "report": None}
             for n, a in zip(names, analyses)]
     return {"sample": analyses[0].sample, "runs": runs,
             "pairs": [_pair(analyses[0], a, names[0], n) for a, n in zip(analyses[1:], names[1:])]}
 
 
+def link_reports(result, records, folder):
+    """Name in each run of ``result`` its record (``records``, as given) and its HTML report beside it ("report":
+    the path from ``folder``, where the comparison is written; None where `inspector render` has not made it)."""
+    for run, record in zip(result["runs"], records):
+        html = Path(record).with_suffix(".html")
+        run["record"] = str(record)
+        run["report"] = Path(os.path.relpath(html, folder)).as_posix() if html.exists() else None
+
+
+def build(torch):
+    """The build a torch version names in its local version: "CPU-only (+cpu)", "CUDA 12.1 (+cu121)", "ROCm 6.0
+    (+rocm6.0)"; "unknown" without one (a wheel from PyPI names none: CUDA on Linux, CPU elsewhere)."""
+    local = (torch or "").partition("+")[2]
+    cuda, rocm = re.fullmatch(r"cu(\d+)(\d)", local), re.fullmatch(r"rocm([\d.]+)", local)
+    if not local:
+        return "unknown"
+    what = ("CPU-only" if local.startswith("cpu") else f"CUDA {cuda[1]}.{cuda[2]}" if cuda
+            else f"ROCm {rocm[1]}" if rocm else None)
+    return f"{what} (+{local})" if what else f"+{local}"
+
+
+def confounders(ra, rb):
+    """What differs between two runs besides torch's version, from CONFOUNDERS: [{"key", "what", "a", "b", "text"}].
+    A value the record does not hold is "unknown", and a change to or from it is said to be unknown; a torch build
+    unknown under both runs counts as one when their torch versions differ."""
+    found = []
+    for key, what, why in CONFOUNDERS:
+        a, b = (_setting(r.env, key) for r in (ra, rb))
+        if a == b and (a != "unknown" or key != "build" or ra.env.torch == rb.env.torch):
+            continue
+        if "unknown" in (a, b):
+            why = "whether it changed cannot be told" + (
+                " (a torch version without +cpu or +cuNNN does not name its build)" if key == "build" else "")
+        found.append({"key": key, "what": what, "a": a, "b": b, "text": f"{what} {a} → {b}: {why}" + (
+            " (timings are not comparable)" if key in Env.MACHINE and "unknown" not in (a, b) else "")})
+    return found
+
+
+def _setting(env, key):
+    """One CONFOUNDERS setting of a run's Env, in words ("none" for no CUDA device, "unknown" where not recorded)."""
+    if key == "build":
+        return build(env.torch)
+    value = getattr(env, key)
+    return "none" if value is None and key == "cuda" else "unknown" if value is None else value
+
+
 def _pair(ra, rb, a_name, b_name):
-    warnings = []
-    machine = [f"{k} {getattr(ra.env, k)} vs {getattr(rb.env, k)}" for k in Env.MACHINE
-               if getattr(ra.env, k) != getattr(rb.env, k)]
-    if machine:
-        warnings.append(f"different machines or settings ({', '.join(machine)}): timings are not comparable")
+    found = confounders(ra, rb)
+    warnings = [c["text"] for c in found]
     if ra.sample.population != rb.sample.population:
         warnings.append(f"different populations ({ra.sample.population:,} vs {rb.sample.population:,})")
     if ra.sample.source != rb.sample.source:
@@ -153,8 +264,34 @@ def _pair(ra, rb, a_name, b_name):
     va, vb = ({v.id: v for v in r.variants} for r in (ra, rb))
     variants = [_variant(va[i], vb[i], ra, rb, a_name, b_name, interleaved) for i in va if i in vb
                 and "skipped" not in (va[i].status, vb[i].status)]
-    return {"a": a_name, "b": b_name, "warnings": warnings, "variants": variants, "interleaved": interleaved,
-            "only_a": [i for i in va if i not in vb], "only_b": [i for i in vb if i not in va]}
+    for v in variants:
+        v["control"] = _control(v, variants) if v["compiled"] else None
+    return {"a": a_name, "b": b_name, "warnings": warnings, "confounders": found, "variants": variants,
+            "interleaved": interleaved, "only_a": [i for i in va if i not in vb],
+            "only_b": [i for i in vb if i not in va]}
+
+
+def change(time):
+    """Which way a time row went: faster, slower, "no clear change" (its rounds disagree, or a ratio taken once is
+    within CLEAR of 1), or unknown (not timed under both)."""
+    if not time or not time["speedup"]:
+        return "unknown"
+    low, high = time.get("spread") or [time["speedup"]] * 2
+    if not time.get("spread") and 1 / CLEAR < time["speedup"] < CLEAR:
+        return "no clear change"
+    return "faster" if low > 1 else "slower" if high < 1 else "no clear change"
+
+
+def _control(v, variants):
+    """The id of the eager variant whose change of time is the control for compiled ``v``: its own eager function,
+    else its family's eager NumPy variant, else its Python one; None where none ran under both."""
+    eager = [e for e in variants if not e["compiled"] and e["family"] == v["family"] and e["change"] != "unknown"]
+    for fits in (lambda e: e["function"] == v["function"], lambda e: e["kind"] == "numpy",
+                 lambda e: e["kind"] == "python"):
+        found = next((e["id"] for e in eager if fits(e)), None)
+        if found:
+            return found
+    return None
 
 
 def _variant(a, b, ra, rb, a_name, b_name, interleaved):
@@ -169,23 +306,47 @@ def _variant(a, b, ra, rb, a_name, b_name, interleaved):
         timing[0] = {"what": "time", "a": statistics.median(a.timing.rounds_s[r] for r in shared),
                      "b": statistics.median(b.timing.rounds_s[r] for r in shared), "speedup": speedup,
                      "spread": spread, "rounds": len(shared)}
-    out = {"id": a.id, "status": [a.status, b.status], "errors": [a.error, b.error], "timing": timing}
+    time = timing[0] if timing and timing[0]["what"] == "time" else None
+    out = {"id": a.id, "family": a.family, "function": a.function, "kind": a.kind, "compiled": a.compiled,
+           "status": [a.status, b.status], "errors": [a.error, b.error], "timing": timing, "change": change(time)}
     if not a.compiled:
         return out
     line_keys = [_kernel_lines(v, r) for v, r in ((a, ra), (b, rb))]
     pairs, removed, added = match(a.kernels, b.kernels, *line_keys)
-    out["kernels"] = [_kernel_pair(ka, kb, a_name, b_name) for ka, kb in pairs]
+    out["kernels"] = [_kernel_pair(ka, kb) for ka, kb in pairs]
     out["removed"] = [k.name for k in removed]
     out["added"] = [k.name for k in added]
-    out["lines"], out["one_sided"] = _verdict_changes(a, b, ra, rb)
+    out["time_goes"] = _time_goes(a, b, (pairs, removed, added), a_name, b_name, time)
+    out["lines"], out["one_sided"], out["same_lines"] = _verdict_changes(a, b, ra, rb)
     out["breaks"] = _break_changes(a, b, ra, rb)
     caches = [", ".join(sorted({g.cache for g in v.graphs if g.cache})) for v in (a, b)]
     if all(caches) and caches[0] != caches[1]:
         out["cache"] = caches
     calls = wrapper(a), wrapper(b)
     if any(calls):
-        out["wrapper"] = _code_pair("call()", "call()", *calls, a_name, b_name)
+        out["wrapper"] = _code_pair("call()", "call()", *calls)
     return out
+
+
+def _time_goes(a, b, matched, a_name, b_name, time):
+    """Where a compiled call's time went under each run: its TOP_KERNELS costliest kernels (paired; the costliest
+    under either run first) in seconds per call, how many kernels are left out, and the rest of the call: {"call":
+    the whole call (the time row ``time``), "kernels": [{"what", "a", "b"}], "more", "rest": the profiled pass's
+    kernels, wrapper and time outside compiled graphs [{"what", "a", "b"}]} (None: not measured, or not in that run)."""
+    pairs, removed, added = matched
+    kernels = [{"what": ka.name if ka.name == kb.name else f"{ka.name} → {kb.name}", "a": ka.cost.time_s,
+                "b": kb.cost.time_s} for ka, kb in pairs]
+    kernels += [{"what": f"{k.name} (only under {a_name})", "a": k.cost.time_s, "b": None} for k in removed]
+    kernels += [{"what": f"{k.name} (only under {b_name})", "a": None, "b": k.cost.time_s} for k in added]
+    kernels.sort(key=lambda r: -max(r["a"] or 0, r["b"] or 0))
+    rest = []
+    for key, what in (("kernels_s", "all kernels"), ("wrapper_s", "wrapper: between kernels, inside compiled graphs"),
+                      ("outside_graphs_s", "outside compiled graphs")):
+        a_s, b_s = (getattr(v.time_split, key) if v.time_split else None for v in (a, b))
+        if a_s is not None or b_s is not None:
+            rest.append({"what": what, "a": a_s, "b": b_s})
+    return {"call": {"what": "the whole call (timed, as above)", "a": time["a"], "b": time["b"]} if time else None,
+            "kernels": kernels[:TOP_KERNELS], "more": max(0, len(kernels) - TOP_KERNELS), "rest": rest}
 
 
 def wrapper(v):
@@ -204,44 +365,47 @@ def wrapper(v):
     return text
 
 
-def _kernel_pair(ka, kb, a_name, b_name):
-    pair = _code_pair(ka.name, kb.name, ka.code, kb.code, a_name, b_name)
+def _kernel_pair(ka, kb):
+    pair = _code_pair(ka.name, kb.name, ka.code, kb.code)
     pair["changes"] = [f"{what}: {_yes(getattr(ka, what))} → {_yes(getattr(kb, what))}"
                        for what in ("parallel", "vectorized") if getattr(ka, what) != getattr(kb, what)]
     return pair
 
 
-def _code_pair(name_a, name_b, code_a, code_b, a_name, b_name):
-    lines = diff(code_a, code_b, f"{name_a} ({a_name})", f"{name_b} ({b_name})")
-    return {"a": name_a, "b": name_b, "identical": not lines, "diff": lines, "changes": [],
-            "added_lines": sum(ln[0] == "+" and not ln.startswith("+++") for ln in lines),
-            "removed_lines": sum(ln[0] == "-" and not ln.startswith("---") for ln in lines)}
+def _code_pair(name_a, name_b, code_a, code_b):
+    found = hunks(code_a, code_b)
+    structural = [ln for h in found if h["kind"] == "structural" for ln in h["lines"]]
+    return {"a": name_a, "b": name_b, "identical": not structural, "hunks": found, "changes": [],
+            "added_lines": sum(ln[0] == "+" for ln in structural),
+            "removed_lines": sum(ln[0] == "-" for ln in structural)}
 
 
 def _yes(flag):
     return {True: "yes", False: "no", None: "n/a"}[flag]
 
 
-def _text(analysis, line):
-    source = analysis.sample.source.splitlines()
-    return source[line - 1].strip() if line and 0 < line <= len(source) else ""
+def _text(analysis, file, line):
+    """The stripped text of ``line`` of the run's file shown as ``file``, or ""."""
+    found = analysis.file(file)
+    return found.text(line) if found and line else ""
 
 
 def _kernel_lines(v, record):
     keys = {}
     for e in v.lines:
         for kid in e.kernels:
-            keys.setdefault(kid, set()).add((e.function, _text(record, e.line)))
+            keys.setdefault(kid, set()).add((e.file, e.function, _text(record, e.file, e.line)))
     return keys
 
 
 def _verdicts(v, record):
-    """{(function, line text): {"line", "verdicts", "how"}}, the verdicts of all call sites together."""
+    """{(file, function, line text): {"line", "verdicts", "how"}}, the verdicts of all call sites together."""
     out = {}
     for e in v.lines:
         if not e.status:
             continue
-        entry = out.setdefault((e.function, _text(record, e.line)), {"line": e.line, "verdicts": [], "how": set()})
+        entry = out.setdefault((e.file, e.function, _text(record, e.file, e.line)),
+                               {"line": e.line, "verdicts": [], "how": set()})
         verdict = e.status + VECTORIZED.get(e.vectorized, "")
         if verdict not in entry["verdicts"]:
             entry["verdicts"].append(verdict)
@@ -250,25 +414,27 @@ def _verdicts(v, record):
 
 
 def _verdict_changes(a, b, ra, rb):
-    """(lines whose verdict changed, lines with a verdict in one run only)."""
+    """The per-line verdict diff: (lines whose verdict changed, lines with a verdict in one run only, lines whose
+    verdict stayed), each entry with its file, function, line (in the second run where it has one) and text."""
     va, vb = _verdicts(a, ra), _verdicts(b, rb)
-    changed, one_sided = [], []
+    changed, one_sided, same = [], [], []
     for key in sorted(va.keys() | vb.keys(), key=lambda k: (vb.get(k) or va[k])["line"]):
         ea, eb = va.get(key), vb.get(key)
-        if ea and eb and ea["verdicts"] != eb["verdicts"]:
-            changed.append({"function": key[0], "line": eb["line"], "a": " / ".join(ea["verdicts"]),
-                            "b": " / ".join(eb["verdicts"])})
-        elif not (ea and eb):
+        entry = {"file": key[0], "function": key[1], "text": key[2], "line": (eb or ea)["line"]}
+        if ea and eb:
+            verdicts = " / ".join(ea["verdicts"]), " / ".join(eb["verdicts"])
+            (changed if verdicts[0] != verdicts[1] else same).append(dict(entry, a=verdicts[0], b=verdicts[1]))
+        else:
             e = ea or eb
-            one_sided.append({"function": key[0], "line": e["line"], "side": "a" if ea else "b",
-                              "how": sorted(e["how"])})
-    return changed, one_sided
+            one_sided.append(dict(entry, side="a" if ea else "b", verdict=" / ".join(e["verdicts"]),
+                                  how=sorted(e["how"])))
+    return changed, one_sided, same
 
 
 def _break_changes(a, b, ra, rb):
     """Graph breaks gained or lost, matched by their line's text and their normalised cause (torch versions word
     the same break differently; the cause is the same), or their reason where the cause is unknown."""
-    ka, kb = ({(_text(r, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.breaks}
+    ka, kb = ({(_text(r, x.file, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.breaks}
               for v, r in ((a, ra), (b, rb)))
     return [{"change": change, "line": x.line, "reason": x.reason}
             for change, mine, other in (("lost", ka, kb), ("gained", kb, ka))

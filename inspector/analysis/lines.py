@@ -11,7 +11,6 @@ Evidence, best first (each verdict says which gave it, in ``how``):
 """
 
 import ast
-import itertools
 
 from inspector.analysis.files import same_path
 from inspector.analysis.parse import frames as parse_frames

@@ -9,7 +9,24 @@ MIN_WINDOW_CPU_S = 0.5  # /proc/stat counts in 10 ms ticks: a shorter window (wa
 
 def machine_load(raw):
     """The MachineLoad of a raw variant's ``load`` facts (None when the record has none)."""
-    facts = raw.get("load")
+    return _load(raw.get("load"))
+
+
+def run_load(record):
+    """The MachineLoad over every timing window of a run: each variant's first timing and its alternating rounds
+    (their CPU seconds added up), what the page's one caution about the machine reads; None without any."""
+    windows = [v["load"] for v in record["variants"] if v.get("load")] + [
+        r["load"] for rounds in ((record.get("rounds") or {}).get("variants") or {}).values() for r in rounds
+        if r.get("load")]
+    if not windows:
+        return None
+    cpus = max(w.get("cpus") or 1 for w in windows)
+    total = {key: sum(w.get(key) or 0.0 for w in windows) for key in ("others_cpu_s", "steal_s", "cpu_total_s")}
+    wall = sum((w.get("wall_s") or 0.0) * (w.get("cpus") or 1) for w in windows) / cpus
+    return _load(dict(total, wall_s=wall, cpus=cpus, loadavg=[x for w in windows for x in w.get("loadavg") or []]))
+
+
+def _load(facts):
     if not facts:
         return None
     wall, cpus = facts.get("wall_s"), facts.get("cpus") or 1

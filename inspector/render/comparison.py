@@ -1,6 +1,13 @@
 """A comparison of runs in plain words, shared by the HTML and text renderers."""
 
+import math
+
+from inspector.model import Env
 from inspector.render.words import ratio, seconds
+
+# what an eager variant's change of time measures, by its kind: the control for its family's compiled variants
+CONTROLS = {"numpy": "the machine or NumPy", "python": "the machine or Python",
+            "torch": "the machine or torch's eager operators"}
 
 
 def headline(v):
@@ -21,10 +28,80 @@ def speedup(t):
                                   if spread else "")
 
 
+def moved(t):
+    """A time row's change in words: "2.13x slower", "1.4x faster", "as fast"; "-" when not timed under both."""
+    if not t or not t["speedup"]:
+        return "-"
+    if abs(t["speedup"] - 1) < 0.005:
+        return "as fast"
+    return f"{t['speedup']:.3g}x faster" if t["speedup"] > 1 else f"{1 / t['speedup']:.3g}x slower"
+
+
+def spread(t):
+    """"1.99x to 2.24x slower in 6 alternating rounds" (the lowest and highest round), or ""."""
+    if not t or not t.get("spread"):
+        return ""
+    low, high = (moved({"speedup": x}) for x in t["spread"])
+    return f"{low} to {high} in {t['rounds']} alternating rounds"
+
+
+def summary(pair):
+    """The pair's answer in one sentence: how many compiled variants got faster or slower under the second run."""
+    compiled = [v for v in pair["variants"] if v["compiled"]]
+    if not compiled:
+        return f"No compiled variant ran under both {pair['a']} and {pair['b']}."
+    groups = {}
+    for v in compiled:
+        groups.setdefault(v["change"] if v["status"] == ["ok", "ok"] else "not ok under both", []).append(v)
+    said = [f"{len(vs)} {what} ({', '.join(_said(v) for v in vs)})"
+            for what in ("slower", "faster", "no clear change", "not ok under both", "unknown")
+            if (vs := groups.get(what))]
+    how = " (in every alternating round)" if pair["interleaved"] and ({"slower", "faster"} & groups.keys()) else ""
+    return (f"Under {pair['b']} against {pair['a']}, of {len(compiled)} compiled variant{'s' * (len(compiled) > 1)}: "
+            + "; ".join(said) + how + ".")
+
+
+def _said(v):
+    """"numpy-compiled-cpu 2.13x slower", or its statuses ("ok → error")."""
+    if v["status"] != ["ok", "ok"]:
+        return f"{v['id']} {' → '.join(v['status'])}"
+    return f"{v['id']} {moved(v['timing'][0] if v['timing'] else None)}"
+
+
+def reading(pair, v):
+    """What a variant's change of time says: for an eager variant, what it measures (a control); for a compiled one,
+    its change read against its control's, in one sentence, saying "unknown" where a machine setting eager code may
+    not feel changed too; None when there is nothing to read."""
+    if v["status"] != ["ok", "ok"] or v["change"] == "unknown":
+        return None
+    if not v["compiled"]:
+        return f"control: {CONTROLS.get(v['kind'], 'the machine')} can change its time, torch's compiler cannot"
+    if v["control"] is None:
+        return "no eager variant of its family ran under both: whether the machine or NumPy changed its time is unknown"
+    c = next(e for e in pair["variants"] if e["id"] == v["control"])
+    cause, t, ct = CONTROLS[c["kind"]], v["timing"][0], c["timing"][0]
+    if v["change"] == "no clear change":
+        return (f"eager {c['id']} shows no clear change either ({moved(ct)})" if c["change"] == "no clear change"
+                else f"eager {c['id']} {moved(ct)}, while this variant shows no clear change")
+    if c["change"] == v["change"]:
+        share = "the change may be all" if abs(math.log(ct["speedup"])) >= abs(math.log(t["speedup"])) else (
+            "part of the change is")
+        return f"eager {c['id']} also {moved(ct)}: {share} {cause}, not torch's compiler"
+    said = (f"eager {c['id']} shows no clear change ({moved(ct)})" if c["change"] == "no clear change"
+            else f"eager {c['id']} {moved(ct)} meanwhile")
+    machine = [x["what"] for x in pair["confounders"] if x["key"] in Env.MACHINE]
+    if machine:
+        return (f"{said}, but the {' and '.join(machine)} changed too, which eager code may not feel: whether the "
+                "change is torch's compiler or the machine is unknown")
+    return (f"{said}: {cause} cannot explain the change, so it is in torch's compiled code"
+            + ("" if pair["interleaved"] else " (unless a load came and went while the runs were timed apart)"))
+
+
 def notes(pair, v):
-    """One sentence per finding in a compiled variant: kernels, changed line verdicts, graph breaks."""
+    """One sentence per finding in a variant: what its change of time says (see reading), then in a compiled one
+    its kernels, changed line verdicts, graph breaks."""
     a, b = pair["a"], pair["b"]
-    out = []
+    out = [s for s in [reading(pair, v)] if s]
     for k in code(v):
         names = k["a"] if k["a"] == k["b"] else f"{k['a']} → {k['b']}"
         state = ("identical after normalisation" if k["identical"]
@@ -68,7 +145,5 @@ def code(v):
 
 
 def diff_class(line):
-    """The CSS class of a unified-diff line."""
-    if line.startswith(("---", "+++")):
-        return "file"
-    return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "")
+    """The CSS class of a diff line."""
+    return {"+": "add", "-": "del"}.get(line[:1], "")

@@ -1,15 +1,18 @@
 """The HTML renderer: self-contained pages (inline CSS, JS and SVG), everything from code or logs escaped."""
 
 import ast
+import re
 from pathlib import Path
 
 import jinja2
 
+from inspector.analysis import compare
 from inspector.model import STATUSES
 from inspector.render import charts, comparison as comparison_words, highlight
 from inspector.render.base import Renderer
+from inspector.render import views
 from inspector.render.words import (break_even, error_parts, match, program_title, ratio, reason, recompile_why,
-                                    run_notes, seconds, sentence, timing_note)
+                                    run_notes, seconds, sentence)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -31,72 +34,154 @@ OUTPUT_CODE_LINES = 2000
 REASONS_PER_KIND = 5  # reasons of one kind shown under one source line (see _bounded)
 LEFT_OUT = {"serial": "single-threaded loop nests", "not-fused": "pairs of loops Inductor did not fuse"}
 ENV_ROWS = ("torch", "python", "numpy", "threads", "cpu", "isa", "cuda", "platform", "executable")
+DIFF_LINES = 400  # diff lines of one kernel pair shown on a comparison page
 
 
-def environment():
-    """The jinja environment of every page: autoescaping on, the shared stylesheet and filters."""
+def environment(index=None):
+    """The jinja environment of every page: autoescaping on, the shared stylesheet and filters; ``index``: the page
+    a report links back to at its top (a folder's index), or None."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters.update(seconds=seconds, ratio=ratio, break_even=break_even, match=match, recompile_why=recompile_why,
                        run_notes=run_notes, error_parts=error_parts)
-    env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"))
+    env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index)
     return env
 
 
 class HtmlRenderer(Renderer):
     name = "html"
 
+    def __init__(self, index=None):
+        self.index_page = index  # a report written as part of a folder links back to the folder's index page
+
     def report(self, analysis):
-        """The report of one run."""
+        """The report of one run: the headline, what to change and the timings first, then each compiled variant."""
         sample = analysis.sample
-        return environment().get_template("report.html.j2").render(
+        index = {f.display: i for i, f in enumerate(analysis.files)}
+        heads = views.headlines(analysis)
+        shown = next((h.compiled for h in heads if h.compiled), None)  # its section opens; the others are folded
+
+        def line_anchor(variant, display, line):
+            """The id of a source line in a variant's annotated view (see _annotated)."""
+            anchor = _anchor(variant)
+            return f"{anchor if index.get(display, 0) == 0 else f'{anchor}-f{index[display]}'}-L{line}"
+        return environment(self.index_page).get_template("report.html.j2").render(
             a=analysis, sample=sample, env=analysis.env, chart=charts.bars(analysis.variants),
-            sweep=charts.sweep_plot(analysis.sweep), notes={v.id: timing_note(v, sample.population)
-                                                           for v in analysis.variants},
-            compiled=[_compiled_view(v, analysis.files) for v in analysis.variants if v.compiled],
+            sweep=charts.sweep_plot(analysis.sweep), headlines=heads,
+            changes=views.changes(analysis), table=views.table(analysis), caution=views.caution(analysis),
+            line_anchor=line_anchor,
+            compiled=[dict(_compiled_view(v, analysis.files), open=v.id == shown)
+                      for v in analysis.variants if v.compiled],
             findings=[f for f in analysis.findings if f.breaks or f.warnings], status_mark=STATUS_MARK,
             families=sorted({v.family for v in analysis.variants}),
-            status_text=STATUS_TEXT, highlight_css=highlight.stylesheet(),
-            source=list(enumerate(highlight.lines(sample.source, "python"), 1)))
+            status_text=STATUS_TEXT, highlight_css=highlight.stylesheet())
 
     def comparison(self, comparison):
-        """A comparison of runs as one page."""
-        pairs = [dict(p, variants=[dict(v, headline=comparison_words.headline(v), notes=comparison_words.notes(p, v),
-                                        anchor=f"p{n}-{v['id']}",
-                                        timing=[dict(t, speedup_text=comparison_words.speedup(t)) for t in v["timing"]],
-                                        code=[dict(k, diff=[(comparison_words.diff_class(ln), ln) for ln in k["diff"]])
-                                              for k in comparison_words.code(v)])
-                                   for v in p["variants"]])
+        """A comparison of runs as one page: per pair of runs, each variant's verdict first (eager ones read as the
+        control for the machine and NumPy), what else changed, the lines whose verdict changed, where the time goes
+        under each, each variant's timings and code hunks; the runs and their environment last."""
+        pairs = [dict(p, summary=comparison_words.summary(p), variants=[_compared(n, p, v) for v in p["variants"]],
+                      others=[w for w in p["warnings"] if w not in {c["text"] for c in p["confounders"]}])
                  for n, p in enumerate(comparison["pairs"])]
-        env = [(key, [getattr(r["env"], key) for r in comparison["runs"]]) for key in ENV_ROWS]
-        env.append(("config", [" ".join(r["config"]) or "-" for r in comparison["runs"]]))
+        runs = comparison["runs"]
+        differs = {c["key"] for p in comparison["pairs"] for c in p["confounders"]}
+        env = [("population", False, ["{:,}".format(r["population"]) for r in runs]),
+               ("date", False, [r["created"].replace("T", " ") for r in runs]),
+               ("torch build", "build" in differs, [r["build"] for r in runs])]
+        env += [(key, key in differs, [getattr(r["env"], key) for r in runs]) for key in ENV_ROWS]
+        env.append(("config", False, [" ".join(r["config"]) or "-" for r in runs]))
         return environment().get_template("compare.html.j2").render(
-            sample=comparison["sample"], runs=comparison["runs"], env=env, pairs=pairs)
+            sample=comparison["sample"], runs=runs, env=env, pairs=pairs, clear=compare.CLEAR)
 
     def index(self, entries):
-        """The index of a folder of reports: ``entries`` [(stem, Analysis or None)]."""
-        rows = []
-        for stem, analysis in entries:
-            variants = analysis.variants if analysis else []
-            ok = [v for v in variants if v.compiled and v.status == "ok"]
-            best = max((v.speedup_vs_numpy or 0 for v in ok), default=None)
-            rows.append({"stem": stem, "title": analysis.sample.title if analysis else stem, "best": best or None,
-                         "failed": [v.id for v in variants if v.failed], "missing": analysis is None,
-                         "sentences": [(v.id, sentence(v, analysis.sample.path)) for v in ok]})
-        return environment().get_template("index.html.j2").render(rows=rows)
+        """The index of a folder of reports: ``entries`` [(stem, Analysis or None)], a row each (see _index_row),
+        sortable by any column (an inline script)."""
+        return environment().get_template("index.html.j2").render(rows=[_index_row(stem, a) for stem, a in entries])
 
     def program(self, analysis):
         """The report of a program's run (``inspector run``): its compiled functions, each as a compiled variant."""
-        compiled = [_compiled_view(v, analysis.files, limit=PROGRAM_LIMIT) for v in analysis.variants]
+        costliest = max(analysis.variants, key=lambda v: v.run.total_s, default=None)
+        compiled = [dict(_compiled_view(v, analysis.files, limit=PROGRAM_LIMIT), open=v is costliest)
+                    for v in analysis.variants]
         p = analysis.program
         rows = [{"v": c["v"], "anchor": c["anchor"], "where": _where(c["v"], analysis.files),
                  "share": c["v"].run.total_s / p.wall_s if p.wall_s else None,
                  "kernels_share": c["split"].kernels_s / c["split"].total_s if c["split"] and c["split"].kernels_s
                  is not None else None} for c in compiled]
         return environment().get_template("program.html.j2").render(
-            a=analysis, p=p, title=program_title(analysis), sample=analysis.sample, env=analysis.env, rows=rows,
+            a=analysis, p=p, title=program_title(analysis), headlines=views.program_headlines(analysis),
+            sample=analysis.sample, env=analysis.env, rows=rows,
             compiled=compiled,
             status_mark=STATUS_MARK, status_text=STATUS_TEXT, highlight_css=highlight.stylesheet())
+
+
+def _index_row(stem, analysis):
+    """One report of a folder's index: its torch and date; per family (the report's headlines) its fastest variant
+    and time, and its best compiled variant against its fastest eager one, with both times; its graph break sites,
+    recompiles and failed variants; "sort": each column's sort key (a family column sorts by its worst family)."""
+    if analysis is None:
+        return {"stem": stem, "title": stem, "missing": True, "families": [], "sort": {}}
+    families = []
+    for h in views.headlines(analysis):
+        compiled, eager = (analysis.variant(vid) if vid else None for vid in (h.compiled, h.eager))
+        families.append({"family": h.family, "fastest": h.fastest, "time_s": h.time_s, "compiled": compiled,
+                         "eager": eager, "vs": eager.timing.per_population_s / compiled.timing.per_population_s
+                         if compiled and eager else None})
+    compiled = [v for v in analysis.variants if v.compiled and not v.preview]
+    recompiled = [v for v in compiled if v.recompilation]
+    row = {"stem": stem, "title": analysis.sample.title, "missing": False, "families": families,
+           "torch": analysis.env.torch, "created": analysis.created, "interrupted": analysis.interrupted,
+           "breaks": len({(b.file, b.line) for v in compiled for b in v.breaks}),
+           "recompiles": sum(v.recompilation.count for v in recompiled),
+           "limit": [f"{v.id}: {'recompile limit hit' if v.recompilation.limit else 'on every call'}"
+                     for v in recompiled if v.recompilation.limit or v.recompilation.every_call],
+           "failed": [v.id for v in analysis.variants if v.failed], "internal": len(analysis.internal_errors)}
+    times = [f["time_s"] for f in families]
+    ratios = [f["vs"] for f in families if f["vs"]]
+    row["sort"] = {"torch": ".".join(f"{int(n):04d}" for n in re.findall(r"\d+", row["torch"] or "")[:3]),
+                   "fastest": max(times) if times else "", "vs": min(ratios) if ratios else ""}
+    return row
+
+
+def _compared(n, pair, v):
+    """One variant of a compared pair of runs, with what the comparison page says of it (see comparison)."""
+    time = v["timing"][0] if v["timing"] and v["timing"][0]["what"] == "time" else None
+    return dict(v, headline=comparison_words.headline(v), notes=comparison_words.notes(pair, v),
+                reading=comparison_words.reading(pair, v), time=time, moved=comparison_words.moved(time),
+                spread=comparison_words.spread(time), anchor=f"p{n}-{v['id']}",
+                time_goes=_time_goes_view(v.get("time_goes")),
+                timing=[dict(t, speedup_text=comparison_words.speedup(t)) for t in v["timing"]],
+                code=[dict(k, **_diff_view(k["hunks"])) for k in comparison_words.code(v)])
+
+
+def _time_goes_view(goes):
+    """A compiled variant's "where the time goes" (compare._time_goes) with each row's change; None for an eager one."""
+    if not goes:
+        return None
+
+    def row(r):
+        return dict(r, moved=comparison_words.moved({"speedup": r["a"] / r["b"]} if r["a"] and r["b"] else None))
+    return dict(goes, call=goes["call"] and row(goes["call"]), kernels=[row(r) for r in goes["kernels"]],
+                rest=[row(r) for r in goes["rest"]])
+
+
+def _diff_view(hunks):
+    """A code pair's hunks as shown: {"structural": [hunk], "cosmetic": [hunk]}, each hunk's lines as (CSS class,
+    line), at most DIFF_LINES lines on the page (structural ones first), and "more": how many are left out."""
+    shown, left, out = 0, 0, {"structural": [], "cosmetic": []}
+    for h in sorted(hunks, key=lambda h: h["kind"] != "structural"):
+        room = max(0, DIFF_LINES - shown)
+        left += max(0, len(h["lines"]) - room)
+        if room:
+            lines = h["lines"][:room]
+            shown += len(lines)
+            out[h["kind"]].append(dict(h, lines=[(comparison_words.diff_class(ln), ln) for ln in lines]))
+    return dict(out, more=left)
+
+
+def _anchor(vid):
+    """The HTML id of a variant's section (its lines' ids start with it)."""
+    return "v-" + "".join(c if c.isalnum() else "-" for c in vid)
 
 
 def _where(v, files):
@@ -115,7 +200,7 @@ def _compiled_view(v, files, limit=None):
     graphs gives a page that opens quickly; the rest is in the record.
     """
     shared = sorted({r.text for e in v.lines for r in e.why if r.not_vectorized})
-    anchor = "v-" + "".join(c if c.isalnum() else "-" for c in v.id)
+    anchor = _anchor(v.id)
     ordered = sorted(v.kernels, key=lambda k: (k.cost.time_s is None, -(k.cost.time_s or 0))) if limit else v.kernels
     shown = ordered[:limit] if limit else ordered
     shown_ids = {k.id for k in shown}
@@ -192,7 +277,7 @@ def _annotated(file, entries, shared, prefix, shown_ids, shown_nests):
         notes = []
         if here and here[0].line == number:
             for e in here:
-                why = _bounded([r for r in e.why if not (r.not_vectorized and r.text in shared)])
+                why = _bounded([r for r in e.why if not (r.not_vectorized and r.text in shared) and r.kind != "fix"])
                 notes.append({"status": e.status, "text": f"{e.status}{_via(e)}" + (": " + "; ".join(why) if why else ""),
                               "vectorized": e.vectorized, "how": ", ".join(e.how)})
         timed = max((e for e in here if e.time_share is not None), key=lambda e: e.time_share, default=None)

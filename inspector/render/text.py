@@ -9,8 +9,9 @@ from rich.table import Table
 
 from inspector.render import comparison as comparison_words
 from inspector.render.base import Renderer
-from inspector.render.words import (error_parts, match, program_title, ratio, recompile_why, run_notes, seconds,
-                                    sentence, timing_note)
+from inspector.render import views
+from inspector.render.words import (break_even, error_parts, match, program_title, ratio, recompile_why, run_notes,
+                                    places, seconds, sentence)
 
 WIDTH = 110
 
@@ -35,11 +36,27 @@ class TextRenderer(Renderer):
         Mismatches are not repeated here: the CLI reports them on stderr as soon as they are known.
         """
         console = self._console()
-        console.print(timing_table(analysis))
-        for v in analysis.variants:
-            note = timing_note(v, analysis.sample.population)
-            if note:
-                console.print(f"* {v.id}: {note}", markup=False)
+        heads = views.headlines(analysis)
+        for h in heads:
+            console.print(" ".join(h.sentences) if len(heads) == 1 else h.short, markup=False, style="bold")
+        caution = views.caution(analysis)
+        if caution:
+            console.print(f"Caution: {caution}.", markup=False, style="yellow")
+        found = views.changes(analysis)
+        if found:
+            console.print("What to change, the most time at stake first:", markup=False)
+            for n, c in enumerate(found, 1):
+                where = f" (line{'s' if len(c.lines) > 1 else ''} {places(c.lines, analysis.sample.path)})" \
+                    if c.lines else ""
+                tried = f"; {c.tried}" if c.tried else ""
+                console.print(f"  {n}. {c.text}{where} [{c.stake} in {c.variant}{tried}]", markup=False)
+            console.print("  (time at stake: measured; effects: not tried by inspector)", markup=False)
+        rows = views.table(analysis)
+        console.print(timing_table(analysis, rows))
+        for n, text in rows.notes:
+            console.print(f"  {n}. {text}", markup=False)
+        for why, ids in rows.skipped.items():
+            console.print(f"  skipped: {', '.join(ids)} ({why})", markup=False)
         if self.full:
             for v in analysis.variants:
                 if v.status not in ("ok", "skipped"):
@@ -51,13 +68,15 @@ class TextRenderer(Renderer):
                     for b in v.breaks:
                         _graph_break(console, b)
             _not_understood(console, analysis)
-        return console.file.getvalue()
+        return _out(console)
 
     def program(self, analysis):
         """Per compiled function of a program's run: calls, compiles and time, then its sentence, breaks and
         recompilations (each with the call it happened at and the guard that failed)."""
         console = self._console()
         p = analysis.program
+        for line in views.program_headlines(analysis):
+            console.print(line, markup=False, style="bold")
         table = Table(title=program_title(analysis), title_justify="left")
         columns = ["function", "calls", "calls that recompiled", "compile", "time in it", "per call", "in kernels"]
         for name in columns + (["eager, same arguments"] if p.eager else []):
@@ -88,7 +107,7 @@ class TextRenderer(Renderer):
             if v.recompilation and v.recompilation.limit:
                 console.print(f"    {v.recompilation.text}", markup=False, style="yellow")
         _not_understood(console, analysis)
-        return console.file.getvalue()
+        return _out(console)
 
     def breaks(self, view):
         """Per compiled variant: its graphs, each distinct break once, its cost, the flags tried, warnings."""
@@ -128,7 +147,7 @@ class TextRenderer(Renderer):
                 console.print(f"  warning: {w.text}", markup=False, style="yellow")
             for b in row.bounds:
                 console.print(f"  bounded: {b}", markup=False)
-        return console.file.getvalue()
+        return _out(console)
 
     def comparison(self, comparison):
         """A few lines per variant and run pair."""
@@ -144,20 +163,29 @@ class TextRenderer(Renderer):
             for side, ids in (("a", pair["only_a"]), ("b", pair["only_b"])):
                 if ids:
                     console.print(f"  only under {pair[side]}: {', '.join(ids)}", markup=False)
-        return console.file.getvalue()
+        return _out(console)
 
 
-def timing_table(analysis):
+def timing_table(analysis, rows):
+    """The timings table of views.table's ``rows``: a note's number beside the time it qualifies."""
     sample = analysis.sample
     table = Table(title=f"{sample.title} · population {sample.population:,}", title_justify="left")
-    for name in ("variant", "status", "time", "vs python", "vs numpy", "first call", "match"):
-        table.add_column(name, justify="left" if name in ("variant", "status") else "right", no_wrap=name == "variant")
-    for v in analysis.variants:
-        t = v.timing
-        time = seconds(t.per_population_s if t else None) + (" *" if timing_note(v, sample.population) else "")
-        table.add_row(v.id, v.status, time, ratio(v.speedup_vs_python), ratio(v.speedup_vs_numpy),
-                      seconds(t.first_call_s) if t and v.compiled else "-", match(v))
+    for name in ("variant", "time", "vs numpy", "vs fastest", "break-even", "match"):
+        table.add_column(name, justify="left" if name == "variant" else "right", no_wrap=name == "variant")
+    for r in rows.rows:
+        v = r.v
+        time = seconds(r.time_s) if v.status == "ok" else v.status
+        marks = "".join(f" [{n}]" for n in r.marks)
+        table.add_row(v.id, time + marks, ratio(r.vs_numpy), ratio(r.vs_fastest) if r.vs_fastest != 1 else "fastest",
+                      break_even(v.break_even), match(v))
     return table
+
+
+
+def _out(console):
+    """What was printed, with any lone surrogate (an undecodable byte in a user's message) as its escape \\udcXX,
+    as the HTML shows it, so that any terminal can print it."""
+    return console.file.getvalue().encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _failure(console, name, status, error):

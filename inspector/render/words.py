@@ -52,15 +52,15 @@ def reason(r):
     return f"not vectorized: {r.text}" if r.not_vectorized else r.text
 
 
-def timing_note(v, population):
-    """What the time column of a variant means, when it is not one plain full-population median taken on a quiet
-    machine: each applicable note, joined."""
+def timing_notes(v, population):
+    """What the time column of a variant means, when it is not one plain full-population median: each applicable
+    note (the machine's state while it was timed is the page's one caution, not a row's)."""
     notes = []
     if v.recompilation and (v.recompilation.every_call or v.recompilation.limit):
         notes.append(v.recompilation.text)
     if v.measured_population and v.measured_population < population:
-        notes.append(f"measured on the first {v.measured_population:,} of {population:,} individuals; the time shown "
-                     f"is scaled to the whole population ({population / v.measured_population:.1f}x)")
+        notes.append("measured on the first individuals only (as many as the budget allowed: see every timing "
+                     "figure), the time scaled to the whole population")
     if v.preview:
         notes.append("not run: a Triton codegen preview for a CPU target, generated and never run or timed")
     copies = v.transfer
@@ -70,13 +70,7 @@ def timing_note(v, population):
                      f"{seconds(copies['to_device_s'])}{back}, which a caller holding NumPy arrays pays on every call")
     if v.threads and v.threads.speedup and v.threads.speedup < 1:
         notes.append(v.threads.text)
-    if v.load and v.load.busy:
-        notes.append(v.load.busy)
-    spread = v.speedup_vs_numpy_spread
-    if spread and spread[1] > NOISY * spread[0]:
-        notes.append(f"its ratio to NumPy moved from {ratio(spread[0])} to {ratio(spread[1])} across the alternating "
-                     "rounds: the machine's speed changed while it was timed")
-    return "; ".join(notes) or None
+    return notes
 
 
 def sentence(v, sample):
@@ -104,7 +98,7 @@ def sentence(v, sample):
         if e.status != "parallel":
             others.setdefault(e.status, {})[(e.file, e.line)] = None
     for status, where in sorted(others.items()):
-        parts.append(f"{status} at line{'s' if len(where) > 1 else ''} {_places(where, sample)}")
+        parts.append(f"{status} at line{'s' if len(where) > 1 else ''} {places(where, sample)}")
     if v.breaks:
         where = ", ".join((f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}")
                           + (f" {b.count}x" if b.count > 1 else "") for b in v.breaks)
@@ -154,7 +148,7 @@ def run_notes(v):
     return notes
 
 
-def _places(where, sample, listed=4):
+def places(where, sample, listed=4):
     """(file, line) pairs as "3, 7, helpers/p.py:12, 16, numpy/x.py (19 lines)": the sample's lines by number,
     another file's after its name, counted when there are more than ``listed``."""
     by_file = {}

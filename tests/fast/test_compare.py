@@ -6,11 +6,13 @@ import re
 import statistics
 
 import pytest
+from markupsafe import escape as html_escape
 
 from conftest import RECORDS, VERSIONS, analysis, line_of, record_path
 from inspector.analysis import analyze, compare
 from inspector.model import Kernel
 from inspector.record import load
+from inspector.render import comparison as comparison_words
 from inspector.render.base import renderer
 
 
@@ -25,7 +27,8 @@ def test_poly_kernels_of_2_1_and_2_13_match_and_keep_their_real_differences(vid)
     pairs, removed, added = compare.match([old], [new])
     assert pairs == [(old, new)] and not removed and not added
     assert old.name != new.name  # 2.13 names select and scalar_tensor too
-    lines = compare.diff(old.code, new.code)
+    hunks = compare.hunks(old.code, new.code)
+    lines = [ln for h in hunks if h["kind"] == "structural" for ln in h["lines"]]
     text = "\n".join(lines)
     # the real changes: explicit double() casts, the integer-division error flag, the thread id
     assert re.search(r"^-auto tmp\d+ = tmp0 \+ tmp1;$", text, re.M)
@@ -36,6 +39,12 @@ def test_poly_kernels_of_2_1_and_2_13_match_and_keep_their_real_differences(vid)
     for noise in ("#include", "num_threads", "long", "i0", "ORIGIN", "3L*x0)"):
         assert noise not in text, noise
     assert " for(int64_t x0=0L; x0<20000L; x0+=1L)" in lines  # unchanged context
+    # what normalisation ignores is in cosmetic hunks, as the code has it: the include path, long/i0
+    cosmetic = [ln for h in hunks if h["kind"] == "cosmetic" for ln in h["lines"]]
+    assert any(ln.startswith("-#include") for ln in cosmetic)
+    assert "+#include <torch/csrc/inductor/cpp_prefix.h>" in cosmetic
+    assert any("i0" in ln and "long" in ln for ln in cosmetic if ln[0] == "-")
+    assert all(h["a"][0] <= h["a"][1] and h["b"][0] <= h["b"][1] for h in hunks)
 
 
 def _disguise(code):
@@ -51,9 +60,10 @@ def test_identical_code_with_renamed_temporaries_and_kernels_compares_identical(
     k = poly_kernel("2.13.0", "torch-compiled-cpu")
     from dataclasses import replace
     other = replace(k, name=k.name.replace("_0", "_3"), id="other", code=_disguise(k.code))
-    assert other.code != k.code and compare.diff(k.code, other.code) == []
+    hunks = compare.hunks(k.code, other.code)
+    assert other.code != k.code and hunks and {h["kind"] for h in hunks} == {"cosmetic"}
     assert compare.match([k], [other]) == ([(k, other)], [], [])
-    assert compare.diff(k.code, other.code.replace(" >= ", " > ", 1))
+    assert "structural" in {h["kind"] for h in compare.hunks(k.code, other.code.replace(" >= ", " > ", 1))}
 
 
 def _kernel(kid, name, code):
@@ -75,8 +85,10 @@ def test_comparing_the_runs_of_2_1_and_2_13():
     result = compare.compare([old, new])
     assert [r["label"] for r in result["runs"]] == ["torch 2.1.2", "torch 2.13.0"]
     (pair,) = result["pairs"]
-    # same machine, same population and source; but timed apart
+    # same machine, same population and source; but timed apart, and NumPy and the torch build changed too
     assert not pair["interleaved"] and [w[:51] for w in pair["warnings"]] == [
+        "NumPy 1.26.4 → 2.4.6: eager NumPy variants run on i",
+        "torch build CUDA 12.1 (+cu121) → CPU-only (+cpu): t",
         "timed one after the other, not in alternating round"]
     by_id = {v["id"]: v for v in pair["variants"]}
     assert set(by_id) == {"python", "numpy", "numpy-compiled-cpu", "torch", "torch-compiled-cpu"}
@@ -112,7 +124,8 @@ def test_records_compare_warns_about_other_machines_breaks_gained_and_cache_hits
             g["fx_graph_cache"] = cache
     result = compare.compare([analyze(a), analyze(b)])
     text = renderer("text").comparison(result)
-    assert f"warning: different machines or settings (threads {a['env']['threads']} vs 64)" in text
+    assert (f"warning: threads {a['env']['threads']} → 64: compiled kernels run on that many OpenMP threads (timings "
+            "are not comparable)") in text
     assert "graph break gained at line 58: generic_jump TensorVariable()" in text
     assert "Inductor's FX graph cache: hit under" in text
     html = renderer("html").comparison(result)
@@ -133,8 +146,10 @@ def test_compare_refuses_records_of_different_samples_and_a_single_record():
 def test_escaping_in_the_comparison_html():
     record = json.loads(record_path("2.13.0", "poly").read_text())
     record["config"] = [{"key": "<script>alert(1)</script>", "value": 1}]
+    record["env"]["numpy"] = "<script>alert(2)</script>"  # said again as a confounder
     html = renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"), analyze(record)]))
     assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "NumPy 1.26.4 → &lt;script&gt;alert(2)&lt;/script&gt;:" in html
 
 
 def test_runs_that_took_turns_are_compared_round_by_round():
@@ -175,3 +190,128 @@ def test_a_worse_line_verdict_is_a_regression_and_a_better_one_is_not():
                    {"line": 5, "a": "parallel, vectorized", "b": "unknown"}]}
     found = compare.regressions({"pairs": [{"a": "A", "b": "B", "variants": [v]}]})
     assert found == ["numpy-compiled-cpu (A → B): line 3: parallel, vectorized → parallel, not vectorized"]
+
+
+def _interleaved():
+    """The comparison of poly under torch 2.1.2 and 2.13, timed in alternating rounds (numpy, numpy-compiled-cpu,
+    torch-compiled-cpu)."""
+    return compare.compare([analyze(load(RECORDS / "interleaved" / f"poly-torch-{v}.json")) for v in VERSIONS])
+
+
+def test_the_verdict_comes_first_and_reads_each_compiled_variant_against_its_eager_control():
+    result = _interleaved()
+    (pair,) = result["pairs"]
+    by_id = {v["id"]: v for v in pair["variants"]}
+    assert {i: v["change"] for i, v in by_id.items()} == {
+        "numpy": "slower", "numpy-compiled-cpu": "slower", "torch-compiled-cpu": "slower"}  # slower in every round
+    # no eager torch in these records: torch-compiled-cpu's control is its family's eager NumPy variant
+    assert by_id["numpy-compiled-cpu"]["control"] == by_id["torch-compiled-cpu"]["control"] == "numpy"
+    assert f"{1 / by_id['numpy']['timing'][0]['speedup']:.3g}" == "1.06"
+    said = "eager numpy also 1.06x slower: part of the change is the machine or NumPy, not torch's compiler"
+    assert all(comparison_words.reading(pair, by_id[i]) == said for i in ("numpy-compiled-cpu", "torch-compiled-cpu"))
+    assert comparison_words.reading(pair, by_id["numpy"]) == ("control: the machine or NumPy can change its time, "
+                                                              "torch's compiler cannot")
+    summary = comparison_words.summary(pair)
+    assert summary.startswith("Under torch 2.13.0 against torch 2.1.2, of 2 compiled variants: 2 slower (")
+    assert "numpy-compiled-cpu 2.13x slower" in summary and "(in every alternating round)" in summary
+    text = renderer("text").comparison(result)
+    assert f"    {said}" in text
+    html = renderer("html").comparison(result)
+    # the answer before any per-variant section, the runs' environment last
+    order = [html.index(x) for x in (html_escape(summary), 'class="verdicts"', html_escape(said), "Line verdicts",
+                                      "Where the time goes", 'id="p0-numpy"', "<h2>Runs</h2>")]
+    assert order == sorted(order)
+
+
+def test_reading_says_unknown_where_the_control_cannot_tell():
+    def pair(control, compiled, confounders=()):
+        variants = [{"id": "numpy", "kind": "numpy", "compiled": False, "change": control[0], "status": ["ok", "ok"],
+                     "timing": [{"what": "time", "speedup": control[1]}]},
+                    {"id": "numpy-compiled-cpu", "kind": "numpy", "compiled": True, "change": compiled[0],
+                     "status": ["ok", "ok"], "control": "numpy", "timing": [{"what": "time", "speedup": compiled[1]}]}]
+        p = {"variants": variants, "confounders": [{"key": k, "what": k} for k in confounders], "interleaved": True}
+        return comparison_words.reading(p, variants[1])
+    assert pair(("no clear change", 1.02), ("slower", 0.5)) == (
+        "eager numpy shows no clear change (1.02x faster): the machine or NumPy cannot explain the change, so it is "
+        "in torch's compiled code")
+    assert pair(("faster", 1.3), ("slower", 0.5), ["threads"]) == (
+        "eager numpy 1.3x faster meanwhile, but the threads changed too, which eager code may not feel: whether the "
+        "change is torch's compiler or the machine is unknown")
+    assert pair(("no clear change", 1.02), ("no clear change", 0.98)) == (
+        "eager numpy shows no clear change either (1.02x faster)")
+    assert pair(("slower", 0.4), ("slower", 0.5)) == (
+        "eager numpy also 2.5x slower: the change may be all the machine or NumPy, not torch's compiler")
+    (p,) = compare.compare([analysis("2.1.2", "poly"), analysis("2.13.0", "poly")])["pairs"]
+    timed_apart = next(v for v in p["variants"] if v["id"] == "torch-compiled-cpu")
+    assert comparison_words.reading(p, timed_apart).endswith(
+        "cannot explain the change, so it is in torch's compiled code (unless a load came and went while the runs "
+        "were timed apart)")
+    lone = dict(next(v for v in p["variants"] if v["id"] == "numpy-compiled-cpu"), control=None)
+    assert comparison_words.reading(p, lone) == ("no eager variant of its family ran under both: whether the machine "
+                                                 "or NumPy changed its time is unknown")
+
+
+def test_numpy_and_the_build_of_torch_are_flagged_and_an_unnamed_build_is_unknown():
+    assert [compare.build(v) for v in ("2.13.0+cpu", "2.1.2+cu121", "2.5.1+cu118", "2.4.0+rocm6.1", "2.13.0")] == [
+        "CPU-only (+cpu)", "CUDA 12.1 (+cu121)", "CUDA 11.8 (+cu118)", "ROCm 6.1 (+rocm6.1)", "unknown"]
+    result = _interleaved()
+    (pair,) = result["pairs"]
+    assert [(c["key"], c["a"], c["b"]) for c in pair["confounders"]] == [
+        ("numpy", "1.26.4", "2.4.6"), ("build", "CUDA 12.1 (+cu121)", "CPU-only (+cpu)")]
+    html = renderer("html").comparison(result)
+    assert "Not only torch changed" in html and "NumPy 1.26.4 → 2.4.6" in html
+    assert re.search(r'<tr class="differs-row"><th scope="row">numpy <span class="small">\(differs\)', html)
+    record = json.loads(record_path("2.13.0", "poly").read_text())
+    record["env"]["torch"] = "2.13.0"  # a wheel that names no build
+    (pair,) = compare.compare([analysis("2.1.2", "poly"), analyze(record)])["pairs"]
+    build = next(c for c in pair["confounders"] if c["key"] == "build")
+    assert build["b"] == "unknown" and "whether it changed cannot be told" in build["text"]
+    same = compare.compare([analyze(record), analyze(record)])["pairs"][0]
+    assert same["confounders"] == []  # one torch, unnamed build: nothing to flag
+
+
+def test_the_per_line_verdict_diff_gives_each_line_its_text_and_both_verdicts():
+    old, new = analysis("2.1.2", "knapsack_breaks"), analysis("2.13.0", "knapsack_breaks")
+    result = compare.compare([old, new])
+    v = next(v for v in result["pairs"][0]["variants"] if v["id"] == "numpy-compiled-cpu")
+    line = line_of(new, "totals = population @ ITEMS")
+    assert {"file": "samples/knapsack_breaks.py", "function": "fitness_numpy", "text": "totals = population @ ITEMS",
+            "line": line, "a": "parallel, not vectorized", "b": "extern, vectorized"} in v["lines"]
+    assert all(e["a"] == e["b"] for e in v["same_lines"]) and v["same_lines"]
+    html = renderer("html").comparison(result)
+    assert (f'<td>numpy-compiled-cpu</td><td class="num">{line}</td><td><code>totals = population @ ITEMS</code></td>'
+            "<td>parallel, not vectorized</td><td>extern, vectorized</td>") in html
+    # a helper module's lines are named with their file, and their text is the helper's
+    helper = next(v for v in compare.compare([analysis("2.1.2", "penalised"), analysis("2.13.0", "penalised")])[
+        "pairs"][0]["variants"] if v["id"] == "torch-compiled-cpu")
+    assert ("samples/helpers/penalties.py", "return (x**2 -") in {(e["file"], e["text"][:14]) for e in helper["lines"]}
+
+
+def test_where_the_time_goes_pairs_each_kernels_time_per_call_with_the_time_row():
+    (pair,) = _interleaved()["pairs"]
+    v = next(v for v in pair["variants"] if v["id"] == "torch-compiled-cpu")
+    goes = v["time_goes"]
+    (ka,), (kb,) = (r.variant("torch-compiled-cpu").kernels for r in (
+        analyze(load(RECORDS / "interleaved" / f"poly-torch-{ver}.json")) for ver in VERSIONS))
+    assert goes["kernels"] == [{"what": f"{ka.name} → {kb.name}", "a": ka.cost.time_s, "b": kb.cost.time_s}]
+    assert goes["call"] == {"what": "the whole call (timed, as above)", "a": v["timing"][0]["a"],
+                            "b": v["timing"][0]["b"]}
+    assert [r["what"] for r in goes["rest"]][0] == "all kernels" and goes["more"] == 0
+
+
+def test_diff_hunks_are_labelled_structural_or_cosmetic_in_the_html():
+    html = renderer("html").comparison(_interleaved())
+    assert "<strong>structural</strong>: the normalised code differs · lines" in html
+    assert "cosmetic hunk" in html and "only what normalisation ignores changed" in html
+    assert re.search(r'<span class="add">\+auto tmp\d+ = double\(tmp0 \+ tmp1\);</span>', html)
+
+
+def test_the_page_links_both_reports_or_says_how_to_make_them(tmp_path):
+    result = _interleaved()
+    records = [tmp_path / f"poly-torch-{v}.json" for v in VERSIONS]
+    records[1].with_suffix(".html").write_text("report")
+    compare.link_reports(result, records, tmp_path)
+    assert [r["report"] for r in result["runs"]] == [None, "poly-torch-2.13.0.html"]
+    html = renderer("html").comparison(result)
+    assert '<a href="poly-torch-2.13.0.html">torch 2.13.0</a>' in html
+    assert f"<code>inspector render {records[0]}</code> makes it" in html

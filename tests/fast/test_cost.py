@@ -151,7 +151,7 @@ def test_a_call_that_runs_a_graph_per_row_is_not_profiled_and_the_report_says_so
     assert not a.variant("torch-compiled-cpu").bounds  # a few graphs per call: profiled as usual
     assert all(v.peak_memory_bytes > 2**20 for v in a.variants if v.status == "ok")
     html = renderer("html").report(a)
-    assert f"inspector's own cost was bounded: {escape(bound)}" in html and "Peak memory of the probe" in html
+    assert f"inspector's own cost was bounded: {escape(bound)}" in html and "peak memory" in html  # a column
 
 
 @pytest.mark.parametrize("version", VERSIONS)

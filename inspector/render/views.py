@@ -1,0 +1,239 @@
+"""What a report says, computed once for every renderer (as coverage.py's reporters read ``FileData``): the headline
+of each family, what to change ranked by the time at stake, the timings table's rows with their footnotes, and the
+one caution about the machine. Templates and the terminal only print these."""
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from inspector.analysis.load import OTHERS_BUSY, STEAL_BUSY
+from inspector.render.words import NOISY, break_even, error_parts, ratio, seconds, timing_notes
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The first thing a reader is told about one family: its fastest variant, by how much, whether compiling pays."""
+
+    family: str
+    fastest: str  # variant id
+    time_s: float  # its time for the whole population (the table's)
+    vs_numpy: Optional[float]  # NumPy's time over it
+    eager: Optional[str]  # the fastest eager NumPy or torch variant (else Python)
+    vs_eager: Optional[float]  # that eager variant's time over the fastest's (1 when it is the fastest)
+    compiled: Optional[str]  # the fastest compiled variant
+    sentences: list = field(default_factory=list)
+    short: str = ""  # the same in one line, for a page of several families
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing to change, once: what, where (source lines), and the measured time at stake."""
+
+    text: str
+    variant: str
+    lines: list  # [(file display, line)]
+    stake_s: Optional[float]  # seconds per call the fix is about (measured), None where unknown
+    stake: str  # that time in words, with what it is
+    tried: Optional[str] = None  # where inspector can measure the fix's effect, how
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the timings table: every number on it from the same measurements."""
+
+    v: object  # the Variant
+    time_s: Optional[float]
+    range_s: Optional[tuple]  # (fastest, slowest) run, scaled as time_s is
+    vs_numpy: Optional[float]
+    vs_fastest: Optional[float]  # the family's fastest time over this one (1: it is the fastest)
+    marks: list  # footnote numbers of its notes
+
+
+@dataclass(frozen=True)
+class Table:
+    rows: list  # [Row], skipped variants left out
+    notes: list  # [(number, text)]
+    skipped: dict  # {why: [variant id]}
+
+
+def headlines(analysis):
+    """One Headline per family that timed a variant, in the order the families appear."""
+    out = []
+    for family in dict.fromkeys(v.family for v in analysis.variants):
+        timed = [v for v in analysis.variants if v.family == family and v.timing and v.status == "ok"
+                 and not v.failed]
+        if not timed:
+            continue
+        fastest = min(timed, key=lambda v: v.timing.per_population_s)
+        eager = _fastest([v for v in timed if not v.compiled and v.kind != "python"]) or _fastest(
+            [v for v in timed if not v.compiled])
+        compiled = _fastest([v for v in timed if v.compiled])
+        out.append(_headline(family, fastest, eager, compiled, analysis, timed))
+    return out
+
+
+def _fastest(variants):
+    return min(variants, key=lambda v: v.timing.per_population_s, default=None)
+
+
+def _headline(family, fastest, eager, compiled, analysis, timed):
+    t = fastest.timing.per_population_s
+    vs_eager = eager.timing.per_population_s / t if eager else None
+    numpy = _vs_numpy(fastest)
+    said = [f"{fastest.id} is the fastest{_of(family)}: {seconds(t)} for {analysis.sample.population:,} individuals"
+            + (f", {numpy}" if numpy else "")
+            + (f", {_times(vs_eager)} the fastest eager variant ({eager.id})" if eager and eager is not fastest
+               and not (numpy and eager.kind == "numpy") else "") + "."]
+    if compiled is None:
+        said.append("No compiled variant ran.")
+    elif not fastest.compiled:
+        said.append(f"Compiling does not pay here: the fastest compiled variant, {compiled.id}, is "
+                    f"{ratio(t / compiled.timing.per_population_s)} than {fastest.id}.")
+    elif compiled.break_even and compiled.break_even.calls is not None:
+        said.append(f"Compiling pays after {break_even(compiled.break_even)} ({seconds(compiled.timing.compile_s)} of "
+                    f"compile against {seconds(eager.timing.per_population_s - t)} saved per call).")
+    breaks = {(b.file, b.line) for v in timed if v.compiled for b in v.breaks}
+    recompiles = sum(v.recompilation.count for v in timed if v.compiled and v.recompilation)
+    said.append(f"{_count(len(breaks), 'graph break')}, {_count(recompiles, 'recompile')}." if breaks or recompiles
+                else "No graph breaks or recompiles.")
+    said[-1] = said[-1][0].upper() + said[-1][1:]
+    pays = ("" if compiled is None else
+            f"compiling does not pay ({compiled.id} {ratio(t / compiled.timing.per_population_s)})"
+            if not fastest.compiled else f"compiling pays after {break_even(compiled.break_even)}")
+    short = "; ".join(x for x in (
+        f"{family}: {fastest.id}, {seconds(t)}" + (f", {numpy}" if numpy else ""),
+        pays, f"{_count(len(breaks), 'graph break')}, {_count(recompiles, 'recompile')}"
+        if breaks or recompiles else "") if x)
+    return Headline(family, fastest.id, t, fastest.speedup_vs_numpy, eager.id if eager else None, vs_eager,
+                    compiled.id if compiled else None, said, short)
+
+
+def _vs_numpy(v):
+    """"4.3x NumPy", unless ``v`` is the NumPy variant its ratio is taken against (or there is none)."""
+    if not v.speedup_vs_numpy or (v.kind == "numpy" and not v.compiled):
+        return None
+    return f"{_times(v.speedup_vs_numpy)} NumPy"
+
+
+def _of(family):
+    return f" of family {family}" if family else ""
+
+
+def _times(value):
+    """"4.3x" as a multiplier over another time ("as fast as" below 1.005)."""
+    return "as fast as" if abs(value - 1) < 0.005 else f"{value:.3g}x" if value > 1 else f"{1 / value:.3g}x slower than"
+
+
+def _count(n, what):
+    return f"{n or 'no'} {what}{'s' if n != 1 else ''}"
+
+
+def changes(analysis):
+    """Every fix inspector knows for the compiled variants that ran, each once, the largest time at stake first:
+    each graph break's usual rewrite (the time its variant spends outside compiled graphs), a recompile's guard
+    (the time of a call that compiles), the layout of strided loads (the time of the kernels they slowed)."""
+    found = {}
+    for v in analysis.variants:
+        if not (v.compiled and v.status == "ok" and not v.preview):
+            continue
+        outside = v.break_cost.outside_s if v.break_cost else None
+        for b in v.breaks:
+            if b.fix:
+                _keep(found, Change(b.fix[0].upper() + b.fix[1:], v.id, [(b.file, b.line)], outside, _stake(
+                    outside, "outside compiled graphs per call"), _flag(b)))
+        if v.recompilation and (v.recompilation.every_call or v.recompilation.limit):
+            _keep(found, Change(f"Stop the recompiles: {v.recompilation.text}.", v.id, [], v.timing.per_population_s
+                                if v.timing else None, _stake(v.timing.per_population_s if v.timing else None,
+                                                             "per call, compiles included")))
+        strided = [e for e in v.lines if any(r.kind == "not-vectorized-strided" for r in e.why)]
+        if strided:
+            kernels = {k for e in strided for k in e.kernels}
+            stake = sum(k.cost.time_s for k in v.kernels if k.id in kernels and k.cost.time_s) or None
+            _keep(found, Change("Store the population column-major (shape (d, N), or np.asfortranarray) so that "
+                                "the genes each line reads are contiguous: these lines ran in scalar loops because "
+                                "of strided loads.", v.id, sorted({(e.file, e.line) for e in strided}), stake,
+                                _stake(stake, "in the kernels of these lines per call")))
+    return sorted(found.values(), key=lambda c: -(c.stake_s or 0))
+
+
+def _keep(found, change):
+    """Keep one Change per text: the one with the most time at stake, its lines joined with the others'."""
+    before = found.get(change.text)
+    if before is None:
+        found[change.text] = change
+        return
+    lines = sorted(set(before.lines) | set(change.lines), key=lambda fl: (str(fl[0]), fl[1] or 0))
+    best = change if (change.stake_s or 0) > (before.stake_s or 0) else before
+    found[change.text] = Change(best.text, best.variant, lines, best.stake_s, best.stake, best.tried)
+
+
+def _stake(seconds_, what):
+    return f"{seconds(seconds_)} {what}" if seconds_ else "time at stake not measured"
+
+
+def _flag(b):
+    """Where a config flag removes the break: ``inspector breaks`` tries it and measures it."""
+    return f"inspector breaks FILE tries --config {b.flag} and measures it" if b.flag else None
+
+
+def table(analysis):
+    """The timings table: a row per variant that ran (skipped ones in one line), each note once, as a footnote."""
+    notes, rows, skipped = {}, [], {}
+    population = analysis.sample.population
+    fastest = {}
+    for v in analysis.variants:
+        if v.timing and v.status == "ok" and not v.failed:
+            best = fastest.get(v.family)
+            fastest[v.family] = min(best, v.timing.per_population_s) if best else v.timing.per_population_s
+    for v in analysis.variants:
+        if v.status == "skipped":
+            skipped.setdefault(v.error or "skipped", []).append(v.id)
+            continue
+        t = v.timing
+        marks = []
+        failed = [f"{v.id}: {v.status}: {error_parts(v.error)[0]}"] if v.status != "ok" and v.error else []
+        for text in timing_notes(v, population) + failed:
+            marks.append(notes.setdefault(text, len(notes) + 1))
+        rows.append(Row(v, t.per_population_s if t else None, t.per_population_range if t else None,
+                        v.speedup_vs_numpy, fastest[v.family] / t.per_population_s if t and v.family in fastest
+                        else None, marks))
+    return Table(rows, [(n, text) for text, n in notes.items()], skipped)
+
+
+def caution(analysis):
+    """One sentence when the timings were taken on a machine whose speed changed or that others were using, with
+    the figures; None on a quiet run. Fires when the run's timing windows saw other processes use 20 % of the CPUs
+    (or steal 5 %), or when most timed ratios moved by more than 1.5x across the alternating rounds."""
+    said = []
+    load = analysis.load
+    if load and load.busy:  # the same limits as a variant's MachineLoad.busy
+        said.append(" and ".join(
+            ([f"other processes used {load.others_share:.0%} of the {load.cpus} CPUs"] if load.others_share is not None
+             and load.others_share >= OTHERS_BUSY else []) + ([f"the hypervisor stole {load.steal_share:.0%}"]
+                                                             if load.steal_share and load.steal_share >= STEAL_BUSY
+                                                             else [])) + " while the variants were timed")
+    spreads = [v.speedup_vs_numpy_spread for v in analysis.variants if v.speedup_vs_numpy_spread
+               and v.kind != "numpy"]
+    moved = [s for s in spreads if s[1] > NOISY * s[0]]
+    if spreads and len(moved) * 2 > len(spreads):
+        worst = max(moved, key=lambda s: s[1] / s[0])
+        said.append(f"{len(moved)} of {len(spreads)} ratios to NumPy moved by more than {NOISY}x across the "
+                    f"alternating rounds (up to {worst[1] / worst[0]:.2g}x): the machine's speed changed while it "
+                    "was timed")
+    return "; ".join(said) or None
+
+
+def program_headlines(analysis):
+    """A program's first lines: per compiled function that was called, its share of the run, what compiling cost
+    against the time in it, its steady time per call, breaks and recompiles; the costliest first."""
+    p, said = analysis.program, []
+    for v in sorted((v for v in analysis.variants if v.run.calls), key=lambda v: -v.run.total_s):
+        run = v.run
+        share = f" ({run.total_s / p.wall_s:.0%} of the run)" if p.wall_s else ""
+        compiling = f", {seconds(run.compile_s)} of it compiling" if run.compile_s else ""
+        steady = (f"; {seconds(v.timing.median_s)} per call over {_count(run.steady_calls, 'steady call')}"
+                  if v.timing else "; no steady call to time")
+        breaks = f"; {_count(len(v.breaks), 'graph break')}, {_count(len(run.recompiles), 'call')} that recompiled" \
+            if v.breaks or run.recompiles else ""
+        said.append(f"{v.id}: {seconds(run.total_s)} in {_count(run.calls, 'call')}{share}{compiling}{steady}"
+                    f"{breaks}.")
+    return said

@@ -1,0 +1,74 @@
+"""The index of a folder of reports (`inspector report FOLDER` writes it as index.html), from checked-in records: a row
+per report whose figures are the report's own, a sortable table that needs no network, and the way back from each
+report."""
+
+import re
+
+from conftest import analysis, record_path
+from inspector.cli import publish
+from inspector.record import load
+from inspector.render import views
+from inspector.render.html import HtmlRenderer
+from inspector.render.words import ratio, seconds
+
+
+def _row(html, stem):
+    """The HTML of the index row that links ``stem``'s report."""
+    start = html.index(f'<a href="{stem}.html">')
+    return html[html.rindex("<tr>", 0, start):html.index("</tr>", start)]
+
+
+def test_a_row_gives_the_fastest_variant_and_the_best_compiled_against_the_fastest_eager_of_the_report():
+    a = analysis("2.13.0", "trig")
+    row = _row(HtmlRenderer().index([("trig", a)]), "trig")
+    (head,) = views.headlines(a)
+    times = {r.v.id: r.time_s for r in views.table(a).rows}  # the report's timings table
+    assert head.fastest == head.compiled == "torch-compiled-cpu"  # here compiling pays
+    assert f"<code>{head.fastest.replace('-', '-<wbr>')}</code> {seconds(times[head.fastest])}" in row
+    vs = times[head.eager] / times[head.compiled]
+    assert f"<strong>{ratio(vs)}</strong>" in row and ratio(vs) == "1.8x"
+    assert f"{seconds(times[head.compiled])} vs <code>{head.eager}</code> {seconds(times[head.eager])}" in row
+    assert f'data-sort="{vs}"' in row  # the column sorts by the figure it shows
+    assert "2.13.0+cpu" in row and a.created[:10] in row and '<td data-sort="0" class="small">ok</td>' in row
+
+
+def test_several_families_get_a_line_each_and_sort_by_the_worst():
+    a = analysis("2.13.0", "five_problems")
+    row = _row(HtmlRenderer().index([("five_problems", a)]), "five_problems")
+    heads = views.headlines(a)
+    assert [h.family for h in heads] == ["sphere", "rastrigin", "rosenbrock", "ackley", "griewank"]
+    for h in heads:
+        vs = a.variant(h.eager).timing.per_population_s / a.variant(h.compiled).timing.per_population_s
+        assert f"<strong>{h.family}</strong>: <strong>{ratio(vs)}</strong>" in row
+    worst = min(a.variant(h.eager).timing.per_population_s / a.variant(h.compiled).timing.per_population_s
+                for h in heads)
+    assert f'data-sort="{worst}"' in row
+
+
+def test_breaks_recompiles_and_failed_variants_are_counted():
+    html = HtmlRenderer().index([("first_draft", analysis("2.13.0", "first_draft")),
+                                 ("recompiling", analysis("2.13.0", "recompiling")), ("gone", None)])
+    draft = analysis("2.13.0", "first_draft")
+    sites = {(b.file, b.line) for v in draft.variants if v.compiled for b in v.breaks}
+    assert f'<td class="num" data-sort="{len(sites)}">{len(sites)}</td>' in _row(html, "first_draft") and sites
+    recompiling = analysis("2.13.0", "recompiling").variant("torch-compiled-cpu").recompilation
+    row = _row(html, "recompiling")
+    assert f'data-sort="{recompiling.count}">{recompiling.count}<div class="small err">torch-compiled-cpu: ' in row
+    assert "could not run: no record" in html and 'href="gone.html"' not in html
+
+
+def test_the_index_sorts_by_any_column_with_an_inline_script_and_no_network():
+    html = HtmlRenderer().index([("poly", analysis("2.13.0", "poly")), ("poly21", analysis("2.1.2", "poly"))])
+    assert html.count('<th scope="col"><button type="button">') == 8
+    script = html[html.index("<script>"):html.index("</script>")]
+    assert "aria-sort" in script and "data-sort" in script and "localeCompare" in script
+    assert not re.search(r"https?://", html) and "<script src" not in html
+    assert 'data-sort="0002.0001.0002"' in html and 'data-sort="0002.0013.0000"' in html  # 2.1.2 sorts before 2.13
+
+
+def test_a_report_written_as_part_of_a_folder_links_back_to_the_index(tmp_path):
+    a = analysis("2.13.0", "poly")
+    back = '<nav class="back small"><a href="index.html">← index</a></nav>'
+    assert back in HtmlRenderer(index="index.html").report(a) and back not in HtmlRenderer().report(a)
+    publish(load(record_path("2.13.0", "poly")), tmp_path / "poly.html", "json", False, index="index.html")
+    assert back in (tmp_path / "poly.html").read_text()

@@ -1,0 +1,77 @@
+"""A program Dynamo unrolled into one huge graph (bench/large_program.py measures a real one): a source line reached
+through many call chains, a kernel of hundreds of loop nests and tens of thousands of lines. Made from the ten-gene
+sample's record (one kernel of three nests) grown large: the page lists each line once per kernel, bounds what it
+shows and says what it left out; the analysis keeps every fact and names long lists' first items."""
+
+import re
+from dataclasses import replace
+
+from conftest import analysis, line_of
+from inspector.analysis import lines
+from inspector.model import Reason
+from inspector.render import html
+from inspector.render.base import renderer
+
+CHAINS = 30  # call sites of one helper, as an unrolled loop calling it from several lines gives
+SERIAL = 20  # serial loop nests a line's operations run in
+
+
+def _grown():
+    """(Analysis, the variant) with its kernel's code and output code long, and each placed line reached through
+    CHAINS call chains, each verdict saying SERIAL nests run single-threaded."""
+    a = analysis("2.13.0", "ten_genes")
+    v = a.variant("numpy-compiled-cpu")
+    (k,) = v.kernels
+    filler = "".join(f"\n// generated line {i}" for i in range(3 * html.KERNEL_LINES))
+    serial = [Reason("serial", f"nest {i} runs single-threaded") for i in range(SERIAL)]
+    placed = [replace(e, via=[[e.file, 100 + n]], why=e.why + serial) for e in v.lines if e.kernels
+              for n in range(CHAINS)]
+    grown = replace(v, kernels=[replace(k, code=k.code + filler)], lines=placed + [e for e in v.lines if not e.kernels],
+                    graphs=[replace(g, output_code=[c + filler * 2 for c in g.output_code]) for g in v.graphs])
+    return replace(a, variants=[grown if x is v else x for x in a.variants]), grown
+
+
+def test_each_source_line_is_listed_once_per_kernel_however_many_calls_reach_it():
+    a, v = _grown()
+    page = renderer("html").report(a)
+    (listed,) = re.findall(r'<details class="kernel"[^>]*data-variant="v-numpy-compiled-cpu"[^>]*>\n<summary>[^\n]*'
+                           r'· lines ([^<]*)</summary>', page)
+    assert listed.split(", ") == sorted({str(e.line) for e in v.lines if e.kernels}, key=int)
+    assert len(v.lines) > CHAINS * len(listed.split(", "))  # a verdict per call chain, each kept in the analysis
+
+
+def test_the_page_bounds_a_huge_kernel_its_output_code_and_a_lines_reasons_and_says_what_it_left_out():
+    a, v = _grown()
+    page = renderer("html").report(a)
+    (k,) = v.kernels
+    total = k.code.count("\n") + 1
+    section = page[page.index('data-kernel="cpp_fused'):]
+    section = section[:section.index("</details>")]
+    assert section.count('<div class="ln') == html.KERNEL_LINES
+    assert f"and {total - html.KERNEL_LINES:,} more lines of its {total:,}" in section
+    assert "in the JSON record beside this report" in section
+    assert page.count("lines not shown here: the whole is in the JSON record") == len(v.graphs)
+    placed = len([e for e in v.lines if e.kernels])  # a note under its line each, its serial reasons bounded
+    assert page.count(f"and {SERIAL - html.REASONS_PER_KIND} more single-threaded loop nests") == placed
+    assert page.count("runs single-threaded") == html.REASONS_PER_KIND * placed
+
+
+def test_a_line_in_hundreds_of_loop_nests_names_the_first_and_counts_the_rest():
+    a = analysis("2.13.0", "ten_genes")
+    (k,) = a.variant("numpy-compiled-cpu").kernels
+    nests = [replace(n, index=i + 1) for i, n in enumerate(k.loop_nests * 100)]
+    k = replace(k, loop_nests=nests)
+    (split,) = lines._nest_reasons([[(k, n)] for n in nests])
+    assert split.text.startswith(f"its operations run in {len(nests)} loop nests: {k.name} nest 1 (")
+    assert split.text.endswith(f"(and {len(nests) - lines.LISTED} more)") and split.text.count(k.name) == lines.LISTED
+
+
+def test_the_scheduler_s_reasons_pair_the_nests_they_name_in_a_kernel_of_hundreds():
+    a = analysis("2.13.0", "ten_genes")
+    (k,) = a.variant("numpy-compiled-cpu").kernels
+    nests = [replace(k.loop_nests[0], index=i + 1, nodes=[f"op{i}"]) for i in range(300)]
+    k = replace(k, loop_nests=nests)
+    records = [{"nodes": [f"op{i + 1}", f"op{i}"], "reason": "no shared data"} for i in reversed(range(299))]
+    why = lines._fusion_reasons([(k, n) for n in nests], lines._fusion([{"compile_id": k.graph, "fusion": records}]))
+    assert [r.text.split(" are ")[0] for r in why] == [f"nests {i} and {i + 1} of {k.name}" for i in range(1, 300)]
+    assert all(r.text.endswith(f"no shared data (op{i} with op{i - 1})") for i, r in enumerate(why, 1))
