@@ -384,28 +384,30 @@ def _yes(flag):
     return {True: "yes", False: "no", None: "n/a"}[flag]
 
 
-def _text(analysis, file, line):
-    """The stripped text of ``line`` of the run's file shown as ``file``, or ""."""
+def _where(analysis, file, line):
+    """A line as two runs can both name it: its file (None for the sample, which each run names as it was given) and
+    its stripped text ("" where the record does not hold it)."""
     found = analysis.file(file)
-    return found.text(line) if found and line else ""
+    return None if file == analysis.sample.path else file, found.text(line) if found and line else ""
 
 
 def _kernel_lines(v, record):
     keys = {}
     for e in v.lines:
         for kid in e.kernels:
-            keys.setdefault(kid, set()).add((e.file, e.function, _text(record, e.file, e.line)))
+            keys.setdefault(kid, set()).add((e.function, *_where(record, e.file, e.line)))
     return keys
 
 
 def _verdicts(v, record):
-    """{(file, function, line text): {"line", "verdicts", "how"}}, the verdicts of all call sites together."""
+    """{(function, file, line text) (see _where): {"file", "line", "verdicts", "how"}}, the verdicts of all call
+    sites together."""
     out = {}
     for e in v.lines:
         if not e.status:
             continue
-        entry = out.setdefault((e.file, e.function, _text(record, e.file, e.line)),
-                               {"line": e.line, "verdicts": [], "how": set()})
+        entry = out.setdefault((e.function, *_where(record, e.file, e.line)),
+                               {"file": e.file, "line": e.line, "verdicts": [], "how": set()})
         verdict = e.status + VECTORIZED.get(e.vectorized, "")
         if verdict not in entry["verdicts"]:
             entry["verdicts"].append(verdict)
@@ -420,7 +422,7 @@ def _verdict_changes(a, b, ra, rb):
     changed, one_sided, same = [], [], []
     for key in sorted(va.keys() | vb.keys(), key=lambda k: (vb.get(k) or va[k])["line"]):
         ea, eb = va.get(key), vb.get(key)
-        entry = {"file": key[0], "function": key[1], "text": key[2], "line": (eb or ea)["line"]}
+        entry = {"file": (eb or ea)["file"], "function": key[0], "text": key[2], "line": (eb or ea)["line"]}
         if ea and eb:
             verdicts = " / ".join(ea["verdicts"]), " / ".join(eb["verdicts"])
             (changed if verdicts[0] != verdicts[1] else same).append(dict(entry, a=verdicts[0], b=verdicts[1]))
@@ -434,7 +436,7 @@ def _verdict_changes(a, b, ra, rb):
 def _break_changes(a, b, ra, rb):
     """Graph breaks gained or lost, matched by their line's text and their normalised cause (torch versions word
     the same break differently; the cause is the same), or their reason where the cause is unknown."""
-    ka, kb = ({(_text(r, x.file, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.breaks}
+    ka, kb = ({(_where(r, x.file, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.breaks}
               for v, r in ((a, ra), (b, rb)))
     return [{"change": change, "line": x.line, "reason": x.reason}
             for change, mine, other in (("lost", ka, kb), ("gained", kb, ka))

@@ -118,7 +118,8 @@ class HtmlRenderer(Renderer):
 def _index_row(stem, analysis):
     """One report of a folder's index: its torch and date; per family (the report's headlines) its fastest variant
     and time, and its best compiled variant against its fastest eager one, with both times; its graph break sites,
-    recompiles and failed variants; "sort": each column's sort key (a family column sorts by its worst family)."""
+    recompiles, failed variants and whether the report cautions about the machine; "sort": each column's sort key (a
+    family column sorts by its worst family)."""
     if analysis is None:
         return {"stem": stem, "title": stem, "missing": True, "families": [], "sort": {}}
     families = []
@@ -135,7 +136,8 @@ def _index_row(stem, analysis):
            "recompiles": sum(v.recompilation.count for v in recompiled),
            "limit": [f"{v.id}: {'recompile limit hit' if v.recompilation.limit else 'on every call'}"
                      for v in recompiled if v.recompilation.limit or v.recompilation.every_call],
-           "failed": [v.id for v in analysis.variants if v.failed], "internal": len(analysis.internal_errors)}
+           "failed": [v.id for v in analysis.variants if v.failed], "internal": len(analysis.internal_errors),
+           "busy": views.caution(analysis) is not None}
     times = [f["time_s"] for f in families]
     ratios = [f["vs"] for f in families if f["vs"]]
     row["sort"] = {"torch": ".".join(f"{int(n):04d}" for n in re.findall(r"\d+", row["torch"] or "")[:3]),

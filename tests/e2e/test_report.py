@@ -84,6 +84,7 @@ def test_a_folder_reports_every_sample_and_links_them_from_an_index(tmp_path):
     index = (tmp_path / "out" / "index.html").read_text()
     for stem in ("sum", "knapsack_breaks"):
         assert (tmp_path / "out" / f"{stem}.html").exists() and f'href="{stem}.html"' in index
+        assert '<a href="index.html">← index</a>' in (tmp_path / "out" / f"{stem}.html").read_text()
     assert not (tmp_path / "out" / "helpers.html").exists()
     assert "graph break" in index and "numpy-compiled-cpu" in index
 

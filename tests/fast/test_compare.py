@@ -279,8 +279,14 @@ def test_the_per_line_verdict_diff_gives_each_line_its_text_and_both_verdicts():
             "line": line, "a": "parallel, not vectorized", "b": "extern, vectorized"} in v["lines"]
     assert all(e["a"] == e["b"] for e in v["same_lines"]) and v["same_lines"]
     html = renderer("html").comparison(result)
-    assert (f'<td>numpy-compiled-cpu</td><td class="num">{line}</td><td><code>totals = population @ ITEMS</code></td>'
-            "<td>parallel, not vectorized</td><td>extern, vectorized</td>") in html
+    assert (f'<td>numpy-compiled-cpu</td><td class="num">{line}</td><td class="src">'
+            "<code>totals = population @ ITEMS</code></td><td>parallel, not vectorized</td><td>extern, vectorized</td>") in html
+    # the sample's lines match however each run was given its path
+    record = json.loads(record_path("2.13.0", "knapsack_breaks").read_text())
+    record["sample"]["path"] = "/elsewhere/samples/knapsack_breaks.py"
+    moved = next(v for v in compare.compare([old, analyze(record)])["pairs"][0]["variants"]
+                 if v["id"] == "numpy-compiled-cpu")
+    assert [(e["line"], e["a"], e["b"]) for e in moved["lines"]] == [(e["line"], e["a"], e["b"]) for e in v["lines"]]
     # a helper module's lines are named with their file, and their text is the helper's
     helper = next(v for v in compare.compare([analysis("2.1.2", "penalised"), analysis("2.13.0", "penalised")])[
         "pairs"][0]["variants"] if v["id"] == "torch-compiled-cpu")

@@ -24,12 +24,14 @@ def test_a_row_gives_the_fastest_variant_and_the_best_compiled_against_the_faste
     (head,) = views.headlines(a)
     times = {r.v.id: r.time_s for r in views.table(a).rows}  # the report's timings table
     assert head.fastest == head.compiled == "torch-compiled-cpu"  # here compiling pays
-    assert f"<code>{head.fastest.replace('-', '-<wbr>')}</code> {seconds(times[head.fastest])}" in row
+    assert f"<code>{head.fastest}</code> {seconds(times[head.fastest])}" in row
     vs = times[head.eager] / times[head.compiled]
     assert f"<strong>{ratio(vs)}</strong>" in row and ratio(vs) == "1.8x"
     assert f"{seconds(times[head.compiled])} vs <code>{head.eager}</code> {seconds(times[head.eager])}" in row
     assert f'data-sort="{vs}"' in row  # the column sorts by the figure it shows
-    assert "2.13.0+cpu" in row and a.created[:10] in row and '<td data-sort="0" class="small">ok</td>' in row
+    assert "2.13.0+cpu" in row and a.created[:10] in row and '<td data-sort="0" class="small">ok<' in row
+    # its variants ran, but the report cautions about the machine: so does the row
+    assert views.caution(a) and "timed on a busy machine: see the report's caution" in row
 
 
 def test_several_families_get_a_line_each_and_sort_by_the_worst():
@@ -55,6 +57,7 @@ def test_breaks_recompiles_and_failed_variants_are_counted():
     row = _row(html, "recompiling")
     assert f'data-sort="{recompiling.count}">{recompiling.count}<div class="small err">torch-compiled-cpu: ' in row
     assert "could not run: no record" in html and 'href="gone.html"' not in html
+    assert not views.caution(draft) and "busy machine" not in _row(html, "first_draft")
 
 
 def test_the_index_sorts_by_any_column_with_an_inline_script_and_no_network():

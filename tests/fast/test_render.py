@@ -9,11 +9,14 @@ from dataclasses import replace
 
 import pytest
 
-from conftest import ROOT, analysis, record_path
+from conftest import RECORDS, ROOT, analysis, record_path
 from inspector.analysis import analyze
 from inspector.model import InternalError
 from inspector.render import html as html_module
+from inspector.record import load
+from inspector.render import views
 from inspector.render.base import Renderer, renderer
+from inspector.render.words import ratio, seconds
 
 _spec = importlib.util.spec_from_file_location("make_goldens", ROOT / "scripts" / "make-goldens.py")
 goldens = importlib.util.module_from_spec(_spec)
@@ -126,3 +129,31 @@ def test_analysis_and_rendering_never_import_torch():
             "assert 'torch' not in sys.modules, sorted(m for m in sys.modules if m.startswith('torch'))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
+
+
+def _shown(text):
+    """A duration or ratio as the report prints it, back to a number: "2.78 ms" → 0.00278, "4.76x slower" → 1/4.76."""
+    value, unit = text.split(" ", 1) if " " in text else (text, "")
+    if value.endswith("x"):
+        return float(value[:-1]) if unit != "slower" else 1 / float(value[:-1])
+    return float(value) * {"s": 1, "ms": 1e-3, "µs": 1e-6}[unit]
+
+
+SAMPLE_RECORDS = [p for p in sorted(RECORDS.glob("*/*.json")) if '"kind": "program"' not in p.read_text()]
+
+
+@pytest.mark.parametrize("path", SAMPLE_RECORDS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_the_numbers_on_each_row_agree_as_shown(path):
+    a = analyze(load(path))
+    rows = views.table(a).rows
+    for r in rows:
+        numpy = min((x for x in rows if x.v.kind == "numpy" and not x.v.compiled and x.v.family == r.v.family
+                     and x.time_s and x.v.status == "ok"), key=lambda x: x.time_s, default=None)  # the fastest
+        if not (r.time_s and r.vs_numpy and numpy):
+            continue
+        time, reference, shown = _shown(seconds(r.time_s)), _shown(seconds(numpy.time_s)), _shown(ratio(r.vs_numpy))
+        # each printed with 3 significant digits: their ratio agrees with the printed ratio within that rounding
+        assert shown == pytest.approx(reference / time, rel=0.012), (r.v.id, seconds(r.time_s), seconds(numpy.time_s),
+                                                                     ratio(r.vs_numpy))
+        fastest = min(x.time_s for x in rows if x.v.family == r.v.family and x.time_s and x.v.status == "ok")
+        assert r.vs_fastest == pytest.approx(fastest / r.time_s)
