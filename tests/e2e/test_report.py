@@ -2,12 +2,14 @@
 
 import json
 import shutil
+from html import escape
 
 import pytest
 
 from conftest import ROOT, record_path, run_cli, tlparse
 from inspector.analysis import analyze
 from inspector.record import SCHEMA, load
+from inspector.render import views
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +36,10 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
     assert a.reference == "python"
     # one progress line per variant and size, then the seed-style table
     assert sum(line.strip().startswith("[") for line in proc.stderr.splitlines()) == 2 * len(a.variants)
-    assert "vs python" in proc.stdout and f"wrote {out / 'trig.html'} and {out / 'trig.json'}" in proc.stderr
+    # the terminal in the report's order: the headline, then the table
+    head = next(h for h in views.headlines(a))
+    assert proc.stdout.startswith(f"{head.fastest} is the fastest") and "vs fastest" in proc.stdout
+    assert f"wrote {out / 'trig.html'} and {out / 'trig.json'}" in proc.stderr
     # what a compiled run must capture for the line verdicts: provenance on every helper line
     v = a.variant("numpy-compiled-cpu")
     assert v.kernels and all(k.parallel for k in v.kernels if k.generated)
@@ -94,7 +99,7 @@ def test_render_reanalyses_a_record(tmp_path, version, stem):
     proc = run_cli("render", record_path(version, stem), "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     html = (tmp_path / f"{stem}.html").read_text()
-    assert f"torch {version}" in html and "numpy-compiled-cpu" in html and "vs python" in proc.stdout
+    assert f"torch {version}" in html and "numpy-compiled-cpu" in html and "vs numpy" in proc.stdout
 
 
 def test_render_of_a_schema_1_record_gives_the_full_report(tmp_path):
@@ -195,6 +200,8 @@ def test_a_variant_timed_while_another_process_loads_the_machine_says_so(tmp_pat
     assert facts["wall_s"] > 0.3 and facts["others_cpu_s"] > 0.3 * facts["wall_s"]
     v = analyze(record).variant("numpy")
     assert v.load.others_share >= 0.2 and v.load.busy.startswith("timed on a busy machine: other processes used")
-    assert "timed on a busy machine" in (tmp_path / "poly.html").read_text()
-    assert "numpy: timed on a busy machine" in proc.stdout.replace("* ", "")
+    # one caution for the page, with the figures, on the page and the terminal
+    said = views.caution(analyze(record))
+    assert said.startswith("other processes used") and "while the variants were timed" in said
+    assert escape(said) in (tmp_path / "poly.html").read_text() and f"Caution: {said}" in proc.stdout
 

@@ -52,6 +52,7 @@ MESSY = textwrap.dedent('''\
     if sys.argv[1] == "forever":
         while True:
             compiled_helper(x)
+            print("looping", flush=True)
             time.sleep(0.01)
     if sys.argv[1] == "raise":
         raise ValueError("boom")
@@ -108,6 +109,7 @@ def test_ctrl_c_reaches_the_program_and_the_report_keeps_what_ran(tmp_path):
                             start_new_session=True)
     try:
         assert proc.stdout.readline().strip() == "ready"
+        assert proc.stdout.readline().strip() == "looping"  # a fourth call made
         os.killpg(proc.pid, signal.SIGINT)  # as the terminal does: to inspector and the program alike
         _, stderr = proc.communicate(timeout=120)
     finally:
