@@ -301,3 +301,34 @@ def test_the_first_screen_names_the_fastest_and_the_page_fits_any_screen(stem, f
     width = phone.page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], f"the page is {width[0]} px wide on a {width[1]} px screen"
     phone.assert_clean()
+
+
+def test_kernels_open_folded_files_break_notes_stay_and_keys_move_to_the_lines_that_took_time(opened, tmp_path):
+    from inspector.render.base import renderer
+    path = tmp_path / "pymoo_g7.html"
+    path.write_text(renderer("html").report(analysis("2.13.0", "pymoo_g7")), encoding="utf-8")
+    o = opened(path)
+    page = o.page
+    # a kernel whose lines are in pymoo's folded files: a click opens the file and lights its lines
+    kernel = page.locator(".kernel").filter(has_text="pymoo/problems/single/g.py").first
+    assert page.locator("details.file:not([open]) .ln[data-kernels]").count() > 0
+    kernel.locator("summary").click()
+    lit = page.locator(".src .ln.lit")
+    assert lit.count() > 0 and lit.first.is_visible()
+    # a graph-break line's note is open from the start, and a click does not fold it away
+    broken = page.locator(".src .ln.st-graph-break[aria-controls]").first
+    notes = page.locator(f"#{broken.get_attribute('aria-controls')}")
+    assert notes.is_visible()
+    broken.click()
+    assert notes.is_visible()
+    # n: the next line that took time (its share shaded); ?: the keys
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("n")
+    assert page.evaluate("document.activeElement.querySelector('.ht').textContent.trim().endsWith('%')")
+    assert not page.locator("#keys").is_visible()
+    page.keyboard.press("?")
+    assert page.locator("#keys").is_visible()
+    # a line's number links to the line
+    number = page.locator(".src .ln a.no").first
+    assert number.get_attribute("href") == "#" + number.evaluate("a => a.parentElement.id")
+    o.assert_clean()
