@@ -21,6 +21,9 @@ def recompilation(raw):
     """The variant's Recompilation, or None when it never compiled again after its first call."""
     recompiles = raw.get("recompiles") or {}
     graphs = recompiles.get("graphs") or []
+    if raw.get("run"):  # a program's function whose first compile torch made as a recompile (a shared code object)
+        graphs = [g for g in (raw.get("capture") or {}).get("graphs") or []
+                  if (compile_key(g.get("compile_id")) or (0, 0))[1] > 0] + graphs
     limits = [m for text in (raw.get("capture") or {}).get("limits", []) + recompiles.get("limits", [])
               if (m := LIMIT.search(text))]
     if not graphs and not limits:

@@ -17,6 +17,7 @@ import argparse
 import functools
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -25,6 +26,7 @@ from inspector.record import compile_key
 
 MAX_SAMPLES = 10_000  # per-call durations kept per function and kind (their count and sum are always kept)
 MAX_FALLBACKS = 20  # eager fallbacks kept per function with their failed guard (all are counted)
+GUARD_LOCAL = re.compile(r"L\['([^']+)'\]")  # a guard's frame local as torch's own messages name it: L['x'] -> x
 EAGER_STANCES = ("force_eager",)  # torch.compiler.set_stance values under which no compiled code runs
 
 
@@ -225,11 +227,9 @@ class Tracker:
         target = getattr(model, "forward", model)
         code = getattr(target, "__code__", None) or getattr(model, "__code__", None)
         name = getattr(model, "__qualname__", None) or type(model).__name__
-        taken = {f.id for f in self.functions}
-        if created and ("<locals>" in name or name in taken):  # a closure, or a second compile of one function
-            name = f"{name} ({created})"
         function = Function(name, code, len(self.functions), created, target if code else None)
         self.functions.append(function)
+        self._name(function)
         if isinstance(compiled, torch.nn.Module):
             forward = compiled.forward
             function.signature = None  # Dynamo compiles the module's call, not forward: no guard check of our own
@@ -244,6 +244,20 @@ class Tracker:
             if hasattr(compiled, attribute):
                 setattr(tracked, attribute, getattr(compiled, attribute))
         return tracked
+
+    def _name(self, function):
+        """Tell apart the functions of one name: a closure, or a function compiled more than once (all of them, the
+        first too), is named by where it was made ("per_row.<locals>.objective (odd_calls.py:48)"); those made at one
+        place are numbered ("M.step (run.py:12) #2")."""
+        same = [f for f in self.functions if f.name == function.name]
+        if "<locals>" not in function.name and len(same) == 1:
+            return
+        for f in same:
+            if f.id == f.name and f.created:  # named by its place once a second one of its name comes
+                f.id = f"{f.name} ({f.created})"
+        alike = sum(1 for f in same if f.created == function.created)
+        if alike > 1:
+            function.id = f"{function.id} #{alike}"
 
     def call(self, function, fn, args, kwargs):
         """One call of a tracked function: timed with its stance; what compiled during it is its own (the outermost
@@ -300,7 +314,8 @@ class Function:
     """What one compiled callable did over the run."""
 
     def __init__(self, name, code, index, created=None, target=None):
-        self.id, self.index, self.created = name, index, created
+        self.id = self.name = name
+        self.index, self.created = index, created
         self.code = {"file": code.co_filename, "line": code.co_firstlineno, "name": code.co_name,
                      "end_line": max((line for *_, line in code.co_lines() if line), default=code.co_firstlineno)
                      } if code else {}
@@ -352,7 +367,7 @@ class Function:
                 result = entry.guard_manager.check_verbose(frame_locals)
                 if result.result:
                     return ""
-                failures += list(result.verbose_code_parts)[:1]
+                failures += [GUARD_LOCAL.sub(r"\1", part) for part in list(result.verbose_code_parts)[:1]]
             return "; ".join(failures) or "no compiled entry"
         except Exception:  # another torch's internals: say it cannot be told
             return None

@@ -234,6 +234,7 @@ def program_headlines(analysis):
                   if v.timing else "; no steady call to time")
         breaks = f"; {_count(len(v.breaks), 'graph break')}, {_count(len(run.recompiles), 'call')} that recompiled" \
             if v.breaks or run.recompiles else ""
+        raised = f"; raised an exception at call {run.error_call} (below)" if v.error else ""
         said.append(f"{v.id}: {seconds(run.total_s)} in {_count(run.calls, 'call')}{share}{compiling}{steady}"
-                    f"{breaks}.")
+                    f"{breaks}{raised}.")
     return said
