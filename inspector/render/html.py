@@ -26,6 +26,7 @@ STATUS_TEXT = {
     "graph-break": "graph break: this line broke the graph",
 }
 SEVERITY = tuple(reversed(STATUSES))  # worst news first
+KERNEL_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 PROGRAM_LIMIT = 12  # kernels shown per compiled function of a program (see _compiled_view): each is tens of kB
 # lines of one kernel's code (highlighted: about 700 bytes each) and of one graph's output code (its first and last
 # halves: the kernels, then the wrapper's call) shown on a page: an unrolled solver's fused kernel has tens of thousands
@@ -207,17 +208,19 @@ def _compiled_view(v, files, limit=None):
     shown = ordered[:limit] if limit else ordered
     shown_ids = {k.id for k in shown}
     shown_nests = {f"{k.id}#{n.index}" for k in shown for n in k.loop_nests if n.lines[0] <= KERNEL_LINES}
+    colors = {k.id: KERNEL_COLORS[i % len(KERNEL_COLORS)] for i, k in enumerate(shown)}  # a line and its kernels
     views = []
     for i, file in enumerate(files):
         entries = [e for e in v.lines if e.file == file.display]
         if entries:
             prefix = anchor if file.kind == "sample" else f"{anchor}-f{i}"
-            annotated = _annotated(file, entries, shared, prefix, shown_ids, shown_nests)
+            annotated = _annotated(file, entries, shared, prefix, colors, shown_nests)
             placed = {e.line for e in entries if e.status}
             views.append({"file": file, "annotated": annotated, "open": file.kind in ("sample", "user"),
                           "summary": f"{sum(1 for e in entries if e.status == 'parallel')} of {len(placed)} lines "
                                      "with a verdict ran in parallel loops"})
-    kernels = [_kernel_view(k, [e for e in v.lines if k.id in e.kernels], files[0].display) for k in shown]
+    kernels = [dict(_kernel_view(k, [e for e in v.lines if k.id in e.kernels], files[0].display), color=colors[k.id])
+               for k in shown]
     timed = sorted((kv for kv in kernels if kv["k"].cost.time_s is not None), key=lambda kv: -kv["k"].cost.time_s)
     output_code = [c for g in v.graphs for c in g.output_code]
     shown_code = [_cut(code, OUTPUT_CODE_LINES // 2, OUTPUT_CODE_LINES // 2)
@@ -262,9 +265,10 @@ def _cut(text, head, tail=0):
     return {"text": "\n".join(lines[:head] + said + lines[len(lines) - tail:]), "more": more, "total": len(lines)}
 
 
-def _annotated(file, entries, shared, prefix, shown_ids, shown_nests):
+def _annotated(file, entries, shared, prefix, colors, shown_nests):
     """The lines of the functions of ``file`` that hold ``entries`` (verdicts), each with its verdicts' marks and
-    the kernels among ``shown_ids`` and loop nests among ``shown_nests`` (those on the page) it ran in."""
+    the kernels among ``colors`` ({kernel id: its colour}) and loop nests among ``shown_nests`` (those on the page)
+    it ran in. A run of lines in the same kernels shares one time share: said on its first line, shaded on all."""
     by_line = {}
     for e in entries:
         for line in range(e.line, e.end_line + 1):
@@ -283,14 +287,18 @@ def _annotated(file, entries, shared, prefix, shown_ids, shown_nests):
                 notes.append({"status": e.status, "text": f"{e.status}{_via(e)}" + (": " + "; ".join(why) if why else ""),
                               "vectorized": e.vectorized, "how": ", ".join(e.how)})
         timed = max((e for e in here if e.time_share is not None), key=lambda e: e.time_share, default=None)
+        kernels = sorted({k for e in here for k in e.kernels if k in colors})
+        share = timed.time_share if timed else None
+        before = annotated[-1] if annotated else {}
         annotated.append({
             "number": number, "html": html_line, "status": statuses[0] if statuses else "", "statuses": statuses,
-            "kernels": sorted({k for e in here for k in e.kernels if k in shown_ids}), "notes": notes,
+            "kernels": kernels, "notes": notes, "color": colors[kernels[0]] if kernels else None,
+            "share_said": share is not None and (before.get("kernels"), before.get("share")) != (kernels, share),
             "nests": sorted({n for e in here for n in e.nests if n in shown_nests}),
             "open": any(n["status"] != "parallel" for n in notes),  # good news stays folded
             "gap": bool(annotated) and annotated[-1]["number"] != number - 1,
             "vectorized": here[0].vectorized if here else None,
-            "share": timed.time_share if timed else None, "time_s": timed.time_s if timed else None,
+            "share": share, "time_s": timed.time_s if timed else None,
             "heat": charts.heat(timed.time_share) if timed else None, "id": f"{prefix}-L{number}"})
     return annotated
 
