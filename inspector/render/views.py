@@ -151,7 +151,7 @@ def changes(analysis):
             _keep(found, Change("Store the population column-major (shape (d, N), or np.asfortranarray) so that "
                                 "the genes each line reads are contiguous: these lines ran in scalar loops because "
                                 "of strided loads.", v.id, sorted({(e.file, e.line) for e in strided}), stake,
-                                _stake(stake, "in the kernels of these lines per call")))
+                                _stake(stake, "in the kernels of these lines per profiled call")))
     return sorted(found.values(), key=lambda c: -(c.stake_s or 0))
 
 
