@@ -203,7 +203,8 @@ def publish(record, html_path, fmt, verbose, written=(), stream=None, index=None
         return EXIT_INTERRUPTED, analysis
     if analysis.internal_errors or html_failed:
         return EXIT_INTERNAL, analysis
-    return (EXIT_FAILED if analysis.failed else EXIT_OK), analysis
+    # a program's function that raised is the program's business (run exits with its status), not a failed variant
+    return (EXIT_FAILED if analysis.failed and not analysis.program else EXIT_OK), analysis
 
 
 def _analyze(record, verbose):
