@@ -15,6 +15,7 @@ message at the end, however the program ends (normally, an exception, sys.exit, 
 
 import argparse
 import functools
+import importlib
 import json
 import os
 import re
@@ -187,8 +188,9 @@ class Tracker:
     facts, ``uninstall`` puts torch back (for the Python API, which tracks inside the user's own process)."""
 
     def __init__(self, trace=True, profile=True):
-        from inspector.probe import load, profile as profile_mod, runner  # noqa: F401  imported while inspector is
-        from inspector.probe.capture import Capture                        # on sys.path (see _forget_bootstrap)
+        from inspector.probe.capture import Capture
+        for name in ("load", "profile", "runner", "timing"):  # the passes' modules, while inspector is on sys.path
+            importlib.import_module(f"inspector.probe.{name}")  # (the program runs without it: _forget_bootstrap)
         self.capture, self.functions, self.depth, self.start = Capture(), [], 0, None
         self.passes = {"trace": trace, "profile": profile}
         self.outside_counts = {"graphs": 0, "breaks": 0}
@@ -424,8 +426,7 @@ class Function:
                 self.kernel_times = self.profiled_call = None
             elif mode == "trace":  # it traced a compiling call: trace a steady one later
                 self.python_lines = self.traced_call = None
-            ids = sorted({compile_key(x.get("compile_id")) for x in compiled["graphs"] + compiled["breaks"]},
-                         key=str)
+            ids = {compile_key(x.get("compile_id")) for x in compiled["graphs"] + compiled["breaks"]}
             first = not compiled["limits"] and all(i is not None and i[1] == 0 for i in ids)
             if self.capture is None:  # the function's own first compile (torch's recompile of a shared code object)
                 self.capture, self.compiled_at, self.first_s = compiled, self.calls, seconds

@@ -206,7 +206,6 @@ def _compiled_view(v, files, limit=None):
     anchor = _anchor(v.id)
     ordered = sorted(v.kernels, key=lambda k: (k.cost.time_s is None, -(k.cost.time_s or 0))) if limit else v.kernels
     shown = ordered[:limit] if limit else ordered
-    shown_ids = {k.id for k in shown}
     shown_nests = {f"{k.id}#{n.index}" for k in shown for n in k.loop_nests if n.lines[0] <= KERNEL_LINES}
     colors = {k.id: KERNEL_COLORS[i % len(KERNEL_COLORS)] for i, k in enumerate(shown)}  # a line and its kernels
     views = []

@@ -6,7 +6,7 @@ shows and says what it left out; the analysis keeps every fact and names long li
 import re
 from dataclasses import replace
 
-from conftest import analysis, line_of
+from conftest import analysis
 from inspector.analysis import lines
 from inspector.model import Reason
 from inspector.render import html
