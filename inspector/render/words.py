@@ -108,8 +108,10 @@ def sentence(v, sample):
         parts.append(part)
     if v.threads and v.threads.speedup:
         parts.append(v.threads.text)
-    if any(w.kind == "unrolled-loop" for w in v.warnings):
-        parts.append("a Python loop unrolled into a huge graph")
+    loops = [w for w in v.warnings if w.kind == "unrolled-loop"]
+    if loops:
+        parts.append(f"{len(loops)} Python loop{'s' if len(loops) > 1 else ''} unrolled into the graph by Dynamo "
+                     f"(line{'s' if len(loops) > 1 else ''} {', '.join(str(n) for w in loops for n in w.lines)})")
     if v.recompilation:
         parts.append(f"{v.recompilation.count} recompilation(s) after the first call"
                      + (f", recompile limit hit ({v.recompilation.limit})" if v.recompilation.limit else "")
