@@ -227,6 +227,7 @@ class MachineLoad:
     loadavg: Optional[float]  # the 1-minute load average, the higher of its start and end (this run included)
     cpus: Optional[int]
     busy: Optional[str]  # why the timing is suspect, in one sentence; None when the machine was quiet or unknown
+    why: list = field(default_factory=list)  # its clauses: "other processes used 38% of the 2 CPUs", ...
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,7 @@ def _function_run(raw):
     eager = run.get("eager") or {}
     fallbacks = run.get("fallbacks") or {}
     return FunctionRun(
-        calls=run["calls"], total_s=run["total_s"], compile_s=_compile_s(_graphs(raw)),
+        calls=run["calls"], total_s=run["total_s"], compile_s=_compile_s(_compiled(raw, "graphs")),
         steady_calls=run["steady_calls"], steady_s=run["steady_s"],
         recompiles=[Recompile(c["call"], c["seconds"], [recompiles.guard_text(r) for r in c["reasons"]],
                               len({compile_key(i) or i for i in c.get("compile_ids") or []}))
@@ -129,22 +129,16 @@ def _program_functions(variants, raws):
     for v in variants:
         same = [w.id for w in variants if w is not v and v.code and w.code == v.code]
         inlined = [w["id"] for w in raws if w["id"] != v.id and any(
-            frames.inside(g.get("fx_graph") or "", v.code) for g in _graphs(w))] if v.code and not v.run.calls else []
+            frames.inside(g.get("fx_graph") or "", v.code) for g in _compiled(w, "graphs"))] if v.code and not v.run.calls else []
         out.append(replace(v, run=replace(v.run, shares_code=same, inlined_into=inlined)) if same or inlined else v)
     return out
 
 
-def _graphs(raw):
-    """The raw graphs whose code a variant ran: its first call's, and for a program's function also what its later
-    calls compiled (a variant's later passes compile none of their own)."""
-    graphs = (raw.get("capture") or {}).get("graphs") or []
-    return graphs + ((raw.get("recompiles") or {}).get("graphs") or []) if raw.get("run") else graphs
-
-
-def _breaks(raw):
-    """The raw graph-break messages of a variant's graphs (see ``_graphs``: a program's later compiles' too)."""
-    found = (raw.get("capture") or {}).get("breaks") or []
-    return found + ((raw.get("recompiles") or {}).get("breaks") or []) if raw.get("run") else found
+def _compiled(raw, kind):
+    """The raw ``kind`` ("graphs" or "breaks") of what a variant compiled: its first call's, and for a program's
+    function also what its later calls compiled (a variant's later passes compile none of their own)."""
+    found = (raw.get("capture") or {}).get(kind) or []
+    return found + ((raw.get("recompiles") or {}).get(kind) or []) if raw.get("run") else found
 
 
 def _compile_s(graphs):
@@ -181,7 +175,7 @@ def _variant(raw, sample, env, sources):
     """(Variant, {artifact: (read, problems)}) for one raw variant."""
     v = _timed_variant(raw, sample.population)
     capture = raw.get("capture") or {}
-    graphs_raw = _graphs(raw)
+    graphs_raw = _compiled(raw, "graphs")
     graphs, found, problems = [], [], []
     for g in graphs_raw:
         codes = g.get("output_code") or []
@@ -196,7 +190,7 @@ def _variant(raw, sample, env, sources):
         graphs.append(Graph(g.get("compile_id"), (g.get("metrics") or {}).get("graph_op_count"),
                             g.get("fx_graph_cache"), names, codes))
     kernels = kernels_mod.with_launch_configs(kernels_mod.with_ids(found), raw.get("launch_configs"))
-    breaks_raw = _breaks(raw)
+    breaks_raw = _compiled(raw, "breaks")
     graph_breaks, break_problems = breaks.distinct(breaks_raw, sources)
     seen = {"output code": (sum(len(g.output_code) for g in graphs), problems),
             "graph-break messages": (len(breaks_raw), break_problems),

@@ -43,4 +43,4 @@ def _load(facts):
     average = f" (load average {loadavg:.1f})" if loadavg is not None else ""
     busy = (f"timed on a busy machine: {' and '.join(said)} meanwhile{average}; the time may be inflated: rerun on "
             "a quiet machine before trusting it") if said else None
-    return MachineLoad(others, steal, loadavg, cpus, busy)
+    return MachineLoad(others, steal, loadavg, cpus, busy, said)

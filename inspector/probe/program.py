@@ -14,11 +14,13 @@ message at the end, however the program ends (normally, an exception, sys.exit, 
 """
 
 import argparse
+import contextlib
 import functools
 import importlib
 import json
 import os
 import re
+import statistics
 import sys
 import time
 import traceback
@@ -70,19 +72,17 @@ def header(target, module, file, argv, measure_bandwidth=True):
     return {"env": env, "program": {"target": target, "module": module, "file": file, "argv": argv}}
 
 
-class _environment_var:
+@contextlib.contextmanager
+def _environment_var(name, value):
     """Set one environment variable inside the block (None: leave it), then put back what the program would see."""
-
-    def __init__(self, name, value):
-        self.name, self.value, self.before = name, value, os.environ.get(name)
-
-    def __enter__(self):
-        if self.value is not None:
-            os.environ[self.name] = self.value
-
-    def __exit__(self, *exc):
-        if self.value is not None:
-            os.environ.pop(self.name, None) if self.before is None else os.environ.update({self.name: self.before})
+    before = os.environ.get(name)
+    if value is not None:
+        os.environ[name] = value
+    try:
+        yield
+    finally:
+        if value is not None:
+            os.environ.pop(name, None) if before is None else os.environ.update({name: before})
 
 
 def _forget_bootstrap():
@@ -324,8 +324,7 @@ class Function:
         self.code_object, self.target = code, target
         self.signature = False  # not looked up yet (only eager_on_recompile needs it)
         self.calls, self.total_s, self.first_s, self.compiled_at = 0, 0.0, None, None
-        self.steady, self.steady_count, self.steady_sum = [], 0, 0.0
-        self.eager, self.eager_count, self.eager_sum = [], 0, 0.0
+        self.steady, self.eager = Durations(), Durations()  # calls of compiled code that compiled nothing; eager ones
         self.capture, self.recompiles = None, {"graphs": [], "breaks": [], "limits": []}
         self.compiles, self.fallbacks, self.fallback_count, self.stances = [], [], 0, []
         self.python_lines = self.kernel_times = self.error = self.error_call = None
@@ -335,9 +334,8 @@ class Function:
 
     def runs_eagerly(self, stance, args, kwargs):
         """Whether torch runs this call, made under a stance other than the default, without compiled code: under
-        ``force_eager``, or under
-        ``eager_on_recompile`` when no compiled entry's guards hold for these arguments (then the failed guard is
-        kept); None where it cannot be told."""
+        ``force_eager``, or under ``eager_on_recompile`` when no compiled entry's guards hold for these arguments
+        (then the failed guard is kept); None where it cannot be told."""
         if stance in EAGER_STANCES:
             return True
         if stance != "eager_on_recompile" or not self.graphs():
@@ -402,7 +400,7 @@ class Function:
                                    f"{trace['cut_after_s']:.0f} s: lines that ran later are not marked as Python")
         else:
             self.profiled_call = self.calls
-            typical = self.steady_sum / self.steady_count if self.steady_count else 1e-3
+            typical = self.steady.sum / self.steady.count if self.steady.count else 1e-3
             self.kernel_times = profile.kernel_times(call, sync, self.graphs(), self.device, typical, max_calls=1,
                                                      later=True)
         return box[0]
@@ -414,10 +412,7 @@ class Function:
         self._note_stance(stance, eager)
         new = compiled is not EMPTY
         if not (new or mode or eager) and self.capture is not None:  # the common case: a steady call
-            self.steady_count += 1
-            self.steady_sum += seconds
-            if len(self.steady) < MAX_SAMPLES:
-                self.steady.append(seconds)
+            self.steady.add(seconds)
             return
         if self.calls == 1:
             self.first_s = seconds
@@ -441,10 +436,7 @@ class Function:
                                   "reasons": [r for g in compiled["graphs"]
                                               if (r := (g.get("metrics") or {}).get("recompile_reason"))]})
         elif eager or self.capture is None:  # no compiled code ran
-            self.eager_count += 1
-            self.eager_sum += seconds
-            if len(self.eager) < MAX_SAMPLES:
-                self.eager.append(seconds)
+            self.eager.add(seconds)
 
     def _note_stance(self, stance, eager):
         """Extend the run of calls made under one stance (and eagerly or not), or start a new one."""
@@ -460,29 +452,40 @@ class Function:
             self.kernel_times = self.kernel_times()
         return {"id": self.id, "function": self.id, "index": self.index, "code": self.code, "device": self.device,
                 "created": self.created, "calls": max(0, self.calls - 1), "capture": self.capture or EMPTY_CAPTURE,
-                "recompiles": self.recompiles, "timing": _timing(self.steady, self.steady_count, self.first_s),
+                "recompiles": self.recompiles, "timing": self.steady.timing(self.first_s),
                 "python_lines": self.python_lines, "kernel_times": self.kernel_times, "bounds": self.bounds,
                 "error": self.error, "error_call": self.error_call,
-                "run": {"calls": self.calls, "total_s": self.total_s, "steady_calls": self.steady_count,
-                        "steady_s": self.steady_sum, "compiles": self.compiles, "compiled_at": self.compiled_at,
+                "run": {"calls": self.calls, "total_s": self.total_s, "steady_calls": self.steady.count,
+                        "steady_s": self.steady.sum, "compiles": self.compiles, "compiled_at": self.compiled_at,
                         "traced_call": self.traced_call, "profiled_call": self.profiled_call,
                         "stances": self.stances if any(s["stance"] not in (None, "default") for s in self.stances)
-                        else [], "eager": _timing(self.eager, self.eager_count),
+                        else [], "eager": self.eager.timing(),
                         "fallbacks": {"count": self.fallback_count, "first": self.fallbacks}}}
 
 
 EMPTY_CAPTURE = {"mechanism": None, "graphs": [], "breaks": [], "problems": [], "records": 0, "limits": []}
 
 
-def _timing(samples, count, first_s=None):
-    """A timing entry from per-call seconds (None without any)."""
-    if not samples:
-        return None
-    ordered = sorted(samples)
-    n = len(ordered)
-    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
-    return {"first_call_s": first_s, "median_s": median, "min_s": ordered[0], "max_s": ordered[-1], "runs": count,
-            "number": 1, "samples_s": [round(s, 9) for s in samples[:200]]}
+class Durations:
+    """The seconds of one kind of call: all counted and summed, the first MAX_SAMPLES kept."""
+
+    def __init__(self):
+        self.kept, self.count, self.sum = [], 0, 0.0
+
+    def add(self, seconds):
+        self.count += 1
+        self.sum += seconds
+        if len(self.kept) < MAX_SAMPLES:
+            self.kept.append(seconds)
+
+    def timing(self, first_s=None):
+        """A timing entry of the kept calls (None without any)."""
+        if not self.kept:
+            return None
+        ordered = sorted(self.kept)
+        return {"first_call_s": first_s, "median_s": statistics.median(ordered), "min_s": ordered[0],
+                "max_s": ordered[-1], "runs": self.count, "number": 1,
+                "samples_s": [round(s, 9) for s in self.kept[:200]]}
 
 
 def _nothing():

@@ -5,7 +5,6 @@ one caution about the machine. Templates and the terminal only print these."""
 from dataclasses import dataclass, field
 from typing import Optional
 
-from inspector.analysis.load import OTHERS_BUSY, STEAL_BUSY
 from inspector.render.words import NOISY, break_even, error_parts, ratio, seconds, timing_notes
 
 
@@ -205,12 +204,8 @@ def caution(analysis):
     (or steal 5 %), or when most timed ratios moved by more than 1.5x across the alternating rounds."""
     said = []
     load = analysis.load
-    if load and load.busy:  # the same limits as a variant's MachineLoad.busy
-        said.append(" and ".join(
-            ([f"other processes used {load.others_share:.0%} of the {load.cpus} CPUs"] if load.others_share is not None
-             and load.others_share >= OTHERS_BUSY else []) + ([f"the hypervisor stole {load.steal_share:.0%}"]
-                                                             if load.steal_share and load.steal_share >= STEAL_BUSY
-                                                             else [])) + " while the variants were timed")
+    if load and load.busy:
+        said.append(f"{' and '.join(load.why)} while the variants were timed")
     spreads = [v.speedup_vs_numpy_spread for v in analysis.variants if v.speedup_vs_numpy_spread
                and v.kind != "numpy"]
     moved = [s for s in spreads if s[1] > NOISY * s[0]]
