@@ -7,9 +7,8 @@ import textwrap
 from rich.console import Console
 from rich.table import Table
 
-from inspector.render import comparison as comparison_words
+from inspector.render import comparison as comparison_words, views
 from inspector.render.base import Renderer
-from inspector.render import views
 from inspector.render.words import (break_even, error_parts, match, program_title, ratio, recompile_why, run_notes,
                                     places, seconds, sentence)
 
@@ -179,7 +178,6 @@ def timing_table(analysis, rows):
         table.add_row(v.id, time + marks, ratio(r.vs_numpy), ratio(r.vs_fastest) if r.vs_fastest != 1 else "fastest",
                       break_even(v.break_even), match(v))
     return table
-
 
 
 def _out(console):
