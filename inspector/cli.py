@@ -17,10 +17,11 @@ import typer
 from rich.console import Console
 
 from inspector.analysis import analyze, breaks as breaks_mod
-from inspector.analysis import compare as compare_mod
+from inspector.analysis import compare as compare_mod, trials
+from inspector import envs as envs_mod
 from inspector.collect import CollectError, collect, collect_runs, sweep_point
 from inspector.collect.program import collect_program
-from inspector.model import BreaksView, FlagTrial
+from inspector.model import BreaksView
 from inspector.record import RecordError, load, redact as redact_record, save, write_atomic
 from inspector.render.base import renderer
 from inspector.render.words import seconds
@@ -28,6 +29,11 @@ from inspector.render.words import seconds
 EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN, EXIT_CHECK, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 PLEASE_REPORT = "this is a bug in inspector: please report it, with the output of --verbose"
 INDEX = "index.html"  # the index of a folder's reports, beside them
+TORCH_HELP = ("Run under this torch: a version (2.1.2), a build (2.13.0+cpu) or a torch wheel, in an environment "
+              "inspector makes once in its cache and reuses (this interpreter when it has that torch; with --python, "
+              "the environment is made with that interpreter).")
+ENVS_HELP = "Folder of the --torch environments (default: inspector's folder in your cache)."
+WITH_HELP = "A package the sample or program imports, installed in the --torch environment too (repeatable)."
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="See what torch.compile did to your numerical Python code, line by line.")
@@ -61,6 +67,9 @@ def report(
     population: str = typer.Option("", "--population", "-n", help="Population size (default: the sample's POPULATION_SIZE), or sizes to sweep (10000,100000,900000): the report is made at the last and plots speedup against size."),
     variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob, e.g. '*-compiled-cpu' (repeatable)."),
     python: Optional[str] = typer.Option(None, "--python", help="Run the probe under this interpreter (a venv with another torch)."),
+    torch: Optional[str] = typer.Option(None, "--torch", help=TORCH_HELP),
+    envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
+    with_: List[str] = typer.Option([], "--with", help=WITH_HELP),
     config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE (dynamo. prefix for Dynamo)."),
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
     budget: float = typer.Option(1.0, help="Seconds of timed runs per variant (more = steadier medians)."),
@@ -72,14 +81,16 @@ def report(
     redact: bool = typer.Option(False, "--redact", help="Replace home, site-packages and interpreter paths and the program's printed output in the record and HTML, to attach them to a bug report."),
     rounds: int = typer.Option(3, "--rounds", min=0, help="After the variants, time them again in this many rounds, each in turn (half of --budget), so that the ratios against Python and NumPy are taken side by side; 0: none."),
     profile: bool = typer.Option(True, "--profile/--no-profile", help="Profiled passes after the timed runs: each kernel's time, on all threads and on 1 (--no-profile skips them: faster, no per-kernel times or thread scaling)."),
+    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help="Try the fixes inspector can apply without editing your code where they apply (the population column-major, the tiling heuristic off, a Dynamo flag that removes a break), timed side by side with the variant in the rounds; their effect is shown where the advice is."),
 ):
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
     samples = _samples(path)
     sizes = _sizes("--population", population)
+    python = _managed(torch, envs, with_, python) if torch else python
     run = dict(python=python, config=config, compile_options=compile_option, timeout=timeout, budget=budget,
-               rtol=rtol, kernel_times=profile, rounds=rounds)
+               rtol=rtol, kernel_times=profile, rounds=rounds, try_fixes=trials.KINDS if try_fixes else ())
     codes, done = [], []
     folder = len(samples) > 1 or path.is_dir()  # an index links the reports, and each report links back to it
     try:
@@ -140,7 +151,8 @@ def _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, 
         last = i == len(runs) - 1
         records.append(_measure(sample, verbose, population=n, only=variant or None,
                                 trace_dir=trace_dir.resolve() if last else None, triton_preview=triton_preview,
-                                **dict(run, kernel_times=last and run["kernel_times"], rounds=last and run["rounds"])))
+                                **dict(run, kernel_times=last and run["kernel_times"], rounds=last and run["rounds"],
+                                       try_fixes=run["try_fixes"] if last else ())))
         if records[-1]["interrupted"]:
             break
     record = records[-1]
@@ -234,7 +246,9 @@ def _measure(sample, verbose, quiet=False, stream_breaks=False, runs=None, **opt
     except CollectError as e:
         if verbose and e.log:
             err.print(e.log, markup=False)
-        fail(str(e))
+        module = envs_mod.missing_module(str(e))
+        fail(str(e) + (f" (not installed where the probe ran; under --torch, --with {module} installs it in the "
+                       "environment, if that is its package's name)" if module not in (None, "numpy", "torch") else ""))
     for v in (v for record in records for v in record["variants"]):
         if v.get("mismatch"):
             against = f" {v['checked_against']}" if v.get("checked_against") else ""
@@ -253,6 +267,8 @@ class _Progress:
     def __call__(self, kind, data):
         if kind == "run":  # the next run of a comparison: its header and numbering anew
             self.total = self.done = 0
+        elif kind == "trial":
+            err.print(f"  trying {data['fix']} on {data['variant']}", markup=False)
         elif kind == "round":
             err.print(f"  timing every run's variants again, taking turns: round {data['round']} of {data['of']}",
                       markup=False)
@@ -291,9 +307,12 @@ def breaks(
     population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size (default: the sample's POPULATION_SIZE)."),
     sizes: str = typer.Option("", "--population-sizes", help="Also call each compiled variant at these sizes (e.g. 1000,20000) and report recompilations with the guard that failed."),
     python: Optional[str] = typer.Option(None, "--python", help="Run the probe under this interpreter."),
+    torch: Optional[str] = typer.Option(None, "--torch", help=TORCH_HELP),
+    envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
+    with_: List[str] = typer.Option([], "--with", help=WITH_HELP),
     config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE."),
     compile_option: List[str] = typer.Option([], "--compile-option", help="A torch.compile keyword KEY=VALUE (repeatable)."),
-    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help="Re-run with the config flag that removes a break, where one exists, and report what it changed."),
+    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help="Compile again with the config flag that removes a break, and with dynamic=False where a --population-sizes size recompiled, and report what each changed."),
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
     budget: float = typer.Option(0.3, help="Seconds of timed runs per variant."),
     as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
@@ -305,35 +324,21 @@ def breaks(
         fail(f"{path}: breaks takes one sample file")
     (sample,) = _samples(path)
     size_list = _sizes("--population-sizes", sizes)
+    python = _managed(torch, envs, with_, python) if torch else python
     common = dict(population=population, python=python, timeout=timeout, budget=budget,
                   compile_options=compile_option, kernel_times=False)  # no pass whose figures breaks never shows
     record = _measure(sample, verbose, only=variant or ["*-compiled-cpu"], config=config, sizes=size_list,
-                      stream_breaks=not as_json, **common)
+                      stream_breaks=not as_json, try_fixes=("flag", "static") if try_fixes else (), **common)
     analysis = _analyze(record, verbose)
     if analysis is None:
         raise typer.Exit(EXIT_INTERNAL)
-    findings = [replace(row, tried=[_try_flag(sample, analysis.variant(row.variant), flag, config, verbose, common)
-                                    for flag in dict.fromkeys(b.flag for b in row.breaks if b.flag)])
-                if try_fixes else row for row in analysis.findings]
+    findings = [replace(row, tried=analysis.variant(row.variant).trials) for row in analysis.findings]
     view = BreaksView(str(sample), analysis.env.torch, analysis.sample.population, findings)
     _emit(renderer("json" if as_json else "text", **({} if as_json else {"color": sys.stdout.isatty()})).breaks(view))
     _show_internal_errors(analysis, verbose)
     if fail_on_break and any(r.breaks for r in analysis.findings):
         raise typer.Exit(EXIT_CHECK)
     raise typer.Exit(EXIT_INTERNAL if analysis.internal_errors else EXIT_FAILED if analysis.failed else EXIT_OK)
-
-
-def _try_flag(sample, before, flag, config, verbose, common):
-    """Compile the variant again with ``flag``: which breaks went away, and what it did to the time."""
-    err.print(f"  trying --config {flag} on {before.id}", markup=False)
-    record = _measure(sample, verbose, quiet=True, only=[before.id], config=[*config, flag], **common)
-    after = analyze(record).variants[0]
-    left = {(b.file, b.line, b.cause) for b in after.breaks}  # several breaks may share a line (.item() in a print)
-    return FlagTrial(flag=flag, status=after.status, error=after.error, breaks_before=len(before.breaks),
-                     breaks_after=len(after.breaks),
-                     gone=sorted(b.line for b in before.breaks if (b.file, b.line, b.cause) not in left),
-                     median_before_s=before.timing.median_s if before.timing else None,
-                     median_after_s=after.timing.median_s if after.timing else None)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
@@ -344,10 +349,14 @@ def run(
     module: bool = typer.Option(False, "-m", help="PROGRAM is a module, run as python -m PROGRAM."),
     out: Path = typer.Option(Path("reports"), "--out", "-o", help="Folder for <name>.html, <name>.json and <name>.trace/."),
     python: Optional[str] = typer.Option(None, "--python", help="Run the program under this interpreter (a venv with another torch)."),
+    torch: Optional[str] = typer.Option(None, "--torch", help=TORCH_HELP),
+    envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
+    with_: List[str] = typer.Option([], "--with", help=WITH_HELP),
     fmt: str = typer.Option("text", "--format", "-f", help="text (print the summary on stderr after the program's output) or json (print the analysis on stderr)."),
     name: Optional[str] = typer.Option(None, "--name", help="Name of the report's files (default: the program's stem; with -m, the module and its first argument, as unittest-test_ga)."),
     trace: bool = typer.Option(True, "--trace/--no-trace", help="Trace one call per function (the first after its compile) for the lines that ran as Python."),
     profile: bool = typer.Option(True, "--profile/--no-profile", help="Profile one call per function (the one after the traced call) for its kernels' times."),
+    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help="Say which fixes could be tried for each function, and how (not measured: the program is not run again; inspector report measures them on a sample)."),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
 ):
     """Run a program as it is and report what torch.compile did to it: every function it compiled, its graphs,
@@ -361,6 +370,7 @@ def run(
     if not module and not Path(program).is_file():
         fail(f"{program}: no such file (for a module, use -m {program})")
     name = name or _program_name(program, module, ctx.args)
+    python = _managed(torch, envs, with_, python) if torch else python
     trace_dir = out / f"{name}.trace"
     shutil.rmtree(trace_dir, ignore_errors=True)
     try:
@@ -369,6 +379,7 @@ def run(
     except CollectError as e:
         fail(str(e))
     _trace_logs(record, trace_dir)
+    record["program"]["try_fixes"] = try_fixes
     save(record, out / f"{name}.json")
     code, _ = publish(record, out / f"{name}.html", fmt, verbose, written=[out / f"{name}.json"], stream=sys.stderr)
     status = status if status >= 0 else 128 - status  # killed by a signal: as a shell reports it
@@ -408,12 +419,16 @@ def render(
     raise typer.Exit(code)
 
 
-@app.command()
+@app.command(context_settings={"ignore_unknown_options": True})
 def compare(
-    inputs: List[Path] = typer.Argument(..., help="Records A.json B.json ... (the first is the baseline), or one sample file to run once per --python / --run."),
+    inputs: List[Path] = typer.Argument(None, help="Records A.json B.json ... (the first is the baseline), or one sample file to run once per --python / --torch / --run; with --program, the program's arguments."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for <stem>-compare.html (and a sample's records); default: beside the first record, or reports/."),
     python: List[str] = typer.Option([], "--python", help="One run under this interpreter (repeatable)."),
-    run: List[str] = typer.Option([], "--run", help="One run: comma-separated python=PATH and Inductor/Dynamo KEY=VALUE items (repeatable; after the --python runs)."),
+    torch: List[str] = typer.Option([], "--torch", help="One run under this torch: a version (2.1.2), a build (2.13.0+cpu) or a torch wheel, in an environment inspector makes once and reuses (repeatable; after the --python runs)."),
+    envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
+    with_: List[str] = typer.Option([], "--with", help=WITH_HELP),
+    program: Optional[str] = typer.Option(None, "--program", help="Compare a program instead of a sample: --program PROGRAM ARGS... or --program -m MODULE ARGS... runs it as `inspector run` does, once per --torch / --python (one after the other); its own options after a --."),
+    run: List[str] = typer.Option([], "--run", help="One run: comma-separated python=PATH, torch=VERSION and Inductor/Dynamo KEY=VALUE items (repeatable; after the --python and --torch runs)."),
     config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE for every run."),
     compile_option: List[str] = typer.Option([], "--compile-option", help="A torch.compile keyword KEY=VALUE for every run (repeatable)."),
     population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size (default: the sample's POPULATION_SIZE)."),
@@ -430,12 +445,37 @@ def compare(
 
     A sample with a single run is compared against this interpreter with no extra config (the baseline). The runs'
     probes stay alive after their variants and take turns timing them again (--rounds), so each ratio holds on a
-    busy machine; records made apart are compared as they are, with a warning.
+    busy machine; records made apart are compared as they are, with a warning. Each --torch runs under that torch in
+    an environment inspector makes once and reuses; --program runs a program under each, one after the other, and
+    compares its compiled functions.
     """
-    from_records = all(p.suffix == ".json" for p in inputs)
-    if from_records:
-        if python or run or config or compile_option:
-            fail("--python, --run, --config and --compile-option run a sample: give a .py file, not records")
+    inputs = inputs or []
+    unknown = [str(p) for p in inputs if str(p).startswith("-")] if not program else []
+    if unknown:
+        fail(f"no such option: {unknown[0]}")
+    if not inputs and not program:
+        fail("give records (.json files), one sample file, or --program PROGRAM [ARGS...]")
+    from_records = not program and all(p.suffix == ".json" for p in inputs)
+    if program:
+        if run or config or compile_option:
+            fail("--run, --config and --compile-option set a sample's config: a program runs as it is "
+                 "(--python, --torch)")
+        module = program == "-m"
+        if module and not inputs:
+            fail("--program -m: name the module")
+        entry, argv = (str(inputs[0]), [str(a) for a in inputs[1:]]) if module else (program, [str(a) for a in inputs])
+        if not module and not Path(entry).is_file():
+            fail(f"{entry}: no such file (for a module, use --program -m {entry})")
+        pythons = python + [_managed(t, envs, with_) for t in torch]
+        if not pythons:
+            fail("nothing to compare with: add --torch VERSION or --python PATH (one: against this interpreter)")
+        pythons = [None] * (len(pythons) == 1) + pythons
+        stem = _program_name(entry, module, argv)
+        records = _program_runs(entry, argv, module, pythons)
+        folder = out or Path("reports")
+    elif from_records:
+        if python or run or config or compile_option or torch:
+            fail("--python, --torch, --run, --config and --compile-option run a sample: give a .py file, not records")
         records = []
         for path in inputs:
             try:
@@ -449,9 +489,12 @@ def compare(
         if inputs[0].is_dir():
             fail(f"{inputs[0]}: compare takes one sample file")
         (sample,) = _samples(inputs[0])
-        runs = [(p, []) for p in python] + [_run_spec(spec) for spec in run]
+        stem = sample.stem
+        runs = [(p, []) for p in python] + [(_managed(t, envs, with_), []) for t in torch] + [
+            (_managed(version, envs, with_, p) if version else p, items) for p, version, items in map(_run_spec, run)]
         if not runs:
-            fail("nothing to compare with: add --python PATH (another torch) or --run KEY=VALUE (a config)")
+            fail("nothing to compare with: add --torch VERSION or --python PATH (another torch) or --run KEY=VALUE "
+                 "(a config)")
         runs = [(None, [])] * (len(runs) == 1) + runs
         records = _measure(sample, verbose, runs=[(p, [*config, *items]) for p, items in runs], rounds=rounds,
                            population=population, only=variant or None, compile_options=compile_option,
@@ -466,10 +509,11 @@ def compare(
     paths = inputs
     if not from_records:
         slugs = [re.sub(r"[^\w.]+", "-", label).strip("-") for label in compare_mod.labels(analyses)]
-        paths = [folder / f"{sample.stem}-{slug}.json" for slug in slugs]
+        paths = [folder / f"{stem}-{slug}.json" for slug in slugs]
         for record, path in zip(records, paths):
             save(record, path)
-    code = EXIT_FAILED if not from_records and any(a.failed for a in analyses) else EXIT_OK
+    failed = any(a.program.exit for a in analyses) if program else any(a.failed for a in analyses)
+    code = EXIT_FAILED if not from_records and failed else EXIT_OK
     try:
         result = compare_mod.compare(analyses)
     except compare_mod.CompareError as e:
@@ -486,12 +530,64 @@ def compare(
 
 
 def _run_spec(spec):
-    """A --run value (python=PATH,KEY=VALUE,...) -> (interpreter or None, config items)."""
+    """A --run value (python=PATH,torch=VERSION,KEY=VALUE,...) -> (interpreter or None, torch version or None,
+    config items); with both, the torch environment is made with that interpreter."""
     items = [item.strip() for item in spec.split(",") if item.strip()]
     if any("=" not in item for item in items):
-        fail(f"--run {spec}: expected comma-separated python=PATH and KEY=VALUE items")
-    interpreter = [item[7:] for item in items if item.startswith("python=")]
-    return (interpreter[-1] if interpreter else None), [item for item in items if not item.startswith("python=")]
+        fail(f"--run {spec}: expected comma-separated python=PATH, torch=VERSION and KEY=VALUE items")
+    named = {key: [item.partition("=")[2] for item in items if item.startswith(f"{key}=")] for key in ("python", "torch")}
+    return (named["python"][-1] if named["python"] else None, named["torch"][-1] if named["torch"] else None,
+            [item for item in items if not item.startswith(("python=", "torch="))])
+
+
+def _managed(torch, envs, packages, base=None):
+    """The interpreter of a --torch version: this one when it has that torch, else its managed environment's, made
+    once (with ``base``, default this interpreter); each step on stderr, an error in one line."""
+    try:
+        return envs_mod.interpreter(envs_mod.parse(torch), envs, base, packages,
+                                    say=lambda line: err.print(line, markup=False))
+    except envs_mod.EnvError as e:
+        fail(str(e))
+
+
+def _program_runs(entry, argv, module, pythons):
+    """The records of a program run once under each interpreter (None: this one), one after the other: a program's
+    calls cannot take turns with another run's."""
+    records = []
+    for n, python in enumerate(pythons, 1):
+        err.print(f"run {n} of {len(pythons)}: {entry} {' '.join(argv)} under {python or sys.executable}", markup=False)
+        try:
+            status, record = collect_program(entry, argv, module=module, python=python)
+        except CollectError as e:
+            fail(str(e))
+        if record["interrupted"]:
+            fail("interrupted", EXIT_INTERRUPTED)
+        if status:
+            err.print(f"  the program exited with {status}", markup=False)
+        records.append(record)
+    return records
+
+
+@app.command("envs")
+def envs_command(
+    envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
+    remove: List[str] = typer.Option([], "--remove", help="Delete the environments of this torch version (repeatable)."),
+):
+    """List the torch environments inspector made for --torch (folder, torch, NumPy, size), or delete some."""
+    try:
+        for version in remove:
+            for path in envs_mod.remove(version, envs):
+                err.print(f"removed {path}", markup=False)
+    except envs_mod.EnvError as e:
+        fail(str(e))
+    if remove:
+        raise typer.Exit(EXIT_OK)
+    found = envs_mod.environments(envs)
+    for env in found:
+        _emit(envs_mod.describe(env))
+    total = sum(e.size_bytes for e in found)
+    err.print(f"{len(found)} environment{'s' * (len(found) != 1)} in {envs_mod.root(envs)}"
+              + (f", {envs_mod.human_size(total)} in all" if found else ""), markup=False)
 
 
 def main():

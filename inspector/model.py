@@ -23,7 +23,9 @@ class Reason:
     kind: str
     text: str
 
-    NOT_VECTORIZED = ("not-vectorized-strided", "not-vectorized-scalar", "not-vectorized-no-loop")
+    NOT_VECTORIZED = ("not-vectorized-strided", "not-vectorized-scalar", "not-vectorized-no-loop",
+                      "not-vectorized-dtype", "not-vectorized-small", "not-vectorized-no-index", "not-vectorized-no-isa",
+                      "not-vectorized-checker", "not-vectorized-tail", "not-vectorized-unrecorded")
 
     @property
     def not_vectorized(self):
@@ -43,6 +45,115 @@ class Launch:
     """One launch of a kernel from the wrapper's ``call()``: its position among the graph's launches."""
 
     position: int
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """Inductor's SIMD tiling decision for a loop nest, as the probe recorded it where Inductor made it.
+
+    ``branch``: ``tiled`` (vectorized), ``non-contiguous`` (the tiling heuristic: too many non-contiguous index
+    operations), ``small-inner-range`` (a short inner loop with few ops), ``dtype`` (a dtype with no vector form),
+    ``no-tiling-index`` (no loop index could be tiled), ``no-vector-isa``, ``no-loop``, ``checker`` (torch 2.1's
+    vectorization checker turned SIMD off: ``message``). Limits are the numbers Inductor compared against (None where
+    they were not found in that torch's source).
+    """
+
+    branch: str
+    factor: Optional[int] = None  # lanes of a float vector on this CPU
+    dtypes: tuple = ()
+    not_vectorizable: tuple = ()
+    ops: Optional[int] = None
+    non_contiguous: tuple = ()  # ((op kind, count), ...): load, store, index_expr, value_expr
+    mask_ops: Optional[int] = None
+    heuristics: Optional[bool] = None  # cpp.enable_tiling_heuristics
+    loop_tail_vec: Optional[bool] = None  # cpp.enable_loop_tail_vec
+    ranges: tuple = ()
+    count_limit: Optional[float] = None
+    ratio_limit: Optional[float] = None
+    small_fraction: Optional[float] = None
+    small_ops: Optional[float] = None
+    message: Optional[str] = None
+
+    @property
+    def non_contiguous_count(self):
+        return sum(n for _, n in self.non_contiguous)
+
+
+@dataclass(frozen=True)
+class ParallelChoice:
+    """Inductor's parallel-depth decision for a loop nest (``decide_parallel_depth``): the loop levels it made OpenMP
+    loops of, from the work (elements of all levels), the threads and ``cpp.min_chunk_size``."""
+
+    work: Optional[int]
+    threads: int
+    min_chunk_size: int
+    dynamic_threads: bool
+    depth: int
+    levels: tuple
+
+
+@dataclass(frozen=True)
+class Gather:
+    """An input a vector loop reads one element at a time into a buffer (or an output it writes so)."""
+
+    buffer: str
+    index: str
+    store: bool
+    lanes: Optional[int]
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """What Inductor decided for one loop nest, recorded where it decided it (``None`` fields: not recorded under
+    that torch, with why in ``unrecorded``)."""
+
+    tiling: tuple = ()  # (Tiling, ...): one per kernel proxy the nest holds
+    parallel: tuple = ()  # (ParallelChoice, ...)
+    gathers: tuple = ()  # (Gather, ...), distinct
+    lane_ops: tuple = ()  # ((op, times generated), ...): ops with no vector form, run lane by lane
+    tail_vectorized: Optional[bool] = None  # the remainder after the vector loop (None: no vector loop, or unknown)
+    unrecorded: tuple = ()  # ((decision kind, why), ...) that this torch could not record
+
+
+@dataclass(frozen=True)
+class MachineCode:
+    """What the C++ compiler made of a kernel, or of the functions that hold one of its loop nests: instruction counts
+    of the shared object Inductor loaded (``objdump``; the classes are ``inspector/probe/machine.py``'s).
+
+    ``simd``: ``packed`` (packed SIMD arithmetic, or a call to vectorized math), ``scalar`` (neither, and no register
+    wider than xmm), ``moves`` (SIMD data moves on ymm/zmm registers only: not decided either way).
+    """
+
+    functions: tuple  # what was counted: symbols (kernel, kernel._omp_fn.N), or a nest's "lines A-B" (line table)
+    instructions: int
+    packed_fp: int  # packed floating-point arithmetic, compares, conversions (vaddpd, vfmadd231pd, vcmppd)
+    scalar_fp: int  # scalar ones (vaddsd, vmulss, vucomisd)
+    packed_int: int  # packed integer arithmetic and compares (vpaddq, vpcmpeqd)
+    simd_data: int  # SIMD moves, shuffles, blends and logic
+    gathers: int
+    register: Optional[str]  # the widest SIMD register used: zmm, ymm or xmm
+    vector_math: tuple  # ((vectorized math function, calls), ...): Sleef
+    scalar_math: tuple  # ((libm function, calls), ...): one element per call
+    unclassified: tuple  # ((mnemonic, count), ...): in no class, counted, not guessed
+
+    @property
+    def simd(self):
+        if self.packed_fp or self.packed_int or self.vector_math:
+            return "packed"
+        return "moves" if self.register in ("ymm", "zmm") else "scalar"
+
+    def overrules(self, vectorized):
+        """Whether it says the opposite of Inductor's code (``vectorized``: that code is ``at::vec``)."""
+        return self.simd != "moves" and (self.simd == "packed") != bool(vectorized)
+
+    def describe(self):
+        """'packed SIMD (zmm): 24 packed FP, 6 scalar FP; calls Sleef_cosd8_u10 x2' and the like."""
+        head = {"packed": f"packed SIMD ({self.register})", "scalar": "scalar only",
+                "moves": f"no packed arithmetic, SIMD moves on {self.register}"}[self.simd]
+        counts = [f"{n} {what}" for n, what in ((self.packed_fp, "packed FP"), (self.packed_int, "packed int"),
+                                                (self.scalar_fp, "scalar FP"), (self.gathers, "gathers")) if n]
+        calls = [f"{name} x{n}" for name, n in self.vector_math + self.scalar_math]
+        return f"{head}: {', '.join(counts) or 'no FP arithmetic'}" + (f"; calls {', '.join(calls)}" if calls else "")
 
 
 @dataclass(frozen=True)
@@ -66,6 +177,8 @@ class LoopNest:
     strided_loads: list
     stacks: Optional[list] = None
     nodes: Optional[list] = None
+    decisions: Optional[Decisions] = None  # None: the record holds none for this nest
+    machine: Optional[MachineCode] = None  # its own machine code, where its functions hold no other nest's
 
     @property
     def trip_count(self):
@@ -132,6 +245,7 @@ class Kernel:
     loop_nests: list = field(default_factory=list)  # [LoopNest]
     triton: Optional[TritonLaunch] = None
     cost: KernelCost = KernelCost()
+    machine: Optional[MachineCode] = None  # a C++ kernel's, all its functions (None: not recorded)
 
     @property
     def generated(self):
@@ -334,6 +448,8 @@ class Program:
     outside: Optional[dict]  # {"graphs", "breaks"} compiled outside the tracked functions
     eager: dict = field(default_factory=dict)  # {function id: seconds per call run eagerly} (inspector.inspect)
     made_by: str = "run"  # run (inspector run), capture or inspect (the Python API)
+    load: Optional[dict] = None  # how busy the machine was while it ran (the parent's /proc window; raw facts)
+    try_fixes: bool = False  # say which fixes could be tried, and how (inspector run does not re-run the program)
 
 
 @dataclass(frozen=True)
@@ -428,6 +544,7 @@ class Variant:
     run: Optional[FunctionRun] = None  # a compiled function of a program (``inspector run``), over the run
     transfer: Optional[dict] = None  # CUDA: host<->device copy cost
     internal_errors: list = field(default_factory=list)  # [InternalError]
+    trials: list = field(default_factory=list)  # [Trial]: the fixes inspector tried on it
 
     @property
     def failed(self):
@@ -531,22 +648,44 @@ class Finding:
     breaks: list  # [GraphBreak]
     warnings: list  # [CompileWarning]
     recompilation: Optional[Recompilation] = None
-    tried: list = field(default_factory=list)  # [FlagTrial] (inspector breaks --try-fixes)
+    tried: list = field(default_factory=list)  # [Trial] (inspector breaks --try-fixes)
     bounds: list = field(default_factory=list)  # what inspector's bounds on its own cost cut short
 
 
 @dataclass(frozen=True)
-class FlagTrial:
-    """A compiled variant compiled again with a config flag that removes one of its breaks: what it changed."""
+class Trial:
+    """A fix inspector tried without editing the user's code, on one compiled variant, and what it measured.
 
-    flag: str
-    status: str
+    ``speedup``: the variant's time over the trial's, the median of their side-by-side ratios over ``rounds``
+    alternating rounds (``spread``: the lowest and highest of them), else the ratio of their medians timed one after
+    the other (``rounds`` 0), or for a trial called at further sizes (``sizes``) the ratio of one steady call at
+    the last; ``gain``: it ran, matched the variant's output, and was at least 1.05x faster (in every
+    round); only then is it advice. ``vectorized_now``/``parallel_now``: [(file, line)] that were not and now are.
+    """
+
+    id: str
+    variant: str  # the variant it changed
+    fix: str  # column-major, tiling-off, or a Dynamo flag's name (capture_scalar_outputs)
+    what: str  # the fix as a user applies it
+    status: str  # ok | error
     error: Optional[str]
+    matches: Optional[bool]  # its output against the variant's
+    mismatch: Optional[str]
+    speedup: Optional[float]
+    spread: Optional[list]
+    rounds: int
+    median_before_s: Optional[float]
+    median_after_s: Optional[float]
+    vectorized_now: list
+    parallel_now: list
     breaks_before: int
     breaks_after: int
     gone: list  # lines whose breaks went away
-    median_before_s: Optional[float]
-    median_after_s: Optional[float]
+    gain: bool
+    alone: bool = False  # compiled after torch._dynamo.reset() and timed alone (torch 2.1 shares compiled code)
+    flag: Optional[str] = None  # the config item tried (KEY=VALUE), for a config fix
+    sizes: list = field(default_factory=list)  # [(population, steady s before, after, recompiles before, after)]
+    text: str = ""  # "tried: column-major → 3.1x faster (...), lines 23-32 now vectorized"
 
 
 @dataclass(frozen=True)

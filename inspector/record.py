@@ -5,6 +5,7 @@ Schema 2 holds raw facts only; everything derived (kernels, verdicts, costs) is 
 keys beside the raw ones) are read by dropping the derived keys. Writing is atomic (temporary file, then rename).
 """
 
+import hashlib
 import json
 import os
 import re
@@ -28,6 +29,15 @@ def compile_key(compile_id):
     compile), or None for none."""
     found = COMPILE_ID.match(str(compile_id or ""))
     return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def kernel_key(source):
+    """The key joining a C++ kernel's machine code (the probe) to its source in the output code (analysis): a hash
+    of its code lines, stripped, without ``#include`` lines and ``//`` comments, which may hold this machine's paths
+    (torch 2.1's header path, ORIGIN comments) and change when a record is redacted or made a fixture."""
+    lines = [line.strip() for line in source.splitlines()]
+    kept = "\n".join(line for line in lines if line and not line.startswith(("#include", "//")))
+    return hashlib.sha256(kept.encode()).hexdigest()[:16]
 
 
 class RecordError(Exception):

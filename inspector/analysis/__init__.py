@@ -8,6 +8,7 @@ import statistics
 from dataclasses import replace
 
 from inspector.analysis import breaks, cost, files as files_mod, kernels as kernels_mod, lines, recompiles, rounds
+from inspector.analysis import machine, trials as trials_mod
 from inspector.analysis.load import machine_load, run_load
 from inspector.analysis.parse import frames
 from inspector.record import compile_key
@@ -20,7 +21,8 @@ def analyze(record):
     sample = _sample(record["sample"])
     env = _env(record["env"])
     sources = lines.Sources(_files(record, sample))
-    problems = {"output code": [], "graph-break messages": [], "FX graph stack comments": [], "log records": []}
+    problems = {"output code": [], "graph-break messages": [], "FX graph stack comments": [], "log records": [],
+                "Inductor decisions": [], "machine code": []}
     read = dict.fromkeys(problems, 0)
     variants = []
     timed = (record.get("rounds") or {}).get("variants") or {}
@@ -30,13 +32,15 @@ def analyze(record):
         for artifact, (count, found) in seen.items():
             read[artifact] += count
             problems[artifact] += [f"{raw['id']}: {p}" for p in found]
-    variants = _with_speedups(variants)
+    variants = _with_trials(_with_speedups(variants), record, sample, env, sources, timed)
     if record.get("program"):
         variants = _program_functions(variants, record["variants"])
     sweep = [SweepPoint(s["population"], _with_speedups([_timed_variant(v, s["population"]) for v in s["variants"]]))
              for s in record.get("sweep") or []]
     internal = [InternalError(**e) for e in record.get("internal_errors") or []]
     internal += [replace(e, where=f"{v.id}: {e.where}") for v in variants for e in v.internal_errors]
+    internal += [InternalError(**dict(e, where=f"{t['id']}: {e['where']}")) for t in record.get("trials") or []
+                 for e in t.get("internal_errors") or []]
     return Analysis(
         schema=record["schema"], inspector=record.get("inspector", "?"), created=record.get("created", ""),
         sample=sample, env=env, files=sources.files, config=record.get("config") or [],
@@ -152,9 +156,9 @@ def _timing(raw, population):
     medians, lowest and highest run, runs in all), so that a row's time and its ratios, taken from the same rounds,
     agree; the first timing before the rounds stays in the record."""
     t = raw.get("timing")
-    if not t or t.get("median_s") is None:
-        return None
     timed = [r for r in raw.get("rounds") or [] if r.get("median_s")]
+    if not t or (t.get("median_s") is None and not timed):  # a fix tried is timed in the rounds alone
+        return None
     if timed:
         t = dict(t, median_s=statistics.median(r["median_s"] for r in timed), min_s=min(r["min_s"] for r in timed),
                  max_s=max(r["max_s"] for r in timed), runs=sum(r.get("runs", 0) for r in timed))
@@ -176,7 +180,7 @@ def _variant(raw, sample, env, sources):
     v = _timed_variant(raw, sample.population)
     capture = raw.get("capture") or {}
     graphs_raw = _compiled(raw, "graphs")
-    graphs, found, problems = [], [], []
+    graphs, found, problems, decision_problems = [], [], [], []
     for g in graphs_raw:
         codes = g.get("output_code") or []
         if not codes:  # a frame Dynamo entered that produced no graph (or an attempt it restarted)
@@ -185,11 +189,14 @@ def _variant(raw, sample, env, sources):
         for code in codes:
             split = kernels_mod.split(code, g.get("compile_id"))
             problems += [f"graph {g.get('compile_id')}: {p} (raw code kept)" for p in split.problems]
-            found += kernels_mod.with_nest_records(split.kernels, g.get("nests"))
+            joined, unread = kernels_mod.with_nest_records(split.kernels, g.get("nests"), capture.get("decision_hooks"))
+            found += joined
+            decision_problems += [f"graph {g.get('compile_id')}: {p}" for p in unread]
             names += [k.name for k in split.kernels]
         graphs.append(Graph(g.get("compile_id"), (g.get("metrics") or {}).get("graph_op_count"),
                             g.get("fx_graph_cache"), names, codes))
     kernels = kernels_mod.with_launch_configs(kernels_mod.with_ids(found), raw.get("launch_configs"))
+    kernels, machine_seen = machine.with_machine_code(kernels, _compiled(raw, "machine_code"))
     breaks_raw = _compiled(raw, "breaks")
     graph_breaks, break_problems = breaks.distinct(breaks_raw, sources)
     seen = {"output code": (sum(len(g.output_code) for g in graphs), problems),
@@ -198,7 +205,10 @@ def _variant(raw, sample, env, sources):
                                         [f"graph {g.get('compile_id')}: not read: {c[:160]}" for g in graphs_raw
                                          for c in frames.unread_comments(g.get("fx_graph") or "")]),
             "log records": (capture.get("records", len(graphs_raw) + len(breaks_raw)),
-                            capture.get("problems") or [])}
+                            capture.get("problems") or []),
+            "Inductor decisions": (sum(len(n.get("decisions") or []) for g in graphs_raw for n in g.get("nests") or []),
+                                   decision_problems),
+            "machine code": machine_seen}
     verdicts, warnings = [], []
     if v.compiled and v.status == "ok":
         code = sources.by_path.get(v.code.get("file")) or sources.files[0]  # where the variant's function is
@@ -218,6 +228,25 @@ def _variant(raw, sample, env, sources):
         compile_phases=cost.phases(graphs_raw),
         recompile_count=len((raw.get("recompiles") or {}).get("graphs") or []),
         recompilation=recompiles.recompilation(raw)), seen
+
+
+def _with_trials(variants, record, sample, env, sources, timed):
+    """Variants with the fixes tried on them (the record's ``trials``, each analysed as a variant of its own and
+    compared with the variant it changed), said on the lines each was about."""
+    raws, tried = {r["id"]: r for r in record["variants"]}, record.get("trials") or []
+    out = []
+    for v in variants:
+        found = []
+        for raw in (t for t in tried if t["variant"] == v.id):
+            own = dict({k: raws[v.id].get(k) for k in TRIAL_KEYS}, rounds=timed.get(raw["id"]) or [],
+                       **{k: raw.get(k) for k in ("id", "status", "error", "capture", "timing")})
+            after, _ = _variant(own, sample, env, sources)
+            found.append(trials_mod.trial(raw, v, after, raws[v.id].get("sizes") or []))
+        out.append(replace(v, trials=found, lines=trials_mod.on_lines(v, found)) if found else v)
+    return out
+
+
+TRIAL_KEYS = ("function", "kind", "compiled", "device", "preview", "family", "code")  # a trial's, from its variant
 
 
 def _explain_unrolled(verdicts, warnings):

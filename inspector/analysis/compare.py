@@ -6,6 +6,8 @@ meaning (include paths, thread counts, numbering, 2.1's ``long``/``i0`` spelling
 is structural when the normalised code differs there, cosmetic when only what normalisation drops does. Each
 variant's change of time is read against an eager variant of its family (a control: the machine and NumPy change
 it, torch's compiler does not), and what else differs between the runs (NumPy, torch's build, threads, CPU) is named.
+Records of a program (``inspector run``) compare per compiled function: its steady time per call, compile time,
+calls and recompiles; a program's runs were made one after the other, so each run's machine load is said.
 """
 
 import difflib
@@ -19,6 +21,7 @@ from inspector.analysis.rounds import side_by_side
 from inspector.model import STATUSES, Env
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
+STEADY = "time per steady call"  # a program's function: the time row is the median of its steady calls
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
 NOISE = {"cpp", "triton", "poi", "per", "red", "tem", "fused", "extern", "kernels", "aten", "default", "select",
          "lift", "fresh", "scalar", "tensor", "slice", "view", "unsqueeze", "squeeze", "expand", "permute",
@@ -188,14 +191,18 @@ def compare(analyses):
     """The comparison of ``analyses[0]`` (the baseline) with each other run, as plain data."""
     if len(analyses) < 2:
         raise CompareError("compare needs at least two records")
+    if len({bool(a.program) for a in analyses}) > 1:
+        raise CompareError("a program's record (inspector run) and a sample's record cannot be compared")
     names = [Path(a.sample.path).name for a in analyses]
     if len(set(names)) > 1:
-        raise CompareError(f"the records are of different samples ({', '.join(dict.fromkeys(names))})")
+        what = "programs" if analyses[0].program else "samples"
+        raise CompareError(f"the records are of different {what} ({', '.join(dict.fromkeys(names))})")
     names = labels(analyses)
     runs = [{"label": n, "env": a.env, "build": build(a.env.torch), "config": config(a),
-             "population": a.sample.population, "created": a.created, "record": None, "report": None}
+             "population": a.sample.population, "created": a.created, "record": None, "report": None,
+             "argv": a.program.argv if a.program else None, "load": load_words(a.load) if a.program else None}
             for n, a in zip(names, analyses)]
-    return {"sample": analyses[0].sample, "runs": runs,
+    return {"sample": analyses[0].sample, "program": bool(analyses[0].program), "runs": runs,
             "pairs": [_pair(analyses[0], a, names[0], n) for a, n in zip(analyses[1:], names[1:])]}
 
 
@@ -245,15 +252,30 @@ def _setting(env, key):
     return "none" if value is None and key == "cuda" else "unknown" if value is None else value
 
 
+def load_words(load):
+    """A run's machine load in words: "other processes used 3% of the 2 CPUs, steal 0%, load average 0.4", or
+    "not measured" (no /proc, or a record made before inspector measured it)."""
+    if load is None:
+        return "not measured"
+    said = [f"other processes used {load.others_share:.0%} of the {load.cpus} CPUs" if load.others_share is not None
+            else "other processes' CPU time unknown",
+            f"steal {load.steal_share:.0%}" if load.steal_share is not None else None,
+            f"load average {load.loadavg:.1f}" if load.loadavg is not None else None]
+    return ", ".join(s for s in said if s) + (" (busy)" if load.busy else "")
+
+
 def _pair(ra, rb, a_name, b_name):
     found = confounders(ra, rb)
     warnings = [c["text"] for c in found]
     if ra.sample.population != rb.sample.population:
         warnings.append(f"different populations ({ra.sample.population:,} vs {rb.sample.population:,})")
+    what = "program" if ra.program else "sample"
     if ra.sample.source != rb.sample.source:
-        warnings.append("the sample's source changed between the runs: lines are matched by their text")
+        warnings.append(f"the {what}'s source changed between the runs: lines are matched by their text")
     interleaved = bool(ra.rounds and rb.rounds and ra.rounds.session == rb.rounds.session)
-    if not interleaved:
+    if ra.program:
+        warnings += _program_warnings(ra, rb, a_name, b_name)
+    elif not interleaved:
         warnings.append("timed one after the other, not in alternating rounds: a machine busier during one run than "
                         "the other changes the ratios (compare a sample, not records, to interleave them)")
         for name, run in ((a_name, ra), (b_name, rb)):
@@ -267,8 +289,28 @@ def _pair(ra, rb, a_name, b_name):
     for v in variants:
         v["control"] = _control(v, variants) if v["compiled"] else None
     return {"a": a_name, "b": b_name, "warnings": warnings, "confounders": found, "variants": variants,
+            "program": bool(ra.program),
             "interleaved": interleaved, "only_a": [i for i in va if i not in vb],
             "only_b": [i for i in vb if i not in va]}
+
+
+def _program_warnings(ra, rb, a_name, b_name):
+    """What to keep in mind comparing two runs of a program: they ran one after the other (a program's calls cannot
+    take turns with another run's), with each run's machine load; different arguments or exit statuses."""
+    out = [f"the runs were sequential (a program's calls cannot alternate with another run's): a machine busier "
+           f"during one run changes the ratios; machine load under {a_name}: {load_words(ra.load)}; under "
+           f"{b_name}: {load_words(rb.load)}"]
+    if ra.program.argv != rb.program.argv:
+        out.append(f"the program ran with different arguments ({' '.join(ra.program.argv) or 'none'} vs "
+                   f"{' '.join(rb.program.argv) or 'none'})")
+    if ra.program.exit != rb.program.exit:
+        out.append(f"the program exited with {ra.program.exit} under {a_name}, {rb.program.exit} under {b_name}")
+    return out
+
+
+def time_row(v):
+    """A compared variant's time row (its steady time per call for a program's function), or None."""
+    return next((t for t in v["timing"] if t["what"] in ("time", STEADY)), None)
 
 
 def change(time):
@@ -294,10 +336,19 @@ def _control(v, variants):
     return None
 
 
+def _times(v):
+    """{TIMINGS' what: seconds or None} of a variant; a program's function: its steady time per call, its first
+    (compiling) call and torch's compile time over all its compiles (None where torch's metrics do not say)."""
+    found = {what: getattr(v.timing, key) if v.timing else None for what, key in TIMINGS}
+    if v.run:
+        found = {STEADY: found["time"], "first call": found["first call"], "compile, all compiles": v.run.compile_s}
+    return found
+
+
 def _variant(a, b, ra, rb, a_name, b_name, interleaved):
-    timing = []
-    for what, key in TIMINGS:
-        ta, tb = (getattr(v.timing, key) if v.timing else None for v in (a, b))
+    timing, times_b = [], _times(b)
+    for what, ta in _times(a).items():
+        tb = times_b[what]
         if ta is not None or tb is not None:
             timing.append({"what": what, "a": ta, "b": tb, "speedup": ta / tb if ta and tb else None})
     side = interleaved and a.timing and b.timing and side_by_side(a.timing.rounds_s, b.timing.rounds_s)
@@ -306,9 +357,15 @@ def _variant(a, b, ra, rb, a_name, b_name, interleaved):
         timing[0] = {"what": "time", "a": statistics.median(a.timing.rounds_s[r] for r in shared),
                      "b": statistics.median(b.timing.rounds_s[r] for r in shared), "speedup": speedup,
                      "spread": spread, "rounds": len(shared)}
-    time = timing[0] if timing and timing[0]["what"] == "time" else None
     out = {"id": a.id, "family": a.family, "function": a.function, "kind": a.kind, "compiled": a.compiled,
-           "status": [a.status, b.status], "errors": [a.error, b.error], "timing": timing, "change": change(time)}
+           "status": [a.status, b.status], "errors": [a.error, b.error], "timing": timing}
+    time = time_row(out)
+    out["change"] = change(time)
+    if a.run and b.run:
+        out["run"] = {"calls": [a.run.calls, b.run.calls], "steady_calls": [a.run.steady_calls, b.run.steady_calls],
+                      "recompiles": [len(a.run.recompiles), len(b.run.recompiles)],
+                      "raised": [(v.run.error_call, v.error.strip().splitlines()[0]) if v.error else None
+                                 for v in (a, b)]}
     if not a.compiled:
         return out
     line_keys = [_kernel_lines(v, r) for v, r in ((a, ra), (b, rb))]
@@ -445,8 +502,9 @@ def _break_changes(a, b, ra, rb):
 
 def regressions(result, max_slowdown=0.1):
     """What got worse from the baseline to each other run of a ``compare`` result, in sentences: a variant that ran
-    and now fails, a line verdict further down STATUSES (or less vectorized), a graph break gained, a compiled
-    variant slower by more than ``max_slowdown`` (a fraction; with rounds, slower in every round)."""
+    and now fails, a line verdict further down STATUSES (or less vectorized), a graph break gained, a program's
+    function that now raises or recompiles more, a compiled variant or function slower by more than ``max_slowdown`` (a fraction;
+    with rounds, slower in every round)."""
     found = []
     for pair in result["pairs"]:
         for v in pair["variants"]:
@@ -460,9 +518,14 @@ def regressions(result, max_slowdown=0.1):
             for b in v.get("breaks") or []:
                 if b["change"] == "gained":
                     found.append(f"{where}: a graph break gained at line {b['line']}: {b['reason']}")
-            time = next((t for t in v["timing"] if t["what"] == "time"), None)
+            run = v.get("run") or {}
+            if run and run["raised"][1] and not run["raised"][0]:
+                found.append(f"{where}: raised at call {run['raised'][1][0]}: {run['raised'][1][1]}")
+            if run and run["recompiles"][1] > run["recompiles"][0]:
+                found.append(f"{where}: recompiles {run['recompiles'][0]} → {run['recompiles'][1]}")
+            time = time_row(v)
             best = time and (time.get("spread") or [None, time["speedup"]])[1]
-            if "compiled" in v["id"] and best and best < 1 / (1 + max_slowdown):
+            if best and v["compiled"] and best < 1 / (1 + max_slowdown):
                 found.append(f"{where}: {1 / time['speedup']:.2f}x slower" + (
                     f" (in every one of {time['rounds']} rounds)" if time.get("rounds") else ""))
     return found

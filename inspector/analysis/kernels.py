@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from inspector.analysis.parse import cpp, triton, wrapper
+from inspector.analysis.parse import cpp, decisions, triton, wrapper
 from inspector.model import Kernel, Launch
 
 HANDLE = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+?):(\d+)")
@@ -94,13 +94,14 @@ def with_launch_configs(kernels, configs):
             if k.backend == "triton" and (configs or {}).get(k.name) else k for k in kernels]
 
 
-def with_nest_records(kernels, records):
-    """The C++ kernels of one graph with each loop nest joined to the probe's nest records (the code Inductor
-    generated for a nest and the user stacks of the FX nodes it computes): each record joins the nest whose code it
-    shares most, if it holds at least MIN_SHARED of its lines. A kernel Inductor generated twice and launches twice
-    (the same code for two layers) gets the stacks of both."""
+def with_nest_records(kernels, records, hooks=None):
+    """(kernels, [problems]): the C++ kernels of one graph with each loop nest joined to the probe's nest records (the
+    code Inductor generated for a nest, the user stacks of the FX nodes it computes, and Inductor's decisions for it:
+    ``hooks`` says which decisions the capture could record): each record joins the nest whose code it shares most, if
+    it holds at least MIN_SHARED of its lines. A kernel Inductor generated twice and launches twice (the same code for
+    two layers) gets the stacks of both, and the decisions of the first."""
     if not records:
-        return kernels
+        return kernels, []
     nests, holding = [], {}  # (kernel id, nest index, its stripped lines); {stripped line: positions in nests}
     for k in [k for k in kernels if k.backend == "cpp"]:
         lines = k.code.splitlines()
@@ -109,7 +110,7 @@ def with_nest_records(kernels, records):
             for line in mine:
                 holding.setdefault(line, []).append(len(nests))
             nests.append((k.id, n.index, mine))
-    stacks, nodes = {}, {}
+    stacks, nodes, decided, problems = {}, {}, {}, []
     for record in records:
         shared = Counter()
         for line in {line.strip() for line in record["code"] if line.strip()}:
@@ -119,6 +120,10 @@ def with_nest_records(kernels, records):
         if score >= MIN_SHARED:
             stacks.setdefault((kernel_id, index), []).extend(o["stack"] for o in record["origins"])
             nodes.setdefault((kernel_id, index), []).extend(record.get("nodes") or [])
+            if (kernel_id, index) not in decided:
+                decided[kernel_id, index], found = decisions.parse(record.get("decisions"), hooks)
+                problems += found
     return [replace(k, loop_nests=[replace(n, stacks=list(dict.fromkeys(stacks[k.id, n.index])),
-                                           nodes=list(dict.fromkeys(nodes[k.id, n.index])))
-                                   if (k.id, n.index) in stacks else n for n in k.loop_nests]) for k in kernels]
+                                           nodes=list(dict.fromkeys(nodes[k.id, n.index])),
+                                           decisions=decided[k.id, n.index])
+                                   if (k.id, n.index) in stacks else n for n in k.loop_nests]) for k in kernels], problems

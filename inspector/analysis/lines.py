@@ -12,6 +12,7 @@ Evidence, best first (each verdict says which gave it, in ``how``):
 
 import ast
 
+from inspector.analysis import machine
 from inspector.analysis.files import same_path
 from inspector.analysis.parse import frames as parse_frames
 from inspector.model import LineVerdict, Reason
@@ -310,16 +311,23 @@ def _verdict(groups, breaks, shape, env, fusion):
         why.append(Reason("triton-loads", triton_loads(triton)))
     vectorized = None
     if any(k.backend == "cpp" for k, _ in units):
-        per_group = [{_vectorized(u) for u in g if u[0].backend == "cpp"} for g in groups]
+        per_group = [{machine.vectorized(u) for u in g if u[0].backend == "cpp"} for g in groups]
         per_group = [v for v in per_group if v]
         if any(len(v) > 1 for v in per_group):
             vectorized = "unknown"
         else:
             values = {v.pop() for v in per_group}
             vectorized = "all" if values == {True} else "none" if values == {False} else "some"
-        scalar = [u for g in groups if len(g) == 1 for u in g if u[0].backend == "cpp" and not _vectorized(u)]
-        if scalar:
-            why.append(not_vectorized_reason(scalar, shape))
+        cpp_groups = [[u for u in g if u[0].backend == "cpp"] for g in groups]
+        # scalar in Inductor's code wherever the evidence places it: every alternative of its group is; said as why
+        # it is not vectorized where the machine code agrees, as why Inductor left it scalar where it does not
+        scalar = [u for g in cpp_groups if g and not any(map(_vectorized, g)) for u in g]
+        why += not_vectorized_reasons([u for u in scalar if not machine.vectorized(u)], shape, env)
+        why += [Reason("inductor-scalar", f"Inductor left it scalar: {r.text}")
+                for r in not_vectorized_reasons([u for u in scalar if machine.vectorized(u)], shape, env)]
+        cpp_units = [u for g in cpp_groups if len(g) == 1 for u in g]  # placed in one nest (or kernel)
+        why += vector_reasons([u for u in cpp_units if _vectorized(u)])
+        why += machine.reasons(cpp_units, _listed)  # the machine code beside Inductor's code; it decides above
     elif triton:
         vectorized = "n/a"
     return status, vectorized, why
@@ -416,39 +424,150 @@ def triton_loads(kernels):
 
 
 def serial_reason(nest, env):
-    """Why a loop nest (None: a kernel with no loop) runs on one thread."""
+    """Why a loop nest (None: a kernel with no loop) runs on one thread: Inductor's recorded parallel-depth decision
+    where the record has it, else what the loop sizes in the code suggest, said as such."""
     threads = env.threads or 1
     if threads == 1:
         return "torch runs with one thread (torch.get_num_threads() == 1)"
     if nest is None:
         return ("it has no loop: it computes single values per call (the compiled function runs once per "
                 "individual, e.g. under np.apply_along_axis, or Dynamo unrolled a Python loop)")
+    choice = next(iter(nest.decisions.parallel), None) if nest.decisions else None
+    if choice is not None:
+        return _parallel_decision(choice)
+    return f"Inductor's parallel decision is {_unrecorded(nest, env, 'parallel')}; {_serial_guess(nest, env)}"
+
+
+def _parallel_decision(c):
+    """A recorded decide_parallel_depth that left a nest serial, in words."""
+    said = "Inductor's parallel-depth decision (recorded)"
+    if not c.levels:
+        return f"{said}: none of its loop levels can be an OpenMP loop (a reduction over all of it, or no loop)"
+    if c.work is not None and c.work // c.threads < c.min_chunk_size:
+        return (f"{said}: its loops cover {c.work:,} elements, {c.work // c.threads:,} per thread, under "
+                f"cpp.min_chunk_size = {c.min_chunk_size} per thread ({c.threads} threads)")
+    return f"{said} chose {c.depth} parallel loop levels of {len(c.levels)}, yet its code has no OpenMP loop"
+
+
+def _serial_guess(nest, env):
     chunk = env.min_chunk_size
-    if nest.work is not None and chunk and nest.work // threads < chunk:
-        return (f"its loops cover {nest.work:,} elements, {nest.work // threads:,} per thread, below Inductor's "
-                f"minimum chunk (cpp.min_chunk_size = {chunk} per thread, {threads} threads)")
+    if nest.work is not None and chunk and nest.work // (env.threads or 1) < chunk:
+        return (f"from the code, its loops cover {nest.work:,} elements, {nest.work // env.threads:,} per thread, "
+                f"below cpp.min_chunk_size = {chunk} per thread")
     if nest.work is None and nest.trip:
-        return (f"its loop runs over {nest.trip} elements, a size known only at run time (dynamic shapes): Inductor "
-                "chose from the size it saw while compiling")
-    if not chunk:
-        return ("Inductor emitted no OpenMP loop for it (this record does not say Inductor's minimum chunk size, "
-                "cpp.min_chunk_size, so whether its loops were too short is unknown)")
-    return "Inductor emitted no OpenMP loop for it"
+        return (f"from the code, its loop runs over {nest.trip} elements, a size known only at run time (dynamic "
+                "shapes): Inductor chose from the size it saw while compiling")
+    return "the code has no OpenMP loop for it"
 
 
-def not_vectorized_reason(units, shape):
-    """Why the scalar C++ loop nests (or kernels) ``units`` of a line are scalar, as a ``not-vectorized-*`` Reason."""
-    strided = sorted({s for k, n in units for s in (n.strided_loads if n else k.strided_loads)})
-    if not any(n for _, n in units):
+def _unrecorded(nest, env, kind):
+    """'not recorded ...': why this record has no decision of ``kind`` for ``nest``."""
+    why = dict(nest.decisions.unrecorded).get(kind) if nest and nest.decisions else None
+    if why:
+        return why
+    if nest is not None and nest.decisions is None:
+        return "not recorded (a record made before inspector recorded Inductor's decisions, or a nest no record joins)"
+    return f"not recorded under torch {env.torch}"
+
+
+def not_vectorized_reasons(units, shape, env):
+    """Why the scalar C++ loop nests (or kernels) ``units`` of a line are scalar, as ``not-vectorized-*`` Reasons:
+    Inductor's recorded tiling decision for each nest, or, where the record has none, what its code shows, said as
+    such. One Reason per distinct text."""
+    reasons = {}
+    for kernel, nest in _distinct(units):
+        r = _not_vectorized(kernel, nest, shape, env)
+        reasons.setdefault(r.text, r)
+    return list(reasons.values())
+
+
+def _not_vectorized(kernel, nest, shape, env):
+    if nest is None:
         return Reason("not-vectorized-no-loop", "nothing to vectorize, its kernels have no loop")
-    if not strided:
-        return Reason("not-vectorized-scalar", "scalar loop without strided loads (its ops may lack a vector "
-                                               "implementation in this torch version)")
-    ops = sum(k.ops for k, _ in _distinct((k, None) for k, _ in units))
-    layout = f"the row-major {tuple(shape)} population" if len(shape) == 2 else "the input"
-    return Reason("not-vectorized-strided", (
-        f"strided loads {', '.join(strided[:3])} from {layout} ({len(strided)} "
-        f"distinct strided loads among {ops} ops); Inductor's tiling heuristic "
-        f"(cpp.enable_tiling_heuristics) turns SIMD off when non-contiguous loads are too large a "
-        f"share of a kernel's work. Store genes column-major (shape (d, N), or np.asfortranarray) or "
-        f"try --config cpp.enable_tiling_heuristics=False"))
+    tiling = [t for t in nest.decisions.tiling] if nest.decisions else []
+    decided = next((t for t in tiling if t.branch != "tiled"), None)
+    if decided is not None:
+        return _tiling_reason(decided, nest, shape)
+    if tiling and nest.tail:
+        return Reason("not-vectorized-tail", _tail(tiling[0], env))
+    strided = nest.strided_loads
+    seen = (f"its code has strided loads {', '.join(strided[:3])} from {_layout(shape)}" if strided
+            else "its code has no strided load")
+    return Reason("not-vectorized-strided" if strided else "not-vectorized-unrecorded",
+                  f"Inductor's tiling decision is {_unrecorded(nest, env, 'tiling')}; {seen}")
+
+
+def _layout(shape):
+    return f"the row-major {tuple(shape)} population" if len(shape) == 2 else "the input"
+
+
+def _tiling_reason(t, nest, shape):
+    """A recorded tiling decision that left a nest scalar, in words (Inductor's own numbers and limits)."""
+    if t.branch == "non-contiguous":
+        count, ops = t.non_contiguous_count, t.ops or 0
+        kinds = ", ".join(f"{n} {kind.replace('_', ' ')}{'s' if n != 1 else ''}" for kind, n in t.non_contiguous)
+        limits = " or ".join(([f"{t.count_limit:g} such operations"] if t.count_limit is not None else [])
+                             + ([f"{t.ratio_limit:g} of all"] if t.ratio_limit is not None else [])) or "unknown"
+        strided = f"; strided loads {', '.join(nest.strided_loads[:3])} from {_layout(shape)}" if nest.strided_loads \
+            else ""
+        return Reason("not-vectorized-strided", (
+            f"{count} of its {ops} operations index memory non-contiguously ({kinds}{f'; {count / ops:.2f} of all' if ops else ''}), "
+            f"reaching the limit of Inductor's tiling heuristic (cpp.enable_tiling_heuristics: {limits}), which "
+            f"turned SIMD off{strided}"))
+    if t.branch == "dtype":
+        return Reason("not-vectorized-dtype", f"Inductor has no vector form for its dtype "
+                                              f"{', '.join(t.not_vectorizable)} (VECTORIZABLE_DTYPES)")
+    if t.branch == "small-inner-range":
+        ranges = " x ".join(t.ranges) or "its loops"
+        limit = f"a quarter of the {t.factor}-lane vector" if t.small_fraction == 4 and t.factor else \
+            "Inductor's minimum"
+        return Reason("not-vectorized-small", (
+            f"its loops ({ranges}) have an inner range under {limit} and {t.ops} operations"
+            f"{f' (under {t.small_ops:g})' if t.small_ops else ''}: Inductor's tiling heuristic keeps such loops "
+            "scalar, with #pragma GCC ivdep"))
+    if t.branch == "no-tiling-index":
+        return Reason("not-vectorized-no-index", "Inductor found no loop index it could tile for SIMD")
+    if t.branch == "no-vector-isa":
+        return Reason("not-vectorized-no-isa", "torch found no vector instruction set on this CPU")
+    if t.branch == "no-loop":
+        return Reason("not-vectorized-no-loop", "nothing to vectorize, its kernel has no loop")
+    if t.branch == "checker":
+        return Reason("not-vectorized-checker", f"Inductor's vectorization checker turned SIMD off: {t.message}")
+    return Reason("not-vectorized-unrecorded", f"Inductor's tiling decision was recorded as {t.branch!r}, which "
+                                               "inspector does not know")
+
+
+def _tail(t, env):
+    """Why the remainder after a vector loop runs scalar."""
+    if t.loop_tail_vec is False:
+        return "the remainder after its vector loop: cpp.enable_loop_tail_vec is off, so the scalar loop runs it"
+    if t.loop_tail_vec is None:
+        return f"the remainder after its vector loop, which torch {env.torch} always runs with the scalar loop"
+    return ("the remainder after its vector loop: Inductor runs it scalar when mask and non-contiguous operations "
+            f"exceed {t.ratio_limit:g} of all and the remainder is under half a vector")
+
+
+def vector_reasons(units):
+    """What still runs one element at a time inside the vectorized nests ``units`` of a line: inputs gathered into a
+    buffer, and ops with no vector form run lane by lane (recorded where Inductor generated them)."""
+    why = []
+    for kernel, nest in _distinct(units):
+        d = nest.decisions if nest else None
+        if not d:
+            continue
+        where = f"{kernel.name} nest {nest.index}" if len(kernel.loop_nests) > 1 else kernel.name
+        loads = [g for g in d.gathers if not g.store]
+        stores = [g for g in d.gathers if g.store]
+        if loads:
+            why.append(Reason("gathered", (
+                f"vectorized, but {where} gathers {_listed([f'{g.buffer}[{g.index}]' for g in loads], ', ')} one "
+                f"element at a time ({loads[0].lanes} scalar loads per vector)")))
+        if stores:
+            why.append(Reason("gathered", (
+                f"vectorized, but {where} scatters {_listed([f'{g.buffer}[{g.index}]' for g in stores], ', ')} one "
+                f"element at a time ({stores[0].lanes} scalar stores per vector)")))
+        if d.lane_ops:
+            why.append(Reason("lane-by-lane", (
+                f"vectorized, but in {where} {_listed([op for op, _ in d.lane_ops], ', ')} has no vector form in "
+                "Inductor and runs lane by lane, one scalar call per element")))
+    return why

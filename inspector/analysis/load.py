@@ -14,10 +14,11 @@ def machine_load(raw):
 
 def run_load(record):
     """The MachineLoad over every timing window of a run: each variant's first timing and its alternating rounds
-    (their CPU seconds added up), what the page's one caution about the machine reads; None without any."""
+    (their CPU seconds added up), or a program's whole run, what the page's one caution about the machine reads; None
+    without any."""
     windows = [v["load"] for v in record["variants"] if v.get("load")] + [
         r["load"] for rounds in ((record.get("rounds") or {}).get("variants") or {}).values() for r in rounds
-        if r.get("load")]
+        if r.get("load")] + [w for w in [(record.get("program") or {}).get("load")] if w]
     if not windows:
         return None
     cpus = max(w.get("cpus") or 1 for w in windows)

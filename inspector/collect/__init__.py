@@ -15,7 +15,7 @@ import tokenize
 from pathlib import Path
 
 from inspector import __version__
-from inspector.analysis import files
+from inspector.analysis import files, trials
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
 from inspector.record import SCHEMA
@@ -44,18 +44,20 @@ def collect(sample, *, python=None, config=(), **options):
 
 def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_options=(), timeout=300.0,
                  trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False, rtol=None,
-                 progress=lambda kind, data: None):
+                 try_fixes=(), progress=lambda kind, data: None):
     """Run ``sample`` once per (interpreter or None, config items) of ``runs``; return their raw records.
 
     ``only``: variant ids or glob patterns; ``sizes``: further population sizes each compiled variant is called
     at, to expose recompilations; ``kernel_times``: also time each kernel of the compiled variants, on all threads
     and on fewer (profiled passes); ``triton_preview``: add the ``*-triton-preview`` variants (Triton code for a CPU
     target, never run); ``compile_options``: torch.compile's keywords as KEY=VALUE; ``rtol``: the cross-check's
-    relative tolerance (default: the sample's TOLERANCE, else 1e-5). ``rounds``: afterwards, every run's variants
-    are timed ``rounds`` times more, the runs taking turns (``_interleave``): half of ``budget`` for the rounds,
-    half for the first timing.
-    ``progress(kind, message)`` sees each message as it arrives, a ``run`` before each run's and a ``round``
-    before each round.
+    relative tolerance (default: the sample's TOLERANCE, else 1e-5). ``try_fixes``: the kinds of fix
+    (``inspector.analysis.trials.KINDS``) to try on each run's variants where its analysis says they apply, in the
+    same probe, after its variants (the record's ``trials``). ``rounds``: afterwards, every run's variants, and the
+    fixes tried, are timed ``rounds`` times more, the runs taking turns (``_interleave``): half of ``budget`` for
+    the rounds, half for the first timing.
+    ``progress(kind, message)`` sees each message as it arrives, a ``run`` before each run's, a ``trial`` before
+    each fix tried and a ``round`` before each round.
     """
     sample = Path(sample)
     options = ["--seed", str(seed), "--budget", str(budget / 2 if rounds else budget)]
@@ -64,6 +66,7 @@ def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_
     options += [] if kernel_times else ["--no-kernel-times"]
     options += ["--triton-preview"] if triton_preview else []
     options += ["--rounds"] if rounds else []
+    options += ["--trials"] if try_fixes else []
     for item in compile_options:
         options += ["--compile-option", item]
     with contextlib.ExitStack() as stack:
@@ -73,17 +76,22 @@ def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="inspector-")))
             extra = [arg for item in config for arg in ("--config", item)]
             probes = _ProbeRuns(sample, work, python or sys.executable, options + extra, trace_dir, timeout, progress,
-                                talk=bool(rounds))
+                                talk=bool(rounds or try_fixes))
             stack.callback(probes.close)
-            started.append((probes, *probes.all(only), work))
+            header, results = probes.all(only)
+            tried = probes.try_fixes(trials.choose(_record(sample, header, results, probes), try_fixes,
+                                                   timed=bool(rounds))) if try_fixes and probes.live else []
+            started.append((probes, header, results, tried, work))
             if probes.interrupted:
                 break
         timed = _interleave([s[0] for s in started], rounds, budget / 2 / max(1, rounds), progress)
         records = []
-        for (probes, header, results, work), times in zip(started, timed):
+        for (probes, header, results, tried, work), times in zip(started, timed):
             record = _record(sample, header, results, probes)
             if times:
                 record["rounds"] = times
+            if try_fixes:
+                record["trials"] = tried
             cross_check(record, work, rtol)
             record["files"] = files.read(record)
             records.append(record)
@@ -145,6 +153,9 @@ class _ProbeRuns:
         while True:
             new_header, done = self._one(wanted, results)
             header = header or new_header
+            if header is None and self.internal_errors:  # the probe failed before it said anything
+                raise CollectError(f"inspector's probe failed under {self.python} before any variant: "
+                                   f"{self.internal_errors[0]['error']}", self.log_tail())
             if header is None:  # interrupted before the probe said anything
                 raise KeyboardInterrupt
             ids = [v["id"] for v in header["variants"]]
@@ -231,14 +242,31 @@ class _ProbeRuns:
     def round(self, number, budget_s):
         """The live probe's ``round`` message for round ``number``, or None (the probe is then let go) if it died
         or took longer than the timeout."""
-        if not self.live or not self.live.send({"round": number, "budget_s": budget_s}):
+        return self._ask({"round": number, "budget_s": budget_s}, "round")
+
+    def try_fixes(self, specs):
+        """Each fix of ``specs`` tried by the live probe: the record's ``trials`` (a trial the probe did not answer
+        says so)."""
+        tried = []
+        for spec in specs:
+            self.progress("trial", spec)
+            answer = self._ask({"trial": spec}, "trial") if self.live else None
+            answer = answer or {"status": "error", "error": "the probe did not answer (it died or timed out)"}
+            tried.append(dict({k: v for k, v in spec.items() if k != "time"},
+                              **{k: v for k, v in answer.items() if k not in ("type", "id")}))
+        return tried
+
+    def _ask(self, command, kind):
+        """The live probe's answer of ``kind`` to ``command``, or None (the probe is then let go) if it died or took
+        longer than the timeout."""
+        if not self.live or not self.live.send(command):
             return self.close()
         self.clock.start()
         try:
             for message in self.live.messages():
                 if message is None and self.clock.expired():
                     break
-                if message and message.get("type") == "round":
+                if message and message.get("type") == kind:
                     return message
         finally:
             self.clock.stop()

@@ -8,8 +8,9 @@ RTOL = 1e-5
 
 
 def cross_check(record, outputs_dir, rtol=None):
-    """Set ``reference`` (the "" family's, or the first family's) on the record, and ``checked_against``,
-    ``matches_reference`` and ``mismatch`` on each variant (raw facts of the run: the outputs are not kept)."""
+    """Set ``reference`` (the "" family's, or the first family's) on the record, ``checked_against``,
+    ``matches_reference`` and ``mismatch`` on each variant, and ``matches_variant`` and ``mismatch`` on each fix
+    tried (raw facts of the run: the outputs are not kept)."""
     rtol = rtol or record["sample"].get("tolerance") or RTOL
     outputs = {}
     for v in record["variants"]:
@@ -41,6 +42,10 @@ def cross_check(record, outputs_dir, rtol=None):
             continue
         v["checked_against"] = against
         v["matches_reference"], v["mismatch"] = compare(outputs[against], got, rtol)
+    for t in record.get("trials") or []:  # a fix tried computes what its variant computed
+        path = outputs_dir / f"{t['id']}.npy"
+        if t.get("status") == "ok" and path.exists() and t["variant"] in outputs:
+            t["matches_variant"], t["mismatch"] = compare(outputs[t["variant"]], np.load(path), rtol)
 
 
 def compare(expected, got, rtol=RTOL):

@@ -17,6 +17,7 @@ from inspector import __version__
 from inspector.analysis import files
 from inspector.collect import CollectError, _source
 from inspector.collect.process import PACKAGE_ROOT, how_it_ended
+from inspector.probe import load
 from inspector.record import SCHEMA
 
 
@@ -37,19 +38,31 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
         # Ctrl-C is the program's: a handler that does nothing (SIG_IGN would be inherited, and Python would then
         # never raise KeyboardInterrupt in the program)
         previous = signal.signal(signal.SIGINT, lambda *_: None)
+        before, children = load.snapshot(), _children_cpu()
         try:
             status = subprocess.run(command, env=dict(os.environ, INSPECTOR_BOOTSTRAP=str(PACKAGE_ROOT))).returncode
         except OSError as e:
             raise CollectError(f"cannot start {command[0]}: {e.strerror}") from None
         finally:
             signal.signal(signal.SIGINT, previous)
+        window = load.between(before, load.snapshot())
+        if window["others_cpu_s"] is not None:  # the program's own CPU time is not the others'
+            window["others_cpu_s"] = max(0.0, window["others_cpu_s"] - (_children_cpu() - children))
         messages = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()] \
             if results.exists() else []
     header = next((m for m in messages if m.get("type") == "header"), None)
     if header is None:
         raise CollectError(f"inspector's probe could not start under {command[0]} ({how_it_ended(status)})")
     end = next((m for m in messages if m.get("type") == "program"), None)
-    return status, program_record(header, end, status, trace_dir)
+    record = program_record(header, end, status, trace_dir)
+    record["program"]["load"] = window
+    return status, record
+
+
+def _children_cpu():
+    """CPU seconds of this process's waited-for children so far."""
+    times = os.times()
+    return times.children_user + times.children_system
 
 
 def program_record(header, end, status, trace_dir=None, reader=None, made_by="run"):

@@ -2,13 +2,13 @@
 
 Usage: python -m inspector.probe SAMPLE --results FILE --outputs DIR [--population N] [--seed S]
        [--only ID,ID] [--config KEY=VALUE ...] [--compile-option KEY=VALUE ...] [--budget S]
-       [--triton-preview] [--no-kernel-times] [--rounds]
+       [--triton-preview] [--no-kernel-times] [--rounds] [--trials]
 
 Imports only the standard library, numpy and torch, so it runs under any torch version's venv.
 One JSON object per line goes to --results: a ``header``; per variant ``start``, ``compiled`` (a compiled
-variant's graphs and breaks, as soon as its first call compiled) and ``variant`` (its result); with --rounds,
-``ready`` and one ``round`` per round asked for (``inspector.probe.rounds``); ``fatal`` when the
-sample itself cannot be run; ``internal`` when inspector itself failed (a bug). Variant outputs are saved as
+variant's graphs and breaks, as soon as its first call compiled) and ``variant`` (its result); with --rounds or
+--trials, ``ready``, then one ``round`` per round and one ``trial`` per fix asked for (``inspector.probe.rounds``);
+``fatal`` when the sample itself cannot be run; ``internal`` when inspector itself failed (a bug). Variant outputs are saved as
 DIR/<id>.npy.
 
 Exceptions are sorted by where they come from: raised by the user's code (or torch compiling it) they are that
@@ -85,6 +85,8 @@ def _parse(argv):
     p.add_argument("--no-kernel-times", action="store_true", help="skip the profiled passes timing each kernel")
     p.add_argument("--rounds", action="store_true", help="afterwards, time the variants again in the rounds asked "
                    "for on stdin (inspector.probe.rounds)")
+    p.add_argument("--trials", action="store_true", help="afterwards, try the fixes asked for on stdin "
+                   "(inspector.probe.trials); without --rounds, no rounds follow")
     return p.parse_args(argv)
 
 

@@ -22,6 +22,9 @@ import traceback
 import torch
 import torch._inductor.config  # `import torch` alone does not load it in 2.1
 
+from inspector.probe.decisions import Decisions
+from inspector.probe.machine import MachineCode
+
 MAX_GRAPH_TEXT = 400_000  # keep readable FX graphs of unrolled loops from bloating the record
 OUTPUT_CODE_LOG = "torch._inductor.graph.__output_code"  # DEBUG "Output code: \n%s" % code
 GRAPH_CODE_LOG = "torch._dynamo.output_graph.__graph_code"  # DEBUG: the FX graph, with `# File:` comments
@@ -79,6 +82,8 @@ class Capture:
         self.mechanism = "structured_trace" if _has_structured_trace() else "logger"
         self.strings = {}
         self._reset()
+        self.decisions = Decisions(lambda text: self.problems.append(text))
+        self.machine = MachineCode(lambda text: self.problems.append(text))
         self._handlers = []
         self._restore = []
 
@@ -102,6 +107,8 @@ class Capture:
                 self._restore.append((config, name, getattr(config, name)))
                 setattr(config, name, False)
         self._hook_nests()
+        self.decisions.install(self._restore)
+        self.machine.install(self._restore)
         self._hook_fusion()
         self._attach(LIMIT_LOG, _LogHandler(self, logging.WARNING), quiet=False)
         if self.mechanism == "structured_trace":
@@ -137,7 +144,8 @@ class Capture:
             before = len(group_self.loops_code._lines)
             result = original(group_self, new_kernel, nodes)
             try:
-                capture.nests.append(_nest(group_self.loops_code._lines[before:], nodes))
+                capture.nests.append(_nest(group_self.loops_code._lines[before:], nodes,
+                                           capture.decisions.take(new_kernel)))
             except Exception as e:  # never let capture break the user's compile
                 capture.problems.append(f"loop nest not recorded: {type(e).__name__}: {e}")
             return result
@@ -184,7 +192,9 @@ class Capture:
 
     def take(self):
         out = {"mechanism": self.mechanism, "graphs": list(self.graphs.values()), "breaks": self.breaks,
-               "problems": self.problems, "records": self.records, "limits": self.limits}
+               "problems": self.problems, "records": self.records, "limits": self.limits,
+               "decision_hooks": dict(self.decisions.hooks)}
+        out["machine_code"] = self.machine.take([c for g in out["graphs"] for c in g.get("output_code") or []])
         self._reset()
         return out
 
@@ -261,10 +271,10 @@ class Capture:
                 self.breaks.append({"compile_id": cid, "text": text, "mechanism": "logger"})
 
 
-def _nest(lines, nodes):
+def _nest(lines, nodes, decisions):
     """One loop nest as generated: its distinct code lines, stripped (all that analysis needs to find the nest in the
-    output code, which holds it as generated: half the size in an unrolled program's record), and {user stack: [FX
-    node names]} of what it computes."""
+    output code, which holds it as generated: half the size in an unrolled program's record), {user stack: [FX
+    node names]} of what it computes, and the decisions Inductor made for it (see decisions.py)."""
     code = {}
     for line in lines:
         text = line if isinstance(line, str) else line() if callable(line) else None  # a DeferredLine
@@ -277,7 +287,8 @@ def _nest(lines, nodes):
                 stack = (origin.meta or {}).get("stack_trace") or ""
                 stacks.setdefault(stack, []).append(origin.name)
     return {"code": list(code), "nodes": [n.get_name() for n in nodes],
-            "origins": [{"stack": s, "fx_nodes": sorted(names)} for s, names in stacks.items()]}
+            "origins": [{"stack": s, "fx_nodes": sorted(names)} for s, names in stacks.items()],
+            "decisions": decisions}
 
 
 def _module(name):

@@ -3,7 +3,9 @@
 After its variants, a probe started with ``--rounds`` says which it can time again (``ready``) and waits on stdin,
 its OpenMP threads asleep (libgomp spins only briefly before it waits); each line the parent writes,
 ``{"round": R, "budget_s": S}``, times each of those variants for S seconds, their order rotated by R, and answers
-with a ``round`` message. The parent gives the runs their turns in alternating order; stdin's end ends the probe.
+with a ``round`` message; ``{"trial": SPEC}`` tries a fix (``inspector.probe.trials``), answered with a ``trial``
+message, and the rounds then time it too. The parent gives the runs their turns in alternating order; stdin's end
+ends the probe.
 """
 
 import json
@@ -13,21 +15,30 @@ from inspector.probe import load
 from inspector.probe.timing import measure, once
 
 
-def serve(timed, emit, compiled=(), commands=sys.stdin):
+def serve(timed, emit, compiled=(), commands=sys.stdin, trial=None):
     """Time the variants ``timed`` ({id: (call, sync)}) once per round asked for on ``commands``, after one
     untimed call of each ``compiled`` one: run before a later variant's ``torch._dynamo.reset()``, it compiles again
-    there (the same code: same function, config and inputs), and its seconds are in ``ready``."""
+    there (the same code: same function, config and inputs), and its seconds are in ``ready``. ``trial(spec)``:
+    (its ``trial`` message, (call, sync) to time in the rounds or None)."""
     ids = list(timed)
-    warm = {vid: _warm(*timed[vid]) for vid in ids if vid in compiled}
-    emit({"type": "ready", "ids": ids, "warmup_s": warm})
+    warmed = {vid: warm(*timed[vid]) for vid in ids if vid in compiled}
+    emit({"type": "ready", "ids": ids, "warmup_s": warmed})
     for line in commands:
         ask = json.loads(line)
+        if "trial" in ask:
+            message, again = trial(ask["trial"])
+            emit(dict(message, type="trial", id=ask["trial"]["id"]))
+            if again:
+                timed[ask["trial"]["id"]] = again
+                ids.append(ask["trial"]["id"])
+            continue
         k = ask["round"] % max(1, len(ids))
         emit({"type": "round", "round": ask["round"],
               "variants": {vid: _time(*timed[vid], ask["budget_s"]) for vid in ids[k:] + ids[:k]}})
 
 
-def _warm(call, sync):
+def warm(call, sync):
+    """Seconds of one untimed call (it may compile), or None when it raised."""
     try:
         return once(call, sync)
     except Exception:  # said by the round's {error}

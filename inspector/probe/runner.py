@@ -1,6 +1,5 @@
 """Run a validated sample's variants in this interpreter: torch from here on (see inspector.probe.__main__)."""
 
-import ast
 import fnmatch
 import os
 import platform
@@ -21,6 +20,7 @@ from inspector.probe import load
 from inspector.probe import profile
 from inspector.probe import rounds
 from inspector.probe import sample as samples
+from inspector.probe import trials
 from inspector.probe import triton_preview
 from inspector.probe.capture import Capture
 from inspector.probe.timing import MIN_RUNS, measure, once
@@ -62,9 +62,33 @@ def run(module, info, variants, population, args, emit, make_population):
             np.save(os.path.join(args.outputs, variant.id + ".npy"), np_out)
             timed[variant.id] = again
         emit(dict(variant.__dict__, type="variant", **result))
-    if args.rounds:
-        rounds.serve({k: v for k, v in timed.items() if v}, emit, {v.id for v in variants if v.compiled})
+    if args.rounds or args.trials:
+        ran = {k: v for k, v in timed.items() if v}
+        compiled = {v.id for v in variants if v.compiled} if args.rounds else ()
+        warmed = {k: ran[k] for k in compiled if k in ran}
+        rounds.serve(dict(ran), emit, compiled, trial=lambda spec: _trial(spec, module, variants, population, capture,
+                                                                         args, warmed, make_population))
     return 0
+
+
+def _trial(spec, module, variants, population, capture, args, warmed, make_population):
+    """Try one fix on a variant that ran (``inspector.probe.trials``): (its result, (call, sync) for the rounds or
+    None). After a trial run alone, the ``warmed`` variants compile again, so that the rounds time their own code."""
+    variant = next(v for v in variants if v.id == spec["variant"])
+
+    def at_sizes(target, convert, sync):
+        return [_at_size(guard.user(target), convert(make_population(n)), sync, capture, n) for n in spec["sizes"]]
+    try:
+        result, again = trials.run(spec, variant, getattr(module, variant.function), population, capture,
+                                   args.outputs, args.compile_options, args.budget, prepare, _to_numpy, at_sizes)
+    except Exception as e:  # inspector's own code failed: the trial says so, the variants go on
+        return {"status": "error", "error": f"inspector failed: {type(e).__name__}: {e}",
+                "internal_errors": [guard.internal("trial", e)]}, None
+    if result.get("alone"):
+        torch._dynamo.reset()
+        for call, sync in warmed.values():
+            rounds.warm(call, sync)
+    return result, again
 
 
 def _compile_option(item):
@@ -73,10 +97,7 @@ def _compile_option(item):
     if not sep or key not in COMPILE_OPTIONS:
         raise samples.SampleError(f"--compile-option {item}: expected KEY=VALUE, KEY one of "
                                   f"{', '.join(COMPILE_OPTIONS)}")
-    try:
-        return key, ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
-        return key, raw
+    return key, trials.literal(raw)
 
 
 def _apply_config(item):
@@ -84,10 +105,7 @@ def _apply_config(item):
     key, sep, raw = item.partition("=")
     if not sep:
         raise samples.SampleError(f"--config {item}: expected KEY=VALUE")
-    try:
-        value = ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
-        value = raw
+    value = trials.literal(raw)
     root, path = torch._inductor.config, key
     for prefix, module in (("dynamo.", torch._dynamo.config), ("inductor.", torch._inductor.config)):
         if key.startswith(prefix):

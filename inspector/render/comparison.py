@@ -48,8 +48,9 @@ def spread(t):
 def summary(pair):
     """The pair's answer in one sentence: how many compiled variants got faster or slower under the second run."""
     compiled = [v for v in pair["variants"] if v["compiled"]]
+    noun = "compiled function" if pair.get("program") else "compiled variant"
     if not compiled:
-        return f"No compiled variant ran under both {pair['a']} and {pair['b']}."
+        return f"No {noun} ran under both {pair['a']} and {pair['b']}."
     groups = {}
     for v in compiled:
         groups.setdefault(v["change"] if v["status"] == ["ok", "ok"] else "not ok under both", []).append(v)
@@ -57,7 +58,7 @@ def summary(pair):
             for what in ("slower", "faster", "no clear change", "not ok under both", "unknown")
             if (vs := groups.get(what))]
     how = " (in every alternating round)" if pair["interleaved"] and ({"slower", "faster"} & groups.keys()) else ""
-    return (f"Under {pair['b']} against {pair['a']}, of {len(compiled)} compiled variant{'s' * (len(compiled) > 1)}: "
+    return (f"Under {pair['b']} against {pair['a']}, of {len(compiled)} {noun}{'s' * (len(compiled) > 1)}: "
             + "; ".join(said) + how + ".")
 
 
@@ -77,7 +78,9 @@ def reading(pair, v):
     if not v["compiled"]:
         return f"control: {CONTROLS.get(v['kind'], 'the machine')} can change its time, torch's compiler cannot"
     if v["control"] is None:
-        return "no eager variant of its family ran under both: whether the machine or NumPy changed its time is unknown"
+        return ("a program's run has no eager variant to read as the control" if pair["program"] else
+                "no eager variant of its family ran under both") + (
+            ": whether the machine or NumPy changed its time is unknown")
     c = next(e for e in pair["variants"] if e["id"] == v["control"])
     cause, t, ct = CONTROLS[c["kind"]], v["timing"][0], c["timing"][0]
     if v["change"] == "no clear change":
@@ -102,6 +105,12 @@ def notes(pair, v):
     its kernels, changed line verdicts, graph breaks."""
     a, b = pair["a"], pair["b"]
     out = [s for s in [reading(pair, v)] if s]
+    if "run" in v:
+        run = v["run"]
+        out.append(f"calls {run['calls'][0]} → {run['calls'][1]} (steady: {run['steady_calls'][0]} → "
+                   f"{run['steady_calls'][1]}); recompiles {run['recompiles'][0]} → {run['recompiles'][1]}")
+        out += [f"raised under {name} at call {raised[0]}: {raised[1]}"
+                for name, raised in zip((a, b), run["raised"]) if raised]
     for k in code(v):
         names = k["a"] if k["a"] == k["b"] else f"{k['a']} → {k['b']}"
         state = ("identical after normalisation" if k["identical"]

@@ -33,6 +33,7 @@ PROGRAM_LIMIT = 12  # kernels shown per compiled function of a program (see _com
 KERNEL_LINES = 500
 OUTPUT_CODE_LINES = 2000
 REASONS_PER_KIND = 5  # reasons of one kind shown under one source line (see _bounded)
+SAID_ONCE = ("machine-disagrees", "machine-lane")  # reasons shown once above a variant's source, not per line
 LEFT_OUT = {"serial": "single-threaded loop nests", "not-fused": "pairs of loops Inductor did not fuse"}
 ENV_ROWS = ("torch", "python", "numpy", "threads", "cpu", "isa", "cuda", "platform", "executable")
 DIFF_LINES = 400  # diff lines of one kernel pair shown on a comparison page
@@ -69,8 +70,8 @@ class HtmlRenderer(Renderer):
         return environment(self.index_page).get_template("report.html.j2").render(
             a=analysis, sample=sample, env=analysis.env, chart=charts.bars(analysis.variants),
             sweep=charts.sweep_plot(analysis.sweep), headlines=heads,
-            changes=views.changes(analysis), table=views.table(analysis), caution=views.caution(analysis),
-            line_anchor=line_anchor,
+            changes=views.changes(analysis), without_gain=views.tried_without_gain(analysis),
+            table=views.table(analysis), caution=views.caution(analysis), line_anchor=line_anchor,
             compiled=[dict(_compiled_view(v, analysis.files), open=v.id == shown)
                       for v in analysis.variants if v.compiled],
             findings=[f for f in analysis.findings if f.breaks or f.warnings], status_mark=STATUS_MARK,
@@ -86,8 +87,10 @@ class HtmlRenderer(Renderer):
                  for n, p in enumerate(comparison["pairs"])]
         runs = comparison["runs"]
         differs = {c["key"] for p in comparison["pairs"] for c in p["confounders"]}
-        env = [("population", False, ["{:,}".format(r["population"]) for r in runs]),
-               ("date", False, [r["created"].replace("T", " ") for r in runs]),
+        env = [("arguments", False, [" ".join(r["argv"]) for r in runs]),
+               ("machine load", False, [r["load"] for r in runs])] if comparison["program"] else [
+            ("population", False, ["{:,}".format(r["population"]) for r in runs])]
+        env += [("date", False, [r["created"].replace("T", " ") for r in runs]),
                ("torch build", "build" in differs, [r["build"] for r in runs])]
         env += [(key, key in differs, [getattr(r["env"], key) for r in runs]) for key in ENV_ROWS]
         env.append(("config", False, [" ".join(r["config"]) or "-" for r in runs]))
@@ -111,6 +114,7 @@ class HtmlRenderer(Renderer):
                  is not None else None} for c in compiled]
         return environment().get_template("program.html.j2").render(
             a=analysis, p=p, title=program_title(analysis), headlines=views.program_headlines(analysis),
+            fixes=views.program_fixes(analysis),
             sample=analysis.sample, env=analysis.env, rows=rows,
             compiled=compiled,
             status_mark=STATUS_MARK, status_text=STATUS_TEXT, highlight_css=highlight.stylesheet())
@@ -148,7 +152,7 @@ def _index_row(stem, analysis):
 
 def _compared(n, pair, v):
     """One variant of a compared pair of runs, with what the comparison page says of it (see comparison)."""
-    time = v["timing"][0] if v["timing"] and v["timing"][0]["what"] == "time" else None
+    time = compare.time_row(v)
     return dict(v, headline=comparison_words.headline(v), notes=comparison_words.notes(pair, v),
                 reading=comparison_words.reading(pair, v), time=time, moved=comparison_words.moved(time),
                 spread=comparison_words.spread(time), anchor=f"p{n}-{v['id']}",
@@ -203,6 +207,8 @@ def _compiled_view(v, files, limit=None):
     graphs gives a page that opens quickly; the rest is in the record.
     """
     shared = sorted({r.text for e in v.lines for r in e.why if r.not_vectorized})
+    tried = list(dict.fromkeys(r.text for e in v.lines for r in e.why if r.kind == "tried"))  # said once, above
+    overruled = list(dict.fromkeys(r.text for e in v.lines for r in e.why if r.kind in SAID_ONCE))  # so is this
     anchor = _anchor(v.id)
     ordered = sorted(v.kernels, key=lambda k: (k.cost.time_s is None, -(k.cost.time_s or 0))) if limit else v.kernels
     shown = ordered[:limit] if limit else ordered
@@ -231,7 +237,7 @@ def _compiled_view(v, files, limit=None):
         ("outside_graphs_s", "outside compiled graphs: guards, conversions, Python between graphs"))] if split else []
     return {"v": v, "sentence": sentence(v, files[0].display), "files": views, "kernels": kernels,
             "more_kernels": len(v.kernels) - len(shown), "more_code": len(output_code) - len(shown_code),
-            "shared": shared,
+            "shared": shared, "tried": tried, "overruled": overruled,
             "anchor": anchor, "timed": timed, "split": split if total else None,
             "rest": [{"label": label, "s": s, "share": s / total} for label, s in rest if s is not None and total],
             "phases": charts.phase_bar(v.compile_phases), "output_code": shown_code}
@@ -282,7 +288,8 @@ def _annotated(file, entries, shared, prefix, colors, shown_nests):
         notes = []
         if here and here[0].line == number:
             for e in here:
-                why = _bounded([r for r in e.why if not (r.not_vectorized and r.text in shared) and r.kind != "fix"])
+                why = _bounded([r for r in e.why if not (r.not_vectorized and r.text in shared)
+                                and r.kind not in ("fix", "tried", *SAID_ONCE)])
                 notes.append({"status": e.status, "text": f"{e.status}{_via(e)}" + (": " + "; ".join(why) if why else ""),
                               "vectorized": e.vectorized, "how": ", ".join(e.how)})
         timed = max((e for e in here if e.time_share is not None), key=lambda e: e.time_share, default=None)

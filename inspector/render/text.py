@@ -41,15 +41,19 @@ class TextRenderer(Renderer):
         caution = views.caution(analysis)
         if caution:
             console.print(f"Caution: {caution}.", markup=False, style="yellow")
-        found = views.changes(analysis)
-        if found:
+        found, idle = views.changes(analysis), views.tried_without_gain(analysis)
+        if found or idle:
             console.print("What to change, the most time at stake first:", markup=False)
             for n, c in enumerate(found, 1):
                 where = f" (line{'s' if len(c.lines) > 1 else ''} {places(c.lines, analysis.sample.path)})" \
                     if c.lines else ""
                 tried = f"; {c.tried}" if c.tried else ""
                 console.print(f"  {n}. {c.text}{where} [{c.stake} in {c.variant}{tried}]", markup=False)
-            console.print("  (time at stake: measured; effects: not tried by inspector)", markup=False)
+        for c in idle:
+            console.print(f"  tried, no gain (not advice): {c.text} [{c.variant}; {c.tried}]", markup=False)
+        if found or idle:
+            console.print("  (time at stake: measured; effects: measured where it says \"tried\", the fix applied by "
+                          "inspector, not by editing your code; the others are not tried by inspector)", markup=False)
         rows = views.table(analysis)
         console.print(timing_table(analysis, rows))
         for n, text in rows.notes:
@@ -105,6 +109,11 @@ class TextRenderer(Renderer):
                 console.print(f"    recompiled at call {c.call} ({seconds(c.seconds)}): {why}", markup=False)
             if v.recompilation and v.recompilation.limit:
                 console.print(f"    {v.recompilation.text}", markup=False, style="yellow")
+        fixes = views.program_fixes(analysis)
+        if fixes:
+            console.print("Could be tried (not measured: inspector run does not run your program again):", markup=False)
+        for vid, text in fixes:
+            console.print(f"  {vid}: {text}", markup=False)
         _not_understood(console, analysis)
         return _out(console)
 
@@ -141,7 +150,9 @@ class TextRenderer(Renderer):
                 gone = f"break at line {', '.join(map(str, t.gone))} gone" if t.gone else "the break stayed"
                 console.print(f"  tried --config {t.flag}: {t.breaks_before} -> {t.breaks_after} breaks, {gone}, "
                               f"median {seconds(t.median_before_s)} -> {seconds(t.median_after_s)}"
-                              + (f" ({t.status}: {t.error})" if t.status != "ok" else ""), markup=False)
+                              + (f" ({t.status}: {t.error})" if t.status != "ok" else "") if t.flag else
+                              f"  {t.text}" + "".join(f"; at {n:,}: steady call {seconds(b)} -> {seconds(a)}"
+                                                      for n, b, a, _, _ in t.sizes), markup=False)
             for w in row.warnings:
                 console.print(f"  warning: {w.text}", markup=False, style="yellow")
             for b in row.bounds:

@@ -2,10 +2,11 @@
 of each family, what to change ranked by the time at stake, the timings table's rows with their footnotes, and the
 one caution about the machine. Templates and the terminal only print these."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from inspector.render.words import NOISY, break_even, error_parts, ratio, seconds, timing_notes
+from inspector.analysis import trials as trials_mod
+from inspector.render.words import NOISY, break_even, error_parts, places, ratio, seconds, timing_notes
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,8 @@ class Change:
     lines: list  # [(file display, line)]
     stake_s: Optional[float]  # seconds per call the fix is about (measured), None where unknown
     stake: str  # that time in words, with what it is
-    tried: Optional[str] = None  # where inspector can measure the fix's effect, how
+    tried: Optional[str] = None  # its measured effect (a Trial's text), or how inspector can measure it
+    gain: Optional[bool] = None  # tried: whether it measured a gain (False: not advice); None: not tried
 
 
 @dataclass(frozen=True)
@@ -128,30 +130,60 @@ def _count(n, what):
 
 def changes(analysis):
     """Every fix inspector knows for the compiled variants that ran, each once, the largest time at stake first:
-    each graph break's usual rewrite (the time its variant spends outside compiled graphs), a recompile's guard
-    (the time of a call that compiles), the layout of strided loads (the time of the kernels they slowed)."""
+    each graph break's usual rewrite (the time its variant spends outside compiled graphs) and the config flag
+    that removes it, a recompile's guard (the time of a call that compiles), the layout of strided loads and the
+    tiling heuristic off (the time of the kernels they slowed). A fix inspector tried carries its measured effect;
+    one that measured no gain is not here but in ``tried_without_gain``."""
+    return [c for c in _all_changes(analysis) if c.gain is not False]
+
+
+def tried_without_gain(analysis):
+    """The fixes inspector tried that measured no gain (or failed): said, never offered as advice."""
+    return [c for c in _all_changes(analysis) if c.gain is False]
+
+
+def _all_changes(analysis):
     found = {}
     for v in analysis.variants:
         if not (v.compiled and v.status == "ok" and not v.preview):
             continue
+        trials = {t.fix: t for t in v.trials}
         outside = v.break_cost.outside_s if v.break_cost else None
         for b in v.breaks:
+            flag = next((t for t in v.trials if b.flag and t.flag == b.flag), None)
             if b.fix:
                 _keep(found, Change(b.fix[0].upper() + b.fix[1:], v.id, [(b.file, b.line)], outside, _stake(
-                    outside, "outside compiled graphs per call"), _flag(b)))
+                    outside, "outside compiled graphs per call"), None if flag else _flag(b)))
+            if flag:
+                name, _, value = b.flag.split(".", 1)[1].partition("=")
+                _keep(found, _tried(f"Set torch._dynamo.config.{name} = {value} before compiling (--config "
+                                    f"{b.flag}): it removes this break.", v, [(b.file, b.line)], outside,
+                                    "outside compiled graphs per call", flag))
         if v.recompilation and (v.recompilation.every_call or v.recompilation.limit):
             _keep(found, Change(f"Stop the recompiles: {v.recompilation.text}.", v.id, [], v.timing.per_population_s
                                 if v.timing else None, _stake(v.timing.per_population_s if v.timing else None,
                                                              "per call, compiles included")))
-        strided = [e for e in v.lines if any(r.kind == "not-vectorized-strided" for r in e.why)]
+        strided = trials_mod.strided_lines(v)
         if strided:
             kernels = {k for e in strided for k in e.kernels}
             stake = sum(k.cost.time_s for k in v.kernels if k.id in kernels and k.cost.time_s) or None
-            _keep(found, Change("Store the population column-major (shape (d, N), or np.asfortranarray) so that "
+            lines = sorted({(e.file, e.line) for e in strided})
+            what = "in the kernels of these lines per profiled call"
+            _keep(found, _tried("Store the population column-major (shape (d, N), or np.asfortranarray) so that "
                                 "the genes each line reads are contiguous: these lines ran in scalar loops because "
-                                "of strided loads.", v.id, sorted({(e.file, e.line) for e in strided}), stake,
-                                _stake(stake, "in the kernels of these lines per profiled call")))
+                                "of strided loads.", v, lines, stake, what, trials.get("column-major")))
+            if "tiling-off" in trials:  # advice only with its measured effect
+                _keep(found, _tried("Turn Inductor's tiling heuristic off for this function (torch.compile(fn, "
+                                    "options={\"cpp.enable_tiling_heuristics\": False})): it kept these lines "
+                                    "scalar because of their strided loads.", v, lines, stake, what,
+                                    trials["tiling-off"]))
     return sorted(found.values(), key=lambda c: -(c.stake_s or 0))
+
+
+def _tried(text, v, lines, stake_s, what, trial):
+    """The Change of a fix inspector can try, with its Trial's effect where it was tried."""
+    return Change(text, v.id, lines, stake_s, _stake(stake_s, what), trial.text if trial else None,
+                  trial.gain if trial else None)
 
 
 def _keep(found, change):
@@ -162,7 +194,7 @@ def _keep(found, change):
         return
     lines = sorted(set(before.lines) | set(change.lines), key=lambda fl: (str(fl[0]), fl[1] or 0))
     best = change if (change.stake_s or 0) > (before.stake_s or 0) else before
-    found[change.text] = Change(best.text, best.variant, lines, best.stake_s, best.stake, best.tried)
+    found[change.text] = replace(best, lines=lines)
 
 
 def _stake(seconds_, what):
@@ -215,6 +247,32 @@ def caution(analysis):
                     f"alternating rounds (up to {worst[1] / worst[0]:.2g}x): the machine's speed changed while it "
                     "was timed")
     return "; ".join(said) or None
+
+
+def program_fixes(analysis):
+    """A program's fixes that could be tried, and how, per compiled function ([(function id, text)]): ``inspector
+    run`` does not run the program again, so none is measured; ``inspector report`` and ``breaks`` measure them on a
+    sample calling the function. Nothing unless the run asked for them (``--try-fixes``, the default)."""
+    if not (analysis.program and analysis.program.try_fixes):
+        return []
+    said = []
+    for v in analysis.variants:
+        strided = sorted({(e.file, e.line) for e in trials_mod.strided_lines(v)})
+        if strided:
+            said.append((v.id, "its input column-major (np.asfortranarray(pop); for a tensor, "
+                               "pop.t().contiguous().t()) or Inductor's tiling heuristic off (torch.compile(fn, "
+                               "options={\"cpp.enable_tiling_heuristics\": False})), for the strided loads that "
+                               f"kept lines {places(strided, analysis.sample.path)} scalar; inspector report "
+                               "measures both on a sample"))
+        for flag in dict.fromkeys(b.flag for b in v.breaks if b.flag):
+            name, _, value = flag.split(".", 1)[1].partition("=")
+            said.append((v.id, f"torch._dynamo.config.{name} = {value} before compiling, which removes a graph break; "
+                               f"inspector breaks measures it on a sample (--config {flag})"))
+        if any("size mismatch" in r for c in v.run.recompiles for r in c.reasons):
+            said.append((v.id, "torch.compile(fn, dynamic=False) or torch._dynamo.mark_static(x, 0) on the input whose "
+                               "size changed (kernels stay specialised, one compile per size), or dynamic=True (one "
+                               "compile for every size); inspector breaks --population-sizes shows the recompiles"))
+    return said
 
 
 def program_headlines(analysis):

@@ -106,6 +106,9 @@ def sentence(v, sample):
         if v.break_cost:
             part += f" leave {v.break_cost.outside_fraction:.0%} of each call outside compiled graphs"
         parts.append(part)
+    machine = machine_code(v)
+    if machine:
+        parts.append(machine)
     if v.threads and v.threads.speedup:
         parts.append(v.threads.text)
     loops = [w for w in v.warnings if w.kind == "unrolled-loop"]
@@ -117,6 +120,35 @@ def sentence(v, sample):
                      + (f", recompile limit hit ({v.recompilation.limit})" if v.recompilation.limit else "")
                      + (", on every call" if v.recompilation.every_call else ""))
     return "; ".join(parts) + "."
+
+
+def machine_code(v):
+    """A compiled variant's machine code in one clause: the C++ loop nests it holds packed SIMD in, and those where it
+    overrules Inductor's code (the line verdicts follow it); for Triton kernels, that it does not apply."""
+    cpp = [k for k in v.kernels if k.backend == "cpp"]
+    if not cpp:
+        return "machine code not applicable (Triton kernels)" if any(k.backend == "triton" for k in v.kernels) else None
+    if not any(k.machine for k in cpp):
+        return "machine code not recorded"
+    told = [(k, n) for k in cpp for n in k.loop_nests if n.machine]
+    nests = sum(len(k.loop_nests) for k in cpp)
+    text = (f"machine code: packed SIMD in {sum(1 for _, n in told if n.machine.simd == 'packed')} of {len(told)} "
+            "C++ loop nests" + (f" told apart (of {nests})" if len(told) < nests else ""))
+    named = {True: [], False: []}  # the nests it overrules, by whether the C++ compiler vectorized them
+    for k, n in told:
+        if n.machine.overrules(n.vectorized):
+            named[n.machine.simd == "packed"].append(f"{k.name} nest {n.index}" if len(k.loop_nests) > 1 else k.name)
+    if named[True]:
+        text += f"; the C++ compiler vectorized {_few(named[True])}, which Inductor left scalar"
+    if named[False]:
+        text += f"; {_few(named[False])}: at::vec code without packed arithmetic"
+    if named[True] or named[False]:
+        text += " (the verdicts follow the machine code)"
+    return text
+
+
+def _few(names, listed=3):
+    return ", ".join(names[:listed]) + (f" and {len(names) - listed} more" if len(names) > listed else "")
 
 
 def program_title(analysis):

@@ -65,6 +65,12 @@ def test_population_sizes_report_recompiles_with_the_failed_guard(knapsack):
     recompiles = [w for w in rows["numpy-compiled-cpu"]["warnings"] if w["kind"] == "recompile"]
     assert recompiles and all("at population 2,000" in w["text"] for w in recompiles)
     assert any("size mismatch" in w["text"] and "expected 3000, actual 2000" in w["text"] for w in recompiles)
+    # where a size recompiled, dynamic=False is tried at the same sizes and compared there
+    (static,) = [t for t in rows["numpy-compiled-cpu"]["tried"] if t["fix"] == "dynamic-false"]
+    assert static["status"] == "ok" and static["matches"] is True, static
+    (population, before, after, _, recompiled), = static["sizes"]
+    assert population == 2000 and before > 0 and after > 0 and recompiled >= 1
+    assert static["speedup"] == pytest.approx(before / after) and static["text"].startswith("tried: dynamic=False")
 
 
 def test_a_clean_sample_exits_0_and_a_broken_one_2(tmp_path):

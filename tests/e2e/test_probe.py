@@ -10,6 +10,11 @@ def test_the_profiled_pass_wraps_the_timed_kernels_and_puts_them_back():
     from inspector.probe import profile
     from inspector.probe.capture import Capture
 
+    from torch._inductor.codegen import cpp
+
+    wrapped = [(cpp.TilingSelect, "select_tiling"), (cpp.CppKernel, "decide_parallel_depth"),
+               (cpp.KernelGroup, "finalize_kernel"), (cpp.CppVecOverrides, "atan2")]
+    before = [vars(target)[name] for target, name in wrapped]
     capture = Capture()
     capture.install()
     try:
@@ -19,6 +24,9 @@ def test_the_profiled_pass_wraps_the_timed_kernels_and_puts_them_back():
         graphs = capture.take()["graphs"]
     finally:
         capture.uninstall()
+    assert [vars(target)[name] for target, name in wrapped] == before  # Inductor's code generation put back
+    (nest,) = [n for g in graphs for n in g.get("nests") or []]  # and its decisions recorded for the one nest
+    assert {"tiling", "parallel", "kernel"} <= {d["kind"] for d in nest["decisions"]}
     (code,) = [c for g in graphs for c in g.get("output_code") or []]
     module = next(m for m in torch._inductor.codecache.PyCodeCache.modules if Path(m.__file__).read_text() == code)
     (name,) = profile.CPP_KERNEL.findall(code)

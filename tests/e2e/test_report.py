@@ -58,7 +58,8 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
     assert v.threads.points[0][0] == 1 and v.threads.speedup == v.threads.points[0][1] / v.threads.points[-1][1]
     # then every variant that ran, timed again in 3 rounds, each in turn: the ratios are taken side by side
     ran = {raw["id"] for raw in record["variants"] if raw["status"] == "ok"}
-    assert set(record["rounds"]["variants"]) == ran and a.rounds.count == 3
+    fixes = {t["id"] for t in record["trials"]}  # the fixes tried are timed in the same rounds
+    assert set(record["rounds"]["variants"]) == ran | fixes and a.rounds.count == 3
     assert all(len(v.timing.rounds_s) == 3 and v.speedup_vs_numpy_spread for v in a.variants if v.id in ran)
     html = (out / "trig.html").read_text()
     assert "Speedup against population size" in html and "Where the time goes" in html
@@ -66,6 +67,25 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
     assert (record["trace_dir"], record["trace_logs"]) == ("trig.trace", ["torch_trace.log"])
     assert "tlparse trig.trace/torch_trace.log -o trig.tlparse --no-browser" in html
     tlparse(out / "trig.trace" / "torch_trace.log", out / "trig.tlparse")
+
+
+def test_the_fixes_for_strided_loads_are_tried_side_by_side_and_shown_where_the_advice_is(trig):
+    proc, out = trig
+    record = load(out / "trig.json")
+    tried = {t["fix"]: t for t in record["trials"]}
+    assert set(tried) == {"column-major", "tiling-off"}  # trig's constraint lines load genes strided
+    for t in tried.values():
+        assert t["status"] == "ok" and t["matches_variant"] is True, t
+        assert t["capture"]["graphs"] and len(record["rounds"]["variants"][t["id"]]) == 3
+        assert f"trying {t['fix']} on {t['variant']}" in proc.stderr
+    a = analyze(record)
+    trials = {t.fix: t for v in a.variants for t in v.trials}
+    assert trials["column-major"].vectorized_now  # column-major: the constraint lines' loads are contiguous
+    assert all(t.rounds == 3 and t.speedup > 0 and t.text.startswith("tried: ") for t in trials.values())
+    html = (out / "trig.html").read_text()
+    for t in trials.values():
+        assert escape(t.text, quote=False) in html
+        assert any(c.tried == t.text for c in (views.changes(a) if t.gain else views.tried_without_gain(a)))
 
 
 def test_json_format_prints_the_analysis(tmp_path):
@@ -116,9 +136,10 @@ def test_render_of_a_schema_1_record_gives_the_full_report(tmp_path):
 def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
     """The same file reported twice, then a copy of it under another name (whose graphs Inductor's caches would
     otherwise replay with the first file's stacks): the same verdicts, line by line, and the torch variant, whose
-    graph equals the NumPy variant's, keeps its own lines."""
+    graph equals the NumPy variant's, keeps its own lines; and each C++ kernel's machine code, however its shared
+    object was built or reused."""
     shutil.copy(ROOT / "samples" / "sum.py", tmp_path / "renamed.py")
-    runs = []
+    runs, machine = [], []
     for sample in ("samples/sum.py", "samples/sum.py", tmp_path / "renamed.py"):
         out = tmp_path / f"out{len(runs)}"
         proc = run_cli("report", sample, "-n", 1200, "--budget", 0.02, "-v", "numpy-compiled-cpu",
@@ -127,7 +148,10 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
         a = analyze(load(next(out.glob("*.json"))))
         runs.append({v.id: [(e.line, e.status, e.vectorized, e.kernels, e.nests, e.how) for e in v.lines]
                      for v in a.variants if v.status == "ok"})
+        machine.append([k.machine and k.machine.describe() for v in a.variants for k in v.kernels if k.backend == "cpp"])
+        assert not next(p for p in a.parse if p.artifact == "machine code").problems
     assert runs[0] == runs[1] == runs[2]
+    assert machine[0] == machine[1] == machine[2] and len(machine[0]) == 2 and all(machine[0])
     torch_lines = runs[0]["torch-compiled-cpu"]
     assert [(status, "loop_nest" in how) for _, status, _, _, _, how in torch_lines] == [("parallel", True)]
 

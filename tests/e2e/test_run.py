@@ -69,6 +69,8 @@ def test_a_ga_program_runs_as_it_is_and_the_report_shows_what_compiled(tmp_path)
     a = analyze(load(tmp_path / "ga.json"))
     (f,) = a.variants
     assert (f.id, f.run.calls, a.program.exit) == ("fitness", 8, 0)
+    # how busy the machine was while it ran, the program's own CPU time left out (what compare --program shows)
+    assert a.load and a.load.cpus and 0 <= a.load.others_share <= 1
     item = line_of(a, "best = value.min().item()")
     assert item in {b.line for b in f.breaks}
     # both recompilations, each at its call with the guard that failed

@@ -3,17 +3,19 @@ comparison of the checked-in runs of one sample under both versions."""
 
 import json
 import re
+import shutil
 import statistics
 
 import pytest
 from markupsafe import escape as html_escape
 
-from conftest import RECORDS, VERSIONS, analysis, line_of, record_path
+from conftest import RECORDS, VERSIONS, analysis, line_of, record_path, run_cli
 from inspector.analysis import analyze, compare
 from inspector.model import Kernel
 from inspector.record import load
 from inspector.render import comparison as comparison_words
 from inspector.render.base import renderer
+from inspector.render.words import seconds
 
 
 def poly_kernel(version, vid):
@@ -321,3 +323,51 @@ def test_the_page_links_both_reports_or_says_how_to_make_them(tmp_path):
     html = renderer("html").comparison(result)
     assert '<a href="poly-torch-2.13.0.html">torch 2.13.0</a>' in html
     assert f"<code>inspector render {records[0]}</code> makes it" in html
+
+
+def test_two_run_records_of_a_program_compare_per_function(tmp_path):
+    """`inspector run samples/programs/ga.py` under torch 2.1.2 and 2.13, compared from disk: per compiled function
+    its steady time per call, compile, calls and recompiles, kernels and verdicts; the runs were sequential."""
+    proc = run_cli("compare", record_path("2.1.2", "ga"), record_path("2.13.0", "ga"), "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    old, new = (analysis(v, "ga").variant("fitness") for v in VERSIONS)
+    assert (f"fitness: time per steady call {seconds(old.timing.median_s)} → {seconds(new.timing.median_s)}"
+            in proc.stdout)
+    assert (f"calls {old.run.calls} → {new.run.calls} (steady: {old.run.steady_calls} → {new.run.steady_calls}); "
+            f"recompiles {len(old.run.recompiles)} → {len(new.run.recompiles)}") in proc.stdout
+    assert "the runs were sequential" in proc.stdout and "has no eager variant to read as the control" in proc.stdout
+    html = (tmp_path / "ga-compare.html").read_text()
+    assert '<th scope="row">arguments' in html and "<td>3000 8</td>" in html and "machine load" in html
+    assert '<h3 id="p0-fitness">fitness</h3>' in html and "time per steady call" in html
+
+
+def _slower(tmp_path, factor, recompiles=0, error=None):
+    """The 2.13 record of the GA program with fitness's steady calls ``factor`` times slower, ``recompiles`` more
+    recompiles, and ``error`` raised at its last call, written beside the original."""
+    raw = json.loads(record_path("2.13.0", "ga").read_text())
+    if error:
+        raw["variants"][0].update(error=error, error_call=8)
+    t = raw["variants"][0]["timing"]
+    t.update({k: t[k] * factor for k in ("median_s", "min_s", "max_s")}, samples_s=[s * factor for s in t["samples_s"]])
+    raw["variants"][0]["run"]["compiles"] += [dict(raw["variants"][0]["run"]["compiles"][-1], call=8)] * recompiles
+    (tmp_path / "slow.json").write_text(json.dumps(raw))
+    shutil.copy(record_path("2.13.0", "ga"), tmp_path / "base.json")
+    return tmp_path / "base.json", tmp_path / "slow.json"
+
+
+def test_a_programs_slowdown_recompiles_and_exceptions_fail_the_build(tmp_path):
+    base, slow = _slower(tmp_path, 3.0, recompiles=1, error="ValueError: Unknown format code 'f'\n\nfrom user code")
+    proc = run_cli("compare", base, slow, "--fail-on-regression", "-o", tmp_path)
+    assert proc.returncode == 3, proc.stderr
+    where = "fitness (torch 2.13.0 (#1) → torch 2.13.0 (#2))"
+    assert [ln for ln in proc.stderr.splitlines() if ln.startswith("regression")] == [
+        f"regression: {where}: raised at call 8: ValueError: Unknown format code 'f'",
+        f"regression: {where}: recompiles 2 → 3", f"regression: {where}: 3.00x slower"]
+    assert "raised under torch 2.13.0 (#2) at call 8: ValueError: Unknown format code 'f'" in proc.stdout
+    base, slow = _slower(tmp_path, 1.05)  # within --max-slowdown
+    assert run_cli("compare", base, slow, "--fail-on-regression", "-o", tmp_path).returncode == 0
+
+
+def test_a_program_and_a_sample_are_not_compared():
+    with pytest.raises(compare.CompareError, match=r"a program's record \(inspector run\) and a sample's record"):
+        compare.compare([analysis("2.13.0", "ga"), analysis("2.13.0", "poly")])

@@ -95,9 +95,9 @@ def test_apply_along_axis_row_function_runs_serial_and_eager():
     assert s["return -(cost + PENALTY * violation)"] == {"serial"}
     serial = [r.text for e in a.variant("numpy_apply-compiled-cpu").lines if e.status == "serial"
               for r in e.why if r.kind == "serial"]
-    assert serial and all("minimum chunk" in w or "has no loop" in w for w in serial)
-    assert any("its loops cover 10 elements, 5 per thread, below Inductor's minimum chunk (cpp.min_chunk_size = "
-               "512 per thread, 2 threads)" in w for w in serial)
+    assert serial and all("cpp.min_chunk_size" in w or "has no loop" in w for w in serial)
+    assert any("Inductor's parallel-depth decision (recorded): its loops cover 10 elements, 5 per thread, under "
+               "cpp.min_chunk_size = 512 per thread (2 threads)" in w for w in serial)
 
 
 def test_under_torch_2_1_the_apply_along_axis_row_function_is_not_compiled():
@@ -128,8 +128,8 @@ def test_under_torch_2_1_the_64_row_standardisation_is_serial_below_its_minimum_
     line = line_of(a, "scaled = (DATA_TORCH")
     (e,) = [e for e in a.variant("torch-compiled-cpu").lines if e.line == line]
     assert e.status == "serial"
-    assert any("its loops cover 512 elements, 256 per thread, below Inductor's minimum chunk (cpp.min_chunk_size = "
-               "4096 per thread" in r.text for r in e.why)
+    assert any("parallel-depth decision (recorded): its loops cover 512 elements, 256 per thread, under "
+               "cpp.min_chunk_size = 4096 per thread" in r.text for r in e.why)
     assert statuses(a, "torch-compiled-cpu")["if torch.isnan(loss).any():"] == {"graph-break"}
 
 

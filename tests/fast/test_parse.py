@@ -148,6 +148,7 @@ FRAGMENTS = ["k0 = async_compile.cpp_pybinding(['const double*'], r'''\n", "k1 =
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join))
 @example(FRAGMENTS[0] + FRAGMENTS[0] + FRAGMENTS[4] + FRAGMENTS[4])  # two literals joined mid-line
+@example(FRAGMENTS[0] + FRAGMENTS[0] + "  " + FRAGMENTS[4] + FRAGMENTS[4])  # ... with white space between them
 def test_splitter_on_malformed_code_answers_only_what_the_text_says(text):
     split = kernels.split(text)
     for k in split.kernels:
@@ -166,7 +167,8 @@ def test_splitter_on_malformed_code_answers_only_what_the_text_says(text):
 
 
 def _bare(text):
-    return text.replace("'", "").replace('"', "").replace("\n", "")
+    """``text`` without quotes and white space (implicitly concatenated literals may be split by any)."""
+    return "".join(text.replace("'", "").replace('"', "").split())
 
 
 @pytest.mark.parametrize("index, expected", [

@@ -64,7 +64,7 @@ def loop_nests(code):
         if not FOR.match(lines[i]):
             i += 1
             continue
-        end = _body_end(lines, i)
+        end = body_end(lines, i)
         header = HEADER.search(lines[i])
         if header and not INDEX.match(header.group(1)):  # a loop over threads: not a nest
             i = end + 1
@@ -87,7 +87,7 @@ def loop_nests(code):
     return nests, problems
 
 
-def _body_end(lines, start):
+def body_end(lines, start):
     """The index of the last line of the ``for`` at ``start``: its matching brace, or its one statement."""
     depth, opened = 0, False
     for j in range(start, len(lines)):
@@ -122,7 +122,7 @@ def _work(lines):
     inner, i = [], 1
     while i < len(lines) - 1:
         header = HEADER.search(lines[i]) if FOR.match(lines[i]) else None
-        end = _body_end(lines, i) if header else i
+        end = body_end(lines, i) if header else i
         if header and INDEX.match(header.group(1)):
             inner.append(_work(lines[i:end + 1]))
         i = end + 1

@@ -1,0 +1,171 @@
+"""The machine code of C++ kernels: the probe's instruction counts (``capture.machine_code``, see
+``inspector/probe/machine.py``) joined to the kernels and loop nests parsed from the output code, and what they say
+against the source verdict.
+
+A loop nest gets counts of its own from the compiler's line table where it wrote one (torch 2.13 builds with
+``-g1``): the instructions of the source lines the nest spans, inlined code counted on the line that inlined it.
+Without one (torch 2.1), from the kernel's functions: its entry ``kernel`` and one OpenMP outlined function per
+``#pragma omp parallel`` region, numbered by GCC in source order (``kernel._omp_fn.N``; clang's ``.omp_outlined.``
+likewise); a nest gets the counts of the outlined function of the one region it overlaps, when no other nest overlaps
+that region, or, in a kernel with no parallel region and one nest, the entry function's. Other nests have only their
+kernel's counts (the entry function also combines the per-thread results of the reductions of every region).
+Where a nest's own counts disagree with Inductor's code (a scalar nest the C++ compiler vectorized itself, an
+``at::vec`` nest without packed arithmetic), the machine code decides.
+"""
+
+import re
+from dataclasses import replace
+
+from inspector.analysis.parse import cpp
+from inspector.model import MachineCode, Reason
+from inspector.record import kernel_key
+
+REGION = re.compile(r"#pragma omp parallel\b")
+OUTLINED = re.compile(r"(?:_omp_fn\.|\.omp_outlined\.)\.?(\d*)$")
+COUNTS = ("instructions", "packed_fp", "scalar_fp", "packed_int", "simd_data", "gather")
+VECTOR_MATH = re.compile(r"^Sleef_")
+LIBM = {f"{name}{suffix}" for suffix in ("", "f") for name in (
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "exp",
+    "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt", "hypot", "erf", "erfc", "lgamma",
+    "tgamma", "fmod", "remainder", "nextafter", "ceil", "floor", "round", "trunc", "sincos", "copysign", "fma")}
+
+
+def with_machine_code(kernels, entries):
+    """(kernels with ``machine`` joined to each C++ kernel and to the loop nests it can be told for, (entries
+    joined, problems)): ``entries`` are the variant's raw ``machine_code`` records."""
+    by_key = {e["key"]: e for e in entries}
+    out, problems, joined = [], [], set()
+    for k in kernels:
+        entry = by_key.get(kernel_key(k.code)) if k.backend == "cpp" else None
+        if entry is None:
+            out.append(k)
+            if k.backend == "cpp" and entries:
+                problems.append(f"{k.id}: no machine code recorded for it")
+            continue
+        joined.add(entry["key"])
+        functions = entry["functions"]
+        unclassified = _merged(f.get("unclassified") for f in functions.values())
+        unknown = sum(n for _, n in unclassified)
+        if unknown:
+            problems.append(f"{k.id}: {unknown} instruction{'s' if unknown > 1 else ''} not classified ("
+                            + ", ".join(f"{m} x{n}" for m, n in unclassified) + ")")
+        nests, unattributed = _per_nest(k, functions, entry.get("lines"))
+        problems += [f"{k.id}: {p}" for p in unattributed]
+        out.append(replace(k, machine=_code(functions.items()), loop_nests=nests))
+    problems += [f"machine code {key} joins no kernel of the output code" for key in by_key if key not in joined]
+    return out, (len(joined), problems)
+
+
+def _per_nest(kernel, functions, lines):
+    """(the kernel's loop nests with their own counts, problems): from the line table's counts per source line
+    (``lines``) where the compiler wrote one, else those of the functions that hold a nest alone."""
+    nests = kernel.loop_nests
+    if lines:
+        return [replace(n, machine=_code((f"lines {n.lines[0]}-{n.lines[1]}", counts) for line, counts in lines.items()
+                                         if n.lines[0] <= int(line) <= n.lines[1])) for n in nests], []
+    code = kernel.code.splitlines()
+    regions = [_span(code, i) for i, line in enumerate(code) if REGION.search(line)]
+    outlined = sorted((int(m.group(1) or 0), name) for name in functions if (m := OUTLINED.search(name)))
+    if len(outlined) != len(regions):
+        return nests, [f"{len(outlined)} OpenMP outlined functions for {len(regions)} parallel regions: its machine "
+                       "code is not told apart per loop nest"]
+    owner = {}  # nest index: the functions holding it, where they hold no other nest
+    if not regions and len(nests) == 1 and "kernel" in functions:
+        owner[nests[0].index] = ["kernel"]
+    for (first, last), (_, name) in zip(regions, outlined):
+        inside = [n for n in nests if _overlaps(n, (first, last))]
+        if len(inside) == 1 and sum(_overlaps(inside[0], r) for r in regions) == 1:
+            owner[inside[0].index] = [name]
+    return [replace(n, machine=_code((f, functions[f]) for f in owner[n.index])) if n.index in owner else n
+            for n in nests], []
+
+
+def _overlaps(nest, region):
+    first, last = region
+    return nest.lines[0] - 1 <= last and first <= nest.lines[1] - 1
+
+
+def _span(lines, start):
+    """(first, last) 0-based line of what a ``#pragma omp parallel`` at ``start`` applies to: its block, or the one
+    statement (a ``for`` loop with its body) after it."""
+    following = next((j for j in range(start + 1, len(lines)) if lines[j].strip()), start)
+    return start, cpp.body_end(lines, following)
+
+
+def _code(functions):
+    """One MachineCode summing the counts of ``functions`` ((symbol, raw counts) pairs, or (a nest's "lines A-B",
+    the counts of one of its lines) pairs); None where there are none."""
+    functions = list(functions)
+    if not functions:
+        return None
+    total = {c: sum(f.get(c, 0) for _, f in functions) for c in COUNTS}
+    calls = _merged(f.get("calls") for _, f in functions)
+    widths = [f.get("register") for _, f in functions if f.get("register")]
+    return MachineCode(
+        functions=tuple(dict.fromkeys(name for name, _ in functions)), instructions=total["instructions"],
+        packed_fp=total["packed_fp"], scalar_fp=total["scalar_fp"], packed_int=total["packed_int"],
+        simd_data=total["simd_data"], gathers=total["gather"],
+        register=min(widths, key=("zmm", "ymm", "xmm").index) if widths else None,
+        vector_math=tuple((n, c) for n, c in calls if VECTOR_MATH.match(n)),
+        scalar_math=tuple((n, c) for n, c in calls if n in LIBM),
+        unclassified=_merged(f.get("unclassified") for _, f in functions))
+
+
+def _merged(dicts):
+    """((name, count), ...) summed over ``dicts``, most first."""
+    total = {}
+    for d in dicts:
+        for name, n in (d or {}).items():
+            total[name] = total.get(name, 0) + n
+    return tuple(sorted(total.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def own(unit):
+    """The machine code of a unit (kernel, nest or None) alone: a nest's own, or a one-nest kernel's; else None."""
+    kernel, nest = unit
+    if nest is not None:
+        return nest.machine
+    return kernel.machine if len(kernel.loop_nests) <= 1 else None
+
+
+def vectorized(unit):
+    """Whether a C++ unit's operations run in SIMD: its own machine code's answer where it decides (packed or
+    scalar), else Inductor's code's."""
+    kernel, nest = unit
+    if kernel.backend != "cpp":
+        return None
+    source = nest.vectorized if nest else kernel.vectorized
+    code = own(unit)
+    return source if code is None or code.simd == "moves" else code.simd == "packed"
+
+
+def reasons(units, listed):
+    """The machine code beside the source verdict, for a line's C++ units: one ``machine-code`` Reason with a phrase
+    per unit, one ``machine-disagrees`` naming the units whose machine code overrules Inductor's code, and one
+    ``machine-lane`` for vector code calling scalar math; ``listed`` joins a reason's items, the first few of many."""
+    said, disagree, lane = {}, [], []
+    for kernel, nest in units:
+        code = own((kernel, nest)) if kernel.backend == "cpp" else None
+        shown = code or (kernel.machine if kernel.backend == "cpp" else None)
+        if shown is None:
+            continue
+        several = len(kernel.loop_nests) > 1
+        where = f"{kernel.name} nest {nest.index}" if nest and several else kernel.name
+        if code is None:
+            where = f"{kernel.name} (all {len(kernel.loop_nests)} nests: not told apart)"
+        said.setdefault(where, shown.describe())
+        source = nest.vectorized if nest else kernel.vectorized
+        if code is not None and code.overrules(source):
+            disagree.append(f"{where}: Inductor generated " + (
+                "scalar code, and the C++ compiler vectorized it" if code.simd == "packed" else
+                "at::vec code, and its machine code has no packed arithmetic"))
+        if code is not None and source and code.scalar_math:
+            lane.append(f"{where} calls " + ", ".join(f"{n} x{c}" for n, c in code.scalar_math))
+    why = []
+    if said:
+        why.append(Reason("machine-code", "machine code: " + listed([f"{w}: {d}" for w, d in said.items()])))
+    if disagree:
+        why.append(Reason("machine-disagrees", listed(disagree) + "; the verdict follows the machine code"))
+    if lane:
+        why.append(Reason("machine-lane", listed(lane) + ": scalar math functions, one vector lane per call"))
+    return why

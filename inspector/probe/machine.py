@@ -1,0 +1,265 @@
+"""The machine code of each C++ kernel Inductor builds and loads: instruction counts from ``objdump``.
+
+Hooked where a kernel's C++ source and its shared object are both known: torch 2.13's
+``CppPythonBindingsCodeCache.load_pybinding_async`` (``async_compile.cpp_pybinding``; the shared object is the module
+its entry function belongs to) and ``CppCodeCache.load`` (torch 2.1's ``async_compile.cpp``; a ctypes library). Loading
+only notes the path; ``take()``, called after the compiling call, disassembles (outside torch's compile time).
+
+Each kernel's record holds plain counts, never the shared object: per function of the kernel (the entry function
+``kernel`` and the OpenMP outlined functions ``kernel._omp_fn.N`` that hold its parallel regions; GCC's ``.cold``,
+``.part.N`` and ``.constprop.N`` pieces count in the function they were split from, and a local function one of them
+calls, where it is ``at::vec`` code or a lambda of the kernel, in the caller), each instruction in one class of
+``CLASSES``, the calls by target, and the widest SIMD register; the same per line of the kernel's source where the
+compiler wrote a line table (``count``). Its ``key`` joins it to the kernel analysis parses from the output code
+(``inspector.record.kernel_key``). It costs 10 to 30 ms per kernel (two cores) and 0.4 to 11 kB of record.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+
+from inspector.record import kernel_key
+
+OBJDUMP_TIMEOUT_S = 60
+# the instruction classes, first match wins (Intel syntax mnemonics, VEX/EVEX ``v`` prefix optional); an instruction
+# none matches is counted by mnemonic under ``unclassified``, never guessed
+_FP = (r"(?:add|sub|mul|div|sqrt|min|max|rcp(?:14|28)?|rsqrt(?:14|28)?|round|rndscale|getexp|getmant|scalef|range"
+       r"|reduce|fixupimm|hadd|hsub|addsub|dp|cmp\w*|f(?:n?m(?:add|sub)|maddsub|msubadd)(?:132|213|231))")
+CLASSES = (
+    ("gather", re.compile(r"^vp?gather\w+$")),
+    ("scatter", re.compile(r"^vp?scatter\w+$")),
+    ("mask", re.compile(r"^k(?:mov|and|andn|or|xor|xnor|not|test|ortest|shift\w*|add|unpck)\w*$")),
+    ("scalar_fp", re.compile(rf"^v?(?:{_FP}s[sdh]|u?comis[sdh]|cvtt?(?:s[sdh]|u?si)2\w+|cvt\w+2(?:s[sdh]|u?si))$")),
+    ("packed_fp", re.compile(rf"^v?(?:{_FP}p[sdh]|cvt\w+)$")),
+    ("packed_int", re.compile(r"^v?p(?:add|sub|mul|madd|cmp|min|max|abs|sll|srl|sra|sign|avg|sadbw|hadd|hsub|test"
+                              r"|lzcnt|popcnt|conflict|rol|ror|shld|shrd)\w*$")),
+    ("simd_data", re.compile(
+        r"^v?(?:mov(?:ap|up|nt|h|l|dq|dd|sh|sl|msk)\w*|movs[sdh]|movq|movd|lddqu|p?broadcast\w*|perm\w*|p?shuf\w*"
+        r"|p?unpck\w*|insert\w*|extract\w*|pinsr\w*|pextr\w*|p?blend\w*|(?:andn?|or|xor)p[sdh]|pandn?\w*|por\w*"
+        r"|pxor\w*|pternlog\w*|p?align\w*|pack\w*|pmov\w*|p?expand\w*|p?compress\w*|zeroupper|zeroall|fpclass\w*"
+        r"|testp[sd]|p?maskmov\w*)$")),
+    ("general", re.compile(
+        r"^(?:mov|movabs|movsx|movsxd|movzx|movs[bwq]|stos\w*|lea|add|adc|sub|sbb|imul|mul|idiv|div|inc|dec|neg|not"
+        r"|and|andn|or|xor|shl|shr|sar|sal|rol|ror|shld|shrd|shlx|shrx|sarx|rorx|mulx|cmp|test|j\w+|set\w+|cmov\w+"
+        r"|push|pop|ret|leave|nop|xchg|xadd|cmpxchg\w*|cqo|cdq|cdqe|cwde|cwd|cbw|bt[crs]?|bsf|bsr|tzcnt|lzcnt|popcnt"
+        r"|bswap|bl\w+|bextr|bzhi|pdep|pext|endbr64|ud2|int3|hlt|pause|[lms]fence|prefetch\w*)$")),
+)
+PREFIXES = {"lock", "rep", "repz", "repe", "repnz", "repne", "notrack", "bnd", "data16", "cs", "ds", "ss", "es", "fs",
+            "gs", "{evex}", "{vex}", "{vex3}", "addr32"}
+FUNCTION = re.compile(r"^[0-9a-f]+ <(.+)>:$")
+INSTRUCTION = re.compile(r"^\s*[0-9a-f]+:\t(\S.*)$")
+# a line-table place: "/path/x.cpp:71" (the innermost), then "inlined by /path/x.cpp:71 (kernel._omp_fn.1)"
+LOCATION = re.compile(r"^(inlined by )?(\S.*?):(\d+)(?: \(discriminator \d+\))?(?: \(.*\))?$")
+TARGET = re.compile(r"<(.+?)(?:\+0x[0-9a-f]+)?>$")
+# GCC's pieces of one function: kernel.cold, kernel._omp_fn.0.part.0, kernel.constprop.0.isra.0
+PIECE = re.compile(r"(?:\.(?:cold|part|constprop|isra|lto_priv)(?:\.\d+)?)+$")
+WIDTH = ("zmm", "ymm", "xmm")
+# local functions counted in their caller: ``at::vec`` code the compiler did not inline, the kernel's lambdas (not
+# the error paths: building an exception message copies strings with SIMD moves)
+MERGED = ("at::", "kernel::")
+
+
+class MachineCode:
+    """Notes each C++ kernel's source and shared object as torch loads it; ``take()`` counts their instructions."""
+
+    def __init__(self, problem):
+        self._problem = problem  # called with one line when something could not be read
+        self._loaded = []  # (source, path) since the last take(); appended from Inductor's compile threads too
+        self._lock = threading.Lock()
+        self._known = {}  # key: (source, path) of every kernel loaded so far
+        self._counted = {}  # path: its functions, counted once per process
+        self._objdump = None
+
+    def install(self, restore):
+        """Wrap the loaders this torch has; ``restore`` gets (class, name, original) for each."""
+        from torch._inductor import codecache
+        bindings = getattr(codecache, "CppPythonBindingsCodeCache", None)
+        if bindings is not None and "load_pybinding_async" in vars(bindings):
+            self._wrap(restore, bindings, "load_pybinding_async", 1, _future_path)
+        plain = getattr(codecache, "CppCodeCache", None)
+        if plain is not None and "load" in vars(plain):
+            self._wrap(restore, plain, "load", 0, _library_path)
+
+    def _wrap(self, restore, owner, name, source_at, path_of):
+        original = vars(owner)[name]
+        recorder = self
+
+        def load(cls, *args, **kwargs):
+            result = original.__func__(cls, *args, **kwargs)
+            if cls is owner and len(args) > source_at:  # not a subclass's (the C++ wrapper's) whole module
+                return path_of(result, lambda path: recorder._note(args[source_at], path))
+            return result
+
+        setattr(owner, name, classmethod(load))
+        restore.append((owner, name, original))
+
+    def _note(self, source, path):
+        with self._lock:
+            self._loaded.append((source, path))
+
+    def take(self, output_code=()):
+        """[{``key``, ``functions``, ``lines``, ``seconds``}], each kernel once: those loaded since the last call, and
+        those loaded before whose source ``output_code`` (the modules compiled since) holds, as torch reuses a module
+        it loaded."""
+        with self._lock:
+            loaded, self._loaded = self._loaded, []
+        for source, path in loaded:
+            self._known[kernel_key(source)] = (source, path)
+        keys = dict.fromkeys(kernel_key(source) for source, _ in loaded)
+        keys.update(dict.fromkeys(key for key, (source, _) in self._known.items() if key not in keys
+                                  and any(source in code for code in output_code)))
+        out = []
+        for key in keys:
+            start = time.perf_counter()
+            counted = self._read(self._known[key][1])
+            if counted is not None:
+                out.append({"key": key, "functions": counted[0], "lines": counted[1],
+                            "seconds": round(time.perf_counter() - start, 6)})
+        return out
+
+    def _read(self, path):
+        """(functions, lines) as ``count`` gives them, of the shared object at ``path``; None where it was not read."""
+        if not path:
+            return None
+        if path in self._counted:
+            return self._counted[path]
+        if self._objdump is None:
+            self._objdump = _find_objdump() or ""
+        if not self._objdump:
+            self._problem("objdump not found (binutils): the machine code of the C++ kernels is not counted")
+            return None
+        try:
+            command = [self._objdump, "-d", "-l", "--inlines", "--no-show-raw-insn", "-M", "intel", "-C", path]
+            text = subprocess.run(command, capture_output=True, text=True, timeout=OBJDUMP_TIMEOUT_S, check=True).stdout
+        except (OSError, subprocess.SubprocessError) as e:
+            self._problem(f"objdump could not read {os.path.basename(path)}: {type(e).__name__}: {e}")
+            return None
+        self._counted[path] = count(text, os.path.basename(path)[:-len(".so")] + ".cpp")
+        return self._counted[path]
+
+
+def _future_path(future, note):
+    """torch 2.13: the callable that loads the module; the entry function it returns belongs to the module."""
+    def loaded():
+        function = future()
+        note(getattr(getattr(function, "__self__", None), "__file__", None))
+        return function
+    return loaded
+
+
+def _library_path(library, note):
+    """torch 2.1: the loaded ctypes library (a module where a later torch returns one)."""
+    note(getattr(library, "_name", None) or getattr(library, "__file__", None))
+    return library
+
+
+def _find_objdump():
+    """objdump next to the C++ compiler Inductor uses (a toolchain's prefixed one too), else on the PATH."""
+    compiler = None
+    try:
+        from torch._inductor import cpp_builder
+        compiler = cpp_builder.get_cpp_compiler()
+    except Exception:  # torch 2.1 has no cpp_builder
+        try:
+            from torch._inductor import codecache
+            compiler = codecache.cpp_compiler()
+        except Exception:
+            compiler = os.environ.get("CXX")
+    found = shutil.which(compiler) if compiler else None
+    if found:
+        folder, name = os.path.split(os.path.realpath(found))
+        prefix = re.sub(r"(?:g\+\+|c\+\+|gcc|cc|clang\+\+|clang)(?:-[\d.]+)?$", "", name)
+        for candidate in (f"{prefix}objdump", "objdump"):
+            if os.access(os.path.join(folder, candidate), os.X_OK):
+                return os.path.join(folder, candidate)
+    return shutil.which("objdump")
+
+
+def count(disassembly, source=None):
+    """({function: counts}, {line: counts}) of ``objdump -d -l --inlines -M intel -C`` text, for the kernel's own
+    functions: the entry ``kernel`` and its OpenMP outlined functions, each with the local functions it calls counted
+    in it; and per line of ``source`` (the file name of the kernel's C++ source), from the line table where the
+    compiler wrote one (torch 2.13's ``-g1``): each instruction on the line of that file that it is, or that inlined
+    the code it is (a local function's, on the line that calls it)."""
+    bodies, current, line = {}, None, None
+    for text in disassembly.splitlines():
+        found = FUNCTION.match(text)
+        if found:
+            name, line = found.group(1), None
+            current = None if name.endswith("@plt") else bodies.setdefault(PIECE.sub("", name), [])
+            continue
+        found = INSTRUCTION.match(text)
+        if found:
+            if current is not None:
+                current.append((found.group(1), line))
+            continue
+        found = LOCATION.match(text)
+        if found:  # the innermost place first, then each "inlined by" outwards: the last one in the source counts
+            if not found.group(1):
+                line = None
+            if source and found.group(2).rsplit("/", 1)[-1] == source:
+                line = int(found.group(3))
+    functions, lines = {}, {}
+    for name in bodies:
+        if _kernel_function(name):
+            counts = _empty()
+            _add(counts, lines, name, bodies, {name}, None)
+            functions[name] = _kept(counts)
+    return functions, {str(n): _kept(c) for n, c in sorted(lines.items())}
+
+
+def _kept(counts):
+    return {k: v for k, v in counts.items() if v}  # a class it has none of is left out
+
+
+def _kernel_function(name):
+    return name == "kernel" or name.startswith(("kernel.", ".omp_outlined"))
+
+
+def _empty():
+    return dict({c: 0 for c, _ in CLASSES}, instructions=0, calls={}, register=None, unclassified={}, local=[])
+
+
+def _add(counts, lines, name, bodies, seen, at):
+    """Count ``name``'s instructions into ``counts`` and ``lines`` ({line: counts}; ``at``: the line of the call for
+    a local function's), and those of the local functions it calls (each once)."""
+    for text, line in bodies[name]:
+        words = text.split()
+        while words and words[0] in PREFIXES:
+            words = words[1:]
+        if not words:
+            continue
+        line = at or line
+        here = [counts] + ([lines.setdefault(line, _empty())] if line else [])
+        callee = _count(here, words[0], " ".join(words[1:]))
+        if callee in bodies and callee.startswith(MERGED) and not _kernel_function(callee) and callee not in seen:
+            seen.add(callee)
+            counts["local"].append(callee)
+            _add(counts, lines, callee, bodies, seen, line)
+
+
+def _count(targets, mnemonic, operands):
+    """Count one instruction in each of ``targets``; the local name of the function it calls, if it is a call."""
+    callee = None
+    if mnemonic == "call" or (mnemonic == "jmp" and "@plt" in operands):  # a tail call leaves through jmp
+        target = TARGET.search(operands.split("#")[-1].strip())
+        callee = target.group(1).split("@")[0] if target else "(indirect)"
+        shown = re.split(r"[(<]", callee)[0].strip() or callee  # a C++ name without its arguments
+        kind, callee = "call", PIECE.sub("", callee)
+    else:
+        kind = next((c for c, pattern in CLASSES if pattern.match(mnemonic)), None)
+        width = next((w for w in WIDTH if w in operands), None) if kind not in (None, "general") else None
+    for counts in targets:
+        counts["instructions"] += 1
+        if kind == "call":
+            counts["calls"][shown] = counts["calls"].get(shown, 0) + 1
+        elif kind is None:
+            counts["unclassified"][mnemonic] = counts["unclassified"].get(mnemonic, 0) + 1
+        else:
+            counts[kind] += 1
+            if width and (counts["register"] is None or WIDTH.index(width) < WIDTH.index(counts["register"])):
+                counts["register"] = width
+    return callee

@@ -1,0 +1,93 @@
+"""Fixes tried without editing the user's code, at the parent's request, in the probe that ran the variants.
+
+After ``ready`` (``inspector.probe.rounds``) the parent may write ``{"trial": SPEC}`` lines, SPEC being {``id``,
+``variant`` (the variant it changes), ``layout`` ("column-major": the same function on ``np.asfortranarray(pop)``,
+or for torch on the tensor of it, strides (1, N)), ``config`` [KEY=VALUE, a ``dynamo.`` prefix for Dynamo],
+``compile_options`` {torch.compile keyword: value}, ``sizes`` (population sizes to call it at afterwards, as the
+variant was), ``time`` (time it here: no rounds follow)}. Each is compiled
+with its own ``torch.compile`` (Inductor's keys as its ``options``, Dynamo's patched around the compiling call) and
+answered with a ``trial`` message: what it compiled (``capture``), its status, first call and timing. Its output
+goes to DIR/<id>.npy for the parent's cross-check against the variant's.
+
+The variants' compiled code stays live: Dynamo keeps one cache entry per backend (``torch.compile`` call) where
+it guards on the backend (torch >= 2.2), and the layout is guarded on strides; automatic dynamic shapes are off
+while a trial compiles, so that a stride it has not seen does not turn the strides dynamic. A config trial under a
+torch that shares compiled code between backends (2.1) runs ``alone``: after ``torch._dynamo.reset()``, timed here,
+not in the rounds, and the variants are compiled again (``rewarm``) before anything else runs.
+"""
+
+import ast
+import os
+import time
+
+import numpy as np
+import torch
+
+from inspector.probe import guard
+from inspector.probe.timing import measure
+
+
+def shares_code():
+    """Whether this torch runs one ``torch.compile``'s cached code for another's: no backend-guarded cache entries
+    (their reset function came with them)."""
+    import torch._dynamo.eval_frame
+    return not hasattr(torch._dynamo.eval_frame, "_reset_guarded_backend_cache")
+
+
+def run(spec, variant, fn, population, capture, outputs, compile_options, budget_s, prepare, to_numpy, at_sizes):
+    """(the raw ``trial`` result, (call, sync) for the rounds or None). ``prepare`` and ``to_numpy`` are the
+    runner's: the variant's compiled callable and its input, and its output as an ndarray; ``at_sizes(target,
+    convert, sync)``: the trial called at the spec's ``sizes``, as the variant was (its ``sizes``)."""
+    inductor, dynamo = {}, {"automatic_dynamic_shapes": False} if spec.get("layout") else {}
+    for item in spec.get("config") or []:
+        key, _, raw = item.partition("=")
+        (dynamo if key.startswith("dynamo.") else inductor)[key.split(".", 1)[1] if key.startswith(
+            ("dynamo.", "inductor.")) else key] = literal(raw)
+    options = dict(compile_options or {}, **spec.get("compile_options") or {})
+    if inductor:
+        options["options"] = dict(options.get("options") or {}, **inductor)
+    missing = [k for k in inductor if not _has(torch._inductor.config, k)] + [
+        k for k in dynamo if not _has(torch._dynamo.config, k)]
+    if missing:
+        return {"status": "error", "error": f"torch {torch.__version__} has no config option {missing[0]}"}, None
+    alone = bool(spec.get("config")) and shares_code()
+    result = {"alone": alone}
+    try:
+        target, convert, sync = prepare(variant, fn, options)
+        data = convert(np.asfortranarray(population) if spec.get("layout") == "column-major" else population)
+        call = guard.user(lambda: target(data))
+        if alone:
+            torch._dynamo.reset()
+        capture.take()
+        start = time.perf_counter()
+        with torch._dynamo.config.patch(dynamo):
+            output = call()
+            sync()
+        first = time.perf_counter() - start
+        result["capture"] = capture.take()
+        if spec.get("sizes"):
+            result["sizes"] = at_sizes(target, convert, sync)
+        result["timing"] = (measure(call, sync, budget_s, first_call_s=first) if spec.get("time") or alone
+                            else {"first_call_s": first})
+        np.save(os.path.join(outputs, spec["id"] + ".npy"), to_numpy(output))
+        return dict(result, status="ok"), None if alone else (call, sync)
+    except guard.VariantError as e:
+        return dict(result, status="error", error=f"{type(e.error).__name__}: {e.error}".strip()[:500],
+                    capture=result.get("capture") or capture.take()), None
+
+
+def _has(root, key):
+    """Whether torch's config module ``root`` has the option ``key`` (dotted: cpp.enable_tiling_heuristics)."""
+    for part in key.split("."):
+        if not hasattr(root, part):
+            return False
+        root = getattr(root, part)
+    return True
+
+
+def literal(raw):
+    """A config or compile-option value: the Python literal ``raw`` is, else the text itself."""
+    try:
+        return ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        return raw
