@@ -550,6 +550,11 @@ class Variant:
     def failed(self):
         return self.status in ("error", "timeout") or self.matches_reference is False
 
+    @property
+    def ok_compiled(self):
+        """Compiled, and it ran (status ok)."""
+        return self.compiled and self.status == "ok"
+
     def line_summary(self):
         """{status: number of distinct lines with that verdict}."""
         return {s: len({e.line for e in self.lines if e.status == s}) for s in STATUSES}

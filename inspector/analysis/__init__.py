@@ -210,7 +210,7 @@ def _variant(raw, sample, env, sources):
                                    decision_problems),
             "machine code": machine_seen}
     verdicts, warnings = [], []
-    if v.compiled and v.status == "ok":
+    if v.ok_compiled:
         code = sources.by_path.get(v.code.get("file")) or sources.files[0]  # where the variant's function is
         statements = lines.scope(code.source, v.code.get("name") if code.kind != "sample" else v.function)
         verdicts = lines.verdicts(graphs_raw, raw.get("python_lines"), kernels, graph_breaks, sources, env,

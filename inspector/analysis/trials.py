@@ -29,7 +29,7 @@ def choose(record, kinds, timed=True):
 
     found, raws = {}, {r["id"]: r for r in record["variants"]}
     for v in analyze(record).variants:
-        if not (v.compiled and v.status == "ok" and v.device == "cpu" and not v.preview) or v.kind == "python":
+        if not (v.ok_compiled and v.device == "cpu" and not v.preview) or v.kind == "python":
             continue
         strided = {k for e in strided_lines(v) for k in e.kernels}
         stake = sum(k.cost.time_s or 0 for k in v.kernels if k.id in strided and k.cost) if strided else 0

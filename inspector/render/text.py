@@ -64,7 +64,7 @@ class TextRenderer(Renderer):
             for v in analysis.variants:
                 if v.status not in ("ok", "skipped"):
                     _failure(console, v.id, v.status, v.error)
-                if v.compiled and v.status == "ok":
+                if v.ok_compiled:
                     console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
                     for b in v.bounds:
                         console.print(f"    bounded: {b}", markup=False)

@@ -145,7 +145,7 @@ def tried_without_gain(analysis):
 def _all_changes(analysis):
     found = {}
     for v in analysis.variants:
-        if not (v.compiled and v.status == "ok" and not v.preview):
+        if not v.ok_compiled or v.preview:
             continue
         trials = {t.fix: t for t in v.trials}
         outside = v.break_cost.outside_s if v.break_cost else None
