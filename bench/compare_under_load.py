@@ -62,12 +62,11 @@ def _ratios(args, pythons, rounds, busy=False):
             analyses = [analyze(load(p)) for p in records]
             labels = compare.labels(analyses)
             analyses = [a for _, a in sorted(zip(labels, analyses), key=lambda la: _position(la[1], pythons))]
-            (pair,) = compare.compare(analyses)["pairs"]
+            (pair,) = compare.compare(analyses).pairs
     finally:
         if hog:
             hog.kill()
-    return {v["id"]: (v["timing"][0]["speedup"], v["timing"][0].get("spread")) for v in pair["variants"]
-            if "compiled" in v["id"]}
+    return {v.id: (v.timing[0].speedup, v.timing[0].spread) for v in pair.variants if v.compiled}
 
 
 def _position(analysis, pythons):

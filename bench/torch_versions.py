@@ -63,17 +63,16 @@ def _summary(out, stem, versions):
     """Per compiled variant or function: its time under each run, the change, its kernels that differ."""
     records = sorted(out.glob(f"{stem}-torch-*.json"), key=lambda p: p.stat().st_mtime)[-len(versions):]
     result = compare.compare([analyze(load(p)) for p in records])
-    for pair in result["pairs"]:
-        for w in pair["warnings"]:
+    for pair in result.pairs:
+        for w in pair.warnings:
             print(f"  warning: {w}")
-        for v in (v for v in pair["variants"] if v["compiled"]):
-            time_row = compare.time_row(v)
-            kernels = v.get("kernels", [])
-            differ = [k["b"] for k in kernels if not k["identical"]]
-            print(f"  {v['id']:<22} {seconds(time_row['a']) if time_row else '-':>9} → "
-                  f"{seconds(time_row['b']) if time_row else '-':>9}  {moved(time_row):<14} kernels: "
-                  f"{len(kernels) - len(differ)} identical, {len(differ)} differ"
-                  + (f", {len(v['added'])} added, {len(v['removed'])} removed" if v["added"] or v["removed"] else "")
+        for v in (v for v in pair.variants if v.compiled):
+            time_row = v.time
+            differ = [k.b for k in v.kernels if not k.identical]
+            print(f"  {v.id:<22} {seconds(time_row.a) if time_row else '-':>9} → "
+                  f"{seconds(time_row.b) if time_row else '-':>9}  {moved(time_row and time_row.speedup):<14} kernels: "
+                  f"{len(v.kernels) - len(differ)} identical, {len(differ)} differ"
+                  + (f", {len(v.added)} added, {len(v.removed)} removed" if v.added or v.removed else "")
                   + (f" ({', '.join(differ)})" if differ else ""))
 
 

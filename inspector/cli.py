@@ -518,7 +518,7 @@ def compare(
         result = compare_mod.compare(analyses)
     except compare_mod.CompareError as e:
         fail(str(e))
-    compare_mod.link_reports(result, paths, folder)
+    result = compare_mod.link_reports(result, paths, folder)
     target = folder / f"{Path(analyses[0].sample.path).stem}-compare.html"
     write_atomic(target, renderer("html").comparison(result))
     _emit(renderer("text", color=sys.stdout.isatty()).comparison(result))

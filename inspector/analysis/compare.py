@@ -14,14 +14,16 @@ import difflib
 import os
 import re
 import statistics
+from dataclasses import replace
 from pathlib import Path
 
 from inspector.analysis.parse import wrapper as wrapper_parse
 from inspector.analysis.rounds import side_by_side
-from inspector.model import STATUSES, Env
+from inspector.model import (VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine, ComparedRun,
+                             ComparedVariant, Comparison, Confounder, Env, Hunk, LineVerdicts, RunPair, STEADY,
+                             TimeGoes, TimeRow)
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
-STEADY = "time per steady call"  # a program's function: the time row is the median of its steady calls
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
 NOISE = {"cpp", "triton", "poi", "per", "red", "tem", "fused", "extern", "kernels", "aten", "default", "select",
          "lift", "fresh", "scalar", "tensor", "slice", "view", "unsqueeze", "squeeze", "expand", "permute",
@@ -36,8 +38,6 @@ RULES = (
     (re.compile(r"\b[0-9a-zA-Z]{32,}\b"), "<hash>"),
     (re.compile(r"\s+"), " "),
 )
-VECTORIZED = {"all": ", vectorized", "some": ", partly vectorized", "none": ", not vectorized",
-              "unknown": ", vectorization unknown"}
 NUMBERED = re.compile(r"\b(tmp_acc|tmp|buf)(\d+)")
 DROP = re.compile(r"^(?://|# |[{}];?$)|^$")
 CONTEXT = 2  # unchanged lines shown around a hunk
@@ -90,9 +90,7 @@ def _renumber(lines):
 
 
 def hunks(a, b):
-    """The hunks of the diff of two kernels' code ([] when the code is the same line for line): each
-    {"kind": "structural" (the normalised code differs) or "cosmetic" (only what normalisation drops differs),
-    "a": (first, last) line of ``a``, "b": the same of ``b``, "lines": ["-..." / "+..." / " ..."]}. Structural hunks
+    """The Hunks of the diff of two kernels' code ([] when the code is the same line for line). Structural hunks
     show normalised lines, with CONTEXT lines around them; cosmetic ones the lines as they are (stripped)."""
     la, lb = _code_lines(a), _code_lines(b)
     rows = []  # (kind, lines of a, lines of b): same, cosmetic (equal once normalised) or structural
@@ -135,8 +133,7 @@ def _hunk(kind, rows):
             lines.append(f" {ys[0][2] if kind == 'structural' else ys[0][1]}")
     a = [x[0] for _, xs, _ in rows for x in xs]
     b = [y[0] for _, _, ys in rows for y in ys]
-    return {"kind": kind, "a": (min(a), max(a)) if a else None, "b": (min(b), max(b)) if b else None,
-            "lines": lines}
+    return Hunk(kind, (min(a), max(a)) if a else None, (min(b), max(b)) if b else None, tuple(lines))
 
 
 def ops(kernel):
@@ -145,7 +142,7 @@ def ops(kernel):
 
 
 def match(kernels_a, kernels_b, lines_a=None, lines_b=None):
-    """Pair kernels by shared source lines (``lines_*``: kernel id -> line keys) and ops.
+    """Pair kernels by shared source lines (``lines_*``: kernel id -> line keys, see _place) and ops.
 
     Returns (pairs [(a, b)], removed [a], added [b]); identical normalised code breaks ties first,
     then similarity, then launch position.
@@ -183,12 +180,12 @@ def labels(analyses):
 
 def config(analysis):
     """The run's --config and --compile-option items as KEY=VALUE strings."""
-    return [f"{c['key']}={c['value']}" for c in analysis.config] + [
-        f"{k}={v}" for k, v in sorted(analysis.compile_options.items())]
+    return tuple([f"{c['key']}={c['value']}" for c in analysis.config] + [
+        f"{k}={v}" for k, v in sorted(analysis.compile_options.items())])
 
 
 def compare(analyses):
-    """The comparison of ``analyses[0]`` (the baseline) with each other run, as plain data."""
+    """The Comparison of ``analyses[0]`` (the baseline) with each other run."""
     if len(analyses) < 2:
         raise CompareError("compare needs at least two records")
     if len({bool(a.program) for a in analyses}) > 1:
@@ -198,21 +195,23 @@ def compare(analyses):
         what = "programs" if analyses[0].program else "samples"
         raise CompareError(f"the records are of different {what} ({', '.join(dict.fromkeys(names))})")
     names = labels(analyses)
-    runs = [{"label": n, "env": a.env, "build": build(a.env.torch), "config": config(a),
-             "population": a.sample.population, "created": a.created, "record": None, "report": None,
-             "argv": a.program.argv if a.program else None, "load": load_words(a.load) if a.program else None}
-            for n, a in zip(names, analyses)]
-    return {"sample": analyses[0].sample, "program": bool(analyses[0].program), "runs": runs,
-            "pairs": [_pair(analyses[0], a, names[0], n) for a, n in zip(analyses[1:], names[1:])]}
+    runs = tuple(ComparedRun(label=n, env=a.env, build=build(a.env.torch), config=config(a),
+                             population=a.sample.population, created=a.created,
+                             argv=a.program.argv if a.program else None,
+                             load=load_words(a.load) if a.program else None) for n, a in zip(names, analyses))
+    return Comparison(sample=analyses[0].sample, program=bool(analyses[0].program), runs=runs,
+                      pairs=tuple(_pair(analyses[0], a, names[0], n) for a, n in zip(analyses[1:], names[1:])))
 
 
 def link_reports(result, records, folder):
-    """Name in each run of ``result`` its record (``records``, as given) and its HTML report beside it ("report":
-    the path from ``folder``, where the comparison is written; None where `inspector render` has not made it)."""
-    for run, record in zip(result["runs"], records):
+    """``result`` with each run's record (``records``, as given) and its HTML report beside it (the path from
+    ``folder``, where the comparison is written; None where `inspector render` has not made it)."""
+    runs = []
+    for run, record in zip(result.runs, records):
         html = Path(record).with_suffix(".html")
-        run["record"] = str(record)
-        run["report"] = Path(os.path.relpath(html, folder)).as_posix() if html.exists() else None
+        runs.append(replace(run, record=str(record),
+                            report=Path(os.path.relpath(html, folder)).as_posix() if html.exists() else None))
+    return replace(result, runs=tuple(runs))
 
 
 def build(torch):
@@ -228,7 +227,7 @@ def build(torch):
 
 
 def confounders(ra, rb):
-    """What differs between two runs besides torch's version, from CONFOUNDERS: [{"key", "what", "a", "b", "text"}].
+    """What differs between two runs besides torch's version, from CONFOUNDERS: [Confounder].
     A value the record does not hold is "unknown", and a change to or from it is said to be unknown; a torch build
     unknown under both runs counts as one when their torch versions differ."""
     found = []
@@ -239,8 +238,8 @@ def confounders(ra, rb):
         if "unknown" in (a, b):
             why = "whether it changed cannot be told" + (
                 " (a torch version without +cpu or +cuNNN does not name its build)" if key == "build" else "")
-        found.append({"key": key, "what": what, "a": a, "b": b, "text": f"{what} {a} → {b}: {why}" + (
-            " (timings are not comparable)" if key in Env.MACHINE and "unknown" not in (a, b) else "")})
+        found.append(Confounder(key, what, a, b, f"{what} {a} → {b}: {why}" + (
+            " (timings are not comparable)" if key in Env.MACHINE and "unknown" not in (a, b) else "")))
     return found
 
 
@@ -266,7 +265,7 @@ def load_words(load):
 
 def _pair(ra, rb, a_name, b_name):
     found = confounders(ra, rb)
-    warnings = [c["text"] for c in found]
+    warnings = [c.text for c in found]
     if ra.sample.population != rb.sample.population:
         warnings.append(f"different populations ({ra.sample.population:,} vs {rb.sample.population:,})")
     what = "program" if ra.program else "sample"
@@ -286,12 +285,10 @@ def _pair(ra, rb, a_name, b_name):
     va, vb = ({v.id: v for v in r.variants} for r in (ra, rb))
     variants = [_variant(va[i], vb[i], ra, rb, a_name, b_name, interleaved) for i in va if i in vb
                 and "skipped" not in (va[i].status, vb[i].status)]
-    for v in variants:
-        v["control"] = _control(v, variants) if v["compiled"] else None
-    return {"a": a_name, "b": b_name, "warnings": warnings, "confounders": found, "variants": variants,
-            "program": bool(ra.program),
-            "interleaved": interleaved, "only_a": [i for i in va if i not in vb],
-            "only_b": [i for i in vb if i not in va]}
+    variants = tuple(replace(v, control=_control(v, variants)) if v.compiled else v for v in variants)
+    return RunPair(a=a_name, b=b_name, warnings=tuple(warnings), confounders=tuple(found), variants=variants,
+                   program=bool(ra.program), interleaved=interleaved, only_a=tuple(i for i in va if i not in vb),
+                   only_b=tuple(i for i in vb if i not in va))
 
 
 def _program_warnings(ra, rb, a_name, b_name):
@@ -308,18 +305,13 @@ def _program_warnings(ra, rb, a_name, b_name):
     return out
 
 
-def time_row(v):
-    """A compared variant's time row (its steady time per call for a program's function), or None."""
-    return next((t for t in v["timing"] if t["what"] in ("time", STEADY)), None)
-
-
 def change(time):
     """Which way a time row went: faster, slower, "no clear change" (its rounds disagree, or a ratio taken once is
     within CLEAR of 1), or unknown (not timed under both)."""
-    if not time or not time["speedup"]:
+    if not time or not time.speedup:
         return "unknown"
-    low, high = time.get("spread") or [time["speedup"]] * 2
-    if not time.get("spread") and 1 / CLEAR < time["speedup"] < CLEAR:
+    low, high = time.spread or [time.speedup] * 2
+    if not time.spread and 1 / CLEAR < time.speedup < CLEAR:
         return "no clear change"
     return "faster" if low > 1 else "slower" if high < 1 else "no clear change"
 
@@ -327,10 +319,9 @@ def change(time):
 def _control(v, variants):
     """The id of the eager variant whose change of time is the control for compiled ``v``: its own eager function,
     else its family's eager NumPy variant, else its Python one; None where none ran under both."""
-    eager = [e for e in variants if not e["compiled"] and e["family"] == v["family"] and e["change"] != "unknown"]
-    for fits in (lambda e: e["function"] == v["function"], lambda e: e["kind"] == "numpy",
-                 lambda e: e["kind"] == "python"):
-        found = next((e["id"] for e in eager if fits(e)), None)
+    eager = [e for e in variants if not e.compiled and e.family == v.family and e.change != "unknown"]
+    for fits in (lambda e: e.function == v.function, lambda e: e.kind == "numpy", lambda e: e.kind == "python"):
+        found = next((e.id for e in eager if fits(e)), None)
         if found:
             return found
     return None
@@ -345,65 +336,62 @@ def _times(v):
     return found
 
 
+def _row(what, a, b):
+    """A TimeRow of seconds under each run (None: not there), with their ratio."""
+    return TimeRow(what, a, b, a / b if a and b else None)
+
+
 def _variant(a, b, ra, rb, a_name, b_name, interleaved):
-    timing, times_b = [], _times(b)
-    for what, ta in _times(a).items():
-        tb = times_b[what]
-        if ta is not None or tb is not None:
-            timing.append({"what": what, "a": ta, "b": tb, "speedup": ta / tb if ta and tb else None})
+    times_b = _times(b)
+    timing = [_row(what, ta, times_b[what]) for what, ta in _times(a).items()
+              if ta is not None or times_b[what] is not None]
     side = interleaved and a.timing and b.timing and side_by_side(a.timing.rounds_s, b.timing.rounds_s)
     if side:  # the time from the rounds, each round's ratio taken side by side
         speedup, spread, shared = side
-        timing[0] = {"what": "time", "a": statistics.median(a.timing.rounds_s[r] for r in shared),
-                     "b": statistics.median(b.timing.rounds_s[r] for r in shared), "speedup": speedup,
-                     "spread": spread, "rounds": len(shared)}
-    out = {"id": a.id, "family": a.family, "function": a.function, "kind": a.kind, "compiled": a.compiled,
-           "status": [a.status, b.status], "errors": [a.error, b.error], "timing": timing}
-    time = time_row(out)
-    out["change"] = change(time)
+        timing[0] = TimeRow("time", statistics.median(a.timing.rounds_s[r] for r in shared),
+                            statistics.median(b.timing.rounds_s[r] for r in shared), speedup, tuple(spread),
+                            len(shared))
+    out = ComparedVariant(id=a.id, family=a.family, function=a.function, kind=a.kind, compiled=a.compiled,
+                          status=(a.status, b.status), errors=(a.error, b.error), timing=tuple(timing), change="")
+    out = replace(out, change=change(out.time))
     if a.run and b.run:
-        out["run"] = {"calls": [a.run.calls, b.run.calls], "steady_calls": [a.run.steady_calls, b.run.steady_calls],
-                      "recompiles": [len(a.run.recompiles), len(b.run.recompiles)],
-                      "raised": [(v.run.error_call, v.error.strip().splitlines()[0]) if v.error else None
-                                 for v in (a, b)]}
+        out = replace(out, run=CallsChange(
+            calls=(a.run.calls, b.run.calls), steady_calls=(a.run.steady_calls, b.run.steady_calls),
+            recompiles=(len(a.run.recompiles), len(b.run.recompiles)),
+            raised=tuple((v.run.error_call, v.error.strip().splitlines()[0]) if v.error else None for v in (a, b))))
     if not a.compiled:
         return out
-    line_keys = [_kernel_lines(v, r) for v, r in ((a, ra), (b, rb))]
-    pairs, removed, added = match(a.kernels, b.kernels, *line_keys)
-    out["kernels"] = [_kernel_pair(ka, kb) for ka, kb in pairs]
-    out["removed"] = [k.name for k in removed]
-    out["added"] = [k.name for k in added]
-    out["time_goes"] = _time_goes(a, b, (pairs, removed, added), a_name, b_name, time)
-    out["lines"], out["one_sided"], out["same_lines"] = _verdict_changes(a, b, ra, rb)
-    out["breaks"] = _break_changes(a, b, ra, rb)
+    pairs, removed, added = match(a.kernels, b.kernels, _kernel_lines(a, ra, rb), _kernel_lines(b, rb, ra))
     caches = [", ".join(sorted({g.cache for g in v.graphs if g.cache})) for v in (a, b)]
-    if all(caches) and caches[0] != caches[1]:
-        out["cache"] = caches
     calls = wrapper(a), wrapper(b)
-    if any(calls):
-        out["wrapper"] = _code_pair("call()", "call()", *calls)
-    return out
+    return replace(
+        out, kernels=tuple(_kernel_pair(ka, kb) for ka, kb in pairs), removed=tuple(k.name for k in removed),
+        added=tuple(k.name for k in added), time_goes=_time_goes(a, b, (pairs, removed, added), a_name, b_name,
+                                                                 out.time),
+        lines=_verdict_changes(a, b, ra, rb), breaks=_break_changes(a, b, ra, rb),
+        cache=tuple(caches) if all(caches) and caches[0] != caches[1] else None,
+        wrapper=CodePair("call()", "call()", tuple(hunks(*calls))) if any(calls) else None)
 
 
 def _time_goes(a, b, matched, a_name, b_name, time):
-    """Where a compiled call's time went under each run: its TOP_KERNELS costliest kernels (paired; the costliest
-    under either run first) in seconds per call, how many kernels are left out, and the rest of the call: {"call":
-    the whole call (the time row ``time``), "kernels": [{"what", "a", "b"}], "more", "rest": the profiled pass's
-    kernels, wrapper and time outside compiled graphs [{"what", "a", "b"}]} (None: not measured, or not in that run)."""
+    """Where a compiled call's time went under each run (TimeGoes): its TOP_KERNELS costliest kernels (paired; the
+    costliest under either run first) in seconds per call, how many kernels are left out, the whole call (the time
+    row ``time``), and the rest of the profiled pass: its kernels, wrapper and time outside compiled graphs (None:
+    not measured, or not in that run)."""
     pairs, removed, added = matched
-    kernels = [{"what": ka.name if ka.name == kb.name else f"{ka.name} → {kb.name}", "a": ka.cost.time_s,
-                "b": kb.cost.time_s} for ka, kb in pairs]
-    kernels += [{"what": f"{k.name} (only under {a_name})", "a": k.cost.time_s, "b": None} for k in removed]
-    kernels += [{"what": f"{k.name} (only under {b_name})", "a": None, "b": k.cost.time_s} for k in added]
-    kernels.sort(key=lambda r: -max(r["a"] or 0, r["b"] or 0))
+    kernels = [_row(ka.name if ka.name == kb.name else f"{ka.name} → {kb.name}", ka.cost.time_s, kb.cost.time_s)
+               for ka, kb in pairs]
+    kernels += [_row(f"{k.name} (only under {a_name})", k.cost.time_s, None) for k in removed]
+    kernels += [_row(f"{k.name} (only under {b_name})", None, k.cost.time_s) for k in added]
+    kernels.sort(key=lambda r: -max(r.a or 0, r.b or 0))
     rest = []
     for key, what in (("kernels_s", "all kernels"), ("wrapper_s", "wrapper: between kernels, inside compiled graphs"),
                       ("outside_graphs_s", "outside compiled graphs")):
         a_s, b_s = (getattr(v.time_split, key) if v.time_split else None for v in (a, b))
         if a_s is not None or b_s is not None:
-            rest.append({"what": what, "a": a_s, "b": b_s})
-    return {"call": {"what": "the whole call (timed, as above)", "a": time["a"], "b": time["b"]} if time else None,
-            "kernels": kernels[:TOP_KERNELS], "more": max(0, len(kernels) - TOP_KERNELS), "rest": rest}
+            rest.append(_row(what, a_s, b_s))
+    return TimeGoes(call=_row("the whole call (timed, as above)", time.a, time.b) if time else None,
+                    kernels=tuple(kernels[:TOP_KERNELS]), more=max(0, len(kernels) - TOP_KERNELS), rest=tuple(rest))
 
 
 def wrapper(v):
@@ -423,124 +411,95 @@ def wrapper(v):
 
 
 def _kernel_pair(ka, kb):
-    pair = _code_pair(ka.name, kb.name, ka.code, kb.code)
-    pair["changes"] = [f"{what}: {_yes(getattr(ka, what))} → {_yes(getattr(kb, what))}"
-                       for what in ("parallel", "vectorized") if getattr(ka, what) != getattr(kb, what)]
-    return pair
-
-
-def _code_pair(name_a, name_b, code_a, code_b):
-    found = hunks(code_a, code_b)
-    structural = [ln for h in found if h["kind"] == "structural" for ln in h["lines"]]
-    return {"a": name_a, "b": name_b, "identical": not structural, "hunks": found, "changes": [],
-            "added_lines": sum(ln[0] == "+" for ln in structural),
-            "removed_lines": sum(ln[0] == "-" for ln in structural)}
+    return CodePair(ka.name, kb.name, tuple(hunks(ka.code, kb.code)), tuple(
+        f"{what}: {_yes(getattr(ka, what))} → {_yes(getattr(kb, what))}"
+        for what in ("parallel", "vectorized") if getattr(ka, what) != getattr(kb, what)))
 
 
 def _yes(flag):
     return {True: "yes", False: "no", None: "n/a"}[flag]
 
 
-def _where(analysis, file, line):
-    """A line as two runs can both name it: its file (None for the sample, which each run names as it was given) and
-    its stripped text ("" where the record does not hold it)."""
-    found = analysis.file(file)
-    return None if file == analysis.sample.path else file, found.text(line) if found and line else ""
+def _place(run, other, file, line):
+    """A line of ``run`` as both runs can name it: its file (None for the sample, which each run names as it was
+    given) and, where that file's source is the same under ``other``, its number, else its stripped text ("" where
+    the record does not hold the file): lines of a changed file are matched by their text."""
+    sample = file == run.sample.path
+    mine, theirs = run.file(file), other.files[0] if sample else other.file(file)
+    return None if sample else file, line if (mine and mine.source) == (theirs and theirs.source) else _text(
+        run, file, line)
 
 
-def _kernel_lines(v, record):
+def _text(run, file, line):
+    """The stripped text of a line of ``run``, read from its own file ("" where the record does not hold it)."""
+    found = run.file(file)
+    return found.text(line) if found and line else ""
+
+
+def _kernel_lines(v, run, other):
+    """{kernel id: {(function, *_place)}} of the lines a variant's kernels compute."""
     keys = {}
     for e in v.lines:
         for kid in e.kernels:
-            keys.setdefault(kid, set()).add((e.function, *_where(record, e.file, e.line)))
+            keys.setdefault(kid, set()).add((e.function, *_place(run, other, e.file, e.line)))
     return keys
 
 
-def _verdicts(v, record):
-    """{(function, file, line text) (see _where): {"file", "line", "verdicts", "how"}}, the verdicts of all call
-    sites together."""
-    out = {}
+def _verdicts(v, run, other):
+    """{(function, *_place): (its first LineVerdict, the LineVerdicts of all its call sites together)}."""
+    found = {}
     for e in v.lines:
-        if not e.status:
-            continue
-        entry = out.setdefault((e.function, *_where(record, e.file, e.line)),
-                               {"file": e.file, "line": e.line, "verdicts": [], "how": set()})
-        verdict = e.status + VECTORIZED.get(e.vectorized, "")
-        if verdict not in entry["verdicts"]:
-            entry["verdicts"].append(verdict)
-        entry["how"].update(e.how)
-    return out
+        if e.status:
+            found.setdefault((e.function, *_place(run, other, e.file, e.line)), []).append(e)
+    return {key: (es[0], LineVerdicts(
+        tuple(dict.fromkeys((e.status, e.vectorized if e.vectorized in VECTORIZED else None) for e in es)),
+        tuple(sorted({h for e in es for h in e.how})))) for key, es in found.items()}
 
 
 def _verdict_changes(a, b, ra, rb):
-    """The per-line verdict diff: (lines whose verdict changed, lines with a verdict in one run only, lines whose
-    verdict stayed), each entry with its file, function, line (in the second run where it has one) and text."""
-    va, vb = _verdicts(a, ra), _verdicts(b, rb)
-    changed, one_sided, same = [], [], []
-    for key in sorted(va.keys() | vb.keys(), key=lambda k: (vb.get(k) or va[k])["line"]):
-        ea, eb = va.get(key), vb.get(key)
-        entry = {"file": (eb or ea)["file"], "function": key[0], "text": key[2], "line": (eb or ea)["line"]}
-        if ea and eb:
-            verdicts = " / ".join(ea["verdicts"]), " / ".join(eb["verdicts"])
-            (changed if verdicts[0] != verdicts[1] else same).append(dict(entry, a=verdicts[0], b=verdicts[1]))
-        else:
-            e = ea or eb
-            one_sided.append(dict(entry, side="a" if ea else "b", verdict=" / ".join(e["verdicts"]),
-                                  how=sorted(e["how"])))
-    return changed, one_sided, same
+    """The lines with a verdict under either run (ComparedLine), in line order (the second run's where it has one)."""
+    va, vb = _verdicts(a, ra, rb), _verdicts(b, rb, ra)
+    found = []
+    for key in dict.fromkeys([*va, *vb]):
+        e, run = (vb[key][0], rb) if key in vb else (va[key][0], ra)
+        found.append(ComparedLine(file=key[1], line=e.line, function=e.function, text=_text(run, e.file, e.line),
+                                  a=va.get(key, (None, None))[1], b=vb.get(key, (None, None))[1]))
+    return tuple(sorted(found, key=lambda c: c.line))
 
 
 def _break_changes(a, b, ra, rb):
-    """Graph breaks gained or lost, matched by their line's text and their normalised cause (torch versions word
-    the same break differently; the cause is the same), or their reason where the cause is unknown."""
-    ka, kb = ({(_where(r, x.file, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.breaks}
-              for v, r in ((a, ra), (b, rb)))
-    return [{"change": change, "line": x.line, "reason": x.reason}
-            for change, mine, other in (("lost", ka, kb), ("gained", kb, ka))
-            for key, x in mine.items() if key not in other]
+    """Graph breaks gained or lost (BreakChange), matched by their place and their normalised cause (torch versions
+    word the same break differently; the cause is the same), or their reason where the cause is unknown."""
+    ka, kb = ({(_place(r, o, x.file, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.breaks}
+              for v, r, o in ((a, ra, rb), (b, rb, ra)))
+    return tuple(BreakChange(file=key[0][0], line=x.line, change=change, reason=x.reason)
+                 for change, mine, other in (("lost", ka, kb), ("gained", kb, ka))
+                 for key, x in mine.items() if key not in other)
 
 
 def regressions(result, max_slowdown=0.1):
-    """What got worse from the baseline to each other run of a ``compare`` result, in sentences: a variant that ran
-    and now fails, a line verdict further down STATUSES (or less vectorized), a graph break gained, a program's
-    function that now raises or recompiles more, a compiled variant or function slower by more than ``max_slowdown`` (a fraction;
-    with rounds, slower in every round)."""
+    """What got worse from the baseline to each other run of a Comparison, in sentences: a variant that ran and now
+    fails, a line verdict further down STATUSES (or less vectorized), a graph break gained, a program's function
+    that now raises or recompiles more, a compiled variant or function slower by more than ``max_slowdown`` (a
+    fraction; with rounds, slower in every round)."""
     found = []
-    for pair in result["pairs"]:
-        for v in pair["variants"]:
-            where = f"{v['id']} ({pair['a']} → {pair['b']})"
-            if v["status"][0] == "ok" and v["status"][1] != "ok":
-                found.append(f"{where}: {v['status'][1]}: {v['errors'][1]}")
-            for change in v.get("lines") or []:
-                ranks = _rank(change["a"]), _rank(change["b"])
-                if None not in ranks and ranks[1] > ranks[0]:
-                    found.append(f"{where}: line {change['line']}: {change['a']} → {change['b']}")
-            for b in v.get("breaks") or []:
-                if b["change"] == "gained":
-                    found.append(f"{where}: a graph break gained at line {b['line']}: {b['reason']}")
-            run = v.get("run") or {}
-            if run and run["raised"][1] and not run["raised"][0]:
-                found.append(f"{where}: raised at call {run['raised'][1][0]}: {run['raised'][1][1]}")
-            if run and run["recompiles"][1] > run["recompiles"][0]:
-                found.append(f"{where}: recompiles {run['recompiles'][0]} → {run['recompiles'][1]}")
-            time = time_row(v)
-            best = time and (time.get("spread") or [None, time["speedup"]])[1]
-            if best and v["compiled"] and best < 1 / (1 + max_slowdown):
-                found.append(f"{where}: {1 / time['speedup']:.2f}x slower" + (
-                    f" (in every one of {time['rounds']} rounds)" if time.get("rounds") else ""))
+    for pair in result.pairs:
+        for v in pair.variants:
+            where = f"{v.id} ({pair.a} → {pair.b})"
+            if v.status[0] == "ok" and v.status[1] != "ok":
+                found.append(f"{where}: {v.status[1]}: {v.errors[1]}")
+            for e in v.changed_lines:
+                if None not in (e.a.rank, e.b.rank) and e.b.rank > e.a.rank:
+                    found.append(f"{where}: {e.where}: {e.a.describe()} → {e.b.describe()}")
+            found += [f"{where}: a graph break gained at {b.where}: {b.reason}" for b in v.breaks
+                      if b.change == "gained"]
+            if v.run and v.run.raised[1] and not v.run.raised[0]:
+                found.append(f"{where}: raised at call {v.run.raised[1][0]}: {v.run.raised[1][1]}")
+            if v.run and v.run.recompiles[1] > v.run.recompiles[0]:
+                found.append(f"{where}: recompiles {v.run.recompiles[0]} → {v.run.recompiles[1]}")
+            time = v.time
+            best = time and (time.spread or [None, time.speedup])[1]
+            if best and v.compiled and best < 1 / (1 + max_slowdown):
+                found.append(f"{where}: {1 / time.speedup:.2f}x slower" + (
+                    f" (in every one of {time.rounds} rounds)" if time.rounds else ""))
     return found
-
-
-def _rank(verdicts):
-    """How bad a line's verdicts are ("parallel, vectorized / eager"): the worst status, then the least vectorized;
-    None where a status is unknown (no worse, no better)."""
-    vectorized = [", vectorized", ", partly vectorized", ", not vectorized"]
-    worst = 0
-    for verdict in verdicts.split(" / "):
-        status, comma, rest = verdict.partition(",")
-        if status not in STATUSES or status == "unknown":
-            return None
-        tail = comma + rest
-        worst = max(worst, len(vectorized) * STATUSES.index(status) + (vectorized.index(tail) if tail in vectorized
-                                                                      else 0))
-    return worst

@@ -12,145 +12,153 @@ CONTROLS = {"numpy": "the machine or NumPy", "python": "the machine or Python",
 
 def headline(v):
     """Status change, or the timings side by side with the speedup of the second run."""
-    if v["status"] != ["ok", "ok"]:
-        return " → ".join(s + (f" ({e})" if e else "") for s, e in zip(v["status"], v["errors"]))
-    return "; ".join(f"{t['what']} {seconds(t['a'])} → {seconds(t['b'])}"
-                     + (f" ({speedup(t)})" if t["speedup"] else "") for t in v["timing"])
+    if not v.ok:
+        return " → ".join(s + (f" ({e})" if e else "") for s, e in zip(v.status, v.errors))
+    return "; ".join(f"{t.what} {seconds(t.a)} → {seconds(t.b)}" + (f" ({speedup(t)})" if t.speedup else "")
+                     for t in v.timing)
 
 
 def speedup(t):
-    """A timing's speedup, with its spread over the rounds where it was timed in them: "1.43x (1.38x-1.51x in 6
+    """A TimeRow's speedup, with its spread over the rounds where it was timed in them: "1.43x (1.38x-1.51x in 6
     alternating rounds)"."""
-    if not t["speedup"]:
+    if not t.speedup:
         return "-"
-    spread = t.get("spread")
-    return ratio(t["speedup"]) + (f" ({ratio(spread[0])} to {ratio(spread[1])} in {t['rounds']} alternating rounds)"
-                                  if spread else "")
+    return ratio(t.speedup) + (f" ({ratio(t.spread[0])} to {ratio(t.spread[1])} in {t.rounds} alternating rounds)"
+                               if t.spread else "")
 
 
-def moved(t):
-    """A time row's change in words: "2.13x slower", "1.4x faster", "as fast"; "-" when not timed under both."""
-    if not t or not t["speedup"]:
+def moved(speedup):
+    """A change of time (a ratio, old over new) in words: "2.13x slower", "1.4x faster", "as fast"; "-" for None
+    (not timed under both)."""
+    if not speedup:
         return "-"
-    if abs(t["speedup"] - 1) < 0.005:
+    if abs(speedup - 1) < 0.005:
         return "as fast"
-    return f"{t['speedup']:.3g}x faster" if t["speedup"] > 1 else f"{1 / t['speedup']:.3g}x slower"
+    return f"{speedup:.3g}x faster" if speedup > 1 else f"{1 / speedup:.3g}x slower"
 
 
 def spread(t):
-    """"1.99x to 2.24x slower in 6 alternating rounds" (the lowest and highest round), or ""."""
-    if not t or not t.get("spread"):
+    """"1.99x to 2.24x slower in 6 alternating rounds" (the lowest and highest round of a TimeRow), or ""."""
+    if not t or not t.spread:
         return ""
-    low, high = (moved({"speedup": x}) for x in t["spread"])
-    return f"{low} to {high} in {t['rounds']} alternating rounds"
+    low, high = (moved(x) for x in t.spread)
+    return f"{low} to {high} in {t.rounds} alternating rounds"
 
 
 def summary(pair):
     """The pair's answer in one sentence: how many compiled variants got faster or slower under the second run."""
-    compiled = [v for v in pair["variants"] if v["compiled"]]
-    noun = "compiled function" if pair.get("program") else "compiled variant"
+    compiled = [v for v in pair.variants if v.compiled]
+    noun = "compiled function" if pair.program else "compiled variant"
     if not compiled:
-        return f"No {noun} ran under both {pair['a']} and {pair['b']}."
+        return f"No {noun} ran under both {pair.a} and {pair.b}."
     groups = {}
     for v in compiled:
-        groups.setdefault(v["change"] if v["status"] == ["ok", "ok"] else "not ok under both", []).append(v)
+        groups.setdefault(v.change if v.ok else "not ok under both", []).append(v)
     said = [f"{len(vs)} {what} ({', '.join(_said(v) for v in vs)})"
             for what in ("slower", "faster", "no clear change", "not ok under both", "unknown")
             if (vs := groups.get(what))]
-    how = " (in every alternating round)" if pair["interleaved"] and ({"slower", "faster"} & groups.keys()) else ""
-    return (f"Under {pair['b']} against {pair['a']}, of {len(compiled)} {noun}{'s' * (len(compiled) > 1)}: "
+    how = " (in every alternating round)" if pair.interleaved and ({"slower", "faster"} & groups.keys()) else ""
+    return (f"Under {pair.b} against {pair.a}, of {len(compiled)} {noun}{'s' * (len(compiled) > 1)}: "
             + "; ".join(said) + how + ".")
 
 
 def _said(v):
     """"numpy-compiled-cpu 2.13x slower", or its statuses ("ok → error")."""
-    if v["status"] != ["ok", "ok"]:
-        return f"{v['id']} {' → '.join(v['status'])}"
-    return f"{v['id']} {moved(v['timing'][0] if v['timing'] else None)}"
+    if not v.ok:
+        return f"{v.id} {' → '.join(v.status)}"
+    return f"{v.id} {moved(v.timing[0].speedup if v.timing else None)}"
 
 
 def reading(pair, v):
     """What a variant's change of time says: for an eager variant, what it measures (a control); for a compiled one,
     its change read against its control's, in one sentence, saying "unknown" where a machine setting eager code may
     not feel changed too; None when there is nothing to read."""
-    if v["status"] != ["ok", "ok"] or v["change"] == "unknown":
+    if not v.ok or v.change == "unknown":
         return None
-    if not v["compiled"]:
-        return f"control: {CONTROLS.get(v['kind'], 'the machine')} can change its time, torch's compiler cannot"
-    if v["control"] is None:
-        return ("a program's run has no eager variant to read as the control" if pair["program"] else
+    if not v.compiled:
+        return f"control: {CONTROLS.get(v.kind, 'the machine')} can change its time, torch's compiler cannot"
+    if v.control is None:
+        return ("a program's run has no eager variant to read as the control" if pair.program else
                 "no eager variant of its family ran under both") + (
             ": whether the machine or NumPy changed its time is unknown")
-    c = next(e for e in pair["variants"] if e["id"] == v["control"])
-    cause, t, ct = CONTROLS[c["kind"]], v["timing"][0], c["timing"][0]
-    if v["change"] == "no clear change":
-        return (f"eager {c['id']} shows no clear change either ({moved(ct)})" if c["change"] == "no clear change"
-                else f"eager {c['id']} {moved(ct)}, while this variant shows no clear change")
-    if c["change"] == v["change"]:
-        share = "the change may be all" if abs(math.log(ct["speedup"])) >= abs(math.log(t["speedup"])) else (
-            "part of the change is")
-        return f"eager {c['id']} also {moved(ct)}: {share} {cause}, not torch's compiler"
-    said = (f"eager {c['id']} shows no clear change ({moved(ct)})" if c["change"] == "no clear change"
-            else f"eager {c['id']} {moved(ct)} meanwhile")
-    machine = [x["what"] for x in pair["confounders"] if x["key"] in Env.MACHINE]
+    c = next(e for e in pair.variants if e.id == v.control)
+    cause, t, ct = CONTROLS[c.kind], v.timing[0].speedup, c.timing[0].speedup
+    if v.change == "no clear change":
+        return (f"eager {c.id} shows no clear change either ({moved(ct)})" if c.change == "no clear change"
+                else f"eager {c.id} {moved(ct)}, while this variant shows no clear change")
+    if c.change == v.change:
+        share = "the change may be all" if abs(math.log(ct)) >= abs(math.log(t)) else "part of the change is"
+        return f"eager {c.id} also {moved(ct)}: {share} {cause}, not torch's compiler"
+    said = (f"eager {c.id} shows no clear change ({moved(ct)})" if c.change == "no clear change"
+            else f"eager {c.id} {moved(ct)} meanwhile")
+    machine = [x.what for x in pair.confounders if x.key in Env.MACHINE]
     if machine:
         return (f"{said}, but the {' and '.join(machine)} changed too, which eager code may not feel: whether the "
                 "change is torch's compiler or the machine is unknown")
     return (f"{said}: {cause} cannot explain the change, so it is in torch's compiled code"
-            + ("" if pair["interleaved"] else " (unless a load came and went while the runs were timed apart)"))
+            + ("" if pair.interleaved else " (unless a load came and went while the runs were timed apart)"))
 
 
 def notes(pair, v):
     """One sentence per finding in a variant: what its change of time says (see reading), then in a compiled one
     its kernels, changed line verdicts, graph breaks."""
-    a, b = pair["a"], pair["b"]
+    a, b = pair.a, pair.b
     out = [s for s in [reading(pair, v)] if s]
-    if "run" in v:
-        run = v["run"]
-        out.append(f"calls {run['calls'][0]} → {run['calls'][1]} (steady: {run['steady_calls'][0]} → "
-                   f"{run['steady_calls'][1]}); recompiles {run['recompiles'][0]} → {run['recompiles'][1]}")
+    if v.run:
+        run = v.run
+        out.append(f"calls {run.calls[0]} → {run.calls[1]} (steady: {run.steady_calls[0]} → "
+                   f"{run.steady_calls[1]}); recompiles {run.recompiles[0]} → {run.recompiles[1]}")
         out += [f"raised under {name} at call {raised[0]}: {raised[1]}"
-                for name, raised in zip((a, b), run["raised"]) if raised]
+                for name, raised in zip((a, b), run.raised) if raised]
     for k in code(v):
-        names = k["a"] if k["a"] == k["b"] else f"{k['a']} → {k['b']}"
-        state = ("identical after normalisation" if k["identical"]
-                 else f"differs (+{k['added_lines']} -{k['removed_lines']} normalised lines)")
-        out.append(f"{'wrapper' if k is v.get('wrapper') else 'kernel'} {names}: {state}"
-                   + "".join(f"; {c}" for c in k["changes"]))
-    out += [f"kernel removed: {name} (only under {a})" for name in v.get("removed", [])]
-    out += [f"kernel added: {name} (only under {b})" for name in v.get("added", [])]
+        names = k.a if k.a == k.b else f"{k.a} → {k.b}"
+        state = ("identical after normalisation" if k.identical
+                 else f"differs (+{k.added_lines} -{k.removed_lines} normalised lines)")
+        out.append(f"{'wrapper' if k is v.wrapper else 'kernel'} {names}: {state}"
+                   + "".join(f"; {c}" for c in k.changes))
+    out += [f"kernel removed: {name} (only under {a})" for name in v.removed]
+    out += [f"kernel added: {name} (only under {b})" for name in v.added]
     changes = {}
-    for e in v.get("lines", []):
-        changes.setdefault((e["a"], e["b"]), []).append(e)
+    for e in v.changed_lines:
+        changes.setdefault((e.a.describe(), e.b.describe()), []).append(e)
     out += [f"{_lines(es)}: {was} under {a} → {now} under {b}" for (was, now), es in changes.items()]
-    for side, name, other in (("a", a, b), ("b", b, a)):
-        one = [e for e in v.get("one_sided", []) if e["side"] == side]
+    for name, other, one in ((a, b, [e for e in v.one_sided if e.a]), (b, a, [e for e in v.one_sided if e.b])):
         if one:
-            how = ", ".join(sorted({h for e in one for h in e["how"]}))
+            how = ", ".join(sorted({h for e in one for h in (e.a or e.b).how}))
             out.append(f"{_lines(one)}: a verdict under {name} only ({how}), no evidence under {other}")
-    out += [f"graph break {x['change']} at line {x['line']}: {x['reason']}" for x in v.get("breaks", [])]
-    if "cache" in v:
-        out.append(f"Inductor's FX graph cache: {v['cache'][0]} under {a}, {v['cache'][1]} under {b} "
+    out += [f"graph break {x.change} at {x.where}: {x.reason}" for x in v.breaks]
+    if v.cache:
+        out.append(f"Inductor's FX graph cache: {v.cache[0]} under {a}, {v.cache[1]} under {b} "
                    "(compile times are not comparable)")
     return out
 
 
 def _lines(entries):
-    """'lines 48-51, 58 (objective, check_constraints)' for verdict entries."""
+    """'lines 48-51, 58 (objective, check_constraints)' for ComparedLines; the lines of another file than the sample
+    after theirs, named with it: 'line 3; lines 7, 12 of samples/helpers/penalties.py (f, rastrigin)'."""
+    by_file = {}
+    for e in sorted(entries, key=lambda e: e.file is not None):
+        by_file.setdefault(e.file, set()).add(e.line)
+    where = "; ".join(_spans(numbers) + (f" of {file}" if file else "") for file, numbers in by_file.items())
+    functions = ", ".join(dict.fromkeys(e.function for e in entries))
+    return f"{where} ({functions})"
+
+
+def _spans(numbers):
+    """'lines 48-51, 58', or 'line 7'."""
     spans = []
-    for n in sorted({e["line"] for e in entries}):
+    for n in sorted(numbers):
         if spans and spans[-1][1] == n - 1:
             spans[-1][1] = n
         else:
             spans.append([n, n])
     where = ", ".join(f"{lo}-{hi}" if hi > lo else f"{lo}" for lo, hi in spans)
-    functions = ", ".join(dict.fromkeys(e["function"] for e in entries))
-    return f"line{'s' if len(spans) > 1 or spans[0][1] > spans[0][0] else ''} {where} ({functions})"
+    return f"line{'s' if len(spans) > 1 or spans[0][1] > spans[0][0] else ''} {where}"
 
 
 def code(v):
     """The kernel pairs of a compiled variant, then its wrapper."""
-    return v.get("kernels", []) + ([v["wrapper"]] if "wrapper" in v else [])
+    return [*v.kernels, *([v.wrapper] if v.wrapper else [])]
 
 
 def diff_class(line):

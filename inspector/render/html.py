@@ -45,7 +45,8 @@ def environment(index=None):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters.update(seconds=seconds, ratio=ratio, break_even=break_even, match=match, recompile_why=recompile_why,
-                       run_notes=run_notes, error_parts=error_parts)
+                       run_notes=run_notes, error_parts=error_parts,
+                       moved=comparison_words.moved)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index)
     return env
 
@@ -82,20 +83,21 @@ class HtmlRenderer(Renderer):
         """A comparison of runs as one page: per pair of runs, each variant's verdict first (eager ones read as the
         control for the machine and NumPy), what else changed, the lines whose verdict changed, where the time goes
         under each, each variant's timings and code hunks; the runs and their environment last."""
-        pairs = [dict(p, summary=comparison_words.summary(p), variants=[_compared(n, p, v) for v in p["variants"]],
-                      others=[w for w in p["warnings"] if w not in {c["text"] for c in p["confounders"]}])
-                 for n, p in enumerate(comparison["pairs"])]
-        runs = comparison["runs"]
-        differs = {c["key"] for p in comparison["pairs"] for c in p["confounders"]}
-        env = [("arguments", False, [" ".join(r["argv"]) for r in runs]),
-               ("machine load", False, [r["load"] for r in runs])] if comparison["program"] else [
-            ("population", False, ["{:,}".format(r["population"]) for r in runs])]
-        env += [("date", False, [r["created"].replace("T", " ") for r in runs]),
-               ("torch build", "build" in differs, [r["build"] for r in runs])]
-        env += [(key, key in differs, [getattr(r["env"], key) for r in runs]) for key in ENV_ROWS]
-        env.append(("config", False, [" ".join(r["config"]) or "-" for r in runs]))
+        pairs = [{"p": p, "summary": comparison_words.summary(p),
+                  "variants": [_compared(n, p, v) for v in p.variants],
+                  "others": [w for w in p.warnings if w not in {c.text for c in p.confounders}]}
+                 for n, p in enumerate(comparison.pairs)]
+        runs = comparison.runs
+        differs = {c.key for p in comparison.pairs for c in p.confounders}
+        env = [("arguments", False, [" ".join(r.argv) for r in runs]),
+               ("machine load", False, [r.load for r in runs])] if comparison.program else [
+            ("population", False, ["{:,}".format(r.population) for r in runs])]
+        env += [("date", False, [r.created.replace("T", " ") for r in runs]),
+               ("torch build", "build" in differs, [r.build for r in runs])]
+        env += [(key, key in differs, [getattr(r.env, key) for r in runs]) for key in ENV_ROWS]
+        env.append(("config", False, [" ".join(r.config) or "-" for r in runs]))
         return environment().get_template("compare.html.j2").render(
-            sample=comparison["sample"], runs=runs, env=env, pairs=pairs, clear=compare.CLEAR)
+            sample=comparison.sample, runs=runs, env=env, pairs=pairs, clear=compare.CLEAR)
 
     def index(self, entries):
         """The index of a folder of reports: ``entries`` [(stem, Analysis or None)], a row each (see _index_row),
@@ -151,38 +153,27 @@ def _index_row(stem, analysis):
 
 
 def _compared(n, pair, v):
-    """One variant of a compared pair of runs, with what the comparison page says of it (see comparison)."""
-    time = compare.time_row(v)
-    return dict(v, headline=comparison_words.headline(v), notes=comparison_words.notes(pair, v),
-                reading=comparison_words.reading(pair, v), time=time, moved=comparison_words.moved(time),
-                spread=comparison_words.spread(time), anchor=f"p{n}-{v['id']}",
-                time_goes=_time_goes_view(v.get("time_goes")),
-                timing=[dict(t, speedup_text=comparison_words.speedup(t)) for t in v["timing"]],
-                code=[dict(k, **_diff_view(k["hunks"])) for k in comparison_words.code(v)])
-
-
-def _time_goes_view(goes):
-    """A compiled variant's "where the time goes" (compare._time_goes) with each row's change; None for an eager one."""
-    if not goes:
-        return None
-
-    def row(r):
-        return dict(r, moved=comparison_words.moved({"speedup": r["a"] / r["b"]} if r["a"] and r["b"] else None))
-    return dict(goes, call=goes["call"] and row(goes["call"]), kernels=[row(r) for r in goes["kernels"]],
-                rest=[row(r) for r in goes["rest"]])
+    """One ComparedVariant ``v`` of a pair of runs, with what the comparison page says of it (see comparison)."""
+    time = v.time
+    return {"v": v, "headline": comparison_words.headline(v), "notes": comparison_words.notes(pair, v),
+            "reading": comparison_words.reading(pair, v), "time": time,
+            "moved": comparison_words.moved(time and time.speedup), "spread": comparison_words.spread(time),
+            "anchor": f"p{n}-{v.id}", "timing": [(t, comparison_words.speedup(t)) for t in v.timing],
+            "code": [dict(_diff_view(k.hunks), k=k) for k in comparison_words.code(v)]}
 
 
 def _diff_view(hunks):
-    """A code pair's hunks as shown: {"structural": [hunk], "cosmetic": [hunk]}, each hunk's lines as (CSS class,
-    line), at most DIFF_LINES lines on the page (structural ones first), and "more": how many are left out."""
+    """A code pair's hunks as shown: {"structural": [hunk], "cosmetic": [hunk]}, each hunk {"h": the Hunk, "lines":
+    its lines as (CSS class, line)}, at most DIFF_LINES lines on the page (structural ones first), and "more": how
+    many are left out."""
     shown, left, out = 0, 0, {"structural": [], "cosmetic": []}
-    for h in sorted(hunks, key=lambda h: h["kind"] != "structural"):
+    for h in sorted(hunks, key=lambda h: h.kind != "structural"):
         room = max(0, DIFF_LINES - shown)
-        left += max(0, len(h["lines"]) - room)
+        left += max(0, len(h.lines) - room)
         if room:
-            lines = h["lines"][:room]
+            lines = h.lines[:room]
             shown += len(lines)
-            out[h["kind"]].append(dict(h, lines=[(comparison_words.diff_class(ln), ln) for ln in lines]))
+            out[h.kind].append({"h": h, "lines": [(comparison_words.diff_class(ln), ln) for ln in lines]})
     return dict(out, more=left)
 
 

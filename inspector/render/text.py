@@ -162,17 +162,17 @@ class TextRenderer(Renderer):
     def comparison(self, comparison):
         """A few lines per variant and run pair."""
         console = self._console()
-        for pair in comparison["pairs"]:
-            console.print(f"{comparison['sample'].path}: {pair['a']} → {pair['b']}", markup=False, style="bold")
-            for w in pair["warnings"]:
+        for pair in comparison.pairs:
+            console.print(f"{comparison.sample.path}: {pair.a} → {pair.b}", markup=False, style="bold")
+            for w in pair.warnings:
                 console.print(f"  warning: {w}", markup=False, style="yellow")
-            for v in pair["variants"]:
-                console.print(f"  {v['id']}: {comparison_words.headline(v)}", markup=False)
+            for v in pair.variants:
+                console.print(f"  {v.id}: {comparison_words.headline(v)}", markup=False)
                 for note in comparison_words.notes(pair, v):
                     console.print(f"    {note}", markup=False)
-            for side, ids in (("a", pair["only_a"]), ("b", pair["only_b"])):
+            for name, ids in ((pair.a, pair.only_a), (pair.b, pair.only_b)):
                 if ids:
-                    console.print(f"  only under {pair[side]}: {', '.join(ids)}", markup=False)
+                    console.print(f"  only under {name}: {', '.join(ids)}", markup=False)
         return _out(console)
 
 

@@ -5,13 +5,14 @@ import json
 import re
 import shutil
 import statistics
+from dataclasses import replace
 
 import pytest
 from markupsafe import escape as html_escape
 
 from conftest import RECORDS, VERSIONS, analysis, line_of, record_path, run_cli
 from inspector.analysis import analyze, compare
-from inspector.model import Kernel
+from inspector.model import Confounder, Kernel, LineVerdicts, TimeRow
 from inspector.record import load
 from inspector.render import comparison as comparison_words
 from inspector.render.base import renderer
@@ -30,7 +31,7 @@ def test_poly_kernels_of_2_1_and_2_13_match_and_keep_their_real_differences(vid)
     assert pairs == [(old, new)] and not removed and not added
     assert old.name != new.name  # 2.13 names select and scalar_tensor too
     hunks = compare.hunks(old.code, new.code)
-    lines = [ln for h in hunks if h["kind"] == "structural" for ln in h["lines"]]
+    lines = [ln for h in hunks if h.kind == "structural" for ln in h.lines]
     text = "\n".join(lines)
     # the real changes: explicit double() casts, the integer-division error flag, the thread id
     assert re.search(r"^-auto tmp\d+ = tmp0 \+ tmp1;$", text, re.M)
@@ -42,11 +43,11 @@ def test_poly_kernels_of_2_1_and_2_13_match_and_keep_their_real_differences(vid)
         assert noise not in text, noise
     assert " for(int64_t x0=0L; x0<20000L; x0+=1L)" in lines  # unchanged context
     # what normalisation ignores is in cosmetic hunks, as the code has it: the include path, long/i0
-    cosmetic = [ln for h in hunks if h["kind"] == "cosmetic" for ln in h["lines"]]
+    cosmetic = [ln for h in hunks if h.kind == "cosmetic" for ln in h.lines]
     assert any(ln.startswith("-#include") for ln in cosmetic)
     assert "+#include <torch/csrc/inductor/cpp_prefix.h>" in cosmetic
     assert any("i0" in ln and "long" in ln for ln in cosmetic if ln[0] == "-")
-    assert all(h["a"][0] <= h["a"][1] and h["b"][0] <= h["b"][1] for h in hunks)
+    assert all(h.a[0] <= h.a[1] and h.b[0] <= h.b[1] for h in hunks)
 
 
 def _disguise(code):
@@ -60,12 +61,11 @@ def _disguise(code):
 
 def test_identical_code_with_renamed_temporaries_and_kernels_compares_identical():
     k = poly_kernel("2.13.0", "torch-compiled-cpu")
-    from dataclasses import replace
     other = replace(k, name=k.name.replace("_0", "_3"), id="other", code=_disguise(k.code))
     hunks = compare.hunks(k.code, other.code)
-    assert other.code != k.code and hunks and {h["kind"] for h in hunks} == {"cosmetic"}
+    assert other.code != k.code and hunks and {h.kind for h in hunks} == {"cosmetic"}
     assert compare.match([k], [other]) == ([(k, other)], [], [])
-    assert "structural" in {h["kind"] for h in compare.hunks(k.code, other.code.replace(" >= ", " > ", 1))}
+    assert "structural" in {h.kind for h in compare.hunks(k.code, other.code.replace(" >= ", " > ", 1))}
 
 
 def _kernel(kid, name, code):
@@ -85,20 +85,20 @@ def test_kernels_are_matched_by_their_source_lines_not_their_position():
 def test_comparing_the_runs_of_2_1_and_2_13():
     old, new = analysis("2.1.2", "poly"), analysis("2.13.0", "poly")
     result = compare.compare([old, new])
-    assert [r["label"] for r in result["runs"]] == ["torch 2.1.2", "torch 2.13.0"]
-    (pair,) = result["pairs"]
+    assert [r.label for r in result.runs] == ["torch 2.1.2", "torch 2.13.0"]
+    (pair,) = result.pairs
     # same machine, same population and source; but timed apart, and NumPy and the torch build changed too
-    assert not pair["interleaved"] and [w[:51] for w in pair["warnings"]] == [
+    assert not pair.interleaved and [w[:51] for w in pair.warnings] == [
         "NumPy 1.26.4 → 2.4.6: eager NumPy variants run on i",
         "torch build CUDA 12.1 (+cu121) → CPU-only (+cpu): t",
         "timed one after the other, not in alternating round"]
-    by_id = {v["id"]: v for v in pair["variants"]}
+    by_id = {v.id: v for v in pair.variants}
     assert set(by_id) == {"python", "numpy", "numpy-compiled-cpu", "torch", "torch-compiled-cpu"}
     for vid in ("numpy-compiled-cpu", "torch-compiled-cpu"):
         v = by_id[vid]
-        assert len(v["kernels"]) == 1 and not v["kernels"][0]["identical"] and not v["removed"] and not v["added"]
-        assert v["breaks"] == [] and v["lines"] == []  # parallel, not vectorized, under both
-        assert [t["what"] for t in v["timing"]] == ["time", "first call", "compile"]
+        assert len(v.kernels) == 1 and not v.kernels[0].identical and not v.removed and not v.added
+        assert v.breaks == () and v.changed_lines == [] and not v.one_sided  # parallel, not vectorized, under both
+        assert [t.what for t in v.timing] == ["time", "first call", "compile"]
     text = renderer("text").comparison(result)
     assert "samples/poly.py: torch 2.1.2 → torch 2.13.0" in text and "kernel cpp_fused_" in text
 
@@ -107,11 +107,11 @@ def test_breaks_worded_differently_by_two_torch_versions_are_the_same_break():
     """torch 2.1 says "Tensor.item", 2.13 "Unsupported Tensor.item() call with capture_scalar_outputs=False": one
     cause, so neither lost nor gained; the boolean mask 2.1 never broke at is a break 2.13 gained."""
     old, new = analysis("2.1.2", "knapsack_breaks"), analysis("2.13.0", "knapsack_breaks")
-    (pair,) = compare.compare([old, new])["pairs"]
-    by_id = {v["id"]: v for v in pair["variants"]}
-    assert by_id["torch-compiled-cpu"]["breaks"] == []
-    assert [(b["change"], b["line"]) for b in by_id["numpy-compiled-cpu"]["breaks"]] == [
-        ("gained", line_of(new, "fitness[over] -="))]
+    (pair,) = compare.compare([old, new]).pairs
+    by_id = {v.id: v for v in pair.variants}
+    assert by_id["torch-compiled-cpu"].breaks == ()
+    assert [(b.change, b.file, b.line) for b in by_id["numpy-compiled-cpu"].breaks] == [
+        ("gained", None, line_of(new, "fitness[over] -="))]
 
 
 def test_records_compare_warns_about_other_machines_breaks_gained_and_cache_hits():
@@ -161,37 +161,47 @@ def test_runs_that_took_turns_are_compared_round_by_round():
     old, new = (analyze(r) for r in raws)
     assert old.rounds.session == new.rounds.session and {old.rounds.position, new.rounds.position} == {0, 1}
     result = compare.compare([old, new])
-    (pair,) = result["pairs"]
-    assert pair["interleaved"] and not any("alternating" in w for w in pair["warnings"])
+    (pair,) = result.pairs
+    assert pair.interleaved and not any("alternating" in w for w in pair.warnings)
     text = renderer("text").comparison(result)
-    for v in pair["variants"]:
-        a, b = ({t["round"]: t["median_s"] for t in raw["rounds"]["variants"][v["id"]]} for raw in raws)
+    for v in pair.variants:
+        a, b = ({t["round"]: t["median_s"] for t in raw["rounds"]["variants"][v.id]} for raw in raws)
         assert sorted(a) == sorted(b) == list(range(6))
         ratios = [a[r] / b[r] for r in a]
-        time = v["timing"][0]
-        assert time["rounds"] == 6 and time["speedup"] == pytest.approx(statistics.median(ratios))
-        assert time["spread"] == pytest.approx([min(ratios), max(ratios)])
-        assert time["a"] == pytest.approx(statistics.median(a.values()))
-    assert text.count("in 6 alternating rounds") == len(pair["variants"])
+        time = v.time
+        assert time.rounds == 6 and time.speedup == pytest.approx(statistics.median(ratios))
+        assert time.spread == pytest.approx((min(ratios), max(ratios)))
+        assert time.a == pytest.approx(statistics.median(a.values()))
+    assert text.count("in 6 alternating rounds") == len(pair.variants)
     # a compiled variant slower in every round is a regression; a round where it was not clears it
-    slower = {v["id"] for v in pair["variants"] if "compiled" in v["id"] and v["timing"][0]["spread"][1] < 1 / 1.1}
+    slower = {v.id for v in pair.variants if v.compiled and v.time.spread[1] < 1 / 1.1}
     said = {r.split(" ")[0] for r in compare.regressions(result) if "rounds)" in r}
     assert said == slower
 
 
+def _verdicts(*verdicts):
+    return LineVerdicts(verdicts, ())
+
+
 def test_a_worse_line_verdict_is_a_regression_and_a_better_one_is_not():
-    worse = ["parallel, vectorized", "parallel, partly vectorized", "parallel, not vectorized", "extern", "serial",
-             "eager", "graph-break"]
-    ranks = [compare._rank(v) for v in worse]
+    worse = [("parallel", "all"), ("parallel", "some"), ("parallel", "none"), ("extern", None), ("serial", None),
+             ("eager", None), ("graph-break", None)]
+    ranks = [_verdicts(v).rank for v in worse]
     assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks)
-    assert compare._rank("parallel, vectorized / eager") == compare._rank("eager")
-    assert compare._rank("unknown") is None  # not understood: neither worse nor better
-    v = {"id": "numpy-compiled-cpu", "status": ["ok", "ok"], "errors": [None, None], "timing": [],
-         "lines": [{"line": 3, "a": "parallel, vectorized", "b": "parallel, not vectorized"},
-                   {"line": 4, "a": "serial", "b": "parallel, not vectorized"},
-                   {"line": 5, "a": "parallel, vectorized", "b": "unknown"}]}
-    found = compare.regressions({"pairs": [{"a": "A", "b": "B", "variants": [v]}]})
-    assert found == ["numpy-compiled-cpu (A → B): line 3: parallel, vectorized → parallel, not vectorized"]
+    assert _verdicts(("parallel", "all"), ("eager", None)).rank == _verdicts(("eager", None)).rank
+    assert _verdicts(("unknown", None)).rank is None  # not understood: neither worse nor better
+    assert _verdicts(("parallel", "all"), ("eager", None)).describe() == "parallel, vectorized / eager"
+    (pair,) = compare.compare([analysis("2.13.0", "knapsack_breaks")] * 2).pairs
+    v = next(v for v in pair.variants if v.id == "numpy-compiled-cpu")
+    first, second, third = v.same_lines[:3]
+    lines = [replace(first, a=_verdicts(("parallel", "all")), b=_verdicts(("parallel", "none"))),
+             replace(second, a=_verdicts(("serial", None)), b=_verdicts(("parallel", "none"))),
+             replace(third, a=_verdicts(("parallel", "all")), b=_verdicts(("unknown", None)))]
+    changed = replace(pair, variants=(replace(v, lines=tuple(lines), breaks=()),))
+    found = compare.regressions(replace(compare.compare([analysis("2.13.0", "knapsack_breaks")] * 2),
+                                        pairs=(changed,)))
+    assert found == [f"numpy-compiled-cpu ({pair.a} → {pair.b}): line {first.line}: parallel, vectorized → "
+                     "parallel, not vectorized"]
 
 
 def _interleaved():
@@ -202,13 +212,13 @@ def _interleaved():
 
 def test_the_verdict_comes_first_and_reads_each_compiled_variant_against_its_eager_control():
     result = _interleaved()
-    (pair,) = result["pairs"]
-    by_id = {v["id"]: v for v in pair["variants"]}
-    assert {i: v["change"] for i, v in by_id.items()} == {
+    (pair,) = result.pairs
+    by_id = {v.id: v for v in pair.variants}
+    assert {i: v.change for i, v in by_id.items()} == {
         "numpy": "slower", "numpy-compiled-cpu": "slower", "torch-compiled-cpu": "slower"}  # slower in every round
     # no eager torch in these records: torch-compiled-cpu's control is its family's eager NumPy variant
-    assert by_id["numpy-compiled-cpu"]["control"] == by_id["torch-compiled-cpu"]["control"] == "numpy"
-    assert f"{1 / by_id['numpy']['timing'][0]['speedup']:.3g}" == "1.06"
+    assert by_id["numpy-compiled-cpu"].control == by_id["torch-compiled-cpu"].control == "numpy"
+    assert f"{1 / by_id['numpy'].time.speedup:.3g}" == "1.06"
     said = "eager numpy also 1.06x slower: part of the change is the machine or NumPy, not torch's compiler"
     assert all(comparison_words.reading(pair, by_id[i]) == said for i in ("numpy-compiled-cpu", "torch-compiled-cpu"))
     assert comparison_words.reading(pair, by_id["numpy"]) == ("control: the machine or NumPy can change its time, "
@@ -226,12 +236,14 @@ def test_the_verdict_comes_first_and_reads_each_compiled_variant_against_its_eag
 
 
 def test_reading_says_unknown_where_the_control_cannot_tell():
+    (interleaved,) = _interleaved().pairs
+    eager, compiled_v = (next(v for v in interleaved.variants if v.id == i) for i in ("numpy", "numpy-compiled-cpu"))
+
     def pair(control, compiled, confounders=()):
-        variants = [{"id": "numpy", "kind": "numpy", "compiled": False, "change": control[0], "status": ["ok", "ok"],
-                     "timing": [{"what": "time", "speedup": control[1]}]},
-                    {"id": "numpy-compiled-cpu", "kind": "numpy", "compiled": True, "change": compiled[0],
-                     "status": ["ok", "ok"], "control": "numpy", "timing": [{"what": "time", "speedup": compiled[1]}]}]
-        p = {"variants": variants, "confounders": [{"key": k, "what": k} for k in confounders], "interleaved": True}
+        variants = (replace(eager, change=control[0], timing=(TimeRow("time", 1.0, 1.0, control[1]),)),
+                    replace(compiled_v, change=compiled[0], timing=(TimeRow("time", 1.0, 1.0, compiled[1]),)))
+        p = replace(interleaved, variants=variants,
+                    confounders=tuple(Confounder(k, k, "1", "2", k) for k in confounders))
         return comparison_words.reading(p, variants[1])
     assert pair(("no clear change", 1.02), ("slower", 0.5)) == (
         "eager numpy shows no clear change (1.02x faster): the machine or NumPy cannot explain the change, so it is "
@@ -243,12 +255,12 @@ def test_reading_says_unknown_where_the_control_cannot_tell():
         "eager numpy shows no clear change either (1.02x faster)")
     assert pair(("slower", 0.4), ("slower", 0.5)) == (
         "eager numpy also 2.5x slower: the change may be all the machine or NumPy, not torch's compiler")
-    (p,) = compare.compare([analysis("2.1.2", "poly"), analysis("2.13.0", "poly")])["pairs"]
-    timed_apart = next(v for v in p["variants"] if v["id"] == "torch-compiled-cpu")
+    (p,) = compare.compare([analysis("2.1.2", "poly"), analysis("2.13.0", "poly")]).pairs
+    timed_apart = next(v for v in p.variants if v.id == "torch-compiled-cpu")
     assert comparison_words.reading(p, timed_apart).endswith(
         "cannot explain the change, so it is in torch's compiled code (unless a load came and went while the runs "
         "were timed apart)")
-    lone = dict(next(v for v in p["variants"] if v["id"] == "numpy-compiled-cpu"), control=None)
+    lone = replace(next(v for v in p.variants if v.id == "numpy-compiled-cpu"), control=None)
     assert comparison_words.reading(p, lone) == ("no eager variant of its family ran under both: whether the machine "
                                                  "or NumPy changed its time is unknown")
 
@@ -257,54 +269,50 @@ def test_numpy_and_the_build_of_torch_are_flagged_and_an_unnamed_build_is_unknow
     assert [compare.build(v) for v in ("2.13.0+cpu", "2.1.2+cu121", "2.5.1+cu118", "2.4.0+rocm6.1", "2.13.0")] == [
         "CPU-only (+cpu)", "CUDA 12.1 (+cu121)", "CUDA 11.8 (+cu118)", "ROCm 6.1 (+rocm6.1)", "unknown"]
     result = _interleaved()
-    (pair,) = result["pairs"]
-    assert [(c["key"], c["a"], c["b"]) for c in pair["confounders"]] == [
+    (pair,) = result.pairs
+    assert [(c.key, c.a, c.b) for c in pair.confounders] == [
         ("numpy", "1.26.4", "2.4.6"), ("build", "CUDA 12.1 (+cu121)", "CPU-only (+cpu)")]
     html = renderer("html").comparison(result)
     assert "Not only torch changed" in html and "NumPy 1.26.4 → 2.4.6" in html
     assert re.search(r'<tr class="differs-row"><th scope="row">numpy <span class="small">\(differs\)', html)
     record = json.loads(record_path("2.13.0", "poly").read_text())
     record["env"]["torch"] = "2.13.0"  # a wheel that names no build
-    (pair,) = compare.compare([analysis("2.1.2", "poly"), analyze(record)])["pairs"]
-    build = next(c for c in pair["confounders"] if c["key"] == "build")
-    assert build["b"] == "unknown" and "whether it changed cannot be told" in build["text"]
-    same = compare.compare([analyze(record), analyze(record)])["pairs"][0]
-    assert same["confounders"] == []  # one torch, unnamed build: nothing to flag
+    (pair,) = compare.compare([analysis("2.1.2", "poly"), analyze(record)]).pairs
+    build = next(c for c in pair.confounders if c.key == "build")
+    assert build.b == "unknown" and "whether it changed cannot be told" in build.text
+    same = compare.compare([analyze(record), analyze(record)]).pairs[0]
+    assert same.confounders == ()  # one torch, unnamed build: nothing to flag
 
 
 def test_the_per_line_verdict_diff_gives_each_line_its_text_and_both_verdicts():
     old, new = analysis("2.1.2", "knapsack_breaks"), analysis("2.13.0", "knapsack_breaks")
     result = compare.compare([old, new])
-    v = next(v for v in result["pairs"][0]["variants"] if v["id"] == "numpy-compiled-cpu")
+    v = next(v for v in result.pairs[0].variants if v.id == "numpy-compiled-cpu")
     line = line_of(new, "totals = population @ ITEMS")
-    assert {"file": "samples/knapsack_breaks.py", "function": "fitness_numpy", "text": "totals = population @ ITEMS",
-            "line": line, "a": "parallel, not vectorized", "b": "extern, vectorized"} in v["lines"]
-    assert all(e["a"] == e["b"] for e in v["same_lines"]) and v["same_lines"]
+    assert [(None, "fitness_numpy", "totals = population @ ITEMS", line, "parallel, not vectorized",
+             "extern, vectorized")] == [(e.file, e.function, e.text, e.line, e.a.describe(), e.b.describe())
+                                        for e in v.changed_lines if e.line == line]
+    assert all(e.a.verdicts == e.b.verdicts for e in v.same_lines) and v.same_lines
     html = renderer("html").comparison(result)
     assert (f'<td>numpy-compiled-cpu</td><td class="num">{line}</td><td class="src">'
             "<code>totals = population @ ITEMS</code></td><td>parallel, not vectorized</td><td>extern, vectorized</td>") in html
     # the sample's lines match however each run was given its path
     record = json.loads(record_path("2.13.0", "knapsack_breaks").read_text())
     record["sample"]["path"] = "/elsewhere/samples/knapsack_breaks.py"
-    moved = next(v for v in compare.compare([old, analyze(record)])["pairs"][0]["variants"]
-                 if v["id"] == "numpy-compiled-cpu")
-    assert [(e["line"], e["a"], e["b"]) for e in moved["lines"]] == [(e["line"], e["a"], e["b"]) for e in v["lines"]]
-    # a helper module's lines are named with their file, and their text is the helper's
-    helper = next(v for v in compare.compare([analysis("2.1.2", "penalised"), analysis("2.13.0", "penalised")])[
-        "pairs"][0]["variants"] if v["id"] == "torch-compiled-cpu")
-    assert ("samples/helpers/penalties.py", "return (x**2 -") in {(e["file"], e["text"][:14]) for e in helper["lines"]}
+    moved = next(v for v in compare.compare([old, analyze(record)]).pairs[0].variants if v.id == "numpy-compiled-cpu")
+    assert moved.lines == v.lines
 
 
 def test_where_the_time_goes_pairs_each_kernels_time_per_call_with_the_time_row():
-    (pair,) = _interleaved()["pairs"]
-    v = next(v for v in pair["variants"] if v["id"] == "torch-compiled-cpu")
-    goes = v["time_goes"]
+    (pair,) = _interleaved().pairs
+    v = next(v for v in pair.variants if v.id == "torch-compiled-cpu")
+    goes = v.time_goes
     (ka,), (kb,) = (r.variant("torch-compiled-cpu").kernels for r in (
         analyze(load(RECORDS / "interleaved" / f"poly-torch-{ver}.json")) for ver in VERSIONS))
-    assert goes["kernels"] == [{"what": f"{ka.name} → {kb.name}", "a": ka.cost.time_s, "b": kb.cost.time_s}]
-    assert goes["call"] == {"what": "the whole call (timed, as above)", "a": v["timing"][0]["a"],
-                            "b": v["timing"][0]["b"]}
-    assert [r["what"] for r in goes["rest"]][0] == "all kernels" and goes["more"] == 0
+    assert [(r.what, r.a, r.b) for r in goes.kernels] == [(f"{ka.name} → {kb.name}", ka.cost.time_s, kb.cost.time_s)]
+    assert (goes.call.what, goes.call.a, goes.call.b) == ("the whole call (timed, as above)", v.time.a, v.time.b)
+    assert goes.call.speedup == pytest.approx(v.time.a / v.time.b)  # a ratio of medians, not the rounds' median
+    assert [r.what for r in goes.rest][0] == "all kernels" and goes.more == 0
 
 
 def test_diff_hunks_are_labelled_structural_or_cosmetic_in_the_html():
@@ -318,8 +326,8 @@ def test_the_page_links_both_reports_or_says_how_to_make_them(tmp_path):
     result = _interleaved()
     records = [tmp_path / f"poly-torch-{v}.json" for v in VERSIONS]
     records[1].with_suffix(".html").write_text("report")
-    compare.link_reports(result, records, tmp_path)
-    assert [r["report"] for r in result["runs"]] == [None, "poly-torch-2.13.0.html"]
+    result = compare.link_reports(result, records, tmp_path)
+    assert [r.report for r in result.runs] == [None, "poly-torch-2.13.0.html"]
     html = renderer("html").comparison(result)
     assert '<a href="poly-torch-2.13.0.html">torch 2.13.0</a>' in html
     assert f"<code>inspector render {records[0]}</code> makes it" in html
@@ -371,3 +379,36 @@ def test_a_programs_slowdown_recompiles_and_exceptions_fail_the_build(tmp_path):
 def test_a_program_and_a_sample_are_not_compared():
     with pytest.raises(compare.CompareError, match=r"a program's record \(inspector run\) and a sample's record"):
         compare.compare([analysis("2.13.0", "ga"), analysis("2.13.0", "poly")])
+
+
+def _penalised(helper_vectorized):
+    """penalised under torch 2.13 with torch-compiled-cpu's verdict of the helper's line 12 copied onto the sample's
+    line 12 (another file, the same number and function), and the helper's own line 12 ``helper_vectorized``."""
+    a = analysis("2.13.0", "penalised")
+    v = a.variant("torch-compiled-cpu")
+    helper = [e for e in v.lines if e.file == "samples/helpers/penalties.py" and e.line == 12]
+    lines = [replace(e, vectorized=helper_vectorized) if e in helper else e for e in v.lines]
+    lines += [replace(e, file=a.sample.path) for e in helper]
+    return replace(a, variants=[replace(x, lines=lines) if x is v else x for x in a.variants])
+
+
+def test_lines_of_two_files_with_one_number_are_compared_apart():
+    """A helper module's line 12 changed its verdict, the sample's line 12 did not: the change is the helper's,
+    with the helper's text, and is not merged with the sample's line of the same number."""
+    result = compare.compare([_penalised("all"), _penalised("none")])
+    v = next(v for v in result.pairs[0].variants if v.id == "torch-compiled-cpu")
+    helper_text = analysis("2.13.0", "penalised").file("samples/helpers/penalties.py").text(12)
+    assert [(e.file, e.line, e.text, e.a.describe(), e.b.describe()) for e in v.changed_lines] == [
+        ("samples/helpers/penalties.py", 12, helper_text, "parallel, vectorized", "parallel, not vectorized")]
+    assert (None, 12, "import torch", "parallel, vectorized") in {
+        (e.file, e.line, e.text, e.b.describe()) for e in v.same_lines}
+    assert [r.split(": ", 1)[1] for r in compare.regressions(result) if "torch-compiled-cpu" in r] == [
+        "line 12 of samples/helpers/penalties.py: parallel, vectorized → parallel, not vectorized"]
+    text = renderer("text").comparison(result)
+    assert ("line 12 of samples/helpers/penalties.py (box_violation): parallel, vectorized under torch 2.13.0 (#1) → "
+            "parallel, not vectorized under torch 2.13.0 (#2)") in text
+    html = renderer("html").comparison(result)
+    assert ('<td>torch-compiled-cpu</td><td class="num">samples/helpers/penalties.py:12</td><td class="src"><code>'
+            f"{html_escape(helper_text)}</code></td><td>parallel, vectorized</td><td>parallel, not vectorized</td>"
+            ) in html
+    assert '<td class="num">12</td><td class="src"><code>import torch</code></td><td>parallel, vectorized</td>' in html
