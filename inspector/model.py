@@ -120,9 +120,13 @@ class MachineCode:
     """What the C++ compiler made of a kernel, or of the functions that hold one of its loop nests: instruction counts
     of the shared object Inductor loaded (``objdump``; the classes are ``inspector/probe/machine.py``'s).
 
-    ``simd``: ``packed`` (packed SIMD arithmetic, or a call to vectorized math), ``scalar`` (neither, and no register
-    wider than xmm), ``moves`` (SIMD data moves on ymm/zmm registers only: not decided either way).
+    ``simd``: ``packed`` (packed SIMD arithmetic, at least a quarter as much as scalar arithmetic, or a call to
+    vectorized math), ``mixed`` (some packed arithmetic among much more scalar: a few operations combined, not
+    decided either way), ``scalar`` (neither, and no register wider than xmm), ``moves`` (SIMD data moves on ymm/zmm
+    registers only: not decided either way).
     """
+
+    PACKED_SHARE = 0.25  # packed arithmetic against scalar arithmetic, from which the code counts as vectorized
 
     functions: tuple  # what was counted: symbols (kernel, kernel._omp_fn.N), or a nest's "lines A-B" (line table)
     instructions: int
@@ -138,17 +142,26 @@ class MachineCode:
 
     @property
     def simd(self):
-        if self.packed_fp or self.packed_int or self.vector_math:
+        packed = self.packed_fp + self.packed_int
+        if self.vector_math or (packed and packed >= self.PACKED_SHARE * self.scalar_fp):
             return "packed"
+        if packed:
+            return "mixed"
         return "moves" if self.register in ("ymm", "zmm") else "scalar"
+
+    @property
+    def decides(self):
+        """Whether it says by itself whether the code is vectorized (packed or scalar only)."""
+        return self.simd in ("packed", "scalar")
 
     def overrules(self, vectorized):
         """Whether it says the opposite of Inductor's code (``vectorized``: that code is ``at::vec``)."""
-        return self.simd != "moves" and (self.simd == "packed") != bool(vectorized)
+        return self.decides and (self.simd == "packed") != bool(vectorized)
 
     def describe(self):
         """'packed SIMD (zmm): 24 packed FP, 6 scalar FP; calls Sleef_cosd8_u10 x2' and the like."""
         head = {"packed": f"packed SIMD ({self.register})", "scalar": "scalar only",
+                "mixed": f"some packed SIMD ({self.register})",
                 "moves": f"no packed arithmetic, SIMD moves on {self.register}"}[self.simd]
         counts = [f"{n} {what}" for n, what in ((self.packed_fp, "packed FP"), (self.packed_int, "packed int"),
                                                 (self.scalar_fp, "scalar FP"), (self.gathers, "gathers")) if n]

@@ -136,7 +136,7 @@ def vectorized(unit):
         return None
     source = nest.vectorized if nest else kernel.vectorized
     code = own(unit)
-    return source if code is None or code.simd == "moves" else code.simd == "packed"
+    return source if code is None or not code.decides else code.simd == "packed"
 
 
 def reasons(units, listed):

@@ -167,8 +167,9 @@ def test_times_and_ratios_come_from_the_same_alternating_rounds(version):
         return {t["round"]: t["median_s"] * scale[vid] for t in rounds[vid]}
 
     numpy, python = per_round("numpy"), per_round("python")
-    assert set(rounds) == {v.id for v in a.variants if v.status == "ok" and not v.preview}
-    for v in (a.variant(vid) for vid in rounds):
+    trials = {t["id"] for t in record.get("trials") or []}  # the fixes tried take their turns in the rounds too
+    assert set(rounds) - trials == {v.id for v in a.variants if v.status == "ok" and not v.preview}
+    for v in (a.variant(vid) for vid in rounds if vid not in trials):
         mine = per_round(v.id)
         for reference, said, spread in ((numpy, v.speedup_vs_numpy, v.speedup_vs_numpy_spread),
                                         (python, v.speedup_vs_python, v.speedup_vs_python_spread)):

@@ -24,9 +24,17 @@ def test_constraint_kernels_are_parallel_and_every_helper_line_too(version, stem
     for e in helper_lines:  # placed in the kernel's one loop nest (views, in 2.1, by the FX graph alone)
         assert e.status == "parallel" and e.kernels and e.nests, e
         assert "loop_nest" in e.how or (version == "2.1.2" and e.how == ["fx_graph"]), e
-    # population stored (N, 3) row-major: strided loads keep SIMD off, and the report says why
-    assert all(e.vectorized == "none" for e in helper_lines)
-    assert all(any(r.kind == "not-vectorized-strided" for r in e.why) for e in helper_lines)
+    # population stored (N, 3) row-major: under 2.13 strided loads keep SIMD off, and the report says why
+    kinds = [{r.kind for r in e.why} for e in helper_lines]
+    if version == "2.13.0":
+        assert all(e.vectorized == "none" for e in helper_lines)
+        assert all("not-vectorized-strided" in k for k in kinds)
+    elif stem == "poly":  # 2.1's checker refused float64, GCC vectorized the scalar loop: the machine code decides
+        assert all(e.vectorized == "all" for e in helper_lines)
+        assert all({"inductor-scalar", "machine-disagrees"} <= k for k in kinds)
+    else:  # trig's loop calls libm's sin and cos: GCC left it scalar too
+        assert all(e.vectorized == "none" for e in helper_lines)
+        assert all("not-vectorized-checker" in k and "machine-disagrees" not in k for k in kinds)
     assert not v.breaks
 
 

@@ -91,7 +91,8 @@ def test_what_inspector_did_not_understand_is_counted_and_shown():
     record["variants"][0].setdefault("capture", {})["problems"] = ["KeyError: 'frame_id'"]
     a = analyze(record)
     counts = {p.artifact: len(p.problems) for p in a.parse}
-    assert counts == {"output code": 1, "graph-break messages": 0, "FX graph stack comments": 0, "log records": 1}
+    assert counts == {"output code": 1, "graph-break messages": 0, "FX graph stack comments": 0, "log records": 1,
+                      "Inductor decisions": 0, "machine code": 0}
     assert a.not_understood == 2
     page = renderer("html").report(a)
     assert "inspector did not understand 2 items of torch's output" in page

@@ -93,7 +93,8 @@ def test_choose_tries_each_fix_where_it_applies():
 
 def test_a_program_says_what_could_be_tried_and_how_not_measured():
     record = load(record_path("2.13.0", "ga"))
-    assert views.program_fixes(analyze(record)) == []  # not asked for
+    record["program"]["try_fixes"] = False
+    assert views.program_fixes(analyze(record)) == []  # not asked for (--no-try-fixes)
     record["program"]["try_fixes"] = True
     said = dict(views.program_fixes(analyze(record)))
     assert said and all(vid == "fitness" for vid, _ in views.program_fixes(analyze(record)))
