@@ -31,7 +31,10 @@ from importlib import metadata, util
 from pathlib import Path
 from typing import Optional
 
-from inspector.errors import InspectorError
+if __name__ == "__main__":  # run as a script under another interpreter (facts()), where inspector is not importable
+    InspectorError = Exception
+else:
+    from inspector.errors import InspectorError
 
 MANIFEST = "inspector-env.json"
 OLD_TORCH = (2, 3)  # below it: numpy<2 (built against NumPy 1) and setuptools<81 (torch 2.1 imports its
