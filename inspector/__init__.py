@@ -7,20 +7,19 @@ Layout (probe -> record -> analysis -> renderers):
 - ``inspector.model``: the typed values analysis derives and renderers read (no torch);
 - ``inspector.analysis``: kernels, verdicts, breaks and costs derived from a record alone;
 - ``inspector.render``: HTML, text and JSON renderers behind one interface (never import torch);
-- ``inspector.cli``: the typer command line;
-- ``inspector.api``: ``capture()`` and ``inspect()``, the same reports from Python (torch imported only when used).
+- ``inspector.api``: every command from Python (``report``, ``breaks``, ``compare``, ``compare_program``,
+  ``Run``, ``render``, ``run``, ``capture``, ``inspect``), returning Reports; torch imported only when used;
+- ``inspector.errors``: ``InspectorError``, the one base exception, and the exit codes;
+- ``inspector.cli``: the typer command line: options parsed, the API called, errors turned into exit codes.
 """
 
 __version__ = "0.2.0"
+API = ("report", "breaks", "compare", "compare_program", "Run", "render", "run", "capture", "inspect")
 
 
-def capture(name="capture"):
-    """Track what torch.compile does inside a ``with`` block; see ``inspector.api.capture``."""
-    from inspector import api
-    return api.capture(name)
-
-
-def inspect(fn, *args, budget=1.0, **kwargs):
-    """Compile ``fn``, time it eager and compiled on ``args``, and report what compiled; see ``inspector.api``."""
-    from inspector import api
-    return api.inspect(fn, *args, budget=budget, **kwargs)
+def __getattr__(name):
+    """``inspector.report`` and the rest of API, from inspector.api, imported on first use."""
+    if name in API:
+        from inspector import api
+        return getattr(api, name)
+    raise AttributeError(f"module 'inspector' has no attribute {name!r}")

@@ -1,68 +1,465 @@
-"""The Python API: what ``inspector run`` reports, for a block of code or one function, in this process.
+"""The Python API: every command's work, returning typed values; the command line parses options and calls these.
+
+    report = inspector.report("samples/trig.py", population=20000)   # in Jupyter: the HTML report inline
+    report.save("reports")                     # trig.html, trig.json and trig.trace/, as `inspector report` writes
+    print(inspector.breaks("samples/knapsack_breaks.py").text())
+    inspector.compare("a.json", "b.json").save()                      # <stem>-compare.html beside a.json
+    inspector.render("reports/trig.json")                             # a record analysed again by this version
+    program = inspector.run("samples/programs/ga.py", ["5000"])       # a program run as it is, as `inspector run`
 
     with inspector.capture() as report:
         best = evolve(population)      # code that compiles functions with torch.compile, and calls them
-    report                             # in Jupyter: the HTML report inline (in an iframe, apart from the page)
-    report.save("reports")             # <name>.html and <name>.json
-
     report = inspector.inspect(fitness, population)   # compiled unless it already is; timed eager and compiled
 
-Functions compiled with ``torch.compile`` inside the block are tracked (as ``inspector run`` tracks a program's);
-``inspect`` resets Dynamo first so that ``fn`` compiles afresh under capture (other compiled functions then compile
-again on their next call).
+Each returns a Report (a Comparison for ``compare``): ``.html()``, ``.text()``, ``.save(folder)``, the HTML in
+Jupyter (in an iframe, apart from the page), and ``exit_code``, the command line's. What cannot be done raises an
+``inspector.errors.InspectorError``; what fails inside a variant is that variant's error, in the report.
+``progress``: a callable given one line of text per step (each variant as it finishes, each fix tried, each round);
+by default nothing is printed.
+
+Functions compiled with ``torch.compile`` inside a ``capture`` block are tracked (as ``inspector run`` tracks a
+program's); ``inspect`` resets Dynamo first so that ``fn`` compiles afresh under capture (other compiled functions
+then compile again on their next call).
 """
 
 import contextlib
 import html
 import linecache
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Optional
 
-from inspector.record import save, write_atomic
+from inspector import envs as envs_mod
+from inspector.analysis import breaks as breaks_mod, compare as compare_mod, trials
+from inspector.collect import CollectError, collect, collect_runs, sweep_point
+from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
+from inspector.model import BreaksView
+from inspector.record import load, redact as redact_record, save, write_atomic
+from inspector.render.base import renderer
+from inspector.render.words import seconds
 
 
 class Report:
-    """A captured run: ``.html()``, ``.text()``, ``.save(folder)``, and its HTML view in Jupyter."""
+    """A record and its Analysis: ``.html()``, ``.text()``, ``.json()``, ``.save(folder)``, its HTML view in Jupyter;
+    ``status``: a program's exit status (``run``), else None."""
 
-    def __init__(self, name):
-        self.name, self.record, self._analysis = name, None, None
+    def __init__(self, name, record=None, traced=False, status=None):
+        self.name, self.record, self.status, self._analysis = name, record, status, None
+        self._traces = tempfile.TemporaryDirectory(prefix="inspector-") if traced else None  # removed with the Report
+        self.trace_dir = Path(self._traces.name) / f"{name}.trace" if traced else None  # torch's trace, until saved
 
     @property
     def analysis(self):
+        """The Analysis of the record (InternalFailure when inspector's analysis fails)."""
         if self.record is None:
             raise RuntimeError("the capture is still running: use the report after the with block")
         if self._analysis is None:
             from inspector.analysis import analyze
-            self._analysis = analyze(self.record)
+            try:
+                self._analysis = analyze(self.record)
+            except Exception as e:
+                raise InternalFailure("analysing the record", e) from e
         return self._analysis
 
-    def html(self):
-        """The self-contained HTML report."""
-        from inspector.render.base import renderer
-        return renderer("html").program(self.analysis)
+    @property
+    def exit_code(self):
+        """What the command line exits with (docs/exit-codes.md): a program's own status, unless inspector failed."""
+        a = self.analysis
+        code = INTERRUPTED if a.interrupted else INTERNAL if a.internal_errors else (
+            FAILED if a.failed and not a.program else OK)  # a program's function that raised is the program's own
+        return self.status if self.status is not None and code != INTERNAL else code
 
-    def text(self):
-        """The summary ``inspector run`` prints."""
-        from inspector.render.base import renderer
-        return renderer("text").program(self.analysis)
+    def _view(self, renderer_):
+        return (renderer_.program if self.analysis.program else renderer_.report)(self.analysis)
 
-    def save(self, folder="reports"):
-        """Write ``<name>.html`` and ``<name>.json`` (the record) into ``folder``; return the HTML's path."""
-        folder = Path(folder)
-        save(self.record, folder / f"{self.name}.json")
-        write_atomic(folder / f"{self.name}.html", self.html())
-        return folder / f"{self.name}.html"
+    def html(self, index=None):
+        """The self-contained HTML report; ``index``: the page it links back to (a folder's index)."""
+        return self._view(renderer("html", index=index))
+
+    def text(self, color=False):
+        """The full text summary (``--format text``; what ``inspector run`` prints)."""
+        return self._view(renderer("text", color=color))
+
+    def summary(self, color=False):
+        """What ``inspector report`` prints: the first screen of a sample's report, a program's in full."""
+        return self.text(color) if self.analysis.program else renderer("text", full=False, color=color).report(
+            self.analysis)
+
+    def json(self):
+        """The analysis as JSON (``--format json``)."""
+        return self._view(renderer("json"))
+
+    def save_record(self, folder):
+        """Write ``<name>.json`` (the record) and ``<name>.trace/`` (torch's trace logs, when any) into ``folder``;
+        return the record's path."""
+        path = Path(folder) / f"{self.name}.json"
+        save(self.record, path)
+        if self.trace_dir:
+            target = path.with_suffix(".trace")
+            shutil.rmtree(target, ignore_errors=True)
+            if self.record.get("trace_logs"):
+                shutil.copytree(self.trace_dir, target)
+        return path
+
+    def save_html(self, folder, index=None):
+        """Write ``<name>.html`` into ``folder``; return its path."""
+        path = Path(folder) / f"{self.name}.html"
+        write_atomic(path, self.html(index))
+        return path
+
+    def save(self, folder="reports", index=None):
+        """Write the files the command line writes into ``folder`` (the record first); return the HTML's path."""
+        self.save_record(folder)
+        return self.save_html(folder, index)
 
     def _repr_html_(self):
-        """Jupyter's view: the report in an iframe, so the notebook's styles and scripts and the report's own
-        stay apart."""
-        return (f'<iframe srcdoc="{html.escape(self.html(), quote=True)}" sandbox="allow-scripts" '
-                'style="width: 100%; height: 640px; border: 1px solid #ccc"></iframe>')
+        return _iframe(self.html())
 
     def __repr__(self):
         if self.record is None:
             return f"<inspector report {self.name!r}: capturing>"
         names = ", ".join(v["id"] for v in self.record["variants"]) or "nothing compiled"
         return f"<inspector report {self.name!r}: {names}>"
+
+
+class Breaks(Report):
+    """A sample's graph breaks, recompiles and the flags tried (``view``, a BreaksView); its HTML is the report's,
+    which lists the same findings."""
+
+    def __init__(self, sample, record):
+        super().__init__(Path(sample).stem, record)
+        self.sample = str(sample)
+
+    @property
+    def view(self):
+        a = self.analysis
+        findings = [replace(row, tried=a.variant(row.variant).trials) for row in a.findings]
+        return BreaksView(self.sample, a.env.torch, a.sample.population, findings)
+
+    @property
+    def found(self):
+        """Whether any compiled variant broke its graph."""
+        return any(row.breaks for row in self.analysis.findings)
+
+    def text(self, color=False):
+        return renderer("text", color=color).breaks(self.view)
+
+    def json(self):
+        return renderer("json").breaks(self.view)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a comparison: under ``python`` (None: this interpreter) or ``torch`` (a version, in an environment
+    inspector makes; with both, made with that interpreter), with Inductor/Dynamo ``config`` items."""
+    python: Optional[str] = None
+    torch: Optional[str] = None
+    config: tuple = ()
+
+
+class Comparison:
+    """Runs of one sample or program, the first the baseline: ``result`` (the comparison), ``reports`` (a Report per
+    run); ``.html()``, ``.text()``, ``.save(folder)``, its HTML view in Jupyter; ``exit_code`` and ``regressions()``
+    as the command line uses them. ``records``: the record files compared, None for runs made here."""
+
+    def __init__(self, reports, records=None):
+        self.reports, self.records = reports, records
+        analyses = [r.analysis for r in reports]
+        self.result = compare_mod.compare(analyses)
+        self.name = f"{Path(analyses[0].sample.path).stem}-compare"
+        failed = any(a.program.exit if a.program else a.failed for a in analyses)
+        self.exit_code = FAILED if records is None and failed else OK
+
+    def regressions(self, max_slowdown=0.1):
+        """What got worse from the baseline, in sentences (``max_slowdown``: a fraction)."""
+        return compare_mod.regressions(self.result, max_slowdown)
+
+    def html(self):
+        return renderer("html").comparison(self.result)
+
+    def text(self, color=False):
+        return renderer("text", color=color).comparison(self.result)
+
+    def save(self, folder=None):
+        """Write ``<stem>-compare.html`` (and the runs' records, when made here) into ``folder``, by default beside
+        the first record or in reports/; return the HTML's path."""
+        folder = Path(folder or (self.records[0].parent if self.records else "reports"))
+        paths = self.records or [r.save_record(folder) for r in self.reports]
+        self.result = compare_mod.link_reports(self.result, paths, folder)
+        path = folder / f"{self.name}.html"
+        write_atomic(path, self.html())
+        return path
+
+    def _repr_html_(self):
+        return _iframe(self.html())
+
+
+def _iframe(page):
+    """Jupyter's view of a page: in an iframe, so the notebook's styles and scripts and the page's own stay apart."""
+    return (f'<iframe srcdoc="{html.escape(page, quote=True)}" sandbox="allow-scripts" '
+            'style="width: 100%; height: 640px; border: 1px solid #ccc"></iframe>')
+
+
+def _quiet(line):
+    """The default progress: nothing."""
+
+
+def samples(path):
+    """The sample files at ``path``: the file itself, or a folder's files that define ``population(n, rng)``."""
+    path = Path(path)
+    if not path.exists():
+        raise InspectorError(f"{path}: no such file or folder")
+    if path.is_dir():
+        found = sorted(p for p in path.glob("*.py") if "def population" in p.read_text(errors="replace"))
+        if not found:
+            raise InspectorError(f"{path}: no sample files (Python files defining population(n, rng)) in this folder")
+        return found
+    if path.suffix != ".py":
+        raise InspectorError(f"{path}: not a Python file (expected a .py sample)")
+    return [path]
+
+
+def _sample(path, command):
+    if Path(path).is_dir():
+        raise InspectorError(f"{path}: {command} takes one sample file")
+    return samples(path)[0]
+
+
+def report(path, *, population=None, variants=(), python=None, torch=None, envs=None, packages=(), config=(),
+           compile_options=(), rtol=None, timeout=300.0, budget=1.0, rounds=3, profile=True, try_fixes=True,
+           triton_preview=False, redact=False, progress=None):
+    """Run every variant of the sample at ``path`` and capture its kernels, breaks and timings: its Report.
+
+    ``population``: a size (default: the sample's), or sizes to sweep (the smaller ones timed only, the report made
+    at the last); ``variants``: ids or globs; ``torch``: a version run in an environment inspector makes (``envs``:
+    their folder; ``packages``: more to install there); ``config``/``compile_options``: KEY=VALUE items;
+    ``rounds``: alternating rounds after the variants; ``try_fixes``: time the fixes inspector can apply beside
+    them; ``redact``: paths and the program's output replaced, to attach to a bug report.
+    """
+    sample, say = _sample(path, "report"), progress or _quiet
+    sizes = list(population) if isinstance(population, (list, tuple)) else [population]
+    run = dict(python=interpreter(torch, envs, packages, python, say), config=config,
+               compile_options=compile_options, timeout=timeout, budget=budget, rtol=rtol, only=list(variants) or None,
+               triton_preview=triton_preview)
+    result, records = Report(sample.stem, traced=True), []
+    for i, n in enumerate(sizes):  # the smaller sizes first, timings only; the last in full
+        last = i == len(sizes) - 1
+        records.append(_measure(sample, say, population=n, trace_dir=result.trace_dir if last else None,
+                                kernel_times=last and profile, rounds=rounds if last else 0,
+                                try_fixes=trials.KINDS if last and try_fixes else (), **run))
+        if records[-1]["interrupted"]:
+            break
+    record = records[-1]
+    if len(records) > 1:
+        record["sweep"] = [sweep_point(r) for r in records]
+    _trace_logs(record, result.trace_dir)
+    result.record = redact_record(record) if redact else record
+    return result
+
+
+def breaks(path, *, variants=(), population=None, sizes=(), python=None, torch=None, envs=None, packages=(),
+           config=(), compile_options=(), try_fixes=True, timeout=300.0, budget=0.3, progress=None):
+    """Compile the sample's NumPy and torch variants on the CPU (``variants``: ids or globs, default every
+    ``*-compiled-cpu``) and find where they break the graph and recompile (``sizes``: population sizes to call each
+    at too); ``try_fixes``: compile again with the flag that removes a break, or ``dynamic=False`` where a size
+    recompiled. Progress lines include each break as soon as the probe sees it. Its Breaks."""
+    sample, say = _sample(path, "breaks"), progress or _quiet
+    record = _measure(sample, say, stream_breaks=True, only=list(variants) or ["*-compiled-cpu"], config=config,
+                      sizes=list(sizes), try_fixes=("flag", "static") if try_fixes else (), population=population,
+                      python=interpreter(torch, envs, packages, python, say), timeout=timeout, budget=budget,
+                      compile_options=compile_options, kernel_times=False)  # no pass whose figures breaks never shows
+    return Breaks(sample, record)
+
+
+def render(record_path):
+    """A record written by ``report``, ``run`` or ``compare``, analysed again by this version: its Report."""
+    path = Path(record_path)
+    return Report(path.stem, load(path))
+
+
+def compare(*paths, runs=(), config=(), compile_options=(), population=None, variants=(), envs=None, packages=(),
+            redact=False, timeout=300.0, budget=1.0, rounds=6, progress=None):
+    """Compare records (``paths``: .json files, the first the baseline) as they are, or run one sample once per
+    ``Run`` in ``runs`` (one run: against this interpreter, the baseline), their probes taking turns timing the
+    variants again in ``rounds`` alternating rounds; ``config`` and ``compile_options`` apply to every run."""
+    paths = [Path(p) for p in paths]
+    if paths and all(p.suffix == ".json" for p in paths):
+        if runs:
+            raise InspectorError("runs are of a sample: give a .py file, not records")
+        records = [load(p) for p in paths]
+        return Comparison([Report(p.stem, redact_record(r) if redact else r) for p, r in zip(paths, records)], paths)
+    if len(paths) != 1:
+        raise InspectorError("give records (.json files) or one sample file")
+    sample, say = _sample(paths[0], "compare"), progress or _quiet
+    runs = _with_baseline(runs, "add --torch VERSION or --python PATH (another torch) or --run KEY=VALUE (a config)")
+    pythons = [interpreter(r.torch, envs, packages, r.python, say) for r in runs]
+    records = _measure(sample, say, runs=[(p, [*config, *r.config]) for p, r in zip(pythons, runs)], rounds=rounds,
+                       population=population, only=list(variants) or None, compile_options=compile_options,
+                       timeout=timeout, budget=budget)
+    if any(r["interrupted"] for r in records) or len(records) < len(runs):
+        raise Interrupted()
+    return _compared(sample.stem, records, redact)
+
+
+def compare_program(program, args=(), *, module=False, runs=(), envs=None, packages=(), redact=False, progress=None):
+    """Run a program (a file, or with ``module`` a module) as ``run`` does once per ``Run`` in ``runs`` (python and
+    torch only: a program runs as it is; one run: against this interpreter), one after the other, and compare its
+    compiled functions."""
+    if any(r.config for r in runs):
+        raise InspectorError("a program runs as it is: its runs take an interpreter or a torch version, no config")
+    _program_file(program, module)
+    say = progress or _quiet
+    runs = _with_baseline(runs, "add --torch VERSION or --python PATH (one: against this interpreter)")
+    pythons = [interpreter(r.torch, envs, packages, r.python, say) for r in runs]
+    records = []
+    for n, python in enumerate(pythons, 1):  # a program's calls cannot take turns with another run's
+        say(f"run {n} of {len(pythons)}: {program} {' '.join(args)} under {python or sys.executable}")
+        status, record = _collect_program(program, args, module, python)
+        if record["interrupted"]:
+            raise Interrupted()
+        if status:
+            say(f"  the program exited with {status}")
+        records.append(record)
+    return _compared(program_name(program, module, args), records, redact)
+
+
+def _with_baseline(runs, hint):
+    """``runs``, after this interpreter's run (the baseline) when there is only one."""
+    if not runs:
+        raise InspectorError(f"nothing to compare with: {hint}")
+    return [Run()] * (len(runs) == 1) + list(runs)
+
+
+def _compared(stem, records, redact):
+    """The Comparison of runs made here, each Report named ``<stem>-<its label>``."""
+    reports = [Report(stem, redact_record(r) if redact else r) for r in records]
+    for report, label in zip(reports, compare_mod.labels([r.analysis for r in reports])):
+        report.name = stem + "-" + re.sub(r"[^\w.]+", "-", label).strip("-")
+    return Comparison(reports)
+
+
+def run(program, args=(), *, module=False, name=None, python=None, torch=None, envs=None, packages=(), trace=True,
+        profile=True, try_fixes=True, progress=None):
+    """Run a program (a file, or with ``module`` a module) as it is, with ``args``, and report what torch.compile
+    did to it: its Report, ``status`` its exit status (128 + N when signal N killed it). ``trace``/``profile``: one
+    call per function traced for its Python lines / profiled for its kernels; ``try_fixes``: say what could be
+    tried."""
+    _program_file(program, module)
+    result = Report(name or program_name(program, module, args), traced=True)
+    python = interpreter(torch, envs, packages, python, progress or _quiet)
+    status, record = _collect_program(program, args, module, python, trace_dir=result.trace_dir, trace=trace,
+                                      profile=profile)
+    _trace_logs(record, result.trace_dir)
+    record["program"]["try_fixes"] = try_fixes
+    result.record, result.status = record, status if status >= 0 else 128 - status  # a signal: as a shell says it
+    return result
+
+
+def _program_file(program, module):
+    if not module and not Path(program).is_file():
+        raise InspectorError(f"{program}: no such file (for a module, use -m {program})")
+
+
+def _collect_program(program, args, module, python, **options):
+    from inspector.collect.program import collect_program
+    return collect_program(program, [str(a) for a in args], module=module, python=python, **options)
+
+
+def program_name(program, module, argv):
+    """A program's report name: its stem; for a module run on a module or file it names first (a test runner:
+    ``-m unittest tests.test_ga`` → unittest-tests.test_ga), the module and that name, so that runs of one runner
+    keep apart."""
+    if not module:
+        return Path(program).stem
+    name = program.rsplit(".", 1)[-1]
+    target = next((a for a in argv if not a.startswith("-")), "")
+    if target.endswith(".py") or target and Path(target).is_dir():
+        name += f"-{Path(target).stem}"
+    elif re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", target):
+        name += f"-{target}"
+    return name
+
+
+def interpreter(torch, envs=None, packages=(), base=None, progress=None):
+    """The interpreter to run under: ``base`` (None: this one), or with ``torch`` (a version, a build or a wheel)
+    that torch's: this interpreter when it has it, else an environment's that inspector makes once in ``envs``
+    (with ``base`` and ``packages``), each step a progress line."""
+    return envs_mod.interpreter(envs_mod.parse(torch), envs, base, packages, say=progress or _quiet) if torch else base
+
+
+def _trace_logs(record, trace_dir):
+    """Give torch's trace logs in ``trace_dir`` stable names, for tlparse: torch_trace.log, then (a probe restarted)
+    torch_trace-2.log, ...; the record keeps the folder and the names (none under torch 2.1, which writes none)."""
+    logs = sorted(trace_dir.glob("*.log"), key=lambda p: p.stat().st_mtime) if trace_dir.exists() else []
+    names = [f"torch_trace{'' if i == 0 else f'-{i + 1}'}.log" for i in range(len(logs))]
+    for log, name in zip(logs, names):
+        log.rename(trace_dir / name)
+    record["trace_dir"], record["trace_logs"] = (trace_dir.name if logs else None), names
+
+
+def _measure(sample, say, stream_breaks=False, runs=None, **options):
+    """collect() (with ``runs``: collect_runs(), a list of records); each mismatch said as soon as known."""
+    progress = _Progress(sample, say, stream_breaks)
+    try:
+        records = collect_runs(sample, runs, progress=progress, **options) if runs else [
+            collect(sample, progress=progress, **options)]
+    except CollectError as e:
+        module = envs_mod.missing_module(str(e))
+        if module in (None, "numpy", "torch"):
+            raise
+        raise CollectError(f"{e} (not installed where the probe ran; under --torch, --with {module} installs it in "
+                           "the environment, if that is its package's name)", e.detail) from None
+    for v in (v for record in records for v in record["variants"]):
+        if v.get("mismatch"):
+            against = f" {v['checked_against']}" if v.get("checked_against") else ""
+            say(f"  {v['id']}: does not match{against}: {v['mismatch']}")
+    return records if runs else records[0]
+
+
+class _Progress:
+    """The probe's messages as progress lines: one per variant; with ``breaks``, each graph break of a compiled
+    variant's first call as soon as the probe streams it."""
+
+    def __init__(self, sample, say, breaks=False):
+        self.sample, self.say, self.total, self.done, self.population, self.breaks = sample, say, 0, 0, None, breaks
+        self.header = None
+
+    def __call__(self, kind, data):
+        if kind == "run":  # the next run of a comparison: its header and numbering anew
+            self.total = self.done = 0
+        elif kind == "trial":
+            self.say(f"  trying {data['fix']} on {data['variant']}")
+        elif kind == "round":
+            self.say(f"  timing every run's variants again, taking turns: round {data['round']} of {data['of']}")
+        elif kind == "header" and not self.total:
+            self.total = len(data["variants"])
+            s, self.header = data["sample"], data
+            self.population = s["population"]
+            self.say(f"{self.sample}: {s['title']} · population {s['population']:,} · torch {data['env']['torch']}")
+        elif kind == "compiled" and self.breaks and self.header:
+            s = self.header["sample"]
+            for file, line, reason in breaks_mod.first_seen(data["capture"].get("breaks") or [], self.header["env"],
+                                                            str(self.sample), s.get("file")):
+                self.say(f"      {data['id']}: graph break at {file}:{line}: {reason}")
+        elif kind == "variant":
+            self.done += 1
+            t = data.get("timing") or {}
+            detail = seconds(t.get("median_s")) if t.get("median_s") else (data.get("error") or "")
+            if data.get("preview") and data["status"] == "ok":
+                detail = "Triton code for a CPU target, not run"
+            if data.get("error_line"):
+                detail += f" (line {data['error_line']})"
+            if t.get("median_s") and data.get("measured_population") and self.population \
+                    and data["measured_population"] < self.population:
+                detail = (f"{seconds(t['median_s'])} for the first {data['measured_population']:,} individuals "
+                          "(the table scales it to the population)")
+            if data.get("compiled") and t.get("first_call_s"):
+                detail += f" (first call {seconds(t['first_call_s'])})"
+            self.say(f"  [{self.done}] {data['id']:<28} {data['status']:<8} {detail}")
 
 
 def capture(name="capture"):

@@ -1,33 +1,25 @@
-"""The command line: a thin typer layer over collect -> record -> analysis -> render.
+"""The command line: options parsed, the Python API (inspector.api) called, its results printed and written.
 
-Exit codes (docs/exit-codes.md): 0 every variant ran and matched; 1 some variant failed, timed out or did not
-match; 2 nothing could be run (bad file, bad option, unreadable record); 3 (`breaks --fail-on-break`) a graph
-break was found; 4 inspector itself failed (a bug: what was measured is still written); 130 interrupted.
+Every error is an ``InspectorError`` (inspector.errors), said in one line and turned into its exit code in one
+place, ``main``: 2 nothing could be run (a bad file, option or record), 4 inspector itself failed (a bug: what was
+measured is still written), 130 interrupted. Otherwise a command exits with its result's code: 0 every variant ran
+and matched, 1 some variant failed, timed out or did not match, 3 a check failed (``breaks --fail-on-break`` found a
+break, ``compare --fail-on-regression`` a regression). docs/exit-codes.md.
 """
 
-import re
-import shutil
 import sys
-import traceback
-from dataclasses import replace
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 from rich.console import Console
 
-from inspector.analysis import analyze, breaks as breaks_mod
-from inspector.analysis import compare as compare_mod, trials
-from inspector import envs as envs_mod
-from inspector.collect import CollectError, collect, collect_runs, sweep_point
-from inspector.collect.program import collect_program
-from inspector.model import BreaksView
-from inspector.record import RecordError, load, redact as redact_record, save, write_atomic
+from inspector import api, envs as envs_mod
+from inspector.errors import (CHECK, INTERNAL, INTERRUPTED, OK, PLEASE_REPORT, InspectorError, Interrupted,
+                              InternalFailure)
+from inspector.record import write_atomic
 from inspector.render.base import renderer
-from inspector.render.words import seconds
 
-EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN, EXIT_CHECK, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
-PLEASE_REPORT = "this is a bug in inspector: please report it, with the output of --verbose"
 INDEX = "index.html"  # the index of a folder's reports, beside them
 TORCH_HELP = ("Run under this torch: a version (2.1.2), a build (2.13.0+cpu) or a torch wheel, in an environment "
               "inspector makes once in its cache and reuses (this interpreter when it has that torch; with --python, "
@@ -40,17 +32,21 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def fail(message, code=EXIT_CANNOT_RUN):
-    err.print(f"inspector: error: {message}", markup=False, style="red")
-    raise typer.Exit(code)
+def fail(message):
+    """Stop on a bad option: one line (said by ``main``), exit 2."""
+    raise InspectorError(message)
 
 
-def internal(what, error, verbose):
-    """Say that inspector itself failed at ``what``: one line (the traceback with --verbose)."""
-    if verbose:
-        err.print("".join(traceback.format_exception(error)), markup=False)
-    err.print(f"inspector: internal error while {what}: {type(error).__name__}: {error} ({PLEASE_REPORT})",
-              markup=False, style="red")
+def say(line):
+    """A progress line on stderr."""
+    err.print(line, markup=False)
+
+
+def _error(error, verbose):
+    """Say an InspectorError: what --verbose adds (the probe's log, a traceback), then its one line."""
+    if verbose and error.detail:
+        err.print(error.detail, markup=False)
+    err.print(error.line(), markup=False, style="red")
 
 
 def _emit(text, stream=None):
@@ -86,46 +82,33 @@ def report(
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
-    samples = _samples(path)
-    sizes = _sizes("--population", population)
-    python = _managed(torch, envs, with_, python) if torch else python
-    run = dict(python=python, config=config, compile_options=compile_option, timeout=timeout, budget=budget,
-               rtol=rtol, kernel_times=profile, rounds=rounds, try_fixes=trials.KINDS if try_fixes else ())
+    samples = api.samples(path)
+    options = dict(population=_sizes("--population", population) or None, variants=variant, config=config,
+                   python=api.interpreter(torch, envs, with_, python, say), compile_options=compile_option,
+                   rtol=rtol, timeout=timeout, budget=budget, rounds=rounds, profile=profile, try_fixes=try_fixes,
+                   triton_preview=triton_preview, redact=redact, progress=say)
     codes, done = [], []
     folder = len(samples) > 1 or path.is_dir()  # an index links the reports, and each report links back to it
     try:
         for sample in samples:
             try:
-                code, analysis = _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, redact,
-                                             index=INDEX if folder else None)
-            except typer.Exit as e:  # the sample could not run: said in one line; a folder goes on
+                code, analysis = _report_one(api.report(sample, **options), out, fmt, verbose, INDEX if folder else None)
+            except InspectorError as e:  # this sample could not run, or inspector failed on it: a folder goes on
                 if len(samples) == 1:
                     raise
-                code, analysis = e.exit_code, None
+                _error(e, verbose)
+                code, analysis = e.code, None
             codes.append(code)
             done.append((sample.stem, analysis))
-            if code == EXIT_INTERRUPTED:
+            if code == INTERRUPTED:
                 break
     except KeyboardInterrupt:  # outside a probe run (those are caught and reported by collect)
-        fail("interrupted", EXIT_INTERRUPTED)
+        raise Interrupted() from None
     if folder:
         index = out / INDEX
         write_atomic(index, renderer("html").index(done))
-        err.print(f"index: {index}", markup=False)
+        say(f"index: {index}")
     raise typer.Exit(max(codes))
-
-
-def _samples(path):
-    if not path.exists():
-        fail(f"{path}: no such file or folder")
-    if path.is_dir():
-        found = sorted(p for p in path.glob("*.py") if "def population" in p.read_text(errors="replace"))
-        if not found:
-            fail(f"{path}: no sample files (Python files defining population(n, rng)) in this folder")
-        return found
-    if path.suffix != ".py":
-        fail(f"{path}: not a Python file (expected a .py sample)")
-    return [path]
 
 
 def _sizes(option, text):
@@ -139,93 +122,40 @@ def _sizes(option, text):
     return sizes
 
 
-def _report_one(sample, out, sizes, variant, run, fmt, verbose, triton_preview, redact, index=None):
-    """Report one sample: (exit code, Analysis or None). With several sizes, the smaller ones first (timings
-    only) and the last in full. The raw record is written first, so a failure later loses nothing measured.
-    ``index``: the folder's index page beside the report, which the report links back to."""
-    stem = sample.stem
-    trace_dir = out / f"{stem}.trace"
-    shutil.rmtree(trace_dir, ignore_errors=True)
-    records, runs = [], sizes or [None]
-    for i, n in enumerate(runs):
-        last = i == len(runs) - 1
-        records.append(_measure(sample, verbose, population=n, only=variant or None,
-                                trace_dir=trace_dir.resolve() if last else None, triton_preview=triton_preview,
-                                **dict(run, kernel_times=last and run["kernel_times"], rounds=last and run["rounds"],
-                                       try_fixes=run["try_fixes"] if last else ())))
-        if records[-1]["interrupted"]:
-            break
-    record = records[-1]
-    if len(records) > 1:
-        record["sweep"] = [sweep_point(r) for r in records]
-    _trace_logs(record, trace_dir)
-    if redact:
-        record = redact_record(record)
-    save(record, out / f"{stem}.json")
-    code, analysis = publish(record, out / f"{stem}.html", fmt, verbose, written=[out / f"{stem}.json"], index=index)
-    if verbose and analysis:
-        for v in analysis.variants:
-            if v.error_detail:
-                err.print(f"--- {v.id} ---\n{v.error_detail}", markup=False)
-    return code, analysis
+def _report_one(report, out, fmt, verbose, index):
+    """Write and print one sample's Report: (exit code, Analysis); with --verbose, each failed variant's detail."""
+    code = _publish(report, out, fmt, verbose, index=index)
+    for v in report.analysis.variants if verbose else ():
+        if v.error_detail:
+            err.print(f"--- {v.id} ---\n{v.error_detail}", markup=False)
+    return code, report.analysis
 
 
-def _trace_logs(record, trace_dir):
-    """Give torch's trace logs in ``trace_dir`` stable names, for tlparse: torch_trace.log, then (a probe restarted)
-    torch_trace-2.log, ...; the record keeps the folder and the names (none under torch 2.1, which writes none)."""
-    logs = sorted(trace_dir.glob("*.log"), key=lambda p: p.stat().st_mtime) if trace_dir.exists() else []
-    names = [f"torch_trace{'' if i == 0 else f'-{i + 1}'}.log" for i in range(len(logs))]
-    for log, name in zip(logs, names):
-        log.rename(trace_dir / name)
-    record["trace_dir"], record["trace_logs"] = (trace_dir.name if logs else None), names
-
-
-def publish(record, html_path, fmt, verbose, written=(), stream=None, index=None):
-    """Analyse a record, write its HTML and print its summary (on ``stream``, default stdout): (exit code, Analysis
-    or None); ``written``: other files already written, to name beside the HTML; ``index``: the page the HTML links
-    back to (a folder's index). A program's record (``inspector run``) gets the program views.
-
-    When inspector's own analysis fails nothing more is written; when only the HTML fails the full text summary is
-    printed instead; either way the exit code says inspector failed (the record itself is the caller's to keep).
-    """
-    analysis = _analyze(record, verbose)
-    if analysis is None:
-        if written:
-            err.print(f"wrote {' and '.join(map(str, written))} (no report)", markup=False)
-        return EXIT_INTERNAL, None
-    view = "program" if analysis.program else "report"
+def _publish(report, folder, fmt, verbose, stream=None, index=None, record=True):
+    """Write a Report into ``folder`` (its record first, unless ``record`` is False: it is there already), print
+    its summary on ``stream`` (default stdout) as ``fmt`` says, and return its exit code; ``index``: the page the
+    HTML links back to (a folder's index). When only the HTML fails, the full text summary is printed instead and
+    the exit code says inspector failed."""
+    written = [report.save_record(folder)] if record else []
     try:
-        write_atomic(html_path, getattr(renderer("html", index=index), view)(analysis))
+        report.analysis
+    except InternalFailure:
+        if written:
+            say(f"wrote {' and '.join(map(str, written))} (no report)")
+        raise
+    try:
+        written.insert(0, report.save_html(folder, index))
         html_failed = False
     except Exception as e:  # the text summary below still shows what was measured
-        internal("writing the HTML report", e, verbose)
+        _error(InternalFailure("writing the HTML report", e), verbose)
         html_failed = True
     color = (stream or sys.stdout).isatty()
-    if fmt == "json":
-        _emit(getattr(renderer("json"), view)(analysis), stream)
-    elif fmt == "text" or html_failed or analysis.program:
-        _emit(getattr(renderer("text", color=color), view)(analysis), stream)
-    else:
-        _emit(renderer("text", full=False, color=color).report(analysis), stream)
-    written = ([] if html_failed else [html_path]) + list(written)
+    _emit(report.json() if fmt == "json" else report.text(color) if fmt == "text" or html_failed
+          else report.summary(color), stream)
     if written:
-        err.print(f"wrote {' and '.join(map(str, written))}", markup=False)
-    _show_internal_errors(analysis, verbose)
-    if analysis.interrupted:
-        return EXIT_INTERRUPTED, analysis
-    if analysis.internal_errors or html_failed:
-        return EXIT_INTERNAL, analysis
-    # a program's function that raised is the program's business (run exits with its status), not a failed variant
-    return (EXIT_FAILED if analysis.failed and not analysis.program else EXIT_OK), analysis
-
-
-def _analyze(record, verbose):
-    """analyze(record), or None after saying that inspector's analysis failed."""
-    try:
-        return analyze(record)
-    except Exception as e:
-        internal("analysing the record", e, verbose)
-        return None
+        say(f"wrote {' and '.join(map(str, written))}")
+    _show_internal_errors(report.analysis, verbose)
+    return INTERNAL if html_failed and not report.analysis.interrupted else report.exit_code
 
 
 def _show_internal_errors(analysis, verbose):
@@ -234,70 +164,6 @@ def _show_internal_errors(analysis, verbose):
                   "in the report)", markup=False, style="red")
         if verbose and e.detail:
             err.print(e.detail, markup=False)
-
-
-def _measure(sample, verbose, quiet=False, stream_breaks=False, runs=None, **options):
-    """collect() (with ``runs``: collect_runs(), a list of records), turning a sample that cannot run into one error
-    line; mismatches are said as soon as known."""
-    progress = (lambda kind, data: None) if quiet else _Progress(sample, stream_breaks)
-    try:
-        records = collect_runs(sample, runs, progress=progress, **options) if runs else [
-            collect(sample, progress=progress, **options)]
-    except CollectError as e:
-        if verbose and e.log:
-            err.print(e.log, markup=False)
-        module = envs_mod.missing_module(str(e))
-        fail(str(e) + (f" (not installed where the probe ran; under --torch, --with {module} installs it in the "
-                       "environment, if that is its package's name)" if module not in (None, "numpy", "torch") else ""))
-    for v in (v for record in records for v in record["variants"]):
-        if v.get("mismatch"):
-            against = f" {v['checked_against']}" if v.get("checked_against") else ""
-            err.print(f"  {v['id']}: does not match{against}: {v['mismatch']}", markup=False)
-    return records if runs else records[0]
-
-
-class _Progress:
-    """One line per variant on stderr while the probe works; with ``breaks``, each graph break of a compiled
-    variant's first call as soon as the probe streams it."""
-
-    def __init__(self, sample, breaks=False):
-        self.sample, self.total, self.done, self.population, self.breaks = sample, 0, 0, None, breaks
-        self.header = None
-
-    def __call__(self, kind, data):
-        if kind == "run":  # the next run of a comparison: its header and numbering anew
-            self.total = self.done = 0
-        elif kind == "trial":
-            err.print(f"  trying {data['fix']} on {data['variant']}", markup=False)
-        elif kind == "round":
-            err.print(f"  timing every run's variants again, taking turns: round {data['round']} of {data['of']}",
-                      markup=False)
-        elif kind == "header" and not self.total:
-            self.total = len(data["variants"])
-            s, self.header = data["sample"], data
-            self.population = s["population"]
-            err.print(f"{self.sample}: {s['title']} · population {s['population']:,} · torch {data['env']['torch']}",
-                      markup=False)
-        elif kind == "compiled" and self.breaks and self.header:
-            s = self.header["sample"]
-            for file, line, reason in breaks_mod.first_seen(data["capture"].get("breaks") or [], self.header["env"],
-                                                            str(self.sample), s.get("file")):
-                err.print(f"      {data['id']}: graph break at {file}:{line}: {reason}", markup=False)
-        elif kind == "variant":
-            self.done += 1
-            t = data.get("timing") or {}
-            detail = seconds(t.get("median_s")) if t.get("median_s") else (data.get("error") or "")
-            if data.get("preview") and data["status"] == "ok":
-                detail = "Triton code for a CPU target, not run"
-            if data.get("error_line"):
-                detail += f" (line {data['error_line']})"
-            if t.get("median_s") and data.get("measured_population") and self.population \
-                    and data["measured_population"] < self.population:
-                detail = (f"{seconds(t['median_s'])} for the first {data['measured_population']:,} individuals "
-                          "(the table scales it to the population)")
-            if data.get("compiled") and t.get("first_call_s"):
-                detail += f" (first call {seconds(t['first_call_s'])})"
-            err.print(f"  [{self.done}] {data['id']:<28} {data['status']:<8} {detail}", markup=False)
 
 
 @app.command()
@@ -316,29 +182,17 @@ def breaks(
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
     budget: float = typer.Option(0.3, help="Seconds of timed runs per variant."),
     as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
-    fail_on_break: bool = typer.Option(False, "--fail-on-break", help=f"Exit {EXIT_CHECK} when any graph break is found (for CI)."),
+    fail_on_break: bool = typer.Option(False, "--fail-on-break", help=f"Exit {CHECK} when any graph break is found (for CI)."),
     verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
 ):
     """Where do the compiled variants break the graph, why, what does it cost, and how to fix it."""
-    if path.is_dir():
-        fail(f"{path}: breaks takes one sample file")
-    (sample,) = _samples(path)
-    size_list = _sizes("--population-sizes", sizes)
-    python = _managed(torch, envs, with_, python) if torch else python
-    common = dict(population=population, python=python, timeout=timeout, budget=budget,
-                  compile_options=compile_option, kernel_times=False)  # no pass whose figures breaks never shows
-    record = _measure(sample, verbose, only=variant or ["*-compiled-cpu"], config=config, sizes=size_list,
-                      stream_breaks=not as_json, try_fixes=("flag", "static") if try_fixes else (), **common)
-    analysis = _analyze(record, verbose)
-    if analysis is None:
-        raise typer.Exit(EXIT_INTERNAL)
-    findings = [replace(row, tried=analysis.variant(row.variant).trials) for row in analysis.findings]
-    view = BreaksView(str(sample), analysis.env.torch, analysis.sample.population, findings)
-    _emit(renderer("json" if as_json else "text", **({} if as_json else {"color": sys.stdout.isatty()})).breaks(view))
-    _show_internal_errors(analysis, verbose)
-    if fail_on_break and any(r.breaks for r in analysis.findings):
-        raise typer.Exit(EXIT_CHECK)
-    raise typer.Exit(EXIT_INTERNAL if analysis.internal_errors else EXIT_FAILED if analysis.failed else EXIT_OK)
+    result = api.breaks(path, variants=variant, population=population, sizes=_sizes("--population-sizes", sizes),
+                        python=python, torch=torch, envs=envs, packages=with_, config=config,
+                        compile_options=compile_option, try_fixes=try_fixes, timeout=timeout, budget=budget,
+                        progress=say)
+    _emit(result.json() if as_json else result.text(color=sys.stdout.isatty()))
+    _show_internal_errors(result.analysis, verbose)
+    raise typer.Exit(CHECK if fail_on_break and result.found else result.exit_code)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
@@ -367,38 +221,9 @@ def run(
     """
     if fmt not in ("text", "json"):
         fail(f"--format {fmt}: expected text or json")
-    if not module and not Path(program).is_file():
-        fail(f"{program}: no such file (for a module, use -m {program})")
-    name = name or _program_name(program, module, ctx.args)
-    python = _managed(torch, envs, with_, python) if torch else python
-    trace_dir = out / f"{name}.trace"
-    shutil.rmtree(trace_dir, ignore_errors=True)
-    try:
-        status, record = collect_program(program, ctx.args, module=module, python=python,
-                                         trace_dir=trace_dir.resolve(), trace=trace, profile=profile)
-    except CollectError as e:
-        fail(str(e))
-    _trace_logs(record, trace_dir)
-    record["program"]["try_fixes"] = try_fixes
-    save(record, out / f"{name}.json")
-    code, _ = publish(record, out / f"{name}.html", fmt, verbose, written=[out / f"{name}.json"], stream=sys.stderr)
-    status = status if status >= 0 else 128 - status  # killed by a signal: as a shell reports it
-    raise typer.Exit(status if code in (EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED) else code)
-
-
-def _program_name(program, module, argv):
-    """The report's file name: the program's stem; for a module run on a module or file it names first (a test
-    runner: ``-m unittest tests.test_ga`` → unittest-tests.test_ga), the module and that name, so that runs of one
-    runner keep apart."""
-    if not module:
-        return Path(program).stem
-    name = program.rsplit(".", 1)[-1]
-    target = next((a for a in argv if not a.startswith("-")), "")
-    if target.endswith(".py") or target and Path(target).is_dir():
-        name += f"-{Path(target).stem}"
-    elif re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", target):
-        name += f"-{target}"
-    return name
+    result = api.run(program, ctx.args, module=module, name=name, python=python, torch=torch, envs=envs,
+                     packages=with_, trace=trace, profile=profile, try_fixes=try_fixes, progress=say)
+    raise typer.Exit(_publish(result, out, fmt, verbose, stream=sys.stderr))
 
 
 @app.command()
@@ -411,12 +236,7 @@ def render(
     """Analyse a record again with this version of inspector, re-render its HTML report and print its summary."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
-    try:
-        record = load(record_path)
-    except RecordError as e:
-        fail(str(e))
-    code, _ = publish(record, (out or record_path.parent) / (record_path.stem + ".html"), fmt, verbose)
-    raise typer.Exit(code)
+    raise typer.Exit(_publish(api.render(record_path), out or record_path.parent, fmt, verbose, record=False))
 
 
 @app.command(context_settings={"ignore_unknown_options": True})
@@ -437,7 +257,7 @@ def compare(
     timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
     budget: float = typer.Option(1.0, help="Seconds of timed runs per variant: with rounds, half for each run's first timing and half for the rounds."),
     rounds: int = typer.Option(6, "--rounds", min=0, help="After the runs, time their variants again in this many alternating rounds (run 1, 2, ..., then back), so that every ratio is taken side by side; 0: no rounds."),
-    fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help=f"Exit {EXIT_CHECK} when a run is worse than the baseline: a variant fails, a line verdict or vectorization is worse, a graph break appears, or a compiled variant is slower by more than --max-slowdown (for CI)."),
+    fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help=f"Exit {CHECK} when a run is worse than the baseline: a variant fails, a line verdict or vectorization is worse, a graph break appears, or a compiled variant is slower by more than --max-slowdown (for CI)."),
     max_slowdown: float = typer.Option(10.0, "--max-slowdown", min=0, help="Percent a compiled variant may be slower before --fail-on-regression fails (with rounds: slower in every round)."),
     verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
 ):
@@ -455,7 +275,7 @@ def compare(
         fail(f"no such option: {unknown[0]}")
     if not inputs and not program:
         fail("give records (.json files), one sample file, or --program PROGRAM [ARGS...]")
-    from_records = not program and all(p.suffix == ".json" for p in inputs)
+    runs = [api.Run(python=p) for p in python] + [api.Run(torch=t) for t in torch]
     if program:
         if run or config or compile_option:
             fail("--run, --config and --compile-option set a sample's config: a program runs as it is "
@@ -464,69 +284,24 @@ def compare(
         if module and not inputs:
             fail("--program -m: name the module")
         entry, argv = (str(inputs[0]), [str(a) for a in inputs[1:]]) if module else (program, [str(a) for a in inputs])
-        if not module and not Path(entry).is_file():
-            fail(f"{entry}: no such file (for a module, use --program -m {entry})")
-        pythons = python + [_managed(t, envs, with_) for t in torch]
-        if not pythons:
-            fail("nothing to compare with: add --torch VERSION or --python PATH (one: against this interpreter)")
-        pythons = [None] * (len(pythons) == 1) + pythons
-        stem = _program_name(entry, module, argv)
-        records = _program_runs(entry, argv, module, pythons)
-        folder = out or Path("reports")
-    elif from_records:
-        if python or run or config or compile_option or torch:
+        result = api.compare_program(entry, argv, module=module, runs=runs, envs=envs, packages=with_, redact=redact,
+                                     progress=say)
+    elif all(p.suffix == ".json" for p in inputs):
+        if runs or run or config or compile_option:
             fail("--python, --torch, --run, --config and --compile-option run a sample: give a .py file, not records")
-        records = []
-        for path in inputs:
-            try:
-                records.append(load(path))
-            except RecordError as e:
-                fail(str(e))
-        folder = out or inputs[0].parent
+        result = api.compare(*inputs, redact=redact)
     else:
-        if len(inputs) != 1:
-            fail("give records (.json files) or one sample file")
-        if inputs[0].is_dir():
-            fail(f"{inputs[0]}: compare takes one sample file")
-        (sample,) = _samples(inputs[0])
-        stem = sample.stem
-        runs = [(p, []) for p in python] + [(_managed(t, envs, with_), []) for t in torch] + [
-            (_managed(version, envs, with_, p) if version else p, items) for p, version, items in map(_run_spec, run)]
-        if not runs:
-            fail("nothing to compare with: add --torch VERSION or --python PATH (another torch) or --run KEY=VALUE "
-                 "(a config)")
-        runs = [(None, [])] * (len(runs) == 1) + runs
-        records = _measure(sample, verbose, runs=[(p, [*config, *items]) for p, items in runs], rounds=rounds,
-                           population=population, only=variant or None, compile_options=compile_option,
-                           timeout=timeout, budget=budget)
-        if any(r["interrupted"] for r in records) or len(records) < len(runs):
-            fail("interrupted", EXIT_INTERRUPTED)
-        folder = out or Path("reports")
-    records = [redact_record(r) for r in records] if redact else records
-    analyses = [_analyze(r, verbose) for r in records]
-    if None in analyses:
-        raise typer.Exit(EXIT_INTERNAL)
-    paths = inputs
-    if not from_records:
-        slugs = [re.sub(r"[^\w.]+", "-", label).strip("-") for label in compare_mod.labels(analyses)]
-        paths = [folder / f"{stem}-{slug}.json" for slug in slugs]
-        for record, path in zip(records, paths):
-            save(record, path)
-    failed = any(a.program.exit for a in analyses) if program else any(a.failed for a in analyses)
-    code = EXIT_FAILED if not from_records and failed else EXIT_OK
-    try:
-        result = compare_mod.compare(analyses)
-    except compare_mod.CompareError as e:
-        fail(str(e))
-    result = compare_mod.link_reports(result, paths, folder)
-    target = folder / f"{Path(analyses[0].sample.path).stem}-compare.html"
-    write_atomic(target, renderer("html").comparison(result))
-    _emit(renderer("text", color=sys.stdout.isatty()).comparison(result))
-    err.print(f"wrote {target}", markup=False)
-    worse = compare_mod.regressions(result, max_slowdown / 100) if fail_on_regression else []
+        result = api.compare(*inputs, runs=runs + [api.Run(*_run_spec(spec)) for spec in run], config=config,
+                             compile_options=compile_option, population=population, variants=variant, envs=envs,
+                             packages=with_, redact=redact, timeout=timeout, budget=budget, rounds=rounds,
+                             progress=say)
+    target = result.save(out)
+    _emit(result.text(color=sys.stdout.isatty()))
+    say(f"wrote {target}")
+    worse = result.regressions(max_slowdown / 100) if fail_on_regression else []
     for line in worse:
-        err.print(f"regression: {line}", markup=False)
-    raise typer.Exit(EXIT_CHECK if worse else code)
+        say(f"regression: {line}")
+    raise typer.Exit(CHECK if worse else result.exit_code)
 
 
 def _run_spec(spec):
@@ -537,35 +312,7 @@ def _run_spec(spec):
         fail(f"--run {spec}: expected comma-separated python=PATH, torch=VERSION and KEY=VALUE items")
     named = {key: [item.partition("=")[2] for item in items if item.startswith(f"{key}=")] for key in ("python", "torch")}
     return (named["python"][-1] if named["python"] else None, named["torch"][-1] if named["torch"] else None,
-            [item for item in items if not item.startswith(("python=", "torch="))])
-
-
-def _managed(torch, envs, packages, base=None):
-    """The interpreter of a --torch version: this one when it has that torch, else its managed environment's, made
-    once (with ``base``, default this interpreter); each step on stderr, an error in one line."""
-    try:
-        return envs_mod.interpreter(envs_mod.parse(torch), envs, base, packages,
-                                    say=lambda line: err.print(line, markup=False))
-    except envs_mod.EnvError as e:
-        fail(str(e))
-
-
-def _program_runs(entry, argv, module, pythons):
-    """The records of a program run once under each interpreter (None: this one), one after the other: a program's
-    calls cannot take turns with another run's."""
-    records = []
-    for n, python in enumerate(pythons, 1):
-        err.print(f"run {n} of {len(pythons)}: {entry} {' '.join(argv)} under {python or sys.executable}", markup=False)
-        try:
-            status, record = collect_program(entry, argv, module=module, python=python)
-        except CollectError as e:
-            fail(str(e))
-        if record["interrupted"]:
-            fail("interrupted", EXIT_INTERRUPTED)
-        if status:
-            err.print(f"  the program exited with {status}", markup=False)
-        records.append(record)
-    return records
+            tuple(item for item in items if not item.startswith(("python=", "torch="))))
 
 
 @app.command("envs")
@@ -574,25 +321,25 @@ def envs_command(
     remove: List[str] = typer.Option([], "--remove", help="Delete the environments of this torch version (repeatable)."),
 ):
     """List the torch environments inspector made for --torch (folder, torch, NumPy, size), or delete some."""
-    try:
-        for version in remove:
-            for path in envs_mod.remove(version, envs):
-                err.print(f"removed {path}", markup=False)
-    except envs_mod.EnvError as e:
-        fail(str(e))
+    for version in remove:
+        for path in envs_mod.remove(version, envs):
+            say(f"removed {path}")
     if remove:
-        raise typer.Exit(EXIT_OK)
+        raise typer.Exit(OK)
     found = envs_mod.environments(envs)
     for env in found:
         _emit(envs_mod.describe(env))
     total = sum(e.size_bytes for e in found)
-    err.print(f"{len(found)} environment{'s' * (len(found) != 1)} in {envs_mod.root(envs)}"
-              + (f", {envs_mod.human_size(total)} in all" if found else ""), markup=False)
+    say(f"{len(found)} environment{'s' * (len(found) != 1)} in {envs_mod.root(envs)}"
+        + (f", {envs_mod.human_size(total)} in all" if found else ""))
 
 
 def main():
+    """Run the command line. The one place errors become exit codes: an InspectorError is said in one line and
+    exits with its code; any other exception is a bug in inspector (exit 4; the traceback only with --verbose)."""
     try:
         app()
-    except Exception as e:  # a bug in inspector: one line, the traceback only with --verbose
-        internal("running", e, "--verbose" in sys.argv)
-        sys.exit(EXIT_INTERNAL)
+    except Exception as e:
+        error = e if isinstance(e, InspectorError) else InternalFailure("running", e)
+        _error(error, "--verbose" in sys.argv)
+        sys.exit(error.code)

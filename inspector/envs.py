@@ -31,6 +31,11 @@ from importlib import metadata, util
 from pathlib import Path
 from typing import Optional
 
+if __name__ == "__main__":  # run as a script under another interpreter (facts()), where inspector is not importable
+    InspectorError = Exception
+else:
+    from inspector.errors import InspectorError
+
 MANIFEST = "inspector-env.json"
 OLD_TORCH = (2, 3)  # below it: numpy<2 (built against NumPy 1) and setuptools<81 (torch 2.1 imports its
 # pkg_resources, gone from setuptools 81)
@@ -41,7 +46,7 @@ NETWORK = re.compile(r"NewConnectionError|Failed to establish a new connection|T
                      r"Could not fetch URL")
 
 
-class EnvError(Exception):
+class EnvError(InspectorError):
     """An environment cannot be made or found; one line for the user."""
 
 

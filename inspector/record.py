@@ -12,6 +12,8 @@ import re
 import tempfile
 from pathlib import Path
 
+from inspector.errors import InspectorError
+
 SCHEMA = "inspector.record/2"
 SCHEMA_1 = "inspector.record/1"
 # schema 1 stored these derived keys in each variant (and per_population_s, compile_s in its timing)
@@ -40,7 +42,7 @@ def kernel_key(source):
     return hashlib.sha256(kept.encode()).hexdigest()[:16]
 
 
-class RecordError(Exception):
+class RecordError(InspectorError):
     """A file is not an inspector record this version can read; one line for the user."""
 
 

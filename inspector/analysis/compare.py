@@ -19,6 +19,7 @@ from pathlib import Path
 
 from inspector.analysis.parse import wrapper as wrapper_parse
 from inspector.analysis.rounds import side_by_side
+from inspector.errors import InspectorError
 from inspector.model import (VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine, ComparedRun,
                              ComparedVariant, Comparison, Confounder, Env, Hunk, LineVerdicts, RunPair, STEADY,
                              TimeGoes, TimeRow)
@@ -54,7 +55,7 @@ CONFOUNDERS = (
 TOP_KERNELS = 5  # kernels per variant in "where the time goes"
 
 
-class CompareError(Exception):
+class CompareError(InspectorError):
     """The records cannot be compared; one line for the user."""
 
 

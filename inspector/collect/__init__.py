@@ -18,6 +18,7 @@ from inspector import __version__
 from inspector.analysis import files, trials
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
+from inspector.errors import InspectorError
 from inspector.record import SCHEMA
 
 LOG_TAIL = 20_000
@@ -26,12 +27,8 @@ SWEEP_KEYS = ("id", "function", "kind", "compiled", "device", "preview", "status
               "measured_population", "family")
 
 
-class CollectError(Exception):
-    """The sample could not be run at all; the message is one line for the user, ``log`` the probe's output."""
-
-    def __init__(self, message, log=""):
-        super().__init__(message)
-        self.log = log
+class CollectError(InspectorError):
+    """The sample could not be run at all; the message is one line for the user, ``detail`` the probe's output."""
 
 
 def collect(sample, *, python=None, config=(), **options):

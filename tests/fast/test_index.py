@@ -5,7 +5,7 @@ report."""
 import re
 
 from conftest import analysis, record_path
-from inspector.cli import publish
+from inspector.api import Report
 from inspector.record import load
 from inspector.render import views
 from inspector.render.html import HtmlRenderer
@@ -73,5 +73,5 @@ def test_a_report_written_as_part_of_a_folder_links_back_to_the_index(tmp_path):
     a = analysis("2.13.0", "poly")
     back = '<nav class="back small"><a href="index.html">← index</a></nav>'
     assert back in HtmlRenderer(index="index.html").report(a) and back not in HtmlRenderer().report(a)
-    publish(load(record_path("2.13.0", "poly")), tmp_path / "poly.html", "json", False, index="index.html")
+    Report("poly", load(record_path("2.13.0", "poly"))).save(tmp_path, index="index.html")
     assert back in (tmp_path / "poly.html").read_text()

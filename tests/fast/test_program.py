@@ -11,7 +11,7 @@ import pytest
 from conftest import VERSIONS, analysis, line_of, record_path
 from inspector.analysis import analyze
 from inspector.record import load
-from inspector.cli import _program_name
+from inspector.api import program_name
 from inspector.collect.program import _status
 from inspector.render.base import renderer
 from inspector.render.words import run_notes
@@ -124,7 +124,7 @@ def test_a_report_of_inspect_names_the_api_and_shows_the_eager_time():
     ("unittest", True, ["-v", "test_ga.py"], "unittest-test_ga"), ("unittest", True, [], "unittest"),
     ("mypkg.train", True, ["raise", "--epochs", "3"], "train"), ("mypkg.train", True, ["0.5"], "train")])
 def test_a_programs_report_is_named_after_it_and_a_runners_after_what_it_runs(program, module, argv, name):
-    assert _program_name(program, module, argv) == name
+    assert program_name(program, module, argv) == name
 
 
 def test_a_function_that_raised_at_a_later_call_keeps_what_its_compiled_calls_showed():
