@@ -27,7 +27,7 @@ import time
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from importlib import metadata, util
+from importlib import metadata
 from pathlib import Path
 from typing import Optional
 
@@ -303,7 +303,14 @@ def _make(spec, folder, base, made, packages, say):
 
 
 def _has_pip():
-    return util.find_spec("pip") is not None
+    """Whether this interpreter has pip, asked of its installed distributions: ``find_spec("pip")`` would make
+    setuptools' distutils shim stand down for the rest of the process (its finder's ``spec_for_pip``), and Inductor's
+    C++ builds in this process would then fail to import setuptools."""
+    try:
+        metadata.distribution("pip")
+    except metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def _pip(python):

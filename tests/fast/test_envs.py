@@ -173,3 +173,12 @@ def test_a_second_inspector_waits_while_the_first_makes_the_environment(tmp_path
         child = subprocess.Popen([sys.executable, "-c", other, str(lock)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
         assert child.stdout.readline() == "waiting\n"
     assert child.stdout.readline() == "made\n" and child.wait(timeout=30) == 0
+
+
+def test_asking_for_pip_leaves_setuptools_importable_in_this_process():
+    """Inductor's C++ builds import setuptools in the user's process (the Python API, a notebook); asking whether pip
+    is there must not make setuptools' distutils shim stand down first (importlib's find_spec("pip") does)."""
+    check = ("from inspector import envs; envs.pip_config(); import setuptools, distutils.core; "
+             "assert '_distutils' in distutils.core.__file__, distutils.core.__file__")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
