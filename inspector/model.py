@@ -1,15 +1,122 @@
 """The typed values analysis derives from a record, and that every renderer reads.
 
 No torch here, and no JSON but at the boundary: ``to_json`` turns any of these into plain data (the JSON
-renderer's output). Values are frozen: a later step makes a new value with ``dataclasses.replace`` instead of
-changing what an earlier step produced.
+renderer's output, versioned as FORMAT). Values are frozen: a later step makes a new value with
+``dataclasses.replace`` instead of changing what an earlier step produced. The closed sets of words (a run's status,
+a kernel's backend, a line's verdict, a reason's kind, the evidence used) are string-valued enums: a member equals,
+hashes and prints as its value, so the JSON and the templates read the words.
 """
+
+from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Optional
 
-STATUSES = ("parallel", "extern", "unknown", "serial", "eager", "graph-break")  # a line verdict, best news first
+FORMAT = "inspector.analysis/1"  # the JSON renderer's output (docs/record.md, "The analysis")
+
+
+class Words(str, Enum):
+    """A string-valued enum whose members print as their values (``enum.StrEnum`` from Python 3.11)."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+class Status(Words):
+    """How a variant's (or a trial's) run ended."""
+
+    OK = "ok"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    TIMEOUT = "timeout"
+
+
+class Backend(Words):
+    """What made a kernel: Inductor's C++ or Triton code generation, or a library call (``extern``)."""
+
+    CPP = "cpp"
+    TRITON = "triton"
+    EXTERN = "extern"
+
+
+class LineStatus(Words):
+    """A line verdict's status, best news first."""
+
+    PARALLEL = "parallel"
+    EXTERN = "extern"
+    UNKNOWN = "unknown"
+    SERIAL = "serial"
+    EAGER = "eager"
+    GRAPH_BREAK = "graph-break"
+
+
+STATUSES = tuple(LineStatus)
+
+
+class Vectorized(Words):
+    """A line verdict's vectorized: all, some or none of its C++ units (``n/a``: no CPU notion, such as Triton)."""
+
+    ALL = "all"
+    SOME = "some"
+    NONE = "none"
+    UNKNOWN = "unknown"
+    NA = "n/a"
+
+
+class How(Words):
+    """The evidence that placed a line (``inspector/analysis/lines.py``), best first."""
+
+    LOOP_NEST = "loop_nest"
+    PROVENANCE = "provenance"
+    ORIGIN = "origin"
+    FX_GRAPH = "fx_graph"
+    PYTHON_TRACE = "python_trace"
+    GRAPH_BREAK = "graph_break"
+
+
+class ReasonKind(Words):
+    """A Reason's kind: the set renderers may branch on."""
+
+    PARALLEL = "parallel"
+    PARALLEL_PAID = "parallel-paid"
+    PARALLEL_DID_NOT_PAY = "parallel-did-not-pay"
+    SERIAL = "serial"
+    EAGER = "eager"
+    GRAPH_BREAK = "graph-break"
+    LIBRARY_CALL = "library-call"
+    GENERATED_AROUND = "generated-around"
+    NEST_UNKNOWN = "nest-unknown"
+    SPLIT_NESTS = "split-nests"
+    NO_EVIDENCE = "no-evidence"
+    NOT_FUSED = "not-fused"
+    TRITON_LOADS = "triton-loads"
+    INDUCTOR_SCALAR = "inductor-scalar"
+    LANE_BY_LANE = "lane-by-lane"
+    GATHERED = "gathered"
+    UNROLLED_LOOP = "unrolled-loop"
+    MACHINE_CODE = "machine-code"
+    MACHINE_DISAGREES = "machine-disagrees"
+    MACHINE_LANE = "machine-lane"
+    FIX = "fix"
+    TRIED = "tried"
+    NOT_VECTORIZED_STRIDED = "not-vectorized-strided"
+    NOT_VECTORIZED_NO_LOOP = "not-vectorized-no-loop"
+    NOT_VECTORIZED_DTYPE = "not-vectorized-dtype"
+    NOT_VECTORIZED_SMALL = "not-vectorized-small"
+    NOT_VECTORIZED_NO_INDEX = "not-vectorized-no-index"
+    NOT_VECTORIZED_NO_ISA = "not-vectorized-no-isa"
+    NOT_VECTORIZED_CHECKER = "not-vectorized-checker"
+    NOT_VECTORIZED_TAIL = "not-vectorized-tail"
+    NOT_VECTORIZED_UNRECORDED = "not-vectorized-unrecorded"
+
+
+def _as(value, name, kind):
+    """Set the field ``name`` of a frozen dataclass ``value`` to its ``kind`` member (None stays None): the words a
+    constructor was given are checked against the closed set."""
+    word = getattr(value, name)
+    object.__setattr__(value, name, None if word is None else kind(word))
 
 
 @dataclass(frozen=True)
@@ -20,16 +127,15 @@ class Reason:
     such reasons once, under that heading, when many lines share them).
     """
 
-    kind: str
+    kind: ReasonKind
     text: str
 
-    NOT_VECTORIZED = ("not-vectorized-strided", "not-vectorized-scalar", "not-vectorized-no-loop",
-                      "not-vectorized-dtype", "not-vectorized-small", "not-vectorized-no-index", "not-vectorized-no-isa",
-                      "not-vectorized-checker", "not-vectorized-tail", "not-vectorized-unrecorded")
+    def __post_init__(self):
+        _as(self, "kind", ReasonKind)
 
     @property
     def not_vectorized(self):
-        return self.kind in self.NOT_VECTORIZED
+        return self.kind.startswith("not-vectorized-")
 
 
 @dataclass(frozen=True)
@@ -187,9 +293,9 @@ class LoopNest:
     tail: bool  # the scalar remainder after a vectorized loop
     trip: Optional[str]
     work: Optional[int]  # elements all its loop levels cover (the product of their ranges), when all are numbers
-    strided_loads: list
+    strided_loads: list[str]
     stacks: Optional[list] = None
-    nodes: Optional[list] = None
+    nodes: Optional[list[str]] = None
     decisions: Optional[Decisions] = None  # None: the record holds none for this nest
     machine: Optional[MachineCode] = None  # its own machine code, where its functions hold no other nest's
 
@@ -207,14 +313,14 @@ class LoopNest:
 class TritonLaunch:
     """What a Triton kernel's source fixes about its launch, and what autotuning chose where it ran."""
 
-    size_hints: Optional[dict]
+    size_hints: Optional[dict[str, int]]
     grid_type: Optional[str]
     target: Optional[str]  # the device Inductor generated for: cpu (the preview) or cuda
-    numels: dict
-    blocks: dict
+    numels: dict[str, int]
+    blocks: dict[str, int]
     num_warps: Optional[int]
-    config: Optional[dict] = None  # the autotuned launch config (CUDA runs)
-    grid: Optional[list] = None  # programs per grid dimension
+    config: Optional[dict] = None  # the autotuned launch config (CUDA runs): the record's launch_configs entry
+    grid: Optional[list[int]] = None  # programs per grid dimension
     text: str = ""
 
 
@@ -229,7 +335,7 @@ class KernelCost:
     written_bytes: Optional[int] = None
     gb_s: Optional[float] = None
     bandwidth_fraction: Optional[float] = None
-    threads_s: dict = field(default_factory=dict)  # {threads: median seconds per launch}, launches taken in turn
+    threads_s: dict[int, float] = field(default_factory=dict)  # {threads: median seconds per launch}, launches taken in turn
     thread_speedup: Optional[float] = None  # its launch on 1 thread / on torch's threads (above 1: parallel paid)
 
 
@@ -240,7 +346,7 @@ class Kernel:
     id: str  # unique within a variant
     name: str
     graph: Optional[str]  # compile id
-    backend: str  # cpp | triton | extern
+    backend: Backend
     kind: str  # pointwise | reduction | library call | a Triton heuristic
     code: str
     parallel: Optional[bool]
@@ -249,20 +355,23 @@ class Kernel:
     reduction: bool
     ops: int
     loads: int
-    strided_loads: list
+    strided_loads: list[str]
     masked_loads: int
-    trip_counts: list
-    evidence: list  # [Evidence]
-    launches: list  # [Launch], in call() order
+    trip_counts: list[str]
+    evidence: list[Evidence]
+    launches: list[Launch]  # in call() order
     handle: Optional[str] = None  # provenance debug handle
-    loop_nests: list = field(default_factory=list)  # [LoopNest]
+    loop_nests: list[LoopNest] = field(default_factory=list)
     triton: Optional[TritonLaunch] = None
     cost: KernelCost = KernelCost()
     machine: Optional[MachineCode] = None  # a C++ kernel's, all its functions (None: not recorded)
 
+    def __post_init__(self):
+        _as(self, "backend", Backend)
+
     @property
     def generated(self):
-        return self.backend != "extern"
+        return self.backend != Backend.EXTERN
 
 
 @dataclass(frozen=True)
@@ -272,8 +381,8 @@ class Graph:
     compile_id: Optional[str]
     op_count: Optional[int]
     cache: Optional[str]  # Inductor's FX graph cache outcome: hit, miss, bypass
-    kernels: list  # kernel names
-    output_code: list  # the output modules' text
+    kernels: list[str]  # kernel names
+    output_code: list[str]  # the output modules' text
 
 
 @dataclass(frozen=True)
@@ -284,12 +393,12 @@ class GraphBreak:
     line: Optional[int]
     code: Optional[str]  # the site's source line
     where: Optional[str]  # the site's file: sample | user | library | torch (no frame of any annotated file)
-    chain: list  # [file display, line] from the user's outermost line down to the site
+    chain: list[list]  # [file display, line] from the user's outermost line down to the site
     reason: str
     resumable: bool  # False: Dynamo could not resume after it and ran the rest of the frame eagerly
     cause: str  # a normalised cause: data-dependent-branch, item, dynamic-shape, print, unsupported, unknown
     explanation: Optional[str]
-    hints: list
+    hints: list[str]
     gb_id: Optional[str]
     url: Optional[str]
     fix: Optional[str]
@@ -312,10 +421,10 @@ class BreakCost:
 
 @dataclass(frozen=True)
 class CompileWarning:
-    """A silent cousin of a graph break: ``unrolled-loop`` or ``recompile``."""
+    """A silent cousin of a graph break: ``unrolled-loop``, ``recompile`` or ``recompile-limit``."""
 
     kind: str
-    lines: list
+    lines: list[int]
     graph: Optional[str]
     text: str
 
@@ -328,7 +437,7 @@ class Recompilation:
     calls: Optional[int]  # calls after the first call, when the record says
     every_call: bool
     limit: Optional[str]  # "recompile_limit = 8" when Dynamo hit it and gave up compiling
-    guards: list  # [guard that failed, times]
+    guards: list[list]  # [guard that failed, times]
     text: str  # what it means for the timings, in one sentence
 
 
@@ -354,7 +463,7 @@ class MachineLoad:
     loadavg: Optional[float]  # the 1-minute load average, the higher of its start and end (this run included)
     cpus: Optional[int]
     busy: Optional[str]  # why the timing is suspect, in one sentence; None when the machine was quiet or unknown
-    why: list = field(default_factory=list)  # its clauses: "other processes used 38% of the 2 CPUs", ...
+    why: list[str] = field(default_factory=list)  # its clauses: "other processes used 38% of the 2 CPUs", ...
 
 
 @dataclass(frozen=True)
@@ -365,15 +474,20 @@ class LineVerdict:
     line: int
     end_line: int
     function: str
-    via: list  # call sites, outermost first: [file display, line]
-    status: Optional[str]  # one of STATUSES, or None: no evidence names it
-    vectorized: Optional[str]  # all | some | none | unknown | n/a | None
-    kernels: list  # kernel ids
-    nests: list  # "kernel id#nest index" of the loop nests it is placed in
-    why: list  # [Reason]
-    how: list  # evidence used: loop_nest, provenance, origin, fx_graph, python_trace, graph_break
+    via: list[list]  # call sites, outermost first: [file display, line]
+    status: Optional[LineStatus]  # None: no evidence names it
+    vectorized: Optional[Vectorized]
+    kernels: list[str]  # kernel ids
+    nests: list[str]  # "kernel id#nest index" of the loop nests it is placed in
+    why: list[Reason]
+    how: list[How]  # the evidence used
     time_s: Optional[float] = None
     time_share: Optional[float] = None
+
+    def __post_init__(self):
+        _as(self, "status", LineStatus)
+        _as(self, "vectorized", Vectorized)
+        object.__setattr__(self, "how", [How(h) for h in self.how])
 
 
 @dataclass(frozen=True)
@@ -393,10 +507,10 @@ class Timing:
     runs: int
     number: int
     first_call_s: Optional[float]
-    samples_s: list
+    samples_s: list[float]
     per_population_s: float  # the median scaled to the whole population (Python measures a subset)
     compile_s: Optional[float]  # compiled variants: torch's compile time, else first call minus median
-    rounds_s: dict = field(default_factory=dict)  # {round: median of that round, per population} (Rounds)
+    rounds_s: dict[int, float] = field(default_factory=dict)  # {round: median of that round, per population} (Rounds)
     scale: float = 1.0  # population over the individuals measured: min_s and max_s times it are per population
 
     @property
@@ -411,7 +525,7 @@ class Recompile:
 
     call: int  # its number among the function's calls (1: the first)
     seconds: float  # the call's wall time, the compile included
-    reasons: list  # the guards that failed, in torch's words ("tensor 'pop' size mismatch at index 0 ...")
+    reasons: list[str]  # the guards that failed, in torch's words ("tensor 'pop' size mismatch at index 0 ...")
     graphs: int = 0  # graphs it compiled (0: Dynamo traced a frame again and stopped at a break, compiling none)
 
 
@@ -434,18 +548,18 @@ class FunctionRun:
     compile_s: Optional[float]  # torch's compile time over all its graphs
     steady_calls: int  # calls of compiled code that compiled nothing and ran no inspector pass
     steady_s: float  # their wall time
-    recompiles: list  # [Recompile], in call order: compiles of a frame torch had compiled before
+    recompiles: list[Recompile]  # in call order: compiles of a frame torch had compiled before
     traced_call: Optional[int]  # the call traced for the lines that ran as Python
     profiled_call: Optional[int]  # the call profiled for its kernels' times
     compiled_at: Optional[int] = None  # the call that first compiled (None: none did)
     created: Optional[str] = None  # "kmeans.py:40": where the program compiled it (told for closures)
-    stances: list = field(default_factory=list)  # [StanceRun], when any call ran under a stance other than default
+    stances: list[StanceRun] = field(default_factory=list)  # when any call ran under a stance other than default
     eager_calls: int = 0  # calls torch ran without compiled code (a stance, before the first compile)
     eager_median_s: Optional[float] = None  # their median
     fallbacks: int = 0  # calls under eager_on_recompile that ran eagerly instead of recompiling
-    fallback_guards: list = field(default_factory=list)  # [(call, the failed guard)] of the first of them
-    shares_code: list = field(default_factory=list)  # other tracked functions with the same code object
-    inlined_into: list = field(default_factory=list)  # functions whose compiled graphs hold this one's code
+    fallback_guards: list[tuple] = field(default_factory=list)  # [(call, the failed guard)] of the first of them
+    shares_code: list[str] = field(default_factory=list)  # other tracked functions with the same code object
+    inlined_into: list[str] = field(default_factory=list)  # functions whose compiled graphs hold this one's code
     error_call: Optional[int] = None  # the call that raised the variant's ``error`` (the last that raised)
 
 
@@ -453,13 +567,13 @@ class FunctionRun:
 class Program:
     """A program run unchanged under ``inspector run``."""
 
-    argv: list
+    argv: list[str]
     module: bool  # run as ``python -m``
     exit: int  # its exit status (inspector run exits with it)
     wall_s: Optional[float]
     ended: str  # "normally", or why inspector saw nothing of its end
     outside: Optional[dict]  # {"graphs", "breaks"} compiled outside the tracked functions
-    eager: dict = field(default_factory=dict)  # {function id: seconds per call run eagerly} (inspector.inspect)
+    eager: dict[str, float] = field(default_factory=dict)  # {function id: seconds per call run eagerly} (inspector.inspect)
     made_by: str = "run"  # run (inspector run), capture or inspect (the Python API)
     load: Optional[dict] = None  # how busy the machine was while it ran (the parent's /proc window; raw facts)
     try_fixes: bool = False  # say which fixes could be tried, and how (inspector run does not re-run the program)
@@ -487,7 +601,7 @@ class TimeSplit:
     mechanism: Optional[str] = None
     wrapper_s: Optional[float] = None
     outside_graphs_s: Optional[float] = None
-    unmatched: list = field(default_factory=list)
+    unmatched: list[str] = field(default_factory=list)
     error: Optional[str] = None
 
 
@@ -502,6 +616,16 @@ class CompilePhases:
     build_s: float
     total_s: float
     cache: dict
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """A CUDA variant's copies of the population to the device and of its output back, timed once (seconds)."""
+
+    to_device_s: Optional[float]
+    to_device_bytes: Optional[int]
+    to_host_s: Optional[float]  # None: no output to copy back
+    to_host_bytes: Optional[int]
 
 
 @dataclass(frozen=True)
@@ -523,7 +647,7 @@ class Variant:
     compiled: bool
     device: str
     preview: bool
-    status: str  # ok | error | skipped | timeout
+    status: Status
     error: Optional[str]
     error_line: Optional[int]
     error_stage: Optional[str]  # compile | run | inspector
@@ -537,15 +661,15 @@ class Variant:
     code: dict = field(default_factory=dict)  # where its code is: {"file", "line", "name"}
     speedup_vs_python: Optional[float] = None
     speedup_vs_numpy: Optional[float] = None
-    speedup_vs_python_spread: Optional[list] = None  # [lowest, highest] of the rounds' ratios (timed in rounds)
-    speedup_vs_numpy_spread: Optional[list] = None
+    speedup_vs_python_spread: Optional[list[float]] = None  # [lowest, highest] of the rounds' ratios (timed in rounds)
+    speedup_vs_numpy_spread: Optional[list[float]] = None
     break_even: Optional[BreakEven] = None
-    kernels: list = field(default_factory=list)  # [Kernel]
-    graphs: list = field(default_factory=list)  # [Graph]
-    breaks: list = field(default_factory=list)  # [GraphBreak]
+    kernels: list[Kernel] = field(default_factory=list)
+    graphs: list[Graph] = field(default_factory=list)
+    breaks: list[GraphBreak] = field(default_factory=list)
     break_cost: Optional[BreakCost] = None
-    warnings: list = field(default_factory=list)  # [CompileWarning]
-    lines: list = field(default_factory=list)  # [LineVerdict]
+    warnings: list[CompileWarning] = field(default_factory=list)
+    lines: list[LineVerdict] = field(default_factory=list)
     time_split: Optional[TimeSplit] = None
     compile_phases: Optional[CompilePhases] = None
     recompile_count: int = 0
@@ -553,24 +677,35 @@ class Variant:
     load: Optional[MachineLoad] = None  # while it was timed
     threads: Optional[ThreadScaling] = None
     peak_memory_bytes: Optional[int] = None  # the probe's peak resident memory while it ran this variant
-    bounds: list = field(default_factory=list)  # what inspector's bounds on its own cost cut short, in sentences
+    bounds: list[str] = field(default_factory=list)  # what inspector's bounds on its own cost cut short, in sentences
     run: Optional[FunctionRun] = None  # a compiled function of a program (``inspector run``), over the run
-    transfer: Optional[dict] = None  # CUDA: host<->device copy cost
-    internal_errors: list = field(default_factory=list)  # [InternalError]
-    trials: list = field(default_factory=list)  # [Trial]: the fixes inspector tried on it
+    transfer: Optional[Transfer] = None  # CUDA
+    internal_errors: list[InternalError] = field(default_factory=list)
+    trials: list[Trial] = field(default_factory=list)  # the fixes inspector tried on it
+
+    def __post_init__(self):
+        _as(self, "status", Status)
 
     @property
     def failed(self):
-        return self.status in ("error", "timeout") or self.matches_reference is False
+        return self.status in (Status.ERROR, Status.TIMEOUT) or self.matches_reference is False
 
     @property
     def ok_compiled(self):
         """Compiled, and it ran (status ok)."""
-        return self.compiled and self.status == "ok"
+        return self.compiled and self.status == Status.OK
 
     def line_summary(self):
         """{status: number of distinct lines with that verdict}."""
         return {s: len({e.line for e in self.lines if e.status == s}) for s in STATUSES}
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """A name of the sample that looks like a variant's but is not one, and why."""
+
+    name: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -582,11 +717,11 @@ class Sample:
     population: int
     default_population: Optional[int]
     seed: Optional[int]
-    shape: list
+    shape: list[int]
     dtype: Optional[str]
     source: str
     tolerance: Optional[float] = None  # the relative tolerance of the cross-check, when the sample sets one
-    ignored: list = field(default_factory=list)  # [{"name", "reason"}]: named like a variant, not run
+    ignored: list[Ignored] = field(default_factory=list)  # named like a variant, not run
 
 
 @dataclass(frozen=True)
@@ -642,7 +777,7 @@ class SweepPoint:
     """One population size of a sweep: each variant's timing and speedups at that size."""
 
     population: int
-    variants: list  # [Variant] without kernels or lines
+    variants: list[Variant]  # without kernels or lines
 
 
 @dataclass(frozen=True)
@@ -651,7 +786,7 @@ class ParseCount:
 
     artifact: str  # output code, graph-break messages, log records
     read: int
-    problems: list  # one line each
+    problems: list[str]  # one line each
 
 
 @dataclass(frozen=True)
@@ -659,15 +794,18 @@ class Finding:
     """One compiled variant's graph breaks and warnings, with their cost (the breaks view)."""
 
     variant: str
-    status: str
+    status: Status
     error: Optional[str]
-    graphs: list  # [Graph]
+    graphs: list[Graph]
     cost: Optional[BreakCost]
-    breaks: list  # [GraphBreak]
-    warnings: list  # [CompileWarning]
+    breaks: list[GraphBreak]
+    warnings: list[CompileWarning]
     recompilation: Optional[Recompilation] = None
-    tried: list = field(default_factory=list)  # [Trial] (inspector breaks --try-fixes)
-    bounds: list = field(default_factory=list)  # what inspector's bounds on its own cost cut short
+    tried: list[Trial] = field(default_factory=list)  # inspector breaks --try-fixes
+    bounds: list[str] = field(default_factory=list)  # what inspector's bounds on its own cost cut short
+
+    def __post_init__(self):
+        _as(self, "status", Status)
 
 
 @dataclass(frozen=True)
@@ -685,25 +823,28 @@ class Trial:
     variant: str  # the variant it changed
     fix: str  # column-major, tiling-off, or a Dynamo flag's name (capture_scalar_outputs)
     what: str  # the fix as a user applies it
-    status: str  # ok | error
+    status: Status  # ok | error
     error: Optional[str]
     matches: Optional[bool]  # its output against the variant's
     mismatch: Optional[str]
     speedup: Optional[float]
-    spread: Optional[list]
+    spread: Optional[list[float]]
     rounds: int
     median_before_s: Optional[float]
     median_after_s: Optional[float]
-    vectorized_now: list
-    parallel_now: list
+    vectorized_now: list[tuple]
+    parallel_now: list[tuple]
     breaks_before: int
     breaks_after: int
-    gone: list  # lines whose breaks went away
+    gone: list[tuple]  # lines whose breaks went away
     gain: bool
     alone: bool = False  # compiled after torch._dynamo.reset() and timed alone (torch 2.1 shares compiled code)
     flag: Optional[str] = None  # the config item tried (KEY=VALUE), for a config fix
-    sizes: list = field(default_factory=list)  # [(population, steady s before, after, recompiles before, after)]
+    sizes: list[tuple] = field(default_factory=list)  # [(population, steady s before, after, recompiles before, after)]
     text: str = ""  # "tried: column-major → 3.1x faster (...), lines 23-32 now vectorized"
+
+    def __post_init__(self):
+        _as(self, "status", Status)
 
 
 @dataclass(frozen=True)
@@ -713,7 +854,7 @@ class BreaksView:
     sample: str
     torch: Optional[str]
     population: int
-    variants: list  # [Finding]
+    variants: list[Finding]
 
 
 @dataclass(frozen=True)
@@ -725,21 +866,21 @@ class Analysis:
     created: str
     sample: Sample
     env: Env
-    files: list  # [SourceFile]: the sample first, then the user's modules, then libraries
+    files: list[SourceFile]  # the sample first, then the user's modules, then libraries
     config: list  # [{"key", "value"}]
     compile_options: dict  # torch.compile's keywords the run used
     reference: Optional[str]
     interrupted: bool
     probe_restarts: int
     trace_dir: Optional[str]
-    variants: list  # [Variant]
-    sweep: list  # [SweepPoint]
-    parse: list  # [ParseCount]
-    internal_errors: list  # [InternalError], every one of the run
-    findings: list  # [Finding], costliest first
+    variants: list[Variant]
+    sweep: list[SweepPoint]
+    parse: list[ParseCount]
+    internal_errors: list[InternalError]  # every one of the run
+    findings: list[Finding]  # costliest first
     rounds: Optional[Rounds] = None  # the alternating rounds, when it was timed in them
     program: Optional[Program] = None  # a program's run (``inspector run``): its variants are its compiled functions
-    trace_logs: list = field(default_factory=list)  # torch's trace logs in ``trace_dir``, for tlparse
+    trace_logs: list[str] = field(default_factory=list)  # torch's trace logs in ``trace_dir``, for tlparse
     load: Optional[MachineLoad] = None  # the machine over all of the run's timing windows
 
     def variant(self, vid):
@@ -822,8 +963,8 @@ class CodePair:
         return sum(ln[0] == "-" for ln in self.structural_lines)
 
 
-VECTORIZED = {"all": "vectorized", "some": "partly vectorized", "none": "not vectorized",
-              "unknown": "vectorization unknown"}  # a line verdict's vectorized, in words, best news first
+VECTORIZED = {Vectorized.ALL: "vectorized", Vectorized.SOME: "partly vectorized", Vectorized.NONE: "not vectorized",
+              Vectorized.UNKNOWN: "vectorization unknown"}  # a line verdict's vectorized, in words, best news first
 
 
 @dataclass(frozen=True)
@@ -843,7 +984,7 @@ class LineVerdicts:
         """How bad the news is: the worst status, then the least vectorized; None where a status is unknown (no
         worse, no better)."""
         order = list(VECTORIZED)[:3]
-        if any(status not in STATUSES or status == "unknown" for status, _ in self.verdicts):
+        if any(status not in STATUSES or status == LineStatus.UNKNOWN for status, _ in self.verdicts):
             return None
         return max(len(order) * STATUSES.index(status) + (order.index(vec) if vec in order else 0)
                    for status, vec in self.verdicts)
@@ -925,7 +1066,7 @@ class ComparedVariant:
     @property
     def ok(self):
         """It ran under both."""
-        return self.status == ("ok", "ok")
+        return self.status == (Status.OK, Status.OK)
 
     @property
     def time(self):
@@ -1000,6 +1141,8 @@ class Comparison:
 
 def to_json(value):
     """Plain JSON data (dicts, lists, numbers, strings) for any value of this module."""
+    if isinstance(value, Enum):
+        return value.value
     if dataclasses.is_dataclass(value):
         return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (list, tuple)):

@@ -12,8 +12,9 @@ from inspector.analysis import machine, trials as trials_mod
 from inspector.analysis.load import machine_load, run_load
 from inspector.analysis.parse import frames
 from inspector.record import compile_key
-from inspector.model import (Analysis, Bandwidth, BreakEven, Env, FunctionRun, Graph, InternalError, ParseCount,
-                             Program, Reason, Recompile, Rounds, Sample, SourceFile, StanceRun, SweepPoint, Timing, Variant)
+from inspector.model import (Analysis, Bandwidth, BreakEven, Env, FunctionRun, Graph, Ignored, InternalError,
+                             ParseCount, Program, Reason, Recompile, Rounds, Sample, SourceFile, StanceRun, Status,
+                             SweepPoint, Timing, Transfer, Variant)
 
 
 def analyze(record):
@@ -63,7 +64,7 @@ def _sample(raw):
                   description=raw.get("description") or "", population=raw["population"],
                   default_population=raw.get("default_population"), seed=raw.get("seed"),
                   shape=list(raw.get("shape") or []), dtype=raw.get("dtype"), source=raw.get("source") or "",
-                  tolerance=raw.get("tolerance"), ignored=raw.get("ignored") or [])
+                  tolerance=raw.get("tolerance"), ignored=[Ignored(**i) for i in raw.get("ignored") or []])
 
 
 def _files(record, sample):
@@ -96,7 +97,8 @@ def _timed_variant(raw, population):
         error_detail=raw.get("error_detail"), timing=_timing(raw, population),
         measured_population=raw.get("measured_population"), matches_reference=raw.get("matches_reference"),
         mismatch=raw.get("mismatch"), family=raw.get("family", ""), checked_against=raw.get("checked_against"),
-        code=raw.get("code") or {}, transfer=raw.get("transfer"), load=machine_load(raw),
+        code=raw.get("code") or {}, transfer=Transfer(**raw["transfer"]) if raw.get("transfer") else None,
+        load=machine_load(raw),
         peak_memory_bytes=(raw.get("peak_memory") or {}).get("bytes"), bounds=raw.get("bounds") or [],
         run=_function_run(raw),
         internal_errors=[InternalError(**e) for e in raw.get("internal_errors") or []])
@@ -262,7 +264,7 @@ def _with_speedups(variants):
     their spread where both were timed in rounds), and break-even against the fastest eager NumPy or torch one."""
     def best(kind, family):
         timed = [v for v in variants if v.kind == kind and v.family == family and not v.compiled
-                 and v.status == "ok" and v.timing]
+                 and v.status == Status.OK and v.timing]
         return min(timed, key=lambda v: v.timing.per_population_s, default=None)
 
     out = []

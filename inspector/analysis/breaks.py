@@ -5,7 +5,7 @@ import re
 from inspector.analysis import files, recompiles
 from inspector.analysis.parse import breaks as parse, frames as parse_frames
 from inspector.analysis.parse.frames import Frame
-from inspector.model import BreakCost, CompileWarning, Finding, GraphBreak
+from inspector.model import BreakCost, CompileWarning, Finding, GraphBreak, Status
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
 PROBE_FRAME = re.compile(r"[/\\]inspector[/\\]probe[/\\]\w+\.py$")  # inspector's probe calling the user's code
@@ -178,5 +178,5 @@ def findings(variants):
     graphs, breaks, cost and warnings; the variant that spends most time outside compiled graphs first."""
     rows = [Finding(v.id, v.status, v.error, v.graphs, v.break_cost, v.breaks, v.warnings, v.recompilation,
                     bounds=v.bounds)
-            for v in variants if v.compiled and v.status != "skipped" and not v.preview]
+            for v in variants if v.compiled and v.status != Status.SKIPPED and not v.preview]
     return sorted(rows, key=lambda r: -(r.cost.outside_s if r.cost else 0.0))

@@ -5,7 +5,7 @@ import re
 from dataclasses import replace
 
 from inspector.analysis.parse import wrapper
-from inspector.model import CompilePhases, Reason, ThreadScaling, TimeSplit
+from inspector.model import Backend, CompilePhases, LineStatus, Reason, ThreadScaling, TimeSplit
 
 CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)')
 TRITON_SIGNATURE = re.compile(r"""['"]signature['"]:\s*\{([^}]*)\}""")
@@ -121,7 +121,7 @@ def traffic(output_code, kernels):
 
 def _params(kernel):
     """[(parameter name, item size or None)] of a cpp or Triton kernel, in launch-argument order."""
-    if kernel.backend == "triton":
+    if kernel.backend == Backend.TRITON:
         signature = TRITON_SIGNATURE.search(kernel.code)
         items = TRITON_PARAM.findall(signature.group(1)) if signature else []
         return [(name, ITEMSIZE.get(kind.lstrip("*")) if kind.startswith("*") else None) for name, kind in items]
@@ -203,7 +203,7 @@ def with_thread_reasons(lines, kernels, threads):
     out = []
     for e in lines:
         mine = [by_id[i] for i in e.kernels if i in by_id and by_id[i].parallel and by_id[i].cost.thread_speedup]
-        if e.status == "parallel" and mine:
+        if e.status == LineStatus.PARALLEL and mine:
             said = ", ".join(f"{k.name} {k.cost.thread_speedup:.2f}x" for k in mine)
             paid = all(k.cost.thread_speedup >= PAID for k in mine)
             e = replace(e, why=e.why + [Reason("parallel-paid" if paid else "parallel-did-not-pay", (

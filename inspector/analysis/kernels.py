@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from inspector.analysis.parse import cpp, decisions, triton, wrapper
-from inspector.model import Kernel, Launch
+from inspector.model import Backend, Kernel, Launch
 
 HANDLE = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+?):(\d+)")
 FACTORIES = {"cpp_pybinding": ("cpp", cpp.facts), "cpp": ("cpp", cpp.facts), "triton": ("triton", triton.facts)}
@@ -50,9 +50,9 @@ def split(output_code, graph=None):
     kernels = []
     for name in list(launches) + [n for n in defined if n not in launches]:
         backend, code = defined.get(name, ("extern", ""))
-        values, not_read = FACTORIES[backend][1](code) if backend != "extern" else (_extern_facts(), [])
+        values, not_read = FACTORIES[backend][1](code) if backend != Backend.EXTERN else (_extern_facts(), [])
         problems += [f"{name}: {p}" for p in not_read]
-        shown = name if backend != "extern" else name.replace("torch.ops.", "")
+        shown = name if backend != Backend.EXTERN else name.replace("torch.ops.", "")
         kernels.append(Kernel(
             id=shown, name=shown, graph=graph, backend=backend, code=code, parallel=_parallel(backend, values),
             launches=launches.get(name, []),
@@ -91,7 +91,7 @@ def with_ids(kernels):
 def with_launch_configs(kernels, configs):
     """Join a CUDA variant's autotuned ``launch_configs`` to its Triton kernels (the grid they ran with)."""
     return [replace(k, triton=triton.launch(k.code, configs[k.name]))
-            if k.backend == "triton" and (configs or {}).get(k.name) else k for k in kernels]
+            if k.backend == Backend.TRITON and (configs or {}).get(k.name) else k for k in kernels]
 
 
 def with_nest_records(kernels, records, hooks=None):
@@ -103,7 +103,7 @@ def with_nest_records(kernels, records, hooks=None):
     if not records:
         return kernels, []
     nests, holding = [], {}  # (kernel id, nest index, its stripped lines); {stripped line: positions in nests}
-    for k in [k for k in kernels if k.backend == "cpp"]:
+    for k in [k for k in kernels if k.backend == Backend.CPP]:
         lines = k.code.splitlines()
         for n in k.loop_nests:
             mine = {line.strip() for line in lines[n.lines[0] - 1:n.lines[1]] if line.strip()}

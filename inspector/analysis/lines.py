@@ -15,7 +15,7 @@ import ast
 from inspector.analysis import machine
 from inspector.analysis.files import same_path
 from inspector.analysis.parse import frames as parse_frames
-from inspector.model import LineVerdict, Reason
+from inspector.model import Backend, LineStatus, LineVerdict, Reason
 
 LISTED = 12  # nests or kernels named in one reason's text
 
@@ -262,7 +262,7 @@ def _status(unit):
 
 def _vectorized(unit):
     kernel, nest = unit
-    return (nest.vectorized if nest else kernel.vectorized) if kernel.backend == "cpp" else None
+    return (nest.vectorized if nest else kernel.vectorized) if kernel.backend == Backend.CPP else None
 
 
 def _verdict(groups, breaks, shape, env, fusion):
@@ -300,25 +300,25 @@ def _verdict(groups, breaks, shape, env, fusion):
             {"an OpenMP parallel loop" if b == "cpp" else "a Triton grid" for b in backends}))))
     else:
         status = "unknown"
-    if status in ("serial", "parallel", "unknown"):
+    if status in (LineStatus.SERIAL, LineStatus.PARALLEL, LineStatus.UNKNOWN):
         for kernel, nest in _distinct(u for g in certain for u in g if _status(u) == "serial"):
             where = f"{kernel.name} (loop nest {nest.index})" if nest and len(kernel.loop_nests) > 1 else kernel.name
             why.append(Reason("serial", f"{where} runs single-threaded: {serial_reason(nest, env)}"))
         why += _nest_reasons(groups)
         why += _fusion_reasons([u for g in groups if len(g) == 1 for u in g], fusion)
-    triton = [k for k, _ in _distinct((k, None) for k, _ in units) if k.backend == "triton"]
+    triton = [k for k, _ in _distinct((k, None) for k, _ in units) if k.backend == Backend.TRITON]
     if any(k.strided_loads or k.masked_loads for k in triton):
         why.append(Reason("triton-loads", triton_loads(triton)))
     vectorized = None
-    if any(k.backend == "cpp" for k, _ in units):
-        per_group = [{machine.vectorized(u) for u in g if u[0].backend == "cpp"} for g in groups]
+    if any(k.backend == Backend.CPP for k, _ in units):
+        per_group = [{machine.vectorized(u) for u in g if u[0].backend == Backend.CPP} for g in groups]
         per_group = [v for v in per_group if v]
         if any(len(v) > 1 for v in per_group):
             vectorized = "unknown"
         else:
             values = {v.pop() for v in per_group}
             vectorized = "all" if values == {True} else "none" if values == {False} else "some"
-        cpp_groups = [[u for u in g if u[0].backend == "cpp"] for g in groups]
+        cpp_groups = [[u for u in g if u[0].backend == Backend.CPP] for g in groups]
         # scalar in Inductor's code wherever the evidence places it: every alternative of its group is; said as why
         # it is not vectorized where the machine code agrees, as why Inductor left it scalar where it does not
         scalar = [u for g in cpp_groups if g and not any(map(_vectorized, g)) for u in g]

@@ -17,7 +17,7 @@ import re
 from dataclasses import replace
 
 from inspector.analysis.parse import cpp
-from inspector.model import MachineCode, Reason
+from inspector.model import Backend, MachineCode, Reason
 from inspector.record import kernel_key
 
 REGION = re.compile(r"#pragma omp parallel\b")
@@ -36,10 +36,10 @@ def with_machine_code(kernels, entries):
     by_key = {e["key"]: e for e in entries}
     out, problems, joined = [], [], set()
     for k in kernels:
-        entry = by_key.get(kernel_key(k.code)) if k.backend == "cpp" else None
+        entry = by_key.get(kernel_key(k.code)) if k.backend == Backend.CPP else None
         if entry is None:
             out.append(k)
-            if k.backend == "cpp" and entries:
+            if k.backend == Backend.CPP and entries:
                 problems.append(f"{k.id}: no machine code recorded for it")
             continue
         joined.add(entry["key"])
@@ -132,7 +132,7 @@ def vectorized(unit):
     """Whether a C++ unit's operations run in SIMD: its own machine code's answer where it decides (packed or
     scalar), else Inductor's code's."""
     kernel, nest = unit
-    if kernel.backend != "cpp":
+    if kernel.backend != Backend.CPP:
         return None
     source = nest.vectorized if nest else kernel.vectorized
     code = own(unit)
@@ -145,8 +145,8 @@ def reasons(units, listed):
     ``machine-lane`` for vector code calling scalar math; ``listed`` joins a reason's items, the first few of many."""
     said, disagree, lane = {}, [], []
     for kernel, nest in units:
-        code = own((kernel, nest)) if kernel.backend == "cpp" else None
-        shown = code or (kernel.machine if kernel.backend == "cpp" else None)
+        code = own((kernel, nest)) if kernel.backend == Backend.CPP else None
+        shown = code or (kernel.machine if kernel.backend == Backend.CPP else None)
         if shown is None:
             continue
         several = len(kernel.loop_nests) > 1

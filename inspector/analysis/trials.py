@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 from inspector.analysis import rounds
-from inspector.model import Reason, Trial
+from inspector.model import LineStatus, Reason, Status, Trial, Vectorized
 
 # the kinds of fix: the population column-major where strided loads kept lines scalar, the tiling heuristic off
 # (the heuristic that turns SIMD off for them), a Dynamo flag that removes a graph break, and dynamic=False where a
@@ -17,6 +17,7 @@ from inspector.model import Reason, Trial
 KINDS = ("layout", "tiling", "flag", "static")
 TILING_OFF = "cpp.enable_tiling_heuristics=False"
 HEURISTIC = ("non-contiguous", "small-inner-range")  # the branches of Inductor's tiling that the heuristic took
+SCALAR = (Vectorized.NONE, Vectorized.SOME)  # a line with C++ units left scalar
 GAIN = 1.05  # a trial at least this much faster (and faster in every round) gained; anything else did not
 
 
@@ -60,7 +61,7 @@ def strided_lines(v, branches=None):
         decided = n.decisions and n.decisions.tiling
         return bool(n.strided_loads) and (not branches or not decided or any(
             t.branch in branches for t in n.decisions.tiling))
-    return [e for e in v.lines if e.vectorized in ("none", "some") and any(
+    return [e for e in v.lines if e.vectorized in SCALAR and any(
         about(nests[n]) for n in e.nests if n in nests)]
 
 
@@ -80,10 +81,10 @@ def trial(raw, before, after, sizes=()):
     at = [(b, a) for b, a in zip(sizes, raw.get("sizes") or []) if b["population"] == a["population"]]
     if raw.get("sizes"):
         speedup = at[-1][0]["steady_s"] / at[-1][1]["steady_s"] if at and at[-1][1]["steady_s"] else None
-    scalar = {(e.file, e.line) for e in before.lines if e.vectorized in ("none", "some")}
-    serial = {(e.file, e.line) for e in before.lines if e.status == "serial"}
-    vectorized = sorted(fl for fl in {(e.file, e.line) for e in after.lines if e.vectorized == "all"} if fl in scalar)
-    parallel = sorted(fl for fl in {(e.file, e.line) for e in after.lines if e.status == "parallel"} if fl in serial)
+    scalar = {(e.file, e.line) for e in before.lines if e.vectorized in SCALAR}
+    serial = {(e.file, e.line) for e in before.lines if e.status == LineStatus.SERIAL}
+    vectorized = sorted(fl for fl in {(e.file, e.line) for e in after.lines if e.vectorized == Vectorized.ALL} if fl in scalar)
+    parallel = sorted(fl for fl in {(e.file, e.line) for e in after.lines if e.status == LineStatus.PARALLEL} if fl in serial)
     left = {(b.file, b.line, b.cause) for b in after.breaks}
     ok = raw.get("status") == "ok" and raw.get("matches_variant") is not False
     gain = bool(ok and speedup and speedup >= GAIN and (spread is None or spread[0] > 1))
@@ -106,7 +107,7 @@ LABELS = {"column-major": "column-major", "tiling-off": "the tiling heuristic of
 
 def _text(t, label):
     """"tried: column-major → 3.1x faster (2.9x to 3.3x in 3 alternating rounds), lines 23-32 now vectorized"."""
-    if t.status != "ok":
+    if t.status != Status.OK:
         return f"tried: {label} → failed: {t.error or t.status}"
     if t.matches is False:
         return f"tried: {label} → its output differs from the variant's ({t.mismatch}): not advice"

@@ -7,7 +7,7 @@ from pathlib import Path
 import jinja2
 
 from inspector.analysis import compare
-from inspector.model import STATUSES
+from inspector.model import STATUSES, Backend, ReasonKind, Status
 from inspector.render import charts, comparison as comparison_words, highlight
 from inspector.render.base import Renderer
 from inspector.render import views
@@ -33,7 +33,7 @@ PROGRAM_LIMIT = 12  # kernels shown per compiled function of a program (see _com
 KERNEL_LINES = 500
 OUTPUT_CODE_LINES = 2000
 REASONS_PER_KIND = 5  # reasons of one kind shown under one source line (see _bounded)
-SAID_ONCE = ("machine-disagrees", "machine-lane")  # reasons shown once above a variant's source, not per line
+SAID_ONCE = (ReasonKind.MACHINE_DISAGREES, ReasonKind.MACHINE_LANE)  # reasons shown once above a variant's source, not per line
 LEFT_OUT = {"serial": "single-threaded loop nests", "not-fused": "pairs of loops Inductor did not fuse"}
 ENV_ROWS = ("torch", "python", "numpy", "threads", "cpu", "isa", "cuda", "platform", "executable")
 DIFF_LINES = 400  # diff lines of one kernel pair shown on a comparison page
@@ -47,7 +47,7 @@ def environment(index=None):
     env.filters.update(seconds=seconds, ratio=ratio, break_even=break_even, match=match, recompile_why=recompile_why,
                        run_notes=run_notes, error_parts=error_parts,
                        moved=comparison_words.moved)
-    env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index)
+    env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend)
     return env
 
 
@@ -198,7 +198,7 @@ def _compiled_view(v, files, limit=None):
     graphs gives a page that opens quickly; the rest is in the record.
     """
     shared = sorted({r.text for e in v.lines for r in e.why if r.not_vectorized})
-    tried = list(dict.fromkeys(r.text for e in v.lines for r in e.why if r.kind == "tried"))  # said once, above
+    tried = list(dict.fromkeys(r.text for e in v.lines for r in e.why if r.kind == ReasonKind.TRIED))  # said once, above
     overruled = list(dict.fromkeys(r.text for e in v.lines for r in e.why if r.kind in SAID_ONCE))  # so is this
     anchor = _anchor(v.id)
     ordered = sorted(v.kernels, key=lambda k: (k.cost.time_s is None, -(k.cost.time_s or 0))) if limit else v.kernels
@@ -280,7 +280,7 @@ def _annotated(file, entries, shared, prefix, colors, shown_nests):
         if here and here[0].line == number:
             for e in here:
                 why = _bounded([r for r in e.why if not (r.not_vectorized and r.text in shared)
-                                and r.kind not in ("fix", "tried", *SAID_ONCE)])
+                                and r.kind not in (ReasonKind.FIX, ReasonKind.TRIED, *SAID_ONCE)])
                 notes.append({"status": e.status, "text": f"{e.status}{_via(e)}" + (": " + "; ".join(why) if why else ""),
                               "vectorized": e.vectorized, "how": ", ".join(e.how)})
         timed = max((e for e in here if e.time_share is not None), key=lambda e: e.time_share, default=None)

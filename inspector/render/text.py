@@ -7,6 +7,7 @@ import textwrap
 from rich.console import Console
 from rich.table import Table
 
+from inspector.model import Status
 from inspector.render import comparison as comparison_words, views
 from inspector.render.base import Renderer
 from inspector.render.words import (break_even, error_parts, match, program_title, ratio, recompile_why, run_notes,
@@ -62,7 +63,7 @@ class TextRenderer(Renderer):
             console.print(f"  skipped: {', '.join(ids)} ({why})", markup=False)
         if self.full:
             for v in analysis.variants:
-                if v.status not in ("ok", "skipped"):
+                if v.status not in (Status.OK, Status.SKIPPED):
                     _failure(console, v.id, v.status, v.error)
                 if v.ok_compiled:
                     console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
@@ -94,7 +95,7 @@ class TextRenderer(Renderer):
                           *([seconds(eager) + against] if p.eager else []))
         console.print(table if analysis.variants else "the program compiled nothing with torch.compile", markup=False)
         for v in analysis.variants:
-            if v.status == "ok":
+            if v.status == Status.OK:
                 console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
                 if v.error:
                     _failure(console, f"    call {v.run.error_call}", "raised", v.error)
@@ -122,7 +123,7 @@ class TextRenderer(Renderer):
         console = self._console()
         console.print(f"{view.sample} · torch {view.torch} · population {view.population:,}", markup=False)
         for row in view.variants:
-            if row.status != "ok":
+            if row.status != Status.OK:
                 console.print()
                 _failure(console, row.variant, row.status, row.error)
                 continue
@@ -150,7 +151,7 @@ class TextRenderer(Renderer):
                 gone = f"break at line {', '.join(map(str, t.gone))} gone" if t.gone else "the break stayed"
                 console.print(f"  tried --config {t.flag}: {t.breaks_before} -> {t.breaks_after} breaks, {gone}, "
                               f"median {seconds(t.median_before_s)} -> {seconds(t.median_after_s)}"
-                              + (f" ({t.status}: {t.error})" if t.status != "ok" else "") if t.flag else
+                              + (f" ({t.status}: {t.error})" if t.status != Status.OK else "") if t.flag else
                               f"  {t.text}" + "".join(f"; at {n:,}: steady call {seconds(b)} -> {seconds(a)}"
                                                       for n, b, a, _, _ in t.sizes), markup=False)
             for w in row.warnings:
@@ -184,7 +185,7 @@ def timing_table(analysis, rows):
         table.add_column(name, justify="left" if name == "variant" else "right", no_wrap=name == "variant")
     for r in rows.rows:
         v = r.v
-        time = seconds(r.time_s) if v.status == "ok" else v.status
+        time = seconds(r.time_s) if v.status == Status.OK else v.status
         marks = "".join(f" [{n}]" for n in r.marks)
         table.add_row(v.id, time + marks, ratio(r.vs_numpy), ratio(r.vs_fastest) if r.vs_fastest != 1 else "fastest",
                       break_even(v.break_even), match(v))

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from inspector.analysis import trials as trials_mod
+from inspector.model import Status
 from inspector.render.words import NOISY, break_even, error_parts, places, ratio, seconds, timing_notes
 
 
@@ -60,7 +61,7 @@ def headlines(analysis):
     """One Headline per family that timed a variant, in the order the families appear."""
     out = []
     for family in dict.fromkeys(v.family for v in analysis.variants):
-        timed = [v for v in analysis.variants if v.family == family and v.timing and v.status == "ok"
+        timed = [v for v in analysis.variants if v.family == family and v.timing and v.status == Status.OK
                  and not v.failed]
         if not timed:
             continue
@@ -212,16 +213,16 @@ def table(analysis):
     population = analysis.sample.population
     fastest = {}
     for v in analysis.variants:
-        if v.timing and v.status == "ok" and not v.failed:
+        if v.timing and v.status == Status.OK and not v.failed:
             best = fastest.get(v.family)
             fastest[v.family] = min(best, v.timing.per_population_s) if best else v.timing.per_population_s
     for v in analysis.variants:
-        if v.status == "skipped":
+        if v.status == Status.SKIPPED:
             skipped.setdefault(v.error or "skipped", []).append(v.id)
             continue
         t = v.timing
         marks = []
-        failed = [f"{v.id}: {v.status}: {error_parts(v.error)[0]}"] if v.status != "ok" and v.error else []
+        failed = [f"{v.id}: {v.status}: {error_parts(v.error)[0]}"] if v.status != Status.OK and v.error else []
         for text in timing_notes(v, population) + failed:
             marks.append(notes.setdefault(text, len(notes) + 1))
         rows.append(Row(v, t.per_population_s if t else None, t.per_population_range if t else None,

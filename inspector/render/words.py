@@ -2,6 +2,8 @@
 
 import math
 
+from inspector.model import Backend, LineStatus, ReasonKind, Status, Vectorized
+
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
 
 
@@ -65,9 +67,9 @@ def timing_notes(v, population):
         notes.append("not run: a Triton codegen preview for a CPU target, generated and never run or timed")
     copies = v.transfer
     if copies:
-        back = f" and the output back in {seconds(copies['to_host_s'])}" if copies.get("to_host_s") else ""
+        back = f" and the output back in {seconds(copies.to_host_s)}" if copies.to_host_s else ""
         notes.append(f"inputs moved to the GPU once, not timed: copying the population there takes "
-                     f"{seconds(copies['to_device_s'])}{back}, which a caller holding NumPy arrays pays on every call")
+                     f"{seconds(copies.to_device_s)}{back}, which a caller holding NumPy arrays pays on every call")
     if v.threads and v.threads.speedup and v.threads.speedup < 1:
         notes.append(v.threads.text)
     return notes
@@ -76,7 +78,7 @@ def timing_notes(v, population):
 def sentence(v, sample):
     """One sentence on a compiled variant: what ran in parallel, what was vectorized, what broke. Lines of files
     other than the sample (its path ``sample``) are named with their file."""
-    if v.status != "ok":
+    if v.status != Status.OK:
         return f"{v.status}: {error_parts(v.error)[0]}".rstrip(": ")
     if v.run and not v.run.calls:
         if v.run.inlined_into:
@@ -85,17 +87,17 @@ def sentence(v, sample):
         return "never called after torch.compile (nothing of it compiled)."
     lines = [e for e in v.lines if e.status]
     distinct = {(e.file, e.line) for e in lines}
-    parallel = {(e.file, e.line) for e in lines if e.status == "parallel"}
-    vectorized = {(e.file, e.line) for e in lines if e.vectorized == "all"}
+    parallel = {(e.file, e.line) for e in lines if e.status == LineStatus.PARALLEL}
+    vectorized = {(e.file, e.line) for e in lines if e.vectorized == Vectorized.ALL}
     verb = "would run" if v.preview else "ran"
     parts = [f"{len(parallel)} of {len(distinct)} lines {verb} in parallel kernels"]
     if {e.vectorized for e in lines} - {None} != {"n/a"}:  # SIMD is a CPU notion: Triton lines are n/a
         parts[-1] += f", {len(vectorized)} vectorized"
-    if distinct and not vectorized and any(r.kind == "not-vectorized-strided" for e in lines for r in e.why):
+    if distinct and not vectorized and any(r.kind == ReasonKind.NOT_VECTORIZED_STRIDED for e in lines for r in e.why):
         parts[-1] += " (strided loads)"
     others = {}
     for e in lines:
-        if e.status != "parallel":
+        if e.status != LineStatus.PARALLEL:
             others.setdefault(e.status, {})[(e.file, e.line)] = None
     for status, where in sorted(others.items()):
         parts.append(f"{status} at line{'s' if len(where) > 1 else ''} {places(where, sample)}")
@@ -125,9 +127,9 @@ def sentence(v, sample):
 def machine_code(v):
     """A compiled variant's machine code in one clause: the C++ loop nests it holds packed SIMD in, and those where it
     overrules Inductor's code (the line verdicts follow it); for Triton kernels, that it does not apply."""
-    cpp = [k for k in v.kernels if k.backend == "cpp"]
+    cpp = [k for k in v.kernels if k.backend == Backend.CPP]
     if not cpp:
-        return "machine code not applicable (Triton kernels)" if any(k.backend == "triton" for k in v.kernels) else None
+        return "machine code not applicable (Triton kernels)" if any(k.backend == Backend.TRITON for k in v.kernels) else None
     if not any(k.machine for k in cpp):
         return "machine code not recorded"
     told = [(k, n) for k in cpp for n in k.loop_nests if n.machine]
