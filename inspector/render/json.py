@@ -1,8 +1,8 @@
-"""The JSON renderer: the typed values as plain JSON, for other tools."""
+"""The JSON renderer: the typed values as plain JSON, for other tools, with the output's ``format`` first."""
 
 import json
 
-from inspector.model import to_json
+from inspector.model import FORMAT, to_json
 from inspector.render.base import Renderer
 
 
@@ -23,4 +23,4 @@ class JsonRenderer(Renderer):
 
 
 def _dumps(value):
-    return json.dumps(to_json(value), indent=1, ensure_ascii=False, default=str)
+    return json.dumps({"format": FORMAT, **to_json(value)}, indent=1, ensure_ascii=False, default=str)

@@ -8,6 +8,7 @@ import pytest
 
 from conftest import ROOT, record_path, run_cli, tlparse
 from inspector.analysis import analyze
+from inspector.model import FORMAT
 from inspector.record import SCHEMA, load
 from inspector.render import views
 
@@ -93,6 +94,7 @@ def test_json_format_prints_the_analysis(tmp_path):
                    "-v", "numpy-compiled-cpu", "-f", "json", "--no-profile", "--rounds", 0, "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
+    assert data["format"] == FORMAT
     v = next(v for v in data["variants"] if v["id"] == "numpy-compiled-cpu")
     assert v["kernels"][0]["parallel"] and {e["status"] for e in v["lines"]} == {"parallel"}
 

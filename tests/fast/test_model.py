@@ -1,0 +1,89 @@
+"""The typed values' words and their JSON output: enums that read as their strings, a versioned format, every
+field documented in docs/record.md."""
+
+import dataclasses
+import json
+import typing
+from enum import Enum
+
+import pytest
+
+from conftest import ROOT, analysis, record_path
+from inspector import model
+from inspector.analysis import analyze, compare
+from inspector.record import load
+from inspector.render.words import timing_notes
+from inspector.model import FORMAT, BreaksView, Reason, ReasonKind, Status
+from inspector.render.base import renderer
+
+
+def _strings(data):
+    """Every string in plain JSON data, keys included."""
+    if isinstance(data, dict):
+        return [s for k, v in data.items() for s in [k, *_strings(v)]]
+    if isinstance(data, list):
+        return [s for v in data for s in _strings(v)]
+    return [data] if isinstance(data, str) else []
+
+
+def test_enum_members_read_as_their_words_and_unknown_words_are_refused():
+    assert Status.OK == "ok" and str(Status.OK) == f"{Status.OK}" == "ok" and {"ok": 1}[Status.OK] == 1
+    assert Reason("tried", "x").kind is ReasonKind.TRIED and Reason("not-vectorized-tail", "x").not_vectorized
+    with pytest.raises(ValueError, match="not-a-kind"):
+        Reason("not-a-kind", "x")
+    v = analysis("2.13.0", "knapsack_breaks").variant("numpy-compiled-cpu")
+    assert type(v.status) is Status and v.ok_compiled
+    assert {type(e.status) for e in v.lines if e.status} == {model.LineStatus}
+    assert {type(h) for e in v.lines for h in e.how} == {model.How}
+    assert {type(k.backend) for k in v.kernels} == {model.Backend}
+
+
+def test_a_cuda_variants_copies_are_a_typed_transfer_said_in_its_timing_notes():
+    record = load(record_path("2.13.0", "poly"))
+    raw = next(v for v in record["variants"] if v["id"] == "torch-compiled-cpu")
+    raw["transfer"] = {"to_device_s": 0.002, "to_device_bytes": 8000, "to_host_s": None, "to_host_bytes": None}
+    v = analyze(record).variant("torch-compiled-cpu")
+    assert v.transfer == model.Transfer(0.002, 8000, None, None)
+    assert model.to_json(v)["transfer"] == raw["transfer"]
+    assert [n for n in timing_notes(v, 1) if "copying the population there takes 2 ms, which" in n]
+
+
+def test_every_json_output_carries_its_format_and_plain_strings():
+    a, older = analysis("2.13.0", "poly"), analysis("2.1.2", "poly")
+    json_ = renderer("json")
+    outputs = [json_.report(a), json_.breaks(BreaksView(a.sample.path, a.env.torch, a.sample.population, a.findings)),
+               json_.comparison(compare.compare([older, a]))]
+    for text in outputs:
+        data = json.loads(text)
+        assert next(iter(data)) == "format" and data["format"] == FORMAT
+    plain = model.to_json(a)
+    assert plain["variants"][0]["status"] == "ok"
+    assert not [s for s in _strings(plain) if type(s) is not str]
+
+
+def _output_types():
+    """Every dataclass an Analysis or a BreaksView holds, by its fields' types."""
+    found, todo = [], [model.Analysis, model.BreaksView]
+    while todo:
+        t = todo.pop()
+        if dataclasses.is_dataclass(t) and t not in found:
+            found.append(t)
+            todo += typing.get_type_hints(t).values()
+        else:
+            todo += [a for a in typing.get_args(t) if not (isinstance(a, type) and issubclass(a, Enum))]
+    return found
+
+
+def test_every_field_of_the_json_output_is_documented():
+    doc = (ROOT / "docs" / "record.md").read_text()
+    analysis_doc = doc[doc.index("## The analysis"):]
+    assert f'`"{FORMAT}"`' in analysis_doc
+    types = _output_types()
+    assert {model.Variant, model.Kernel, model.LineVerdict, model.Transfer, model.Ignored} <= set(types)
+    missing = [f"{t.__name__}.{f.name}" for t in types for f in dataclasses.fields(t)
+               if f"`{f.name}`" not in analysis_doc] + [t.__name__ for t in types if f"`{t.__name__}`" not in analysis_doc]
+    assert not missing
+    for enum in (model.Status, model.Backend, model.LineStatus, model.Vectorized, model.How, model.ReasonKind):
+        assert f"`{enum.__name__}`" in analysis_doc
+        words = [m.value.removeprefix("not-vectorized-") for m in enum]
+        assert all(w in analysis_doc for w in words), enum
