@@ -5,6 +5,7 @@ import json
 import pytest
 
 from conftest import FIXTURES, record_path
+from inspector.raw import RawRecord, RawVariant
 from inspector.record import SCHEMA, RecordError, load, migrate, save
 
 
@@ -46,3 +47,25 @@ def test_a_record_round_trips_and_leaves_no_temporary_file(tmp_path):
     save(record, tmp_path / "r.json")
     assert load(tmp_path / "r.json") == record
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("**/*.json")), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_every_fixture_record_reads_typed_and_writes_back_the_same(path):
+    data = json.loads(path.read_text())
+    if not str(data.get("schema", "")).startswith("inspector.record/"):
+        pytest.skip("not a record")
+    record = load(path)
+    typed = RawRecord.from_json(record)
+    assert typed.to_json() == record and typed.unknown() == []
+    assert isinstance(typed.variants[0], RawVariant) and typed.sample.path == record["sample"]["path"]
+
+
+def test_an_unknown_key_is_kept_and_listed_and_an_absent_one_stays_absent():
+    data = {"schema": SCHEMA, "sample": {"path": "x.py", "population": 3, "new": 1}, "env": {},
+            "variants": [{"id": "a", "kind": "python", "status": "ok", "capture": {"graphs": [{"later": [2]}]}}]}
+    typed = RawRecord.from_json(data)
+    assert typed.unknown() == ["sample.new", "variants[0].capture.graphs[0].later"]
+    assert typed.to_json() == data and typed.variants[0].timing is None and "timing" not in typed.to_json()
+    assert typed.but(trace_dir="t").to_json() == dict(data, trace_dir="t")
+    with pytest.raises(TypeError):
+        RawRecord.from_json([data])
