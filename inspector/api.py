@@ -38,6 +38,7 @@ from inspector.analysis import breaks as breaks_mod, compare as compare_mod, tri
 from inspector.collect import CollectError, collect, collect_runs, sweep_point
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
 from inspector.model import BreaksView
+from inspector.raw import RawRecord
 from inspector.record import load, redact as redact_record, save, write_atomic
 from inspector.render.base import renderer
 from inspector.render.words import seconds
@@ -101,7 +102,7 @@ class Report:
         if self.trace_dir:
             target = path.with_suffix(".trace")
             shutil.rmtree(target, ignore_errors=True)
-            if self.record.get("trace_logs"):
+            if self.record.trace_logs:
                 shutil.copytree(self.trace_dir, target)
         return path
 
@@ -122,7 +123,7 @@ class Report:
     def __repr__(self):
         if self.record is None:
             return f"<inspector report {self.name!r}: capturing>"
-        names = ", ".join(v["id"] for v in self.record["variants"]) or "nothing compiled"
+        names = ", ".join(v.id for v in self.record.variants) or "nothing compiled"
         return f"<inspector report {self.name!r}: {names}>"
 
 
@@ -257,7 +258,7 @@ def report(path, *, population=None, variants=(), python=None, torch=None, envs=
     if len(records) > 1:
         record["sweep"] = [sweep_point(r) for r in records]
     _trace_logs(record, result.trace_dir)
-    result.record = redact_record(record) if redact else record
+    result.record = _frozen(record, redact)
     return result
 
 
@@ -272,7 +273,7 @@ def breaks(path, *, variants=(), population=None, sizes=(), python=None, torch=N
                       sizes=list(sizes), try_fixes=("flag", "static") if try_fixes else (), population=population,
                       python=interpreter(torch, envs, packages, python, say), timeout=timeout, budget=budget,
                       compile_options=compile_options, kernel_times=False)  # no pass whose figures breaks never shows
-    return Breaks(sample, record)
+    return Breaks(sample, _frozen(record))
 
 
 def render(record_path):
@@ -336,7 +337,7 @@ def _with_baseline(runs, hint):
 
 def _compared(stem, records, redact):
     """The Comparison of runs made here, each Report named ``<stem>-<its label>``."""
-    reports = [Report(stem, redact_record(r) if redact else r) for r in records]
+    reports = [Report(stem, _frozen(r, redact)) for r in records]
     for report, label in zip(reports, compare_mod.labels([r.analysis for r in reports])):
         report.name = stem + "-" + re.sub(r"[^\w.]+", "-", label).strip("-")
     return Comparison(reports)
@@ -355,7 +356,8 @@ def run(program, args=(), *, module=False, name=None, python=None, torch=None, e
                                       profile=profile)
     _trace_logs(record, result.trace_dir)
     record["program"]["try_fixes"] = try_fixes
-    result.record, result.status = record, status if status >= 0 else 128 - status  # a signal: as a shell says it
+    result.record = _frozen(record)
+    result.status = status if status >= 0 else 128 - status  # a signal: as a shell says it
     return result
 
 
@@ -399,6 +401,12 @@ def _trace_logs(record, trace_dir):
     for log, name in zip(logs, names):
         log.rename(trace_dir / name)
     record["trace_dir"], record["trace_logs"] = (trace_dir.name if logs else None), names
+
+
+def _frozen(record, redact=False):
+    """The RawRecord of a record collected here, complete (``redact``: redacted)."""
+    raw = RawRecord.from_json(record)
+    return redact_record(raw) if redact else raw
 
 
 def _measure(sample, say, stream_breaks=False, runs=None, **options):
@@ -504,13 +512,14 @@ def inspect(fn, *args, budget=1.0, **kwargs):
             compiled(*args, **kwargs)
         measure(lambda: compiled(*args, **kwargs), budget_s=budget / 2)
     timing = measure(lambda: eager(*args, **kwargs), budget_s=budget / 2)
-    report.record["program"]["eager"] = {report.record["variants"][0]["id"]: timing["median_s"]}
+    record = report.record
+    report.record = record.but(program=record.program.but(eager={record.variants[0].id: timing["median_s"]}))
     return report
 
 
 def _record(header, end, status, made_by):
     from inspector.collect.program import program_record
-    return program_record(header, end, status, reader=_source, made_by=made_by)
+    return _frozen(program_record(header, end, status, reader=_source, made_by=made_by))
 
 
 def _source(path):

@@ -9,7 +9,7 @@ is ``dataclasses.replace`` that also writes a key that was absent.
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
 ``compile_options``, ``kernel_stack_traces``, ``launch_configs``, ``fx_graph_cache``) and the probe's leaf
 measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``, a graph's ``fusion``,
-``machine_code``, ``kernel_times``, ``thread_scaling``, ``load``, ``regions``, ``sizes``, ``transfer``,
+``machine_code``, the profiled passes' ``events``, ``load``, ``regions``, ``sizes``, ``transfer``,
 ``peak_memory``, ``python_lines``, a function's ``run`` parts (``compiles``, ``stances``, ``eager``,
 ``fallbacks``), the rounds' entries, ``files`` {path: source} and ``code`` {file, line, name, end_line}.
 """
@@ -208,6 +208,26 @@ class RawCapture(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawKernelTimes(Raw):
+    """A profiled pass: its ``events`` [{name, graph, count, time_s}] stay JSON."""
+
+    mechanism: Optional[str] = None
+    calls: Optional[int] = None
+    total_s: Optional[float] = None
+    graphs_s: Optional[float] = None
+    events: Optional[list[dict]] = None
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawThreadScaling(RawKernelTimes):
+    """The pass timing each C++ kernel on fewer threads: its events also have ``threads`` and ``median_s``."""
+
+    threads: Optional[int] = None
+    specialised: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawRun(Raw):
     """A program's function over the run (its ``compiles``, ``stances``, ``eager``, ``fallbacks`` stay JSON)."""
 
@@ -257,8 +277,8 @@ class RawVariant(Raw):
     recompiles: Optional[RawCapture] = None
     regions: Optional[dict] = None
     sizes: Optional[list[dict]] = None
-    kernel_times: Optional[dict] = None
-    thread_scaling: Optional[dict] = None
+    kernel_times: Optional[RawKernelTimes] = None
+    thread_scaling: Optional[RawThreadScaling] = None
     transfer: Optional[dict] = None
     launch_configs: Optional[dict] = None
     peak_memory: Optional[dict] = None

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from inspector.analysis.trials import KINDS  # noqa: E402
 from inspector.collect import collect, collect_runs, sweep_point  # noqa: E402
 from inspector.collect.program import collect_program  # noqa: E402
+from inspector.raw import RawRecord  # noqa: E402
 from inspector.record import save  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "records"
@@ -93,7 +94,7 @@ def main():
 
 def _write(record, path, facts):
     """Save ``record`` at ``path`` with this machine's paths made neutral."""
-    save(record, path)
+    save(RawRecord.from_json(record), path)
     text = _neutral(path.read_text(encoding="utf-8"), facts)
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path.relative_to(ROOT)} ({len(text) // 1024} kB)")

@@ -138,15 +138,15 @@ def warnings(graphs, raw, statements, sources, code):
     """
     found = []
     for g in graphs:
-        for loop, times in unrolled(g.get("fx_graph") or "", statements, sources, code).items():
-            found.append(CompileWarning("unrolled-loop", [loop], g.get("compile_id"), (
+        for loop, times in unrolled(g.fx_graph or "", statements, sources, code).items():
+            found.append(CompileWarning("unrolled-loop", [loop], g.compile_id, (
                 f"Dynamo unrolled the Python loop at line {loop}: its body was traced {times} times into graph "
-                f"{g.get('compile_id')}, so compile time and graph size grow with its trip count. Vectorise the loop "
+                f"{g.compile_id}, so compile time and graph size grow with its trip count. Vectorise the loop "
                 "over a new axis instead")))
     again = recompiles.recompilation(raw)
     if again:
         found.append(CompileWarning("recompile-limit" if again.limit else "recompile", [], None, again.text))
-    for size in raw.get("sizes") or []:
+    for size in raw.sizes or []:
         for r in size["recompiles"]:
             if r["reason"]:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
                 found.append(CompileWarning("recompile", [], r["compile_id"], f"recompiled at population "

@@ -19,6 +19,7 @@ from inspector.analysis import files, trials
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
 from inspector.errors import InspectorError
+from inspector.raw import RawRecord
 from inspector.record import SCHEMA
 
 LOG_TAIL = 20_000
@@ -76,8 +77,8 @@ def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_
                                 talk=bool(rounds or try_fixes))
             stack.callback(probes.close)
             header, results = probes.all(only)
-            tried = probes.try_fixes(trials.choose(_record(sample, header, results, probes), try_fixes,
-                                                   timed=bool(rounds))) if try_fixes and probes.live else []
+            tried = probes.try_fixes(trials.choose(RawRecord.from_json(_record(sample, header, results, probes)),
+                                                   try_fixes, timed=bool(rounds))) if try_fixes and probes.live else []
             started.append((probes, header, results, tried, work))
             if probes.interrupted:
                 break
@@ -90,7 +91,7 @@ def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_
             if try_fixes:
                 record["trials"] = tried
             cross_check(record, work, rtol)
-            record["files"] = files.read(record)
+            record["files"] = files.read(RawRecord.from_json(record))
             records.append(record)
     return records
 

@@ -18,6 +18,7 @@ from inspector.analysis import files
 from inspector.collect import CollectError, _source
 from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
+from inspector.raw import RawRecord
 from inspector.record import SCHEMA
 
 
@@ -89,7 +90,7 @@ def program_record(header, end, status, trace_dir=None, reader=None, made_by="ru
         "variants": [dict(f, kind="torch", compiled=True, preview=False, family="", status=_status(f))
                      for f in (end or {}).get("functions", [])],
     }
-    record["files"] = files.read(record, reader)
+    record["files"] = files.read(RawRecord.from_json(record), reader)
     return record
 
 
