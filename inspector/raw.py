@@ -7,7 +7,7 @@ count them), never an error. Each field is the record's key of the same name (do
 is ``dataclasses.replace`` that also writes a key that was absent.
 
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
-``compile_options``, ``kernel_stack_traces``, ``launch_configs``, ``fx_graph_cache``) and the probe's leaf
+``compile_options``, ``kernel_stack_traces``, ``launch_configs``) and the probe's leaf
 measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``, a graph's ``fusion``,
 ``machine_code``, the profiled passes' ``events``, ``load``, ``regions``, ``sizes``, ``transfer``,
 ``peak_memory``, ``python_lines``, a function's ``run`` parts (``compiles``, ``stances``, ``eager``,

@@ -26,7 +26,6 @@ sys.path.insert(0, str(ROOT))
 from inspector.analysis.trials import KINDS  # noqa: E402
 from inspector.collect import collect, collect_runs, sweep_point  # noqa: E402
 from inspector.collect.program import collect_program  # noqa: E402
-from inspector.raw import RawRecord  # noqa: E402
 from inspector.record import save  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "records"
@@ -81,7 +80,7 @@ def main():
             if not args.only or stem in args.only:
                 os.chdir(ROOT)
                 _, record = collect_program(f"samples/programs/{stem}.py", argv, python=python)
-                record["program"]["try_fixes"] = True  # as inspector run does by default
+                record = record.but(program=record.program.but(try_fixes=True))  # as inspector run does by default
                 _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
     if len(pythons) > 1 and (not args.only or "interleaved" in args.only):
         os.chdir(ROOT)
@@ -94,7 +93,7 @@ def main():
 
 def _write(record, path, facts):
     """Save ``record`` at ``path`` with this machine's paths made neutral."""
-    save(RawRecord.from_json(record), path)
+    save(record, path)
     text = _neutral(path.read_text(encoding="utf-8"), facts)
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path.relative_to(ROOT)} ({len(text) // 1024} kB)")
@@ -120,7 +119,7 @@ def _record(python, stem, plan, facts):
                for n in sweep]
     record = collect(relative, **options)
     if records:
-        record["sweep"] = [sweep_point(r) for r in records + [record]]
+        record = record.but(sweep=[sweep_point(r) for r in records + [record]])
     return record
 
 

@@ -1,7 +1,7 @@
 """Derive kernels, graph breaks, line verdicts and costs from a record alone (no torch import).
 
-``analyze(record)`` reads a raw record (``inspector.record``) and returns an ``Analysis`` (``inspector.model``);
-the record itself is never changed.
+``analyze(record)`` reads a ``RawRecord`` (``inspector.raw``, as ``inspector.record.load`` returns it) and
+returns an ``Analysis`` (``inspector.model``); the record itself is never changed.
 """
 
 import statistics

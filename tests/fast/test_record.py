@@ -2,13 +2,14 @@
 record: written back the same, unknown keys kept and counted, never changed by the analysis."""
 
 import json
-from dataclasses import FrozenInstanceError
+from dataclasses import FrozenInstanceError, fields
 
 import pytest
 
-from conftest import FIXTURES, record_path
+from conftest import FIXTURES, ROOT, record_path
 from inspector.analysis import analyze
 from inspector.api import render
+from inspector import raw
 from inspector.raw import RawRecord, RawVariant
 from inspector.record import SCHEMA, RecordError, load, migrate, save
 from inspector.render.base import renderer
@@ -110,3 +111,11 @@ def test_a_record_with_keys_this_version_does_not_know_loads_renders_and_counts_
     assert '<th scope="row">record keys</th><td class="num">2</td><td class="num">2</td>' in report.html()
     assert "not understood: 2 of 2 record keys" in report.text()
     assert all(p.artifact != "record keys" for p in analyze(load(record_path("2.13.0", "poly"))).parse)
+
+
+def test_every_field_of_the_typed_record_is_a_key_docs_record_md_names():
+    doc = (ROOT / "docs" / "record.md").read_text()
+    types = [t for t in vars(raw).values() if isinstance(t, type) and issubclass(t, raw.Raw) and t is not raw.Raw]
+    assert len(types) > 15
+    assert [(t.__name__, f.name) for t in types for f in fields(t)
+            if f.name not in ("other", "absent") and f"`{f.name}`" not in doc] == []
