@@ -45,6 +45,10 @@ class Raw:
         out = {name: _write(getattr(self, name)) for name in _fields(type(self)) if name not in self.absent}
         return dict(out, **self.other)
 
+    def given(self, name, default):
+        """The field ``name``, or ``default`` where the JSON had no such key (``dict.get(name, default)``)."""
+        return default if name in self.absent else getattr(self, name)
+
     def but(self, **changes):
         """This value with ``changes``, each written to the JSON even where its key was absent."""
         return replace(self, absent=self.absent - changes.keys(), **changes)

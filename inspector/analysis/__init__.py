@@ -47,11 +47,11 @@ def analyze(record):
     internal += [replace(_internal(e), where=f"{t.id}: {e.where}") for t in record.trials or []
                  for e in t.internal_errors or []]
     return Analysis(
-        schema=record.schema, inspector=_given(record, "inspector", "?"), created=_given(record, "created", ""),
+        schema=record.schema, inspector=record.given("inspector", "?"), created=record.given("created", ""),
         sample=sample, env=env, files=sources.files, config=record.config or [],
         compile_options=record.compile_options or {},
         reference=record.reference,
-        interrupted=bool(record.interrupted), probe_restarts=_given(record, "probe_restarts", 0),
+        interrupted=bool(record.interrupted), probe_restarts=record.given("probe_restarts", 0),
         trace_dir=record.trace_dir, variants=variants, sweep=sweep,
         parse=[ParseCount(a, read[a], problems[a]) for a in problems] + [
             ParseCount("record keys", len(unknown), [f"{k}: not known to this version (kept, not read)"
@@ -59,11 +59,6 @@ def analyze(record):
         findings=breaks.findings(variants), rounds=_rounds(record.rounds),
         program=_program(record.program) if record.program else None,
         trace_logs=record.trace_logs or [], load=run_load(record))
-
-
-def _given(raw, name, default):
-    """The field ``name`` of ``raw``, or ``default`` where the record had no such key."""
-    return default if name in raw.absent else getattr(raw, name)
 
 
 def _internal(raw):
@@ -110,12 +105,12 @@ def _env(raw):
 def _timed_variant(raw, population):
     """A Variant with only what its run and timing say (no kernels or lines)."""
     return Variant(
-        id=raw.id, function=_given(raw, "function", ""), kind=raw.kind, compiled=bool(raw.compiled),
-        device=_given(raw, "device", "cpu"), preview=bool(raw.preview), status=raw.status,
+        id=raw.id, function=raw.given("function", ""), kind=raw.kind, compiled=bool(raw.compiled),
+        device=raw.given("device", "cpu"), preview=bool(raw.preview), status=raw.status,
         error=raw.error, error_line=raw.error_line, error_stage=raw.error_stage,
         error_detail=raw.error_detail, timing=_timing(raw, population),
         measured_population=raw.measured_population, matches_reference=raw.matches_reference,
-        mismatch=raw.mismatch, family=_given(raw, "family", ""), checked_against=raw.checked_against,
+        mismatch=raw.mismatch, family=raw.given("family", ""), checked_against=raw.checked_against,
         code=raw.code or {}, transfer=Transfer(**raw.transfer) if raw.transfer else None,
         load=machine_load(raw),
         peak_memory_bytes=(raw.peak_memory or {}).get("bytes"), bounds=raw.bounds or [],
@@ -139,7 +134,7 @@ def _function_run(raw):
                               len({compile_key(i) or i for i in c.get("compile_ids") or []}))
                     for c in run.compiles if c.get("kind", "recompile") == "recompile"],
         traced_call=run.traced_call, profiled_call=run.profiled_call,
-        compiled_at=_given(run, "compiled_at", 1 if raw.capture and raw.capture.graphs else None),
+        compiled_at=run.given("compiled_at", 1 if raw.capture and raw.capture.graphs else None),
         created=raw.created, stances=[StanceRun(**s) for s in run.stances or []],
         eager_calls=eager.get("runs", 0), eager_median_s=eager.get("median_s"),
         fallbacks=fallbacks.get("count", 0), fallback_guards=[(f["call"], f["guard"]) for f in fallbacks.get("first", [])],
@@ -190,8 +185,8 @@ def _timing(raw, population):
             compile_s = max(0.0, t.first_call_s - t.median_s)
     measured = raw.measured_population or population
     scale = population / measured if population else 1.0
-    return Timing(median_s=t.median_s, min_s=t.min_s, max_s=t.max_s, runs=_given(t, "runs", 0),
-                  number=_given(t, "number", 1), first_call_s=t.first_call_s, samples_s=t.samples_s or [],
+    return Timing(median_s=t.median_s, min_s=t.min_s, max_s=t.max_s, runs=t.given("runs", 0),
+                  number=t.given("number", 1), first_call_s=t.first_call_s, samples_s=t.samples_s or [],
                   per_population_s=t.median_s * scale, compile_s=compile_s,
                   rounds_s={r["round"]: r["median_s"] * scale for r in timed}, scale=scale)
 
@@ -224,7 +219,7 @@ def _variant(raw, sample, env, sources):
             "FX graph stack comments": (sum((g.fx_graph or "").count("# File:") for g in graphs_raw),
                                         [f"graph {g.compile_id}: not read: {c[:160]}" for g in graphs_raw
                                          for c in frames.unread_comments(g.fx_graph or "")]),
-            "log records": (_given(capture, "records", len(graphs_raw) + len(breaks_raw)),
+            "log records": (capture.given("records", len(graphs_raw) + len(breaks_raw)),
                             capture.problems or []),
             "Inductor decisions": (sum(len(n.decisions or []) for g in graphs_raw for n in g.nests or []),
                                    decision_problems),

@@ -18,16 +18,12 @@ def cross_check(record, outputs_dir, rtol=None):
     for kind in ("python", "numpy", "torch"):
         for v in record.variants:
             if v.kind == kind and not v.compiled and v.id in outputs:
-                references.setdefault(_family(v), v.id)
+                references.setdefault(v.given("family", ""), v.id)
     variants = [_checked(v, outputs, references, record.sample.population, rtol) for v in record.variants]
     checked = record.but(reference=references.get("", next(iter(references.values()), None)), variants=variants)
     if record.trials is None:
         return checked
     return checked.but(trials=[_tried(t, outputs, outputs_dir, rtol) for t in record.trials])
-
-
-def _family(v):
-    return "" if "family" in v.absent else v.family
 
 
 def _checked(v, outputs, references, n, rtol):
@@ -40,7 +36,7 @@ def _checked(v, outputs, references, n, rtol):
             f"returned shape {tuple(got.shape)}, expected ({expected_rows},) or ({expected_rows}, k): one value, or "
             "one row of k objectives, per individual"))
     own = f"{v.function[len('fitness_'):]}" if v.compiled else None
-    against = own if own in outputs else references.get(_family(v))
+    against = own if own in outputs else references.get(v.given("family", ""))
     if against is None or against == v.id:
         return v.but(checked_against=None, matches_reference=True if against else None)
     matches, mismatch = compare(outputs[against], got, rtol)
