@@ -9,9 +9,8 @@ is ``dataclasses.replace`` that also writes a key that was absent.
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
 ``compile_options``, ``kernel_stack_traces``, ``launch_configs``) and the probe's leaf
 measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``, a graph's ``fusion``,
-``machine_code``, the profiled passes' ``events``, ``load``, ``regions``, ``sizes``, ``transfer``,
-``peak_memory``, ``python_lines``, a function's ``run`` parts (``compiles``, ``stances``, ``eager``,
-``fallbacks``), the rounds' entries, ``files`` {path: source} and ``code`` {file, line, name, end_line}.
+``machine_code``, the profiled passes' ``events``, ``load``, ``transfer``, ``peak_memory``, ``files``
+{path: source} and ``code`` {file, line, name, end_line}.
 """
 
 from __future__ import annotations
@@ -168,6 +167,53 @@ class RawTiming(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawRoundTiming(Raw):
+    """One round of a variant's alternating rounds (``error`` where it failed); ``load`` stays JSON."""
+
+    round: Optional[int] = None
+    median_s: Optional[float] = None
+    min_s: Optional[float] = None
+    max_s: Optional[float] = None
+    runs: Optional[int] = None
+    number: Optional[int] = None
+    calls: Optional[int] = None
+    load: Optional[dict] = None
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawPythonLine(Raw):
+    file: Optional[str] = None
+    line: Optional[int] = None
+    function: Optional[str] = None
+    count: Optional[int] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawRegions(Raw):
+    calls: Optional[int] = None
+    total_s: Optional[float] = None
+    graphs_s: Optional[float] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawSizeRecompile(Raw):
+    compile_id: Optional[str] = None
+    op_count: Optional[int] = None
+    reason: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawSize(Raw):
+    """A compiled variant's calls at a further population size (``--population-sizes``)."""
+
+    population: Optional[int] = None
+    first_call_s: Optional[float] = None
+    steady_s: Optional[float] = None
+    recompiles: Optional[list[RawSizeRecompile]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawNest(Raw):
     """One C++ loop nest Inductor generated: ``decisions`` and ``origins`` stay JSON (see the module)."""
 
@@ -232,20 +278,51 @@ class RawThreadScaling(RawKernelTimes):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawCompile(Raw):
+    """One call of a program's function that compiled (``kind``: first or recompile)."""
+
+    call: Optional[int] = None
+    seconds: Optional[float] = None
+    kind: Optional[str] = None
+    compile_ids: Optional[list[str]] = None
+    reasons: Optional[list[str]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawStance(Raw):
+    first: Optional[int] = None
+    last: Optional[int] = None
+    stance: Optional[str] = None
+    eager: Optional[bool] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawFallback(Raw):
+    call: Optional[int] = None
+    guard: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawFallbacks(Raw):
+    count: Optional[int] = None
+    first: Optional[list[RawFallback]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawRun(Raw):
-    """A program's function over the run (its ``compiles``, ``stances``, ``eager``, ``fallbacks`` stay JSON)."""
+    """A program's function over the run."""
 
     calls: Optional[int] = None
     total_s: Optional[float] = None
     steady_calls: Optional[int] = None
     steady_s: Optional[float] = None
-    compiles: Optional[list[dict]] = None
+    compiles: Optional[list[RawCompile]] = None
     compiled_at: Optional[int] = None
     traced_call: Optional[int] = None
     profiled_call: Optional[int] = None
-    stances: Optional[list[dict]] = None
-    eager: Optional[dict] = None
-    fallbacks: Optional[dict] = None
+    stances: Optional[list[RawStance]] = None
+    eager: Optional[RawTiming] = None
+    fallbacks: Optional[RawFallbacks] = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -276,11 +353,11 @@ class RawVariant(Raw):
     measured_population: Optional[int] = None
     matches_reference: Optional[bool] = None
     mismatch: Any = None
-    python_lines: Optional[list[dict]] = None
+    python_lines: Optional[list[RawPythonLine]] = None
     capture: Optional[RawCapture] = None
     recompiles: Optional[RawCapture] = None
-    regions: Optional[dict] = None
-    sizes: Optional[list[dict]] = None
+    regions: Optional[RawRegions] = None
+    sizes: Optional[list[RawSize]] = None
     kernel_times: Optional[RawKernelTimes] = None
     thread_scaling: Optional[RawThreadScaling] = None
     transfer: Optional[dict] = None
@@ -288,7 +365,7 @@ class RawVariant(Raw):
     peak_memory: Optional[dict] = None
     bounds: Optional[list] = None
     run: Optional[RawRun] = None
-    rounds: Optional[list[dict]] = None
+    rounds: Optional[list[RawRoundTiming]] = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -299,7 +376,7 @@ class RawSweepPoint(Raw):
 
 @dataclass(frozen=True, kw_only=True)
 class RawRounds(Raw):
-    """The alternating rounds: ``variants`` {id: [its rounds' entries, JSON]}."""
+    """The alternating rounds: ``variants`` {id: [its rounds]}; ``warmup_s`` {id: seconds}."""
 
     session: Optional[str] = None
     runs: Optional[int] = None
@@ -307,7 +384,7 @@ class RawRounds(Raw):
     rounds: Optional[int] = None
     budget_s: Optional[float] = None
     warmup_s: Optional[dict] = None
-    variants: Optional[dict] = None
+    variants: Optional[dict[str, list[RawRoundTiming]]] = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -325,7 +402,7 @@ class RawTrial(Raw):
     timing: Optional[RawTiming] = None
     matches_variant: Optional[bool] = None
     mismatch: Any = None
-    sizes: Optional[list] = None
+    sizes: Optional[list[RawSize]] = None
     internal_errors: Optional[list[RawError]] = None
 
 

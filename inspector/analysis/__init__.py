@@ -11,7 +11,7 @@ from inspector.analysis import breaks, cost, files as files_mod, kernels as kern
 from inspector.analysis import machine, trials as trials_mod
 from inspector.analysis.load import machine_load, run_load
 from inspector.analysis.parse import frames
-from inspector.raw import RawCapture, RawRecord, RawVariant
+from inspector.raw import RawCapture, RawFallbacks, RawRecord, RawTiming, RawVariant
 from inspector.record import compile_key
 from inspector.model import (Analysis, Bandwidth, BreakEven, Env, FunctionRun, Graph, Ignored, InternalError,
                              ParseCount, Program, Reason, Recompile, Rounds, Sample, SourceFile, StanceRun, Status,
@@ -125,19 +125,20 @@ def _function_run(raw):
     run = raw.run
     if not run:
         return None
-    eager = run.eager or {}
-    fallbacks = run.fallbacks or {}
+    eager = run.eager or RawTiming.from_json({})
+    fallbacks = run.fallbacks or RawFallbacks.from_json({})
     return FunctionRun(
         calls=run.calls, total_s=run.total_s, compile_s=_compile_s(_compiled(raw, "graphs")),
         steady_calls=run.steady_calls, steady_s=run.steady_s,
-        recompiles=[Recompile(c["call"], c["seconds"], [recompiles.guard_text(r) for r in c["reasons"]],
-                              len({compile_key(i) or i for i in c.get("compile_ids") or []}))
-                    for c in run.compiles if c.get("kind", "recompile") == "recompile"],
+        recompiles=[Recompile(c.call, c.seconds, [recompiles.guard_text(r) for r in c.reasons],
+                              len({compile_key(i) or i for i in c.compile_ids or []}))
+                    for c in run.compiles if c.given("kind", "recompile") == "recompile"],
         traced_call=run.traced_call, profiled_call=run.profiled_call,
         compiled_at=run.given("compiled_at", 1 if raw.capture and raw.capture.graphs else None),
-        created=raw.created, stances=[StanceRun(**s) for s in run.stances or []],
-        eager_calls=eager.get("runs", 0), eager_median_s=eager.get("median_s"),
-        fallbacks=fallbacks.get("count", 0), fallback_guards=[(f["call"], f["guard"]) for f in fallbacks.get("first", [])],
+        created=raw.created, stances=[StanceRun(s.first, s.last, s.stance, s.eager) for s in run.stances or []],
+        eager_calls=eager.given("runs", 0), eager_median_s=eager.median_s,
+        fallbacks=fallbacks.given("count", 0),
+        fallback_guards=[(f.call, f.guard) for f in fallbacks.given("first", [])],
         error_call=raw.error_call)
 
 
@@ -172,12 +173,12 @@ def _timing(raw, population):
     medians, lowest and highest run, runs in all), so that a row's time and its ratios, taken from the same rounds,
     agree; the first timing before the rounds stays in the record."""
     t = raw.timing
-    timed = [r for r in raw.rounds or [] if r.get("median_s")]
+    timed = [r for r in raw.rounds or [] if r.median_s]
     if not t or (t.median_s is None and not timed):  # a fix tried is timed in the rounds alone
         return None
     if timed:
-        t = t.but(median_s=statistics.median(r["median_s"] for r in timed), min_s=min(r["min_s"] for r in timed),
-                  max_s=max(r["max_s"] for r in timed), runs=sum(r.get("runs", 0) for r in timed))
+        t = t.but(median_s=statistics.median(r.median_s for r in timed), min_s=min(r.min_s for r in timed),
+                  max_s=max(r.max_s for r in timed), runs=sum(r.given("runs", 0) for r in timed))
     compile_s = None
     if raw.compiled:
         compile_s = _compile_s((raw.capture.graphs if raw.capture else None) or [])
@@ -188,7 +189,7 @@ def _timing(raw, population):
     return Timing(median_s=t.median_s, min_s=t.min_s, max_s=t.max_s, runs=t.given("runs", 0),
                   number=t.given("number", 1), first_call_s=t.first_call_s, samples_s=t.samples_s or [],
                   per_population_s=t.median_s * scale, compile_s=compile_s,
-                  rounds_s={r["round"]: r["median_s"] * scale for r in timed}, scale=scale)
+                  rounds_s={r.round: r.median_s * scale for r in timed}, scale=scale)
 
 
 def _variant(raw, sample, env, sources):

@@ -125,8 +125,8 @@ def cost(regions):
     """Seconds per call outside compiled graphs (Python between graphs), from the profiler pass's ``regions``."""
     if not regions:
         return None
-    outside = max(0.0, regions["total_s"] - regions["graphs_s"])
-    return BreakCost(outside, regions["graphs_s"], outside / regions["total_s"] if regions["total_s"] else 0.0)
+    outside = max(0.0, regions.total_s - regions.graphs_s)
+    return BreakCost(outside, regions.graphs_s, outside / regions.total_s if regions.total_s else 0.0)
 
 
 def warnings(graphs, raw, statements, sources, code):
@@ -147,10 +147,10 @@ def warnings(graphs, raw, statements, sources, code):
     if again:
         found.append(CompileWarning("recompile-limit" if again.limit else "recompile", [], None, again.text))
     for size in raw.sizes or []:
-        for r in size["recompiles"]:
-            if r["reason"]:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
-                found.append(CompileWarning("recompile", [], r["compile_id"], f"recompiled at population "
-                                            f"{size['population']:,}: {recompiles.guard_text(r['reason'])}"))
+        for r in size.recompiles:
+            if r.reason:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
+                found.append(CompileWarning("recompile", [], r.compile_id, f"recompiled at population "
+                                            f"{size.population:,}: {recompiles.guard_text(r.reason)}"))
     return found
 
 

@@ -76,7 +76,7 @@ def read(record, reader=None):
     read are left out."""
     sample_file = record.sample.file
     named = referenced(record)
-    traced = {p.get("file") for v in record.variants for p in v.python_lines or []} - {None}
+    traced = {p.file for v in record.variants for p in v.python_lines or []} - {None}
     found = {}
     for path in sorted(named | traced):
         if kind(path, record.env, sample_file) in (("user", "library", "stdlib") if path in named else ("user",)):

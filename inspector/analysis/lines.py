@@ -150,12 +150,12 @@ def verdicts(graphs, python_lines, kernels, breaks, sources, env, variant_scope,
             if "graph_break" not in e["how"]:
                 e["how"].append("graph_break")
     for p in python_lines or []:
-        file = sources.resolve(parse_frames.Frame(p.get("file") or sources.files[0].path, p["line"], None, None))
+        file = sources.resolve(parse_frames.Frame(p.file or sources.files[0].path, p.line, None, None))
         tree = sources.tree(file) if file else None
         def_lines = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} \
             if tree else set()
-        if file and p["line"] not in def_lines and not any(k[:2] == (file.path, p["line"]) for k in entries):
-            entry(file, p["line"], ())["how"].append("python_trace")
+        if file and p.line not in def_lines and not any(k[:2] == (file.path, p.line) for k in entries):
+            entry(file, p.line, ())["how"].append("python_trace")
     scopes = {path: dict(lines) for path, lines in variant_scope.items()}
     for (path, line, _), e in entries.items():
         tree = sources.tree(e["file"])

@@ -17,8 +17,8 @@ def run_load(record):
     (their CPU seconds added up), or a program's whole run, what the page's one caution about the machine reads; None
     without any."""
     windows = [v.load for v in record.variants if v.load] + [
-        r["load"] for rounds in ((record.rounds.variants if record.rounds else None) or {}).values() for r in rounds
-        if r.get("load")] + [w for w in [record.program.load if record.program else None] if w]
+        r.load for rounds in ((record.rounds.variants if record.rounds else None) or {}).values() for r in rounds
+        if r.load] + [w for w in [record.program.load if record.program else None] if w]
     if not windows:
         return None
     cpus = max(w.get("cpus") or 1 for w in windows)

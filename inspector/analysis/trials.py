@@ -40,8 +40,8 @@ def choose(record, kinds, timed=True):
                   for flag in dict.fromkeys(b.flag for b in v.breaks if b.flag)]
         sizes = raws[v.id].sizes or []
         fixes += [("static", "dynamic-false", {"compile_options": {"dynamic": False}, "sizes": [
-            n["population"] for n in sizes]}, 0)] if any("size mismatch" in (r.get("reason") or "") for n in sizes
-                                                         for r in n["recompiles"]) else []
+            n.population for n in sizes]}, 0)] if any("size mismatch" in (r.reason or "") for n in sizes
+                                                      for r in n.recompiles) else []
         fixes += [("layout", "column-major", {"layout": "column-major"}, stake)] if strided and len(
             record.sample.shape or []) == 2 else []
         for kind, fix, spec, at_stake in fixes:
@@ -78,9 +78,9 @@ def trial(raw, before, after, sizes=()):
         else None
     speedup, spread = (side[0], side[1]) if side else (
         before.timing.median_s / after.timing.median_s if before.timing and after.timing else None, None)
-    at = [(b, a) for b, a in zip(sizes, raw.sizes or []) if b["population"] == a["population"]]
+    at = [(b, a) for b, a in zip(sizes, raw.sizes or []) if b.population == a.population]
     if raw.sizes:
-        speedup = at[-1][0]["steady_s"] / at[-1][1]["steady_s"] if at and at[-1][1]["steady_s"] else None
+        speedup = at[-1][0].steady_s / at[-1][1].steady_s if at and at[-1][1].steady_s else None
     scalar = {(e.file, e.line) for e in before.lines if e.vectorized in SCALAR}
     serial = {(e.file, e.line) for e in before.lines if e.status == LineStatus.SERIAL}
     vectorized = sorted(fl for fl in {(e.file, e.line) for e in after.lines if e.vectorized == Vectorized.ALL} if fl in scalar)
@@ -97,7 +97,7 @@ def trial(raw, before, after, sizes=()):
               parallel_now=parallel, breaks_before=len(before.breaks), breaks_after=len(after.breaks),
               gone=sorted(b.line for b in before.breaks if (b.file, b.line, b.cause) not in left), gain=gain,
               alone=bool(raw.alone), flag=(raw.config or [None])[0],
-              sizes=[(b["population"], b["steady_s"], a["steady_s"], len(b["recompiles"]), len(a["recompiles"]))
+              sizes=[(b.population, b.steady_s, a.steady_s, len(b.recompiles), len(a.recompiles))
                      for b, a in at])
     return replace(t, text=_text(t, LABELS.get(fix) or _what(raw)))
 

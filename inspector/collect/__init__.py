@@ -126,7 +126,8 @@ def sweep_point(record):
         graphs = [{"metrics": {"entire_frame_compile_time_s": (g.metrics or {}).get("entire_frame_compile_time_s")}}
                   for g in (v.capture.graphs if v.capture else None) or []]
         facts = v.to_json()
-        return dict({k: facts.get(k) for k in SWEEP_KEYS}, capture={"graphs": graphs}, rounds=rounds.get(v.id) or [])
+        return dict({k: facts.get(k) for k in SWEEP_KEYS}, capture={"graphs": graphs},
+                    rounds=[r.to_json() for r in rounds.get(v.id) or []])
     return RawSweepPoint.from_json({"population": record.sample.population,
                                     "variants": [point(v) for v in record.variants]})
 
