@@ -38,6 +38,7 @@ from inspector.analysis import breaks as breaks_mod, compare as compare_mod, tri
 from inspector.collect import CollectError, collect, collect_runs, sweep_point
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
 from inspector.model import BreaksView
+from inspector.raw import RawCapture, RawEnv
 from inspector.record import load, redact as redact_record, save, write_atomic
 from inspector.render.base import renderer
 from inspector.render.words import seconds
@@ -442,7 +443,8 @@ class _Progress:
             self.say(f"{self.sample}: {s['title']} · population {s['population']:,} · torch {data['env']['torch']}")
         elif kind == "compiled" and self.breaks and self.header:
             s = self.header["sample"]
-            for file, line, reason in breaks_mod.first_seen(data["capture"].get("breaks") or [], self.header["env"],
+            entries = RawCapture.from_json(data["capture"]).breaks or []
+            for file, line, reason in breaks_mod.first_seen(entries, RawEnv.from_json(self.header["env"]),
                                                             str(self.sample), s.get("file")):
                 self.say(f"      {data['id']}: graph break at {file}:{line}: {reason}")
         elif kind == "variant":

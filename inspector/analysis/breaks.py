@@ -82,8 +82,9 @@ def _add(seen, b, sources):
 
 
 def first_seen(entries, env, sample_path, sample_file):
-    """[(file, line, reason)] of raw break entries as soon as the probe streams them, before any record exists:
-    each at its innermost frame in an annotated file (the sample, the user's modules, a library), each once."""
+    """[(file, line, reason)] of break entries (RawBreaks; ``env``: a RawEnv) as soon as the probe streams them,
+    before any record exists: each at its innermost frame in an annotated file (the sample, the user's modules, a
+    library), each once."""
     seen = {}
     for b in _reports(entries):
         sites = [(f.file, f.line, kind) for f in b["frames"]
