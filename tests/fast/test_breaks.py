@@ -9,7 +9,7 @@ from inspector.analysis import breaks, recompiles
 from inspector.analysis.lines import Sources
 from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, SourceFile
-from inspector.raw import RawBreak
+from inspector.raw import RawBreak, RawEnv
 from inspector.render.base import renderer
 
 # torch 2.13's messages from `inspector run` of a particle-swarm program (tests/fixtures/torch-2.13.0/pso_fallback.py)
@@ -148,3 +148,9 @@ def test_a_failed_guard_keeps_where_the_guarded_code_is(stack):
     resumed, plain = (r if stack else r.partition("\nUser stack trace:")[0] for r in PSO["recompile_reasons"])
     assert recompiles.guard_text(resumed) == "___stack0 == 724 (at pso.py:22, in the code after a graph break)"
     assert recompiles.guard_text(plain) == "it == 0 (at guards.py:21)"
+
+
+def test_a_break_streamed_before_any_record_exists_is_told_at_its_site():
+    """`inspector breaks` says each break as the probe streams it: its entries and env read as typed values."""
+    found = breaks.first_seen(PSO_BREAKS["grid"], RawEnv.from_json({}), "pso_fallback.py", None)
+    assert found == [("pso_fallback.py", _pso_line("torch.arange(k.max())"), "Data dependent operator (trace CALL)")]
