@@ -27,7 +27,7 @@ class Raw:
     """One JSON object of the record: its known keys as fields, ``other`` the keys this version does not know."""
 
     other: dict = field(default_factory=dict)
-    absent: frozenset = field(default=frozenset(), repr=False)  # fields whose key the JSON did not have
+    absent: frozenset = field(default=frozenset(), repr=False)  # keys the JSON lacked (built directly: none)
 
     @classmethod
     def from_json(cls, data):
