@@ -36,7 +36,7 @@ def report(sample, population, try_fixes, out):
     subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     after, seconds = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - start
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return (seconds, cpu), load(Path(out) / f"{Path(sample).stem}.json").get("trials") or []
+    return (seconds, cpu), load(Path(out) / f"{Path(sample).stem}.json").trials or []
 
 
 def _said(what, with_, without):
@@ -61,7 +61,7 @@ def main():
                     seconds, found = report(sample, args.population, fixes, out)
                     times[fixes].append(seconds)
                     tried = found or tried
-            names = ", ".join(f"{t['fix']} on {t['variant']}" for t in tried) or "none"
+            names = ", ".join(f"{t.fix} on {t.variant}" for t in tried) or "none"
             print(f"{sample}: tried {names} (medians of {args.repeats})")
             for i, what in enumerate(("wall", "CPU")):
                 print(_said(what, [t[i] for t in times[True]], [t[i] for t in times[False]]), flush=True)

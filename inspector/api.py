@@ -38,6 +38,7 @@ from inspector.analysis import breaks as breaks_mod, compare as compare_mod, tri
 from inspector.collect import CollectError, collect, collect_runs, sweep_point
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
 from inspector.model import BreaksView
+from inspector.raw import RawCapture, RawEnv
 from inspector.record import load, redact as redact_record, save, write_atomic
 from inspector.render.base import renderer
 from inspector.render.words import seconds
@@ -101,7 +102,7 @@ class Report:
         if self.trace_dir:
             target = path.with_suffix(".trace")
             shutil.rmtree(target, ignore_errors=True)
-            if self.record.get("trace_logs"):
+            if self.record.trace_logs:
                 shutil.copytree(self.trace_dir, target)
         return path
 
@@ -122,7 +123,7 @@ class Report:
     def __repr__(self):
         if self.record is None:
             return f"<inspector report {self.name!r}: capturing>"
-        names = ", ".join(v["id"] for v in self.record["variants"]) or "nothing compiled"
+        names = ", ".join(v.id for v in self.record.variants) or "nothing compiled"
         return f"<inspector report {self.name!r}: {names}>"
 
 
@@ -251,12 +252,12 @@ def report(path, *, population=None, variants=(), python=None, torch=None, envs=
         records.append(_measure(sample, say, population=n, trace_dir=result.trace_dir if last else None,
                                 kernel_times=last and profile, rounds=rounds if last else 0,
                                 try_fixes=trials.KINDS if last and try_fixes else (), **run))
-        if records[-1]["interrupted"]:
+        if records[-1].interrupted:
             break
     record = records[-1]
     if len(records) > 1:
-        record["sweep"] = [sweep_point(r) for r in records]
-    _trace_logs(record, result.trace_dir)
+        record = record.but(sweep=[sweep_point(r) for r in records])
+    record = _trace_logs(record, result.trace_dir)
     result.record = redact_record(record) if redact else record
     return result
 
@@ -300,7 +301,7 @@ def compare(*paths, runs=(), config=(), compile_options=(), population=None, var
     records = _measure(sample, say, runs=[(p, [*config, *r.config]) for p, r in zip(pythons, runs)], rounds=rounds,
                        population=population, only=list(variants) or None, compile_options=compile_options,
                        timeout=timeout, budget=budget)
-    if any(r["interrupted"] for r in records) or len(records) < len(runs):
+    if any(r.interrupted for r in records) or len(records) < len(runs):
         raise Interrupted()
     return _compared(sample.stem, records, redact)
 
@@ -319,7 +320,7 @@ def compare_program(program, args=(), *, module=False, runs=(), envs=None, packa
     for n, python in enumerate(pythons, 1):  # a program's calls cannot take turns with another run's
         say(f"run {n} of {len(pythons)}: {program} {' '.join(args)} under {python or sys.executable}")
         status, record = _collect_program(program, args, module, python)
-        if record["interrupted"]:
+        if record.interrupted:
             raise Interrupted()
         if status:
             say(f"  the program exited with {status}")
@@ -353,9 +354,9 @@ def run(program, args=(), *, module=False, name=None, python=None, torch=None, e
     python = interpreter(torch, envs, packages, python, progress or _quiet)
     status, record = _collect_program(program, args, module, python, trace_dir=result.trace_dir, trace=trace,
                                       profile=profile)
-    _trace_logs(record, result.trace_dir)
-    record["program"]["try_fixes"] = try_fixes
-    result.record, result.status = record, status if status >= 0 else 128 - status  # a signal: as a shell says it
+    record = _trace_logs(record, result.trace_dir)
+    result.record = record.but(program=record.program.but(try_fixes=try_fixes))
+    result.status = status if status >= 0 else 128 - status  # a signal: as a shell says it
     return result
 
 
@@ -393,12 +394,12 @@ def interpreter(torch, envs=None, packages=(), base=None, progress=None):
 
 def _trace_logs(record, trace_dir):
     """Give torch's trace logs in ``trace_dir`` stable names, for tlparse: torch_trace.log, then (a probe restarted)
-    torch_trace-2.log, ...; the record keeps the folder and the names (none under torch 2.1, which writes none)."""
+    torch_trace-2.log, ...; the record with the folder and the names (none under torch 2.1, which writes none)."""
     logs = sorted(trace_dir.glob("*.log"), key=lambda p: p.stat().st_mtime) if trace_dir.exists() else []
     names = [f"torch_trace{'' if i == 0 else f'-{i + 1}'}.log" for i in range(len(logs))]
     for log, name in zip(logs, names):
         log.rename(trace_dir / name)
-    record["trace_dir"], record["trace_logs"] = (trace_dir.name if logs else None), names
+    return record.but(trace_dir=trace_dir.name if logs else None, trace_logs=names)
 
 
 def _measure(sample, say, stream_breaks=False, runs=None, **options):
@@ -413,10 +414,10 @@ def _measure(sample, say, stream_breaks=False, runs=None, **options):
             raise
         raise CollectError(f"{e} (not installed where the probe ran; under --torch, --with {module} installs it in "
                            "the environment, if that is its package's name)", e.detail) from None
-    for v in (v for record in records for v in record["variants"]):
-        if v.get("mismatch"):
-            against = f" {v['checked_against']}" if v.get("checked_against") else ""
-            say(f"  {v['id']}: does not match{against}: {v['mismatch']}")
+    for v in (v for record in records for v in record.variants):
+        if v.mismatch:
+            against = f" {v.checked_against}" if v.checked_against else ""
+            say(f"  {v.id}: does not match{against}: {v.mismatch}")
     return records if runs else records[0]
 
 
@@ -442,7 +443,8 @@ class _Progress:
             self.say(f"{self.sample}: {s['title']} · population {s['population']:,} · torch {data['env']['torch']}")
         elif kind == "compiled" and self.breaks and self.header:
             s = self.header["sample"]
-            for file, line, reason in breaks_mod.first_seen(data["capture"].get("breaks") or [], self.header["env"],
+            entries = RawCapture.from_json(data["capture"]).breaks or []
+            for file, line, reason in breaks_mod.first_seen(entries, RawEnv.from_json(self.header["env"]),
                                                             str(self.sample), s.get("file")):
                 self.say(f"      {data['id']}: graph break at {file}:{line}: {reason}")
         elif kind == "variant":
@@ -504,7 +506,8 @@ def inspect(fn, *args, budget=1.0, **kwargs):
             compiled(*args, **kwargs)
         measure(lambda: compiled(*args, **kwargs), budget_s=budget / 2)
     timing = measure(lambda: eager(*args, **kwargs), budget_s=budget / 2)
-    report.record["program"]["eager"] = {report.record["variants"][0]["id"]: timing["median_s"]}
+    record = report.record
+    report.record = record.but(program=record.program.but(eager={record.variants[0].id: timing["median_s"]}))
     return report
 
 

@@ -1,6 +1,7 @@
 """The versioned JSON record: the raw facts of one run, what analysis reads (see docs/record.md).
 
-Schema 2 holds raw facts only; everything derived (kernels, verdicts, costs) is recomputed by
+``load`` returns a ``RawRecord`` (``inspector.raw``), the one typed value every reader takes. Schema 2 holds raw
+facts only; everything derived (kernels, verdicts, costs) is recomputed by
 ``inspector.analysis.analyze`` each time a record is read. Schema-1 records (inspector 0.1, which stored derived
 keys beside the raw ones) are read by dropping the derived keys. Writing is atomic (temporary file, then rename).
 """
@@ -13,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from inspector.errors import InspectorError
+from inspector.raw import RawRecord
 
 SCHEMA = "inspector.record/2"
 SCHEMA_1 = "inspector.record/1"
@@ -64,11 +66,13 @@ def write_atomic(path, text):
 
 
 def save(record, path):
-    write_atomic(path, json.dumps(record, indent=1, ensure_ascii=False, default=str))
+    """Write a RawRecord as JSON at ``path``."""
+    write_atomic(path, json.dumps(record.to_json(), indent=1, ensure_ascii=False, default=str))
 
 
 def load(path):
-    """Read and check a record (migrating schema 1); raise RecordError with a one-line reason if it is not one."""
+    """Read and check a record (migrating schema 1) as a RawRecord; raise RecordError with a one-line reason if it is
+    not one."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -84,7 +88,7 @@ def load(path):
     problem = _invalid(data)
     if problem:
         raise RecordError(f"{path}: not a valid record: {problem}")
-    return migrate(data) if data["schema"] == SCHEMA_1 else data
+    return RawRecord.from_json(migrate(data) if data["schema"] == SCHEMA_1 else data)
 
 
 def _invalid(data):
@@ -133,12 +137,11 @@ def _raw_sweep_variant(v, population):
 
 
 def redact(record, home=None):
-    """The record with what points at a person or a machine replaced, to attach it to a bug report: the home
-    folder (``~``), every site-packages or dist-packages folder (``<site-packages>``), the standard library's
+    """The RawRecord ``record`` with what points at a person or a machine replaced, to attach it to a bug report:
+    the home folder (``~``), every site-packages or dist-packages folder (``<site-packages>``), the standard library's
     (``<stdlib>``), the interpreter's path (``<python>``), and the program's printed output."""
-    text = json.dumps(record, ensure_ascii=False)
-    env = record.get("env") or {}
-    swaps = [(env.get("executable"), "<python>"), (env.get("stdlib"), "<stdlib>")]
+    text = json.dumps(record.to_json(), ensure_ascii=False)
+    swaps = [(record.env.executable, "<python>"), (record.env.stdlib, "<stdlib>")] if record.env else []
     text = re.sub(r'[^"\s\'(]*?[/\\](?:site|dist)-packages(?=[/\\])', "<site-packages>", text)
     for old, new in swaps:
         if old:
@@ -146,7 +149,5 @@ def redact(record, home=None):
     home = home or os.path.expanduser("~")
     if home and home not in ("/", ""):
         text = re.sub(re.escape(json.dumps(home)[1:-1]) + r'(?=[/"\\])', "~", text)
-    out = json.loads(text)
-    out["probe_log"] = "(redacted: the program's printed output)"
-    out["redacted"] = True
-    return out
+    return RawRecord.from_json(json.loads(text)).but(probe_log="(redacted: the program's printed output)",
+                                                     redacted=True)

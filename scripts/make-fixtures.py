@@ -80,7 +80,7 @@ def main():
             if not args.only or stem in args.only:
                 os.chdir(ROOT)
                 _, record = collect_program(f"samples/programs/{stem}.py", argv, python=python)
-                record["program"]["try_fixes"] = True  # as inspector run does by default
+                record = record.but(program=record.program.but(try_fixes=True))  # as inspector run does by default
                 _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
     if len(pythons) > 1 and (not args.only or "interleaved" in args.only):
         os.chdir(ROOT)
@@ -119,7 +119,7 @@ def _record(python, stem, plan, facts):
                for n in sweep]
     record = collect(relative, **options)
     if records:
-        record["sweep"] = [sweep_point(r) for r in records + [record]]
+        record = record.but(sweep=[sweep_point(r) for r in records + [record]])
     return record
 
 

@@ -82,8 +82,9 @@ def _add(seen, b, sources):
 
 
 def first_seen(entries, env, sample_path, sample_file):
-    """[(file, line, reason)] of raw break entries as soon as the probe streams them, before any record exists:
-    each at its innermost frame in an annotated file (the sample, the user's modules, a library), each once."""
+    """[(file, line, reason)] of break entries (RawBreaks; ``env``: a RawEnv) as soon as the probe streams them,
+    before any record exists: each at its innermost frame in an annotated file (the sample, the user's modules, a
+    library), each once."""
     seen = {}
     for b in _reports(entries):
         sites = [(f.file, f.line, kind) for f in b["frames"]
@@ -125,8 +126,8 @@ def cost(regions):
     """Seconds per call outside compiled graphs (Python between graphs), from the profiler pass's ``regions``."""
     if not regions:
         return None
-    outside = max(0.0, regions["total_s"] - regions["graphs_s"])
-    return BreakCost(outside, regions["graphs_s"], outside / regions["total_s"] if regions["total_s"] else 0.0)
+    outside = max(0.0, regions.total_s - regions.graphs_s)
+    return BreakCost(outside, regions.graphs_s, outside / regions.total_s if regions.total_s else 0.0)
 
 
 def warnings(graphs, raw, statements, sources, code):
@@ -138,19 +139,19 @@ def warnings(graphs, raw, statements, sources, code):
     """
     found = []
     for g in graphs:
-        for loop, times in unrolled(g.get("fx_graph") or "", statements, sources, code).items():
-            found.append(CompileWarning("unrolled-loop", [loop], g.get("compile_id"), (
+        for loop, times in unrolled(g.fx_graph or "", statements, sources, code).items():
+            found.append(CompileWarning("unrolled-loop", [loop], g.compile_id, (
                 f"Dynamo unrolled the Python loop at line {loop}: its body was traced {times} times into graph "
-                f"{g.get('compile_id')}, so compile time and graph size grow with its trip count. Vectorise the loop "
+                f"{g.compile_id}, so compile time and graph size grow with its trip count. Vectorise the loop "
                 "over a new axis instead")))
     again = recompiles.recompilation(raw)
     if again:
         found.append(CompileWarning("recompile-limit" if again.limit else "recompile", [], None, again.text))
-    for size in raw.get("sizes") or []:
-        for r in size["recompiles"]:
-            if r["reason"]:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
-                found.append(CompileWarning("recompile", [], r["compile_id"], f"recompiled at population "
-                                            f"{size['population']:,}: {recompiles.guard_text(r['reason'])}"))
+    for size in raw.sizes or []:
+        for r in size.recompiles:
+            if r.reason:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
+                found.append(CompileWarning("recompile", [], r.compile_id, f"recompiled at population "
+                                            f"{size.population:,}: {recompiles.guard_text(r.reason)}"))
     return found
 
 

@@ -20,14 +20,14 @@ PHASE_KEYS = ("dynamo_s", "aot_s", "inductor_s", "codegen_s", "build_s")
 
 def phases(graphs):
     """Compile seconds split as torch reports them, summed over the (raw) graphs, and cache outcomes."""
-    graphs = [g for g in graphs if g.get("metrics")]
+    graphs = [g for g in graphs if g.metrics]
     if not graphs:
         return None
     total, cache = dict.fromkeys(PHASE_KEYS, 0.0), {}
     for g in graphs:
-        if g.get("fx_graph_cache"):
-            cache[g["fx_graph_cache"]] = cache.get(g["fx_graph_cache"], 0) + 1
-        m = g["metrics"]
+        if g.fx_graph_cache:
+            cache[g.fx_graph_cache] = cache.get(g.fx_graph_cache, 0) + 1
+        m = g.metrics
         nested = [m.get(k) for k in ("entire_frame_compile_time_s", "backend_compile_time_s",
                                      "inductor_compile_time_s", "code_gen_time_s")]
         nested.append((m.get("triton_compile_time_us") or 0) / 1e6)
@@ -46,27 +46,27 @@ def _op(name):
     return name
 
 
-def kernel_times(raw, kernels):
+def kernel_times(kt, kernels):
     """(TimeSplit or None, kernels with ``cost.time_s``, ``launches_per_call``, ``time_share``): the profiled
-    pass's events joined to the kernels by name, and by graph where the event knows it."""
-    kt = raw or {}
-    if not kt.get("events"):
-        return (TimeSplit(error=kt["error"]) if kt.get("error") else None), kernels
+    pass's events (``kt``: the variant's RawKernelTimes) joined to the kernels by name, and by graph where the event
+    knows it."""
+    if not kt or not kt.events:
+        return (TimeSplit(error=kt.error) if kt and kt.error else None), kernels
     times, unmatched = {}, []
-    for e in kt["events"]:
+    for e in kt.events:
         found = _kernel_of(e, kernels)
         if found is None:
             unmatched.append(e["name"])
             continue
         time_s, count = times.get(found.id, (0.0, 0))
         times[found.id] = (time_s + e["time_s"], count + e["count"])
-    total = kt["total_s"]
+    total = kt.total_s
     kernels = [replace(k, cost=replace(k.cost, time_s=times[k.id][0], launches_per_call=times[k.id][1],
                                        time_share=times[k.id][0] / total if total else None))
                if k.id in times else k for k in kernels]
-    kernels_s = sum(e["time_s"] for e in kt["events"])
-    graphs_s = kt.get("graphs_s")
-    return TimeSplit(total_s=total, kernels_s=kernels_s, calls=kt["calls"], mechanism=kt.get("mechanism"),
+    kernels_s = sum(e["time_s"] for e in kt.events)
+    graphs_s = kt.graphs_s
+    return TimeSplit(total_s=total, kernels_s=kernels_s, calls=kt.calls, mechanism=kt.mechanism,
                      wrapper_s=max(0.0, graphs_s - kernels_s) if graphs_s else None,
                      outside_graphs_s=max(0.0, total - graphs_s) if graphs_s else None, unmatched=unmatched), kernels
 
@@ -83,8 +83,8 @@ def with_traffic(graphs, kernels, bandwidth_gb_s):
     wrapper) and, where timed, the GB/s they reached and its fraction of the machine's bandwidth."""
     moved = {}
     for g in graphs:
-        mine = {k.name: k for k in kernels if k.graph == g.get("compile_id") and k.generated}
-        for code in g.get("output_code") or []:
+        mine = {k.name: k for k in kernels if k.graph == g.compile_id and k.generated}
+        for code in g.output_code or []:
             for name, sizes in traffic(code, mine).items():
                 moved[mine[name].id] = sizes
     out = []
@@ -148,16 +148,16 @@ def _moved(params, sizes):
     return (read, written) if read or written else None
 
 
-def thread_scaling(raw, kernels):
+def thread_scaling(scaling, kernels):
     """(ThreadScaling or None, kernels with ``threads_s`` and ``thread_speedup``) from the probe's pass whose
-    kernel launches took torch's thread count and fewer in turn (``raw``: the variant's ``thread_scaling``)."""
-    if not raw:
+    kernel launches took torch's thread count and fewer in turn (``scaling``: the variant's RawThreadScaling)."""
+    if not scaling:
         return None, kernels
-    n = raw["threads"]
-    if raw.get("specialised"):
-        return ThreadScaling(n, [], None, raw["specialised"], raw["specialised"]), kernels
+    n = scaling.threads
+    if scaling.specialised:
+        return ThreadScaling(n, [], None, scaling.specialised, scaling.specialised), kernels
     medians = {}
-    for e in raw.get("events") or []:
+    for e in scaling.events or []:
         k = _kernel_of(e, kernels) if e.get("threads") else None
         if k is not None:
             medians.setdefault(k.id, {})[e["threads"]] = e["median_s"]

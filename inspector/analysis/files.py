@@ -9,6 +9,7 @@ import os
 import re
 
 from inspector.analysis.parse import frames
+from inspector.raw import RawCapture
 
 LIBRARY = re.compile(r"(?:^<site-packages>|[/\\](?:site|dist)-packages)[/\\]")  # <site-packages>: redacted
 
@@ -26,14 +27,14 @@ def kind(path, env, sample_file):
     redacted = LIBRARY.match(path) or path.startswith("<stdlib>")
     if (path.startswith("<") and not redacted) or not path.endswith(".py"):
         return None  # <frozen runpy>, <string>
-    for folder in (env.get("torch_dir"), env.get("inspector_dir"), env.get("inductor_cache_dir")):
+    for folder in (env.torch_dir, env.inspector_dir, env.inductor_cache_dir):
         if folder and path.startswith(folder.rstrip("/") + "/"):
             return None
     if re.search(r"[/\\](?:site|dist)-packages[/\\]torch[/\\]|[/\\]inspector[/\\]probe[/\\]", path):
         return None  # records made before the probe named these folders
     if LIBRARY.search(path):
         return "library"
-    stdlib = env.get("stdlib")
+    stdlib = env.stdlib
     return "stdlib" if stdlib and path.startswith(stdlib.rstrip("/") + "/") else "user"
 
 
@@ -45,7 +46,7 @@ def display(path, kind_, sample_path, sample_file, env):
     if kind_ == "library":
         return LIBRARY.split(path)[-1]
     if kind_ == "stdlib":
-        return "stdlib/" + path[len(env.get("stdlib") or ""):].lstrip("/")
+        return "stdlib/" + path[len(env.stdlib or ""):].lstrip("/")
     base = os.path.dirname(sample_file or "")
     relative = os.path.relpath(path, base) if base else path
     if relative.startswith(".."):
@@ -57,14 +58,14 @@ def referenced(record):
     """Every file path the raw record's stacks and FX graphs name, and where each variant's code is (the sample
     included)."""
     texts, code = [], set()
-    for v in record["variants"]:
-        code.add((v.get("code") or {}).get("file"))
-        capture = v.get("capture") or {}
-        texts += [b.get("text") or "" for b in capture.get("breaks") or []]
-        for g in capture.get("graphs") or []:
-            texts.append(g.get("fx_graph") or "")
-            texts += [s for stacks in (g.get("kernel_stack_traces") or {}).values() for s in stacks]
-            texts += [o["stack"] for n in g.get("nests") or [] for o in n.get("origins") or []]
+    for v in record.variants:
+        code.add((v.code or {}).get("file"))
+        capture = v.capture or RawCapture.from_json({})
+        texts += [b.text or "" for b in capture.breaks or []]
+        for g in capture.graphs or []:
+            texts.append(g.fx_graph or "")
+            texts += [s for stacks in (g.kernel_stack_traces or {}).values() for s in stacks]
+            texts += [o["stack"] for n in g.nests or [] for o in n.origins or []]
     return (frames.paths(texts) | code) - {None}
 
 
@@ -73,12 +74,12 @@ def read(record, reader=None):
     as Python (a library's only where other evidence names it), read from disk (or by ``reader(path)``, which
     returns the text or None): the raw facts a report needs to annotate them later, anywhere. Files that cannot be
     read are left out."""
-    sample_file = record["sample"].get("file")
+    sample_file = record.sample.file
     named = referenced(record)
-    traced = {p.get("file") for v in record["variants"] for p in v.get("python_lines") or []} - {None}
+    traced = {p.file for v in record.variants for p in v.python_lines or []} - {None}
     found = {}
     for path in sorted(named | traced):
-        if kind(path, record["env"], sample_file) in (("user", "library", "stdlib") if path in named else ("user",)):
+        if kind(path, record.env, sample_file) in (("user", "library", "stdlib") if path in named else ("user",)):
             text = (reader or from_disk)(path)
             if text is not None:
                 found[path] = text

@@ -113,15 +113,15 @@ def with_nest_records(kernels, records, hooks=None):
     stacks, nodes, decided, problems = {}, {}, {}, []
     for record in records:
         shared = Counter()
-        for line in {line.strip() for line in record["code"] if line.strip()}:
+        for line in {line.strip() for line in record.code or [] if line.strip()}:
             shared.update(holding.get(line, ()))
         score, kernel_id, index = max(((count / len(nests[i][2]), *nests[i][:2]) for i, count in shared.items()),
                                       default=(0, None, None))
         if score >= MIN_SHARED:
-            stacks.setdefault((kernel_id, index), []).extend(o["stack"] for o in record["origins"])
-            nodes.setdefault((kernel_id, index), []).extend(record.get("nodes") or [])
+            stacks.setdefault((kernel_id, index), []).extend(o["stack"] for o in record.origins)
+            nodes.setdefault((kernel_id, index), []).extend(record.nodes or [])
             if (kernel_id, index) not in decided:
-                decided[kernel_id, index], found = decisions.parse(record.get("decisions"), hooks)
+                decided[kernel_id, index], found = decisions.parse(record.decisions, hooks)
                 problems += found
     return [replace(k, loop_nests=[replace(n, stacks=list(dict.fromkeys(stacks[k.id, n.index])),
                                            nodes=list(dict.fromkeys(nodes[k.id, n.index])),

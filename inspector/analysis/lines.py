@@ -150,12 +150,12 @@ def verdicts(graphs, python_lines, kernels, breaks, sources, env, variant_scope,
             if "graph_break" not in e["how"]:
                 e["how"].append("graph_break")
     for p in python_lines or []:
-        file = sources.resolve(parse_frames.Frame(p.get("file") or sources.files[0].path, p["line"], None, None))
+        file = sources.resolve(parse_frames.Frame(p.file or sources.files[0].path, p.line, None, None))
         tree = sources.tree(file) if file else None
         def_lines = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} \
             if tree else set()
-        if file and p["line"] not in def_lines and not any(k[:2] == (file.path, p["line"]) for k in entries):
-            entry(file, p["line"], ())["how"].append("python_trace")
+        if file and p.line not in def_lines and not any(k[:2] == (file.path, p.line) for k in entries):
+            entry(file, p.line, ())["how"].append("python_trace")
     scopes = {path: dict(lines) for path, lines in variant_scope.items()}
     for (path, line, _), e in entries.items():
         tree = sources.tree(e["file"])
@@ -215,17 +215,17 @@ def _evidence(graphs, kernels, sources):
     by_graph_name = {(k.graph, k.name): k for k in kernels}
     fx_graphs = []
     for g in graphs:
-        mine = [k for k in kernels if k.graph == g.get("compile_id")]
+        mine = [k for k in kernels if k.graph == g.compile_id]
         precise = False
         for k in mine:
             for n in k.loop_nests:
                 if n.stacks is not None:
                     precise = True
                     yield (k.id,), n.index, [sources.chain(s) for s in n.stacks], "loop_nest"
-        for key, stacks in (g.get("kernel_stack_traces") or {}).items():
+        for key, stacks in (g.kernel_stack_traces or {}).items():
             name = key.rsplit(":", 1)[0]
-            kernel = by_graph_name.get((g.get("compile_id"), name)) or by_graph_name.get(
-                (g.get("compile_id"), name.replace("torch.ops.", "")))
+            kernel = by_graph_name.get((g.compile_id, name)) or by_graph_name.get(
+                (g.compile_id, name.replace("torch.ops.", "")))
             if kernel:
                 precise = True
                 yield (kernel.id,), None, [sources.chain(s) for s in stacks], "provenance"
@@ -233,8 +233,8 @@ def _evidence(graphs, kernels, sources):
             found = sources.comments(k.code)
             if found:
                 yield (k.id,), None, [[f] for f in found], "origin"
-        if g.get("fx_graph") and mine:
-            fx_graphs.append((tuple(k.id for k in mine), [[f] for f in sources.comments(g["fx_graph"])]))
+        if g.fx_graph and mine:
+            fx_graphs.append((tuple(k.id for k in mine), [[f] for f in sources.comments(g.fx_graph)]))
     for kernel_ids, chains in fx_graphs:
         yield kernel_ids, None, chains, "fx_graph"
 
@@ -336,8 +336,8 @@ def _verdict(groups, breaks, shape, env, fusion):
 def _fusion(graphs):
     """{compile id: [(nodes of one, nodes of the other, reason, the pair as said)]}: the scheduler's records of the
     pairs it did not fuse (torch >= 2.2; a fused node is named ``op1_op4``), read once per graph."""
-    return {g.get("compile_id"): [(set(one.split("_")), set(two.split("_")), r["reason"], f"{one} with {two}")
-                                  for r in g.get("fusion") or [] for one, two in [r["nodes"]]] for g in graphs}
+    return {g.compile_id: [(set(one.split("_")), set(two.split("_")), r["reason"], f"{one} with {two}")
+                           for r in g.fusion or [] for one, two in [r["nodes"]]] for g in graphs}
 
 
 def _fusion_reasons(units, fusion):

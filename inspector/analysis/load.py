@@ -9,16 +9,16 @@ MIN_WINDOW_CPU_S = 0.5  # /proc/stat counts in 10 ms ticks: a shorter window (wa
 
 def machine_load(raw):
     """The MachineLoad of a raw variant's ``load`` facts (None when the record has none)."""
-    return _load(raw.get("load"))
+    return _load(raw.load)
 
 
 def run_load(record):
     """The MachineLoad over every timing window of a run: each variant's first timing and its alternating rounds
     (their CPU seconds added up), or a program's whole run, what the page's one caution about the machine reads; None
     without any."""
-    windows = [v["load"] for v in record["variants"] if v.get("load")] + [
-        r["load"] for rounds in ((record.get("rounds") or {}).get("variants") or {}).values() for r in rounds
-        if r.get("load")] + [w for w in [(record.get("program") or {}).get("load")] if w]
+    windows = [v.load for v in record.variants if v.load] + [
+        r.load for rounds in ((record.rounds.variants if record.rounds else None) or {}).values() for r in rounds
+        if r.load] + [w for w in [record.program.load if record.program else None] if w]
     if not windows:
         return None
     cpus = max(w.get("cpus") or 1 for w in windows)

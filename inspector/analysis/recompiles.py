@@ -4,6 +4,7 @@ that failed), and whether Dynamo gave up (its recompile limit), from the raw fac
 import os
 import re
 
+from inspector.raw import RawCapture
 from inspector.model import Recompilation
 from inspector.record import compile_key
 
@@ -19,23 +20,22 @@ EVERY_CALL_MIN = 3  # fewer recompiles than this are not a pattern
 
 def recompilation(raw):
     """The variant's Recompilation, or None when it never compiled again after its first call."""
-    recompiles = raw.get("recompiles") or {}
-    graphs = recompiles.get("graphs") or []
-    if raw.get("run"):  # a program's function whose first compile torch made as a recompile (a shared code object)
-        graphs = [g for g in (raw.get("capture") or {}).get("graphs") or []
-                  if (compile_key(g.get("compile_id")) or (0, 0))[1] > 0] + graphs
-    limits = [m for text in (raw.get("capture") or {}).get("limits", []) + recompiles.get("limits", [])
+    recompiles, capture = raw.recompiles or RawCapture.from_json({}), raw.capture or RawCapture.from_json({})
+    graphs = recompiles.graphs or []
+    if raw.run:  # a program's function whose first compile torch made as a recompile (a shared code object)
+        graphs = [g for g in capture.graphs or [] if (compile_key(g.compile_id) or (0, 0))[1] > 0] + graphs
+    limits = [m for text in (capture.limits or []) + (recompiles.limits or [])
               if (m := LIMIT.search(text))]
     if not graphs and not limits:
         return None
     guards = {}
     for g in graphs:
-        reason = ((g.get("metrics") or {}).get("recompile_reason") or "").strip()
+        reason = ((g.metrics or {}).get("recompile_reason") or "").strip()
         if reason:  # one guard, whatever value or object it held each time: "G['CALLS']['n'] == …"
             guard = OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", guard_text(reason)))
             guards[guard] = guards.get(guard, 0) + 1
-    calls = raw.get("calls")
-    count = len({compile_key(g.get("compile_id")) or g.get("compile_id") for g in graphs})  # 2/1_1 is 2/1 again
+    calls = raw.calls
+    count = len({compile_key(g.compile_id) or g.compile_id for g in graphs})  # 2/1_1 is 2/1 again
     every_call = bool(calls and count >= EVERY_CALL_MIN and count >= calls - 1)
     limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
     guards = [[text, n] for text, n in sorted(guards.items(), key=lambda kv: -kv[1])]

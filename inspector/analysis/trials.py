@@ -28,7 +28,7 @@ def choose(record, kinds, timed=True):
     fixes first. ``timed``: rounds follow (else each is timed on its own)."""
     from inspector.analysis import analyze  # the package imports this module
 
-    found, raws = {}, {r["id"]: r for r in record["variants"]}
+    found, raws = {}, {r.id: r for r in record.variants}
     for v in analyze(record).variants:
         if not (v.ok_compiled and v.device == "cpu" and not v.preview) or v.kind == "python":
             continue
@@ -38,12 +38,12 @@ def choose(record, kinds, timed=True):
         fixes = [("tiling", "tiling-off", {"config": [TILING_OFF]}, stake)] if strided_lines(v, HEURISTIC) else []
         fixes += [("flag", _slug(flag), {"config": [flag]}, outside)
                   for flag in dict.fromkeys(b.flag for b in v.breaks if b.flag)]
-        sizes = raws[v.id].get("sizes") or []
+        sizes = raws[v.id].sizes or []
         fixes += [("static", "dynamic-false", {"compile_options": {"dynamic": False}, "sizes": [
-            n["population"] for n in sizes]}, 0)] if any("size mismatch" in (r.get("reason") or "") for n in sizes
-                                                         for r in n["recompiles"]) else []
+            n.population for n in sizes]}, 0)] if any("size mismatch" in (r.reason or "") for n in sizes
+                                                      for r in n.recompiles) else []
         fixes += [("layout", "column-major", {"layout": "column-major"}, stake)] if strided and len(
-            record["sample"].get("shape") or []) == 2 else []
+            record.sample.shape or []) == 2 else []
         for kind, fix, spec, at_stake in fixes:
             key = (v.id, fix) if kind in ("flag", "static") else fix
             if kind in kinds and (key not in found or at_stake > found[key][0]):
@@ -78,26 +78,26 @@ def trial(raw, before, after, sizes=()):
         else None
     speedup, spread = (side[0], side[1]) if side else (
         before.timing.median_s / after.timing.median_s if before.timing and after.timing else None, None)
-    at = [(b, a) for b, a in zip(sizes, raw.get("sizes") or []) if b["population"] == a["population"]]
-    if raw.get("sizes"):
-        speedup = at[-1][0]["steady_s"] / at[-1][1]["steady_s"] if at and at[-1][1]["steady_s"] else None
+    at = [(b, a) for b, a in zip(sizes, raw.sizes or []) if b.population == a.population]
+    if raw.sizes:
+        speedup = at[-1][0].steady_s / at[-1][1].steady_s if at and at[-1][1].steady_s else None
     scalar = {(e.file, e.line) for e in before.lines if e.vectorized in SCALAR}
     serial = {(e.file, e.line) for e in before.lines if e.status == LineStatus.SERIAL}
     vectorized = sorted(fl for fl in {(e.file, e.line) for e in after.lines if e.vectorized == Vectorized.ALL} if fl in scalar)
     parallel = sorted(fl for fl in {(e.file, e.line) for e in after.lines if e.status == LineStatus.PARALLEL} if fl in serial)
     left = {(b.file, b.line, b.cause) for b in after.breaks}
-    ok = raw.get("status") == "ok" and raw.get("matches_variant") is not False
+    ok = raw.status == "ok" and raw.matches_variant is not False
     gain = bool(ok and speedup and speedup >= GAIN and (spread is None or spread[0] > 1))
-    fix = raw.get("fix") or raw["id"].split("~")[-1]
-    t = Trial(id=raw["id"], variant=raw["variant"], fix=fix, what=_what(raw), status=raw.get("status") or "error",
-              error=raw.get("error"), matches=raw.get("matches_variant"), mismatch=raw.get("mismatch"),
+    fix = raw.fix or raw.id.split("~")[-1]
+    t = Trial(id=raw.id, variant=raw.variant, fix=fix, what=_what(raw), status=raw.status or "error",
+              error=raw.error, matches=raw.matches_variant, mismatch=raw.mismatch,
               speedup=speedup, spread=spread, rounds=len(side[2]) if side else 0,
               median_before_s=before.timing.median_s if before.timing else None,
               median_after_s=after.timing.median_s if after.timing else None, vectorized_now=vectorized,
               parallel_now=parallel, breaks_before=len(before.breaks), breaks_after=len(after.breaks),
               gone=sorted(b.line for b in before.breaks if (b.file, b.line, b.cause) not in left), gain=gain,
-              alone=bool(raw.get("alone")), flag=(raw.get("config") or [None])[0],
-              sizes=[(b["population"], b["steady_s"], a["steady_s"], len(b["recompiles"]), len(a["recompiles"]))
+              alone=bool(raw.alone), flag=(raw.config or [None])[0],
+              sizes=[(b.population, b.steady_s, a.steady_s, len(b.recompiles), len(a.recompiles))
                      for b, a in at])
     return replace(t, text=_text(t, LABELS.get(fix) or _what(raw)))
 
@@ -141,11 +141,11 @@ def _x(ratio):
 
 def _what(raw):
     """The fix in words, as a user would apply it."""
-    if raw.get("layout") == "column-major":
+    if raw.layout == "column-major":
         return "the population column-major (np.asfortranarray(pop); a torch tensor's pop.t().contiguous().t())"
-    options = ", ".join(f"{k}={v!r}" for k, v in (raw.get("compile_options") or {}).items())
-    return ", ".join(f"--config {c}" for c in raw.get("config") or []) or (
-        f"torch.compile(fn, {options})" if options else raw["id"])
+    options = ", ".join(f"{k}={v!r}" for k, v in (raw.compile_options or {}).items())
+    return ", ".join(f"--config {c}" for c in raw.config or []) or (
+        f"torch.compile(fn, {options})" if options else raw.id)
 
 
 def on_lines(v, tried):

@@ -19,6 +19,7 @@ from inspector.analysis import files, trials
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
 from inspector.errors import InspectorError
+from inspector.raw import RawRecord, RawSweepPoint
 from inspector.record import SCHEMA
 
 LOG_TAIL = 20_000
@@ -32,7 +33,7 @@ class CollectError(InspectorError):
 
 
 def collect(sample, *, python=None, config=(), **options):
-    """Run the variants of ``sample`` (a path) under ``python`` with the ``config`` items; return the raw record.
+    """Run the variants of ``sample`` (a path) under ``python`` with the ``config`` items; return its RawRecord.
 
     ``options``: those of ``collect_runs``; with ``rounds``, the variants are also timed in alternating rounds.
     """
@@ -42,7 +43,7 @@ def collect(sample, *, python=None, config=(), **options):
 def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_options=(), timeout=300.0,
                  trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False, rtol=None,
                  try_fixes=(), progress=lambda kind, data: None):
-    """Run ``sample`` once per (interpreter or None, config items) of ``runs``; return their raw records.
+    """Run ``sample`` once per (interpreter or None, config items) of ``runs``; return their RawRecords.
 
     ``only``: variant ids or glob patterns; ``sizes``: further population sizes each compiled variant is called
     at, to expose recompilations; ``kernel_times``: also time each kernel of the compiled variants, on all threads
@@ -76,8 +77,8 @@ def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_
                                 talk=bool(rounds or try_fixes))
             stack.callback(probes.close)
             header, results = probes.all(only)
-            tried = probes.try_fixes(trials.choose(_record(sample, header, results, probes), try_fixes,
-                                                   timed=bool(rounds))) if try_fixes and probes.live else []
+            tried = probes.try_fixes(trials.choose(RawRecord.from_json(_record(sample, header, results, probes)),
+                                                   try_fixes, timed=bool(rounds))) if try_fixes and probes.live else []
             started.append((probes, header, results, tried, work))
             if probes.interrupted:
                 break
@@ -89,9 +90,8 @@ def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_
                 record["rounds"] = times
             if try_fixes:
                 record["trials"] = tried
-            cross_check(record, work, rtol)
-            record["files"] = files.read(record)
-            records.append(record)
+            record = cross_check(RawRecord.from_json(record), work, rtol)
+            records.append(record.but(files=files.read(record)))
     return records
 
 
@@ -120,13 +120,16 @@ def _interleave(runs, rounds, budget_s, progress):
 def sweep_point(record):
     """One size of a population sweep: each variant's timing (and its rounds), and the compile metrics its meaning
     needs."""
-    rounds = (record.get("rounds") or {}).get("variants") or {}
+    rounds = (record.rounds.variants if record.rounds else None) or {}
 
     def point(v):
-        graphs = [{"metrics": {"entire_frame_compile_time_s": (g.get("metrics") or {}).get("entire_frame_compile_time_s")}}
-                  for g in (v.get("capture") or {}).get("graphs") or []]
-        return dict({k: v.get(k) for k in SWEEP_KEYS}, capture={"graphs": graphs}, rounds=rounds.get(v["id"]) or [])
-    return {"population": record["sample"]["population"], "variants": [point(v) for v in record["variants"]]}
+        graphs = [{"metrics": {"entire_frame_compile_time_s": (g.metrics or {}).get("entire_frame_compile_time_s")}}
+                  for g in (v.capture.graphs if v.capture else None) or []]
+        facts = v.to_json()
+        return dict({k: facts.get(k) for k in SWEEP_KEYS}, capture={"graphs": graphs},
+                    rounds=[r.to_json() for r in rounds.get(v.id) or []])
+    return RawSweepPoint.from_json({"population": record.sample.population,
+                                    "variants": [point(v) for v in record.variants]})
 
 
 class _ProbeRuns:

@@ -8,44 +8,48 @@ RTOL = 1e-5
 
 
 def cross_check(record, outputs_dir, rtol=None):
-    """Set ``reference`` (the "" family's, or the first family's) on the record, ``checked_against``,
-    ``matches_reference`` and ``mismatch`` on each variant, and ``matches_variant`` and ``mismatch`` on each fix
-    tried (raw facts of the run: the outputs are not kept)."""
-    rtol = rtol or record["sample"].get("tolerance") or RTOL
-    outputs = {}
-    for v in record["variants"]:
-        path = outputs_dir / f"{v['id']}.npy"
-        if v["status"] == "ok" and path.exists():
-            outputs[v["id"]] = np.load(path)
+    """The RawRecord with ``reference`` (the "" family's, or the first family's), each variant's
+    ``checked_against``, ``matches_reference`` and ``mismatch``, and each fix tried's ``matches_variant`` and
+    ``mismatch`` (raw facts of the run: the outputs in ``outputs_dir`` are not kept)."""
+    rtol = rtol or record.sample.tolerance or RTOL
+    outputs = {v.id: np.load(path) for v in record.variants
+               if v.status == "ok" and (path := outputs_dir / f"{v.id}.npy").exists()}
     references = {}
     for kind in ("python", "numpy", "torch"):
-        for v in record["variants"]:
-            if v["kind"] == kind and not v["compiled"] and v["id"] in outputs:
-                references.setdefault(v.get("family", ""), v["id"])
-    record["reference"] = references.get("", next(iter(references.values()), None))
-    n = record["sample"]["population"]
-    for v in record["variants"]:
-        v["checked_against"] = None
-        if v["id"] not in outputs:
-            v["matches_reference"] = None
-            continue
-        got, expected_rows = outputs[v["id"]], v.get("measured_population") or n
-        if got.ndim not in (1, 2) or got.shape[0] != expected_rows:
-            v["matches_reference"] = False
-            v["mismatch"] = (f"returned shape {tuple(got.shape)}, expected ({expected_rows},) or ({expected_rows}, k): "
-                             "one value, or one row of k objectives, per individual")
-            continue
-        own = f"{v['function'][len('fitness_'):]}" if v["compiled"] else None
-        against = own if own in outputs else references.get(v.get("family", ""))
-        if against is None or against == v["id"]:
-            v["matches_reference"] = True if against else None
-            continue
-        v["checked_against"] = against
-        v["matches_reference"], v["mismatch"] = compare(outputs[against], got, rtol)
-    for t in record.get("trials") or []:  # a fix tried computes what its variant computed
-        path = outputs_dir / f"{t['id']}.npy"
-        if t.get("status") == "ok" and path.exists() and t["variant"] in outputs:
-            t["matches_variant"], t["mismatch"] = compare(outputs[t["variant"]], np.load(path), rtol)
+        for v in record.variants:
+            if v.kind == kind and not v.compiled and v.id in outputs:
+                references.setdefault(v.given("family", ""), v.id)
+    variants = [_checked(v, outputs, references, record.sample.population, rtol) for v in record.variants]
+    checked = record.but(reference=references.get("", next(iter(references.values()), None)), variants=variants)
+    if record.trials is None:
+        return checked
+    return checked.but(trials=[_tried(t, outputs, outputs_dir, rtol) for t in record.trials])
+
+
+def _checked(v, outputs, references, n, rtol):
+    """The variant with what its output says against its reference's (its own eager function's, if compiled)."""
+    if v.id not in outputs:
+        return v.but(checked_against=None, matches_reference=None)
+    got, expected_rows = outputs[v.id], v.measured_population or n
+    if got.ndim not in (1, 2) or got.shape[0] != expected_rows:
+        return v.but(checked_against=None, matches_reference=False, mismatch=(
+            f"returned shape {tuple(got.shape)}, expected ({expected_rows},) or ({expected_rows}, k): one value, or "
+            "one row of k objectives, per individual"))
+    own = f"{v.function[len('fitness_'):]}" if v.compiled else None
+    against = own if own in outputs else references.get(v.given("family", ""))
+    if against is None or against == v.id:
+        return v.but(checked_against=None, matches_reference=True if against else None)
+    matches, mismatch = compare(outputs[against], got, rtol)
+    return v.but(checked_against=against, matches_reference=matches, mismatch=mismatch)
+
+
+def _tried(t, outputs, outputs_dir, rtol):
+    """A fix tried, with its output against its variant's: it computes what its variant computed."""
+    path = outputs_dir / f"{t.id}.npy"
+    if t.status == "ok" and path.exists() and t.variant in outputs:
+        matches, mismatch = compare(outputs[t.variant], np.load(path), rtol)
+        return t.but(matches_variant=matches, mismatch=mismatch)
+    return t
 
 
 def compare(expected, got, rtol=RTOL):

@@ -18,6 +18,7 @@ from inspector.analysis import files
 from inspector.collect import CollectError, _source
 from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
+from inspector.raw import RawRecord
 from inspector.record import SCHEMA
 
 
@@ -28,7 +29,7 @@ BOOTSTRAP = ("import os, sys; sys.path.insert(0, os.environ['INSPECTOR_BOOTSTRAP
 
 
 def collect_program(target, argv=(), *, module=False, python=None, trace_dir=None, trace=True, profile=True):
-    """(the program's exit status, its raw record) for ``python TARGET ARGV`` (``module``: ``python -m``);
+    """(the program's exit status, its RawRecord) for ``python TARGET ARGV`` (``module``: ``python -m``);
     ``trace``/``profile``: whether one call per function is traced for its Python lines / profiled for its kernels."""
     with tempfile.TemporaryDirectory(prefix="inspector-") as work:
         results = Path(work) / "results.jsonl"
@@ -55,8 +56,7 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
         raise CollectError(f"inspector's probe could not start under {command[0]} ({how_it_ended(status)})")
     end = next((m for m in messages if m.get("type") == "program"), None)
     record = program_record(header, end, status, trace_dir)
-    record["program"]["load"] = window
-    return status, record
+    return status, record.but(program=record.program.but(load=window))
 
 
 def _children_cpu():
@@ -66,7 +66,7 @@ def _children_cpu():
 
 
 def program_record(header, end, status, trace_dir=None, reader=None, made_by="run"):
-    """The raw record of a program's run from the probe's ``header`` and ``program`` messages (``end``: None when
+    """The RawRecord of a program's run from the probe's ``header`` and ``program`` messages (``end``: None when
     the program ended without one); ``reader(path)``: where to read source files from besides the disk;
     ``made_by``: run, or the Python API's capture or inspect."""
     program = header["program"]
@@ -89,8 +89,8 @@ def program_record(header, end, status, trace_dir=None, reader=None, made_by="ru
         "variants": [dict(f, kind="torch", compiled=True, preview=False, family="", status=_status(f))
                      for f in (end or {}).get("functions", [])],
     }
-    record["files"] = files.read(record, reader)
-    return record
+    record = RawRecord.from_json(record)
+    return record.but(files=files.read(record, reader))
 
 
 def _status(function):

@@ -183,8 +183,8 @@ def test_hostile_text_and_bytes_are_escaped_in_the_report(hostile_report):
     assert "<script>window" not in html and "<img" not in html
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in html
     record = load(out / "hostile.json")
-    assert record["sample"]["title"] == HOSTILE_TITLE
-    assert "caf\ufffd" in record["sample"]["source"]
+    assert record.sample.title == HOSTILE_TITLE
+    assert "caf\ufffd" in record.sample.source
     assert analyze(record).variant("numpy_hostile").error == HOSTILE_ERROR
     assert run_cli("render", out / "hostile.json").returncode == 1  # the failed variant still fails
 

@@ -26,7 +26,7 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     record = load(out / "trig.json")
-    assert record["schema"] == SCHEMA and record["sample"]["population"] == 2000
+    assert record.schema == SCHEMA and record.sample.population == 2000
     a = analyze(record)
     for v in a.variants:
         if v.device == "cuda" and not a.env.cuda:
@@ -49,23 +49,23 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
     assert v.time_split.kernels_s > 0 and v.timing.first_call_s > v.timing.median_s
     assert [s.population for s in a.sweep] == [1000, 2000]
     # each kernel also timed on 1 thread (the same compiled code), and how busy the machine was meanwhile
-    for raw in record["variants"]:
-        if raw["status"] == "ok":
-            assert raw["load"]["wall_s"] > 0 and raw["load"]["cpus"] == a.env.cpu_count
-        if raw["id"].endswith("-compiled-cpu") and a.env.threads > 1:
-            one = {e["name"] for e in raw["thread_scaling"]["events"] if e.get("threads") == 1}
-            assert one >= {k.name for k in a.variant(raw["id"]).kernels if k.generated}
-            assert not raw["recompiles"]["graphs"]  # timing on 1 thread compiled nothing anew
+    for raw in record.variants:
+        if raw.status == "ok":
+            assert raw.load["wall_s"] > 0 and raw.load["cpus"] == a.env.cpu_count
+        if raw.id.endswith("-compiled-cpu") and a.env.threads > 1:
+            one = {e["name"] for e in raw.thread_scaling.events if e.get("threads") == 1}
+            assert one >= {k.name for k in a.variant(raw.id).kernels if k.generated}
+            assert not raw.recompiles.graphs  # timing on 1 thread compiled nothing anew
     assert v.threads.points[0][0] == 1 and v.threads.speedup == v.threads.points[0][1] / v.threads.points[-1][1]
     # then every variant that ran, timed again in 3 rounds, each in turn: the ratios are taken side by side
-    ran = {raw["id"] for raw in record["variants"] if raw["status"] == "ok"}
-    fixes = {t["id"] for t in record["trials"]}  # the fixes tried are timed in the same rounds
-    assert set(record["rounds"]["variants"]) == ran | fixes and a.rounds.count == 3
+    ran = {raw.id for raw in record.variants if raw.status == "ok"}
+    fixes = {t.id for t in record.trials}  # the fixes tried are timed in the same rounds
+    assert set(record.rounds.variants) == ran | fixes and a.rounds.count == 3
     assert all(len(v.timing.rounds_s) == 3 and v.speedup_vs_numpy_spread for v in a.variants if v.id in ran)
     html = (out / "trig.html").read_text()
     assert "Speedup against population size" in html and "Where the time goes" in html
     # torch's structured trace beside the record: tlparse reads it with the command the README gives
-    assert (record["trace_dir"], record["trace_logs"]) == ("trig.trace", ["torch_trace.log"])
+    assert (record.trace_dir, record.trace_logs) == ("trig.trace", ["torch_trace.log"])
     assert "tlparse trig.trace/torch_trace.log -o trig.tlparse --no-browser" in html
     tlparse(out / "trig.trace" / "torch_trace.log", out / "trig.tlparse")
 
@@ -73,12 +73,12 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
 def test_the_fixes_for_strided_loads_are_tried_side_by_side_and_shown_where_the_advice_is(trig):
     proc, out = trig
     record = load(out / "trig.json")
-    tried = {t["fix"]: t for t in record["trials"]}
+    tried = {t.fix: t for t in record.trials}
     assert set(tried) == {"column-major", "tiling-off"}  # trig's constraint lines load genes strided
     for t in tried.values():
-        assert t["status"] == "ok" and t["matches_variant"] is True, t
-        assert t["capture"]["graphs"] and len(record["rounds"]["variants"][t["id"]]) == 3
-        assert f"trying {t['fix']} on {t['variant']}" in proc.stderr
+        assert t.status == "ok" and t.matches_variant is True, t
+        assert t.capture.graphs and len(record.rounds.variants[t.id]) == 3
+        assert f"trying {t.fix} on {t.variant}" in proc.stderr
     a = analyze(record)
     trials = {t.fix: t for v in a.variants for t in v.trials}
     assert trials["column-major"].vectorized_now  # column-major: the constraint lines' loads are contiguous
@@ -205,8 +205,8 @@ def test_redact_leaves_no_path_of_this_machine_nor_the_programs_output(tmp_path)
         text = (tmp_path / name).read_text()
         assert os.path.expanduser("~") not in text and sys.executable not in text and "/site-packages" not in text
     record = load(tmp_path / "poly.json")
-    assert record["redacted"] and record["probe_log"] == "(redacted: the program's printed output)"
-    assert record["env"]["executable"] == "<python>"
+    assert record.redacted and record.probe_log == "(redacted: the program's printed output)"
+    assert record.env.executable == "<python>"
 
 
 def test_a_variant_timed_while_another_process_loads_the_machine_says_so(tmp_path):
@@ -222,7 +222,7 @@ def test_a_variant_timed_while_another_process_loads_the_machine_says_so(tmp_pat
             p.kill()
     assert proc.returncode == 0, proc.stderr
     record = load(tmp_path / "poly.json")
-    facts = record["variants"][0]["load"]
+    facts = record.variants[0].load
     assert facts["wall_s"] > 0.3 and facts["others_cpu_s"] > 0.3 * facts["wall_s"]
     v = analyze(record).variant("numpy")
     assert v.load.others_share >= 0.2 and v.load.busy.startswith("timed on a busy machine: other processes used")

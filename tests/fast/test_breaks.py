@@ -9,10 +9,12 @@ from inspector.analysis import breaks, recompiles
 from inspector.analysis.lines import Sources
 from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, SourceFile
+from inspector.raw import RawBreak, RawEnv
 from inspector.render.base import renderer
 
 # torch 2.13's messages from `inspector run` of a particle-swarm program (tests/fixtures/torch-2.13.0/pso_fallback.py)
 PSO = json.loads((FIXTURES / "torch-2.13.0" / "pso_fallback.json").read_text())
+PSO_BREAKS = {name: [RawBreak.from_json(e) for e in entries] for name, entries in PSO["breaks"].items()}
 PSO_SOURCE = (FIXTURES / "torch-2.13.0" / "pso_fallback.py").read_text()
 PSO_FILES = Sources([SourceFile("pso_fallback.py", "pso_fallback.py", "sample", PSO_SOURCE)])
 
@@ -92,7 +94,7 @@ def test_long_straight_line_code_is_not_an_unrolled_loop(version, stem):
 
 def test_a_message_without_a_location_is_counted_as_not_understood():
     a = analysis("2.13.0", "poly")
-    found, problems = breaks.distinct([{"text": "Graph break: something new", "compile_id": "0/0"}], a.sample)
+    found, problems = breaks.distinct([RawBreak(text="Graph break: something new", compile_id="0/0")], a.sample)
     assert [(b.file, b.line, b.reason, b.cause) for b in found] == [(None, None, "something new", "unknown")]
     assert problems == ["graph break 0/0: no file and line in torch's message: something new"]
 
@@ -104,8 +106,8 @@ def _pso_line(text):
 def test_a_break_whose_following_code_the_backend_failed_on_is_one_entry_that_says_so():
     """torch reports one site three times: the `.item()` break, WON'T CONVERT for the code after it (the backend
     raised a fake-tensor exception on it), and a "Backend compiler exception" break at the same file:line."""
-    entries = PSO["breaks"]["step"]
-    assert [e["text"].startswith("WON'T CONVERT torch_dynamo_resume_in_step_at_18") for e in entries] == [False, True,
+    entries = PSO_BREAKS["step"]
+    assert [e.text.startswith("WON'T CONVERT torch_dynamo_resume_in_step_at_18") for e in entries] == [False, True,
                                                                                                           False]
     (b,), problems = breaks.distinct(entries, PSO_FILES)
     assert not problems
@@ -121,7 +123,7 @@ def test_a_break_whose_following_code_the_backend_failed_on_is_one_entry_that_sa
 
 def test_a_wont_convert_alone_is_told_in_words_on_the_break_it_follows_or_on_its_own():
     """A torch that gives no "Backend compiler exception" break after it: the WON'T CONVERT message itself."""
-    item, wont_convert, _ = PSO["breaks"]["step"]
+    item, wont_convert, _ = PSO_BREAKS["step"]
     (b,), _ = breaks.distinct([item, wont_convert], PSO_FILES)
     assert b.cause == "item" and b.after == ("the code after it did not compile: the compiler backend failed with "
                                              "DataDependentOutputException: aten._local_scalar_dense.default; "
@@ -134,7 +136,7 @@ def test_a_wont_convert_alone_is_told_in_words_on_the_break_it_follows_or_on_its
 
 def test_a_data_dependent_operator_is_an_item_break_with_the_flag_torchs_hint_names():
     """`torch.arange(k.max())` reads a number out of a tensor (aten._local_scalar_dense), as `.item()` does."""
-    (b,), _ = breaks.distinct(PSO["breaks"]["grid"], PSO_FILES)
+    (b,), _ = breaks.distinct(PSO_BREAKS["grid"], PSO_FILES)
     assert (b.line, b.reason) == (_pso_line("torch.arange(k.max())"), "Data dependent operator (trace CALL)")
     assert b.cause == "item" and b.flag == SCALARS and any("capture_scalar_outputs = True" in h for h in b.hints)
 
@@ -146,3 +148,9 @@ def test_a_failed_guard_keeps_where_the_guarded_code_is(stack):
     resumed, plain = (r if stack else r.partition("\nUser stack trace:")[0] for r in PSO["recompile_reasons"])
     assert recompiles.guard_text(resumed) == "___stack0 == 724 (at pso.py:22, in the code after a graph break)"
     assert recompiles.guard_text(plain) == "it == 0 (at guards.py:21)"
+
+
+def test_a_break_streamed_before_any_record_exists_is_told_at_its_site():
+    """`inspector breaks` says each break as the probe streams it: its entries and env read as typed values."""
+    found = breaks.first_seen(PSO_BREAKS["grid"], RawEnv.from_json({}), "pso_fallback.py", None)
+    assert found == [("pso_fallback.py", _pso_line("torch.arange(k.max())"), "Data dependent operator (trace CALL)")]

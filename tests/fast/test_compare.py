@@ -13,6 +13,7 @@ from markupsafe import escape as html_escape
 from conftest import RECORDS, VERSIONS, analysis, line_of, record_path, run_cli
 from inspector.analysis import analyze, compare
 from inspector.model import Confounder, Kernel, LineVerdicts, TimeRow
+from inspector.raw import RawRecord
 from inspector.record import load
 from inspector.render import comparison as comparison_words
 from inspector.render.base import renderer
@@ -128,7 +129,7 @@ def test_records_compare_warns_about_other_machines_breaks_gained_and_cache_hits
     for record, cache in ((a, "hit"), (b, "miss")):
         for g in next(v for v in record["variants"] if v["id"] == "torch-compiled-cpu")["capture"]["graphs"]:
             g["fx_graph_cache"] = cache
-    result = compare.compare([analyze(a), analyze(b)])
+    result = compare.compare([analyze(RawRecord.from_json(a)), analyze(RawRecord.from_json(b))])
     text = renderer("text").comparison(result)
     assert (f"warning: threads {a['env']['threads']} → 64: compiled kernels run on that many OpenMP threads (timings "
             "are not comparable)") in text
@@ -153,7 +154,7 @@ def test_escaping_in_the_comparison_html():
     record = json.loads(record_path("2.13.0", "poly").read_text())
     record["config"] = [{"key": "<script>alert(1)</script>", "value": 1}]
     record["env"]["numpy"] = "<script>alert(2)</script>"  # said again as a confounder
-    html = renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"), analyze(record)]))
+    html = renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"), analyze(RawRecord.from_json(record))]))
     assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "NumPy 1.26.4 → &lt;script&gt;alert(2)&lt;/script&gt;:" in html
 
@@ -161,8 +162,8 @@ def test_escaping_in_the_comparison_html():
 def test_runs_that_took_turns_are_compared_round_by_round():
     """poly under torch 2.1.2 and 2.13, as `inspector compare --python A --python B` runs it: both probes alive,
     their variants timed again in 6 alternating rounds; each round's ratio is side by side."""
-    raws = [load(RECORDS / "interleaved" / f"poly-torch-{v}.json") for v in VERSIONS]
-    old, new = (analyze(r) for r in raws)
+    raws = [load(RECORDS / "interleaved" / f"poly-torch-{v}.json").to_json() for v in VERSIONS]
+    old, new = (analyze(RawRecord.from_json(r)) for r in raws)
     assert old.rounds.session == new.rounds.session and {old.rounds.position, new.rounds.position} == {0, 1}
     result = compare.compare([old, new])
     (pair,) = result.pairs
@@ -296,10 +297,10 @@ def test_numpy_and_the_build_of_torch_are_flagged_and_an_unnamed_build_is_unknow
     assert re.search(r'<tr class="differs-row"><th scope="row">numpy <span class="small">\(differs\)', html)
     record = json.loads(record_path("2.13.0", "poly").read_text())
     record["env"]["torch"] = "2.13.0"  # a wheel that names no build
-    (pair,) = compare.compare([analysis("2.1.2", "poly"), analyze(record)]).pairs
+    (pair,) = compare.compare([analysis("2.1.2", "poly"), analyze(RawRecord.from_json(record))]).pairs
     build = next(c for c in pair.confounders if c.key == "build")
     assert build.b == "unknown" and "whether it changed cannot be told" in build.text
-    same = compare.compare([analyze(record), analyze(record)]).pairs[0]
+    same = compare.compare([analyze(RawRecord.from_json(record)), analyze(RawRecord.from_json(record))]).pairs[0]
     assert same.confounders == ()  # one torch, unnamed build: nothing to flag
 
 
@@ -318,7 +319,7 @@ def test_the_per_line_verdict_diff_gives_each_line_its_text_and_both_verdicts():
     # the sample's lines match however each run was given its path
     record = json.loads(record_path("2.13.0", "knapsack_breaks").read_text())
     record["sample"]["path"] = "/elsewhere/samples/knapsack_breaks.py"
-    moved = next(v for v in compare.compare([old, analyze(record)]).pairs[0].variants if v.id == "numpy-compiled-cpu")
+    moved = next(v for v in compare.compare([old, analyze(RawRecord.from_json(record))]).pairs[0].variants if v.id == "numpy-compiled-cpu")
     assert moved.lines == v.lines
 
 

@@ -1,9 +1,8 @@
 """Inductor's decisions, recorded where it made them, in the line verdicts: from checked-in probe output."""
 
-import copy
-
 from conftest import analysis, line_of, record_path
 from inspector.analysis import analyze
+from inspector.raw import RawRecord
 from inspector.record import load
 
 
@@ -61,23 +60,23 @@ def test_sum_row_function_is_serial_from_the_recorded_parallel_decision():
 
 
 def test_a_record_without_decisions_says_the_reason_is_not_recorded():
-    record = load(record_path("2.13.0", "ten_genes"))
+    record = load(record_path("2.13.0", "ten_genes")).to_json()
     for v in record["variants"]:
         for g in (v.get("capture") or {}).get("graphs") or []:
             for n in g.get("nests") or []:
                 n.pop("decisions", None)
         (v.get("capture") or {}).pop("decision_hooks", None)
-    a = analyze(record)
+    a = analyze(RawRecord.from_json(record))
     texts = [r.text for e in a.variant("numpy-compiled-cpu").lines for r in e.why if r.not_vectorized]
     assert texts and all("tiling decision is not recorded" in t for t in texts)
     assert not any("turned SIMD off" in t for t in texts)
 
 
 def test_an_unknown_decision_is_counted_not_guessed():
-    record = copy.deepcopy(load(record_path("2.13.0", "ten_genes")))
+    record = load(record_path("2.13.0", "ten_genes")).to_json()
     (raw,) = [v for v in record["variants"] if v["id"] == "numpy-compiled-cpu"]
     nest = raw["capture"]["graphs"][0]["nests"][0]
     nest["decisions"].append({"kind": "a-decision-of-torch-3"})
-    a = analyze(record)
+    a = analyze(RawRecord.from_json(record))
     (count,) = [p for p in a.parse if p.artifact == "Inductor decisions"]
     assert count.read > 0 and any("a-decision-of-torch-3" in p for p in count.problems)

@@ -36,7 +36,7 @@ def test_inspectors_own_failure_is_exit_4_with_the_traceback_only_when_verbose(b
     quiet = run_cli("render", broken, "-o", tmp_path)
     assert quiet.returncode == 4 and "Traceback" not in quiet.stderr
     assert quiet.stderr.strip() == ("inspector: internal error while analysing the record: AttributeError: 'str' "
-                                    f"object has no attribute 'get' ({PLEASE_REPORT})")
+                                    f"object has no attribute 'median_s' ({PLEASE_REPORT})")
     verbose = run_cli("render", broken, "-o", tmp_path, "--verbose")
     assert verbose.returncode == 4 and verbose.stderr.startswith("Traceback (most recent call last)")
     assert not (tmp_path / "broken.html").exists()

@@ -2,11 +2,11 @@
 the rest as torch wrote it (explanation, hints, the user's code with carets under it), preformatted, folded in the
 HTML. The error is torch 2.13's, captured by `inspector run` (tests/fixtures/torch-2.13.0/fullgraph_error.txt)."""
 
-import copy
 import re
 
 from conftest import FIXTURES, record_path
 from inspector.analysis import analyze
+from inspector.raw import RawRecord
 from inspector.record import load
 from inspector.render.base import renderer
 
@@ -15,9 +15,9 @@ ERROR = (FIXTURES / "torch-2.13.0" / "fullgraph_error.txt").read_text()
 
 def _failed():
     """The GA program's record with its compiled function failed as a fullgraph=True function with a branch fails."""
-    record = copy.deepcopy(load(record_path("2.13.0", "ga")))
+    record = load(record_path("2.13.0", "ga")).to_json()
     record["variants"][0].update(status="error", error=ERROR)
-    return analyze(record)
+    return analyze(RawRecord.from_json(record))
 
 
 def test_the_summary_tells_the_error_once_under_the_name_once_with_its_carets_in_place():

@@ -11,6 +11,7 @@ from inspector.analysis import analyze, recompiles
 from inspector.record import redact
 from inspector.render.base import renderer
 from inspector.model import BreaksView
+from inspector.raw import RawRecord, RawVariant
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -107,7 +108,7 @@ def test_a_guard_on_a_fresh_object_each_call_is_one_guard_and_every_call_says_so
                for i in range(1, 6)]
     raw = {"calls": 5, "recompiles": {"graphs": [{"compile_id": r.split(":")[0], "metrics": {"recompile_reason": r}}
                                                  for r in reasons], "limits": []}}
-    r = recompiles.recompilation(raw)
+    r = recompiles.recompilation(RawVariant.from_json(raw))
     assert r.guards == [["___check_obj_id(___stack0, …), type=<class 'tensor_info'>", 5]]
     assert r.every_call and r.text.startswith("recompiled on every call (5 recompiles in 5 calls after the first)")
 
@@ -115,11 +116,11 @@ def test_a_guard_on_a_fresh_object_each_call_is_one_guard_and_every_call_says_so
 def test_a_redacted_record_names_no_path_of_the_machine_and_still_analyses():
     record = json.loads(record_path("2.13.0", "pymoo_g7").read_text())
     record["probe_log"] = "generation 1: best 12.5"
-    out = redact(record, home="/home/user")
-    text = json.dumps(out)
+    out = redact(RawRecord.from_json(record), home="/home/user")
+    text = json.dumps(out.to_json())
     assert "/home/user/" not in text and "/opt/python" not in text.replace("<python>", "")
     assert "site-packages/" not in text and "<site-packages>/pymoo/problems/single/g.py" in text
-    assert out["probe_log"] == "(redacted: the program's printed output)" and out["env"]["executable"] == "<python>"
+    assert out.probe_log == "(redacted: the program's printed output)" and out.env.executable == "<python>"
     a = analyze(out)
     assert [f.display for f in a.files][1:] == ["pymoo/gradient/toolbox/__init__.py", "pymoo/problems/single/g.py"]
     assert a.variant("numpy-compiled-cpu").breaks[0].where == "library"

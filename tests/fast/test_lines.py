@@ -6,6 +6,7 @@ import pytest
 
 from conftest import VERSIONS, analysis, line_of, record_path, statuses
 from inspector.analysis import analyze
+from inspector.raw import RawRecord
 from inspector.record import load
 
 
@@ -179,9 +180,9 @@ def test_stacks_replayed_from_the_cache_of_another_checkout_still_map(tmp_path):
               for traces in (g.get("kernel_stack_traces") or {}).values() for s in traces]
     assert stacks and all(real not in s for s in stacks) and any("/elsewhere/" in s for s in stacks)
     moved = json.dumps(record)
-    assert [(e.line, e.status, e.how) for v in analyze(json.loads(moved)).variants for e in v.lines] == verdicts
+    assert [(e.line, e.status, e.how) for v in analyze(RawRecord.from_json(json.loads(moved))).variants for e in v.lines] == verdicts
     other = json.loads(moved.replace("checkout/samples/poly.py", "checkout/samples/other.py"))
-    compiled = [v for v in analyze(other).variants if v.lines]
+    compiled = [v for v in analyze(RawRecord.from_json(other)).variants if v.lines]
     assert compiled and not any("provenance" in e.how for v in compiled for e in v.lines)
 
 
@@ -268,7 +269,7 @@ def test_without_nest_records_a_line_in_differing_nests_is_unknown_not_the_kerne
     for v in record["variants"]:
         for g in (v.get("capture") or {}).get("graphs") or []:
             g.pop("nests", None)
-    v = analyze(record).variant("numpy-compiled-cpu")
+    v = analyze(RawRecord.from_json(record)).variant("numpy-compiled-cpu")
     lines = [e for e in v.lines if e.status]
     assert lines and all((e.status, e.vectorized) == ("parallel", "unknown") for e in lines)
     assert all(e.how == ["provenance"] and e.nests == [] for e in lines)

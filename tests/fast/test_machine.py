@@ -10,6 +10,7 @@ from inspector.analysis.machine import with_machine_code
 from inspector.analysis.parse import cpp
 from inspector.model import Kernel
 from inspector.probe.machine import count
+from inspector.raw import RawRecord
 from inspector.record import kernel_key
 from inspector.render.words import sentence
 
@@ -49,13 +50,13 @@ def test_without_packed_arithmetic_or_without_a_record_the_verdict_is_inductors(
     for raw in record["variants"]:
         for entry in (raw.get("capture") or {}).get("machine_code") or []:
             _without_packed(entry)
-    v = analyze(record).variant("torch-compiled-cpu")
+    v = analyze(RawRecord.from_json(record)).variant("torch-compiled-cpu")
     (line,) = [e for e in v.lines if e.kernels]
     assert line.vectorized == "none" and "machine-disagrees" not in [r.kind for r in line.why]
     assert "machine code: packed SIMD in 0 of 1 C++ loop nests" in sentence(v, "samples/decoded.py")
     for raw in record["variants"]:
         (raw.get("capture") or {}).pop("machine_code", None)
-    a = analyze(record)
+    a = analyze(RawRecord.from_json(record))
     v = a.variant("torch-compiled-cpu")
     (line,) = [e for e in v.lines if e.kernels]
     assert line.vectorized == "none" and not [r for r in line.why if r.kind.startswith("machine")]

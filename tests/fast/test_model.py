@@ -14,6 +14,7 @@ from inspector.analysis import analyze, compare
 from inspector.record import load
 from inspector.render.words import timing_notes
 from inspector.model import FORMAT, BreaksView, Reason, ReasonKind, Status
+from inspector.raw import RawRecord
 from inspector.render.base import renderer
 
 
@@ -39,10 +40,10 @@ def test_enum_members_read_as_their_words_and_unknown_words_are_refused():
 
 
 def test_a_cuda_variants_copies_are_a_typed_transfer_said_in_its_timing_notes():
-    record = load(record_path("2.13.0", "poly"))
+    record = load(record_path("2.13.0", "poly")).to_json()
     raw = next(v for v in record["variants"] if v["id"] == "torch-compiled-cpu")
     raw["transfer"] = {"to_device_s": 0.002, "to_device_bytes": 8000, "to_host_s": None, "to_host_bytes": None}
-    v = analyze(record).variant("torch-compiled-cpu")
+    v = analyze(RawRecord.from_json(record)).variant("torch-compiled-cpu")
     assert v.transfer == model.Transfer(0.002, 8000, None, None)
     assert model.to_json(v)["transfer"] == raw["transfer"]
     assert [n for n in timing_notes(v, 1) if "copying the population there takes 2 ms, which" in n]

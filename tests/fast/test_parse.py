@@ -10,6 +10,7 @@ from conftest import FIXTURES, VERSIONS, record_path
 from inspector.analysis import kernels
 from inspector.analysis.parse import breaks, loads, triton, wrapper
 from inspector.model import Launch
+from inspector.raw import RawBreak
 
 
 def output_code(version, stem, vid, graph=0):
@@ -189,7 +190,7 @@ def test_wrapper_gives_each_launch_its_buffer_sizes(version):
 
 
 def test_graph_break_in_the_torch_2_1_format():
-    b = breaks.parse({"text": (FIXTURES / "torch-2.1.2" / "graph-break.txt").read_text(), "mechanism": "logger"})
+    b = breaks.parse(RawBreak(text=(FIXTURES / "torch-2.1.2" / "graph-break.txt").read_text(), mechanism="logger"))
     assert b["file"].endswith("graph_break.py") and b["line"] == 12
     assert b["reason"].startswith("generic_jump") and "from user code" not in b["reason"]
     assert b["cause"] == "data-dependent-branch" and "where" in b["fix"]
@@ -202,7 +203,7 @@ def test_graph_break_in_the_torch_2_1_format():
     ("2.1.2", "torch-compiled-cpu", {"item", "print"}),
 ])
 def test_knapsack_break_messages_name_their_cause_under_each_torch(version, vid, causes):
-    parsed = [breaks.parse({"text": t}) for t in break_texts(version, "knapsack_breaks", vid)]
+    parsed = [breaks.parse(RawBreak(text=t)) for t in break_texts(version, "knapsack_breaks", vid)]
     assert parsed and all(b["file"].endswith("knapsack_breaks.py") and b["line"] for b in parsed)
     assert {b["cause"] for b in parsed} == causes
     flags = {b["cause"]: b["flag"] for b in parsed}
@@ -214,7 +215,7 @@ def test_the_cause_comes_from_torchs_words_not_the_users_quoted_code():
     (text, *_) = break_texts("2.13.0", "knapsack_breaks", "numpy-compiled-cpu")
     quoted = text.replace("code: if over.any():", "code: print(over.item())")
     assert "print(over.item())" in quoted
-    b = breaks.parse({"text": quoted})
+    b = breaks.parse(RawBreak(text=quoted))
     assert b["cause"] == "data-dependent-branch" and b["flag"] is None
 
 

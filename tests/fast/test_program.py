@@ -13,6 +13,7 @@ from inspector.analysis import analyze
 from inspector.record import load
 from inspector.api import program_name
 from inspector.collect.program import _status
+from inspector.raw import RawRecord
 from inspector.render.base import renderer
 from inspector.render.words import run_notes
 
@@ -20,7 +21,7 @@ from inspector.render.words import run_notes
 @pytest.mark.parametrize("version", VERSIONS)
 def test_the_gas_compiled_fitness_with_its_breaks_and_recompilations_at_their_calls(version):
     a = analysis(version, "ga")
-    raw = load(record_path(version, "ga"))["variants"][0]
+    raw = load(record_path(version, "ga")).to_json()["variants"][0]
     (f,) = a.variants
     assert (f.id, a.program.exit, a.program.ended, f.run.calls) == ("fitness", 0, "normally", 8)
     assert line_of(a, "best = value.min().item()") in {b.line for b in f.breaks}
@@ -40,15 +41,15 @@ def test_the_gas_compiled_fitness_with_its_breaks_and_recompilations_at_their_ca
 
 
 def test_a_function_with_hundreds_of_graphs_gives_a_page_that_stays_small():
-    record = load(record_path("2.13.0", "ga"))
-    one = renderer("html").program(analyze(record))  # two graphs with code: a kernel each
+    record = load(record_path("2.13.0", "ga")).to_json()
+    one = renderer("html").program(analyze(RawRecord.from_json(record)))  # two graphs with code: a kernel each
     many = copy.deepcopy(record)
     v = many["variants"][0]
     first = next(g for g in v["capture"]["graphs"] if g.get("output_code"))
     text = json.dumps(first)  # 400 more graphs, each with kernels of its own names
     v["recompiles"]["graphs"] += [dict(json.loads(text.replace("cpp_fused_", f"cpp_fused_g{n}_")), compile_id=f"{n}/0")
                                   for n in range(10, 410)]
-    a = analyze(many)
+    a = analyze(RawRecord.from_json(many))
     kernels = len(a.variants[0].kernels)
     page = renderer("html").program(a)
     assert kernels > 400 and f"and {kernels - 12} more kernels: in the JSON record" in page
@@ -97,23 +98,23 @@ def test_calls_under_a_stance_are_told_and_eager_ones_kept_out_of_the_compiled_f
 
 
 def test_restarted_attempts_of_one_compile_count_once():
-    record = load(record_path("2.13.0", "ga"))
-    plain = analyze(record).variants[0]
+    record = load(record_path("2.13.0", "ga")).to_json()
+    plain = analyze(RawRecord.from_json(record)).variants[0]
     raw = copy.deepcopy(record)
     v = raw["variants"][0]
     again = [dict(g, compile_id=g["compile_id"] + "_1") for g in v["recompiles"]["graphs"]]
     v["recompiles"]["graphs"] += again  # torch restarted each recompile once: 2/1 and 2/1_1 are one recompile
     for c in v["run"]["compiles"]:
         c["compile_ids"] += [i + "_1" for i in c["compile_ids"]]
-    f = analyze(raw).variants[0]
+    f = analyze(RawRecord.from_json(raw)).variants[0]
     assert f.recompilation.count == plain.recompilation.count
     assert [c.graphs for c in f.run.recompiles] == [c.graphs for c in plain.run.recompiles]
 
 
 def test_a_report_of_inspect_names_the_api_and_shows_the_eager_time():
-    record = copy.deepcopy(load(record_path("2.13.0", "ga")))
+    record = load(record_path("2.13.0", "ga")).to_json()
     record["program"].update(made_by="inspect", eager={"fitness": 0.0123})
-    a = analyze(record)
+    a = analyze(RawRecord.from_json(record))
     text, page = renderer("text").program(a), renderer("html").program(a)
     assert "inspector.inspect(" in text and "12.3 ms" in text and "exit status" not in text
     assert "Exit status" not in page and "inspector.inspect()" in page and "eager, same arguments" in page
@@ -128,11 +129,11 @@ def test_a_programs_report_is_named_after_it_and_a_runners_after_what_it_runs(pr
 
 
 def test_a_function_that_raised_at_a_later_call_keeps_what_its_compiled_calls_showed():
-    record = copy.deepcopy(load(record_path("2.13.0", "ga")))
+    record = load(record_path("2.13.0", "ga")).to_json()
     v = record["variants"][0]
     v.update(error="ValueError: boom\n  more of the message", error_call=6)
     assert _status(v) == "ok" and _status(dict(v, capture={"graphs": [{"compile_id": "0/0"}]})) == "error"
-    a = analyze(record)
+    a = analyze(RawRecord.from_json(record))
     (f,) = a.variants
     assert f.lines and f.kernels and f.run.error_call == 6
     text, page = renderer("text").program(a), renderer("html").program(a)
@@ -140,9 +141,9 @@ def test_a_function_that_raised_at_a_later_call_keeps_what_its_compiled_calls_sh
 
 
 def test_breaks_first_hit_at_a_later_call_are_listed_once_with_the_first_calls():
-    record = load(record_path("2.13.0", "ga"))
+    record = load(record_path("2.13.0", "ga")).to_json()
     raw = record["variants"][0]
-    f = analyze(record).variants[0]
+    f = analyze(RawRecord.from_json(record)).variants[0]
     assert raw["recompiles"]["breaks"] and len(f.breaks) == len({(b.file, b.line, b.reason) for b in f.breaks})
-    read = next(p for p in analyze(record).parse if p.artifact == "graph-break messages").read
+    read = next(p for p in analyze(RawRecord.from_json(record)).parse if p.artifact == "graph-break messages").read
     assert read == len(raw["capture"]["breaks"]) + len(raw["recompiles"]["breaks"])

@@ -12,6 +12,7 @@ import pytest
 from conftest import RECORDS, ROOT, analysis, record_path
 from inspector.analysis import analyze
 from inspector.model import InternalError
+from inspector.raw import RawRecord
 from inspector.render import html as html_module
 from inspector.record import load
 from inspector.render import views
@@ -76,7 +77,7 @@ def test_hostile_text_in_a_record_is_escaped_everywhere():
     record["sample"]["title"] = hostile
     variant = next(v for v in record["variants"] if v["id"] == "numpy")
     variant.update(status="error", error=f"ValueError: {hostile}", error_detail=hostile)
-    a = analyze(record)
+    a = analyze(RawRecord.from_json(record))
     page = renderer("html").report(a)
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert hostile.encode("utf-8", "backslashreplace").decode() in renderer("text").report(a)  # printable anywhere
@@ -89,7 +90,7 @@ def test_what_inspector_did_not_understand_is_counted_and_shown():
     graph["output_code"] = [graph["output_code"][0].replace("def call(self, args):", "def call(self, args):\n"
                                                             "        future_kernel_v9(args)")]
     record["variants"][0].setdefault("capture", {})["problems"] = ["KeyError: 'frame_id'"]
-    a = analyze(record)
+    a = analyze(RawRecord.from_json(record))
     counts = {p.artifact: len(p.problems) for p in a.parse}
     assert counts == {"output code": 1, "graph-break messages": 0, "FX graph stack comments": 0, "log records": 1,
                       "Inductor decisions": 0, "machine code": 0}

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import analysis, line_of, record_path
 from inspector.analysis import analyze, trials
+from inspector.raw import RawRecord
 from inspector.record import load
 from inspector.render import views
 from inspector.render.base import renderer
@@ -15,7 +16,7 @@ FIXES = "ten_genes-fixes"  # ten_genes at its default size: the layout and the t
 
 
 def test_each_fix_tried_is_read_with_its_side_by_side_speedup():
-    record = load(record_path("2.13.0", FIXES))
+    record = load(record_path("2.13.0", FIXES)).to_json()
     rounds = record["rounds"]["variants"]
     tried = {t["fix"]: t for t in record["trials"]}
     assert set(tried) == {"column-major", "tiling-off"}
@@ -67,10 +68,10 @@ def test_the_tiling_heuristic_is_advice_only_with_its_measured_effect(version, s
 
 
 def test_under_torch_2_1_the_checker_decided_so_the_tiling_heuristic_is_not_tried():
-    record = load(record_path("2.1.2", "ten_genes"))
-    nests = [n for v in analyze(record).variants for k in v.kernels for n in k.loop_nests if n.decisions]
+    record = load(record_path("2.1.2", "ten_genes")).to_json()
+    nests = [n for v in analyze(RawRecord.from_json(record)).variants for k in v.kernels for n in k.loop_nests if n.decisions]
     assert nests and all(t.branch == "checker" for n in nests for t in n.decisions.tiling)
-    assert [s["fix"] for s in trials.choose(record, trials.KINDS)] == ["column-major"]
+    assert [s["fix"] for s in trials.choose(RawRecord.from_json(record), trials.KINDS)] == ["column-major"]
     a = analysis("2.1.2", FIXES)
     for t in (t for v in a.variants for t in v.trials):
         assert t.status == "ok" and t.matches is True or t.text.endswith(f"failed: {t.error}")
@@ -92,12 +93,12 @@ def test_choose_tries_each_fix_where_it_applies():
 
 
 def test_a_program_says_what_could_be_tried_and_how_not_measured():
-    record = load(record_path("2.13.0", "ga"))
+    record = load(record_path("2.13.0", "ga")).to_json()
     record["program"]["try_fixes"] = False
-    assert views.program_fixes(analyze(record)) == []  # not asked for (--no-try-fixes)
+    assert views.program_fixes(analyze(RawRecord.from_json(record))) == []  # not asked for (--no-try-fixes)
     record["program"]["try_fixes"] = True
-    said = dict(views.program_fixes(analyze(record)))
-    assert said and all(vid == "fitness" for vid, _ in views.program_fixes(analyze(record)))
-    text = renderer("text").program(analyze(record))
+    said = dict(views.program_fixes(analyze(RawRecord.from_json(record))))
+    assert said and all(vid == "fitness" for vid, _ in views.program_fixes(analyze(RawRecord.from_json(record))))
+    text = renderer("text").program(analyze(RawRecord.from_json(record)))
     assert "Could be tried (not measured" in text and "capture_scalar_outputs = True" in text
     assert "dynamic=False" in text

@@ -8,6 +8,7 @@ import numpy as np
 
 from inspector.collect.crosscheck import compare, cross_check
 from inspector.probe import sample
+from inspector.raw import RawRecord
 
 
 def module(source, name="variants_sample"):
@@ -83,8 +84,8 @@ def test_each_variant_is_checked_within_its_family_and_a_compiled_one_against_it
         kind, family = vid.split("_")[0], vid.split("_")[1].split("-")[0]
         record["variants"].append({"id": vid, "function": f"fitness_{vid.split('-')[0]}", "kind": kind,
                                    "compiled": "compiled" in vid, "family": family, "status": "ok"})
-    cross_check(record, tmp_path)
-    got = {v["id"]: (v["checked_against"], v["matches_reference"]) for v in record["variants"]}
+    checked = cross_check(RawRecord.from_json(record), tmp_path)
+    got = {v.id: (v.checked_against, v.matches_reference) for v in checked.variants}
     assert got == {"python_a": (None, True), "numpy_a": ("python_a", True), "numpy_a-compiled-cpu": ("numpy_a", False),
                    "python_b": (None, True), "numpy_b": ("python_b", True), "numpy_b-compiled-cpu": ("numpy_b", True)}
 
@@ -103,9 +104,8 @@ def test_a_wrong_shape_fails_that_variant_with_the_shapes_it_may_have(tmp_path):
     np.save(tmp_path / "numpy.npy", np.zeros((4, 2, 2)))
     record = {"sample": {"population": 4}, "variants": [
         {"id": "numpy", "function": "fitness_numpy", "kind": "numpy", "compiled": False, "status": "ok"}]}
-    cross_check(record, tmp_path)
-    (v,) = record["variants"]
-    assert v["matches_reference"] is False and v["mismatch"].startswith(
+    (v,) = cross_check(RawRecord.from_json(record), tmp_path).variants
+    assert v.matches_reference is False and v.mismatch.startswith(
         "returned shape (4, 2, 2), expected (4,) or (4, k): one value, or one row of k objectives")
 
 

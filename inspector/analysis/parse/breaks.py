@@ -64,12 +64,12 @@ CAUSES = (
 
 
 def parse(entry):
-    """One break entry {text, compile_id, mechanism} -> a dict of its facts; ``file``/``line`` None when the
-    message names no location (the caller counts that as not understood)."""
-    text = entry.get("text") or ""
+    """One break entry (a ``RawBreak``) -> a dict of its facts; ``file``/``line`` None when the message names no
+    location (the caller counts that as not understood)."""
+    text = entry.text or ""
     not_converted = WONT_CONVERT.match(text)
     facts = _not_converted(text, not_converted) if not_converted else _graph_break(text)
-    return dict(facts, compile_id=entry.get("compile_id"), mechanism=entry.get("mechanism"), text=text)
+    return dict(facts, compile_id=entry.compile_id, mechanism=entry.mechanism, text=text)
 
 
 def _graph_break(text):

@@ -1,0 +1,448 @@
+"""The raw record as typed values: what ``inspector.record`` stores, read once into frozen dataclasses.
+
+``RawRecord.from_json(data)`` reads a schema-2 record (``inspector.record.load`` migrates schema 1 first) and
+``to_json()`` gives the same dict back: a key absent from the JSON stays absent (``absent``), and a key this version
+does not know is kept in its object's ``other`` and listed by ``RawRecord.unknown()`` (the report's parse statistics
+count them), never an error. Each field is the record's key of the same name (docs/record.md); ``but(**changes)``
+is ``dataclasses.replace`` that also writes a key that was absent.
+
+Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
+``compile_options``, ``kernel_stack_traces``, ``launch_configs``) and the probe's leaf
+measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``, a graph's ``fusion``,
+``machine_code``, the profiled passes' ``events``, ``load``, ``transfer``, ``peak_memory``, ``files``
+{path: source} and ``code`` {file, line, name, end_line}.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+import typing
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Optional
+
+
+@dataclass(frozen=True, kw_only=True)
+class Raw:
+    """One JSON object of the record: its known keys as fields, ``other`` the keys this version does not know."""
+
+    other: dict = field(default_factory=dict)
+    absent: frozenset = field(default=frozenset(), repr=False)  # keys the JSON lacked (built directly: none)
+
+    @classmethod
+    def from_json(cls, data):
+        """The typed value of the JSON object ``data``."""
+        if not isinstance(data, dict):
+            raise TypeError(f"{cls.__name__}.from_json takes a dict, not {type(data).__name__}")
+        hints = _fields(cls)
+        return cls(**{name: _read(hint, data[name]) for name, hint in hints.items() if name in data},
+                   other={k: v for k, v in data.items() if k not in hints},
+                   absent=frozenset(name for name in hints if name not in data))
+
+    def to_json(self):
+        """The JSON object this value was read from (or would be read from)."""
+        out = {name: _write(getattr(self, name)) for name in _fields(type(self)) if name not in self.absent}
+        return dict(out, **self.other)
+
+    def given(self, name, default):
+        """The field ``name``, or ``default`` where the JSON had no such key (``dict.get(name, default)``)."""
+        return default if name in self.absent else getattr(self, name)
+
+    def but(self, **changes):
+        """This value with ``changes``, each written to the JSON even where its key was absent."""
+        return replace(self, absent=self.absent - changes.keys(), **changes)
+
+    def unknown(self, where=""):
+        """The keys this version does not know, here and inside, as "path.key"."""
+        found = [f"{where}{key}" for key in self.other]
+        for name in _fields(type(self)):
+            value = getattr(self, name)
+            items = (value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list)
+                     else [(None, value)])
+            found += [x for key, item in items if isinstance(item, Raw)
+                      for x in item.unknown(f"{where}{name}{'' if key is None else f'[{key}]'}.")]
+        return found
+
+
+@functools.cache
+def _fields(cls):
+    """{field name: its type} of a Raw class, without the bookkeeping fields."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in fields(cls) if f.name not in ("other", "absent")}
+
+
+def _read(hint, value):
+    """``value`` (JSON) as ``hint`` says: a Raw class, or a list or dict of one; other values as they are."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if isinstance(hint, type) and issubclass(hint, Raw) and isinstance(value, dict):
+        return hint.from_json(value)
+    if origin is list and isinstance(value, list):
+        return [_read(args[0], x) for x in value]
+    if origin is dict and isinstance(value, dict) and args:
+        return {k: _read(args[1], x) for k, x in value.items()}
+    return value
+
+
+def _write(value):
+    if isinstance(value, Raw):
+        return value.to_json()
+    if isinstance(value, list):
+        return [_write(x) for x in value]
+    if isinstance(value, dict):
+        return {k: _write(x) for k, x in value.items()}
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawError(Raw):
+    where: Optional[str] = None
+    error: Optional[str] = None
+    detail: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawIgnored(Raw):
+    name: Optional[str] = None
+    reason: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawSample(Raw):
+    path: Optional[str] = None
+    file: Optional[str] = None
+    title: Optional[str] = None
+    description: Optional[str] = None
+    population: Optional[int] = None
+    default_population: Optional[int] = None
+    seed: Optional[int] = None
+    shape: Optional[list] = None
+    dtype: Optional[str] = None
+    source: Optional[str] = None
+    tolerance: Optional[float] = None
+    ignored: Optional[list[RawIgnored]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawBandwidth(Raw):
+    gb_s: Optional[float] = None
+    bytes: Optional[int] = None
+    machine: Optional[str] = None
+    method: Optional[str] = None
+    measured: Optional[str] = None
+    cached: Optional[bool] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawEnv(Raw):
+    python: Optional[str] = None
+    torch: Optional[str] = None
+    numpy: Optional[str] = None
+    threads: Optional[int] = None
+    cuda: Optional[str] = None
+    cpu: Optional[str] = None
+    isa: Optional[str] = None
+    platform: Optional[str] = None
+    executable: Optional[str] = None
+    cpu_count: Optional[int] = None
+    min_chunk_size: Optional[int] = None
+    stdlib: Optional[str] = None
+    torch_dir: Optional[str] = None
+    inspector_dir: Optional[str] = None
+    inductor_cache_dir: Optional[str] = None
+    loadavg: Optional[float] = None
+    memory_bandwidth: Optional[RawBandwidth] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawTiming(Raw):
+    first_call_s: Optional[float] = None
+    median_s: Optional[float] = None
+    min_s: Optional[float] = None
+    max_s: Optional[float] = None
+    runs: Optional[int] = None
+    number: Optional[int] = None
+    samples_s: Optional[list[float]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawRoundTiming(Raw):
+    """One round of a variant's alternating rounds (``error`` where it failed); ``load`` stays JSON."""
+
+    round: Optional[int] = None
+    median_s: Optional[float] = None
+    min_s: Optional[float] = None
+    max_s: Optional[float] = None
+    runs: Optional[int] = None
+    number: Optional[int] = None
+    calls: Optional[int] = None
+    load: Optional[dict] = None
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawPythonLine(Raw):
+    file: Optional[str] = None
+    line: Optional[int] = None
+    function: Optional[str] = None
+    count: Optional[int] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawRegions(Raw):
+    calls: Optional[int] = None
+    total_s: Optional[float] = None
+    graphs_s: Optional[float] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawSizeRecompile(Raw):
+    compile_id: Optional[str] = None
+    op_count: Optional[int] = None
+    reason: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawSize(Raw):
+    """A compiled variant's calls at a further population size (``--population-sizes``)."""
+
+    population: Optional[int] = None
+    first_call_s: Optional[float] = None
+    steady_s: Optional[float] = None
+    recompiles: Optional[list[RawSizeRecompile]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawNest(Raw):
+    """One C++ loop nest Inductor generated: ``decisions`` and ``origins`` stay JSON (see the module)."""
+
+    code: Optional[list[str]] = None
+    nodes: Optional[list[str]] = None
+    origins: Optional[list[dict]] = None
+    decisions: Optional[list[dict]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawGraph(Raw):
+    compile_id: Optional[str] = None
+    user_stack: Any = None
+    fx_graph: Optional[str] = None
+    output_code: Optional[list[str]] = None
+    nests: Optional[list[RawNest]] = None
+    fusion: Optional[list[dict]] = None
+    kernel_stack_traces: Any = None
+    metrics: Optional[dict] = None
+    fx_graph_cache: Any = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawBreak(Raw):
+    compile_id: Optional[str] = None
+    text: Optional[str] = None
+    mechanism: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawCapture(Raw):
+    """What a call compiled (a variant's ``capture``, a function's ``recompiles``)."""
+
+    mechanism: Optional[str] = None
+    graphs: Optional[list[RawGraph]] = None
+    breaks: Optional[list[RawBreak]] = None
+    problems: Optional[list[str]] = None
+    records: Optional[int] = None
+    limits: Optional[list] = None
+    decision_hooks: Optional[dict] = None
+    machine_code: Optional[list[dict]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawKernelTimes(Raw):
+    """A profiled pass: its ``events`` [{name, graph, count, time_s}] stay JSON."""
+
+    mechanism: Optional[str] = None
+    calls: Optional[int] = None
+    total_s: Optional[float] = None
+    graphs_s: Optional[float] = None
+    events: Optional[list[dict]] = None
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawThreadScaling(RawKernelTimes):
+    """The pass timing each C++ kernel on fewer threads: its events also have ``threads`` and ``median_s``."""
+
+    threads: Optional[int] = None
+    specialised: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawCompile(Raw):
+    """One call of a program's function that compiled (``kind``: first or recompile)."""
+
+    call: Optional[int] = None
+    seconds: Optional[float] = None
+    kind: Optional[str] = None
+    compile_ids: Optional[list[str]] = None
+    reasons: Optional[list[str]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawStance(Raw):
+    first: Optional[int] = None
+    last: Optional[int] = None
+    stance: Optional[str] = None
+    eager: Optional[bool] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawFallback(Raw):
+    call: Optional[int] = None
+    guard: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawFallbacks(Raw):
+    count: Optional[int] = None
+    first: Optional[list[RawFallback]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawRun(Raw):
+    """A program's function over the run."""
+
+    calls: Optional[int] = None
+    total_s: Optional[float] = None
+    steady_calls: Optional[int] = None
+    steady_s: Optional[float] = None
+    compiles: Optional[list[RawCompile]] = None
+    compiled_at: Optional[int] = None
+    traced_call: Optional[int] = None
+    profiled_call: Optional[int] = None
+    stances: Optional[list[RawStance]] = None
+    eager: Optional[RawTiming] = None
+    fallbacks: Optional[RawFallbacks] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawVariant(Raw):
+    """One variant (a sweep size's too; a program's function). ``rounds``: a sweep size's entries of its rounds."""
+
+    id: Optional[str] = None
+    index: Optional[int] = None
+    function: Optional[str] = None
+    kind: Optional[str] = None
+    compiled: Optional[bool] = None
+    device: Optional[str] = None
+    preview: Optional[bool] = None
+    family: Optional[str] = None
+    code: Optional[dict] = None
+    created: Optional[str] = None
+    checked_against: Optional[str] = None
+    calls: Optional[int] = None
+    status: Optional[str] = None
+    error: Optional[str] = None
+    error_line: Optional[int] = None
+    error_stage: Optional[str] = None
+    error_detail: Optional[str] = None
+    error_call: Optional[int] = None
+    internal_errors: Optional[list[RawError]] = None
+    timing: Optional[RawTiming] = None
+    load: Optional[dict] = None
+    measured_population: Optional[int] = None
+    matches_reference: Optional[bool] = None
+    mismatch: Any = None
+    python_lines: Optional[list[RawPythonLine]] = None
+    capture: Optional[RawCapture] = None
+    recompiles: Optional[RawCapture] = None
+    regions: Optional[RawRegions] = None
+    sizes: Optional[list[RawSize]] = None
+    kernel_times: Optional[RawKernelTimes] = None
+    thread_scaling: Optional[RawThreadScaling] = None
+    transfer: Optional[dict] = None
+    launch_configs: Optional[dict] = None
+    peak_memory: Optional[dict] = None
+    bounds: Optional[list] = None
+    run: Optional[RawRun] = None
+    rounds: Optional[list[RawRoundTiming]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawSweepPoint(Raw):
+    population: Optional[int] = None
+    variants: Optional[list[RawVariant]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawRounds(Raw):
+    """The alternating rounds: ``variants`` {id: [its rounds]}; ``warmup_s`` {id: seconds}."""
+
+    session: Optional[str] = None
+    runs: Optional[int] = None
+    position: Optional[int] = None
+    rounds: Optional[int] = None
+    budget_s: Optional[float] = None
+    warmup_s: Optional[dict] = None
+    variants: Optional[dict[str, list[RawRoundTiming]]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawTrial(Raw):
+    id: Optional[str] = None
+    variant: Optional[str] = None
+    fix: Optional[str] = None
+    layout: Optional[str] = None
+    config: Optional[list] = None
+    compile_options: Optional[dict] = None
+    status: Optional[str] = None
+    error: Optional[str] = None
+    alone: Optional[bool] = None
+    capture: Optional[RawCapture] = None
+    timing: Optional[RawTiming] = None
+    matches_variant: Optional[bool] = None
+    mismatch: Any = None
+    sizes: Optional[list[RawSize]] = None
+    internal_errors: Optional[list[RawError]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawProgram(Raw):
+    made_by: Optional[str] = None
+    argv: Optional[list[str]] = None
+    module: Optional[str] = None
+    exit: Optional[int] = None
+    wall_s: Optional[float] = None
+    ended: Optional[str] = None
+    outside: Optional[dict] = None
+    try_fixes: Optional[bool] = None
+    eager: Optional[dict] = None
+    load: Optional[dict] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawRecord(Raw):
+    """A whole record (docs/record.md)."""
+
+    schema: Optional[str] = None
+    inspector: Optional[str] = None
+    created: Optional[str] = None
+    kind: Optional[str] = None
+    sample: Optional[RawSample] = None
+    env: Optional[RawEnv] = None
+    config: Optional[list] = None
+    compile_options: Optional[dict] = None
+    files: Optional[dict] = None
+    redacted: Optional[bool] = None
+    trace_dir: Optional[str] = None
+    trace_logs: Optional[list[str]] = None
+    reference: Optional[str] = None
+    interrupted: Optional[bool] = None
+    probe_restarts: Optional[int] = None
+    probe_log: Optional[str] = None
+    internal_errors: Optional[list[RawError]] = None
+    variants: Optional[list[RawVariant]] = None
+    sweep: Optional[list[RawSweepPoint]] = None
+    rounds: Optional[RawRounds] = None
+    trials: Optional[list[RawTrial]] = None
+    program: Optional[RawProgram] = None
