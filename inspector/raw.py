@@ -9,8 +9,8 @@ is ``dataclasses.replace`` that also writes a key that was absent.
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
 ``compile_options``, ``kernel_stack_traces``, ``launch_configs``) and the probe's leaf
 measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``, a graph's ``fusion``,
-``machine_code``, the profiled passes' ``events``, ``load``, ``transfer``, ``peak_memory``, ``files``
-{path: source} and ``code`` {file, line, name, end_line}.
+``machine_code``, the profiled passes' ``events``, ``load``, ``transfer``, ``peak_memory`` and ``files``
+{path: source}.
 """
 
 from __future__ import annotations
@@ -153,6 +153,16 @@ class RawEnv(Raw):
     inductor_cache_dir: Optional[str] = None
     loadavg: Optional[float] = None
     memory_bandwidth: Optional[RawBandwidth] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawCode(Raw):
+    """Where a variant's callable's code is (``end_line``: a program's function only)."""
+
+    file: Optional[str] = None
+    line: Optional[int] = None
+    name: Optional[str] = None
+    end_line: Optional[int] = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -337,7 +347,7 @@ class RawVariant(Raw):
     device: Optional[str] = None
     preview: Optional[bool] = None
     family: Optional[str] = None
-    code: Optional[dict] = None
+    code: Optional[RawCode] = None
     created: Optional[str] = None
     checked_against: Optional[str] = None
     calls: Optional[int] = None

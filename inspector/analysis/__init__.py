@@ -111,7 +111,7 @@ def _timed_variant(raw, population):
         error_detail=raw.error_detail, timing=_timing(raw, population),
         measured_population=raw.measured_population, matches_reference=raw.matches_reference,
         mismatch=raw.mismatch, family=raw.given("family", ""), checked_against=raw.checked_against,
-        code=raw.code or {}, transfer=Transfer(**raw.transfer) if raw.transfer else None,
+        code=raw.code.to_json() if raw.code else {}, transfer=Transfer(**raw.transfer) if raw.transfer else None,
         load=machine_load(raw),
         peak_memory_bytes=(raw.peak_memory or {}).get("bytes"), bounds=raw.bounds or [],
         run=_function_run(raw),

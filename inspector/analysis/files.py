@@ -59,7 +59,7 @@ def referenced(record):
     included)."""
     texts, code = [], set()
     for v in record.variants:
-        code.add((v.code or {}).get("file"))
+        code.add(v.code.file if v.code else None)
         capture = v.capture or RawCapture.from_json({})
         texts += [b.text or "" for b in capture.breaks or []]
         for g in capture.graphs or []:
