@@ -9,8 +9,7 @@ is ``dataclasses.replace`` that also writes a key that was absent.
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
 ``compile_options``, ``kernel_stack_traces``, ``launch_configs``) and the probe's leaf
 measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``, a graph's ``fusion``,
-``machine_code``, the profiled passes' ``events``, ``load``, ``transfer``, ``peak_memory`` and ``files``
-{path: source}.
+``machine_code``, the profiled passes' ``events`` and ``files`` {path: source}.
 """
 
 from __future__ import annotations
@@ -49,8 +48,9 @@ class Raw:
         return default if name in self.absent else getattr(self, name)
 
     def but(self, **changes):
-        """This value with ``changes``, each written to the JSON even where its key was absent."""
-        return replace(self, absent=self.absent - changes.keys(), **changes)
+        """This value with ``changes`` (typed or JSON), each written to the JSON even where its key was absent."""
+        hints = _fields(type(self))
+        return replace(self, absent=self.absent - changes.keys(), **{k: _read(hints[k], v) for k, v in changes.items()})
 
     def unknown(self, where=""):
         """The keys this version does not know, here and inside, as "path.key"."""
@@ -166,6 +166,36 @@ class RawCode(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawLoad(Raw):
+    """How busy the machine was over a timing window (``loadavg``: at its start and end)."""
+
+    wall_s: Optional[float] = None
+    cpus: Optional[int] = None
+    others_cpu_s: Optional[float] = None
+    steal_s: Optional[float] = None
+    cpu_total_s: Optional[float] = None
+    loadavg: Optional[list[Optional[float]]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawTransfer(Raw):
+    """A CUDA variant's copies of its population to the device and of its output back."""
+
+    to_device_s: Optional[float] = None
+    to_device_bytes: Optional[int] = None
+    to_host_s: Optional[float] = None
+    to_host_bytes: Optional[int] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawPeakMemory(Raw):
+    """The probe's peak resident bytes, ``since`` its variant started or the probe did."""
+
+    bytes: Optional[int] = None
+    since: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawTiming(Raw):
     first_call_s: Optional[float] = None
     median_s: Optional[float] = None
@@ -178,7 +208,7 @@ class RawTiming(Raw):
 
 @dataclass(frozen=True, kw_only=True)
 class RawRoundTiming(Raw):
-    """One round of a variant's alternating rounds (``error`` where it failed); ``load`` stays JSON."""
+    """One round of a variant's alternating rounds (``error`` where it failed)."""
 
     round: Optional[int] = None
     median_s: Optional[float] = None
@@ -187,7 +217,7 @@ class RawRoundTiming(Raw):
     runs: Optional[int] = None
     number: Optional[int] = None
     calls: Optional[int] = None
-    load: Optional[dict] = None
+    load: Optional[RawLoad] = None
     error: Optional[str] = None
 
 
@@ -359,7 +389,7 @@ class RawVariant(Raw):
     error_call: Optional[int] = None
     internal_errors: Optional[list[RawError]] = None
     timing: Optional[RawTiming] = None
-    load: Optional[dict] = None
+    load: Optional[RawLoad] = None
     measured_population: Optional[int] = None
     matches_reference: Optional[bool] = None
     mismatch: Any = None
@@ -370,9 +400,9 @@ class RawVariant(Raw):
     sizes: Optional[list[RawSize]] = None
     kernel_times: Optional[RawKernelTimes] = None
     thread_scaling: Optional[RawThreadScaling] = None
-    transfer: Optional[dict] = None
+    transfer: Optional[RawTransfer] = None
     launch_configs: Optional[dict] = None
-    peak_memory: Optional[dict] = None
+    peak_memory: Optional[RawPeakMemory] = None
     bounds: Optional[list] = None
     run: Optional[RawRun] = None
     rounds: Optional[list[RawRoundTiming]] = None
@@ -427,7 +457,7 @@ class RawProgram(Raw):
     outside: Optional[dict] = None
     try_fixes: Optional[bool] = None
     eager: Optional[dict] = None
-    load: Optional[dict] = None
+    load: Optional[RawLoad] = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -102,6 +102,11 @@ def _env(raw):
                if bandwidth else None)
 
 
+def _transfer(raw):
+    """The Transfer of a RawTransfer (None without one)."""
+    return Transfer(raw.to_device_s, raw.to_device_bytes, raw.to_host_s, raw.to_host_bytes) if raw else None
+
+
 def _timed_variant(raw, population):
     """A Variant with only what its run and timing say (no kernels or lines)."""
     return Variant(
@@ -111,9 +116,8 @@ def _timed_variant(raw, population):
         error_detail=raw.error_detail, timing=_timing(raw, population),
         measured_population=raw.measured_population, matches_reference=raw.matches_reference,
         mismatch=raw.mismatch, family=raw.given("family", ""), checked_against=raw.checked_against,
-        code=raw.code.to_json() if raw.code else {}, transfer=Transfer(**raw.transfer) if raw.transfer else None,
-        load=machine_load(raw),
-        peak_memory_bytes=(raw.peak_memory or {}).get("bytes"), bounds=raw.bounds or [],
+        code=raw.code.to_json() if raw.code else {}, transfer=_transfer(raw.transfer), load=machine_load(raw),
+        peak_memory_bytes=raw.peak_memory.bytes if raw.peak_memory else None, bounds=raw.bounds or [],
         run=_function_run(raw),
         internal_errors=[_internal(e) for e in raw.internal_errors or []])
 

@@ -1,6 +1,7 @@
 """How busy the machine was while a variant was timed, and when that makes its time suspect."""
 
 from inspector.model import MachineLoad
+from inspector.raw import RawLoad
 
 OTHERS_BUSY = 0.2  # other processes using this share of all CPUs contend with a variant's threads
 STEAL_BUSY = 0.05
@@ -21,21 +22,22 @@ def run_load(record):
         if r.load] + [w for w in [record.program.load if record.program else None] if w]
     if not windows:
         return None
-    cpus = max(w.get("cpus") or 1 for w in windows)
-    total = {key: sum(w.get(key) or 0.0 for w in windows) for key in ("others_cpu_s", "steal_s", "cpu_total_s")}
-    wall = sum((w.get("wall_s") or 0.0) * (w.get("cpus") or 1) for w in windows) / cpus
-    return _load(dict(total, wall_s=wall, cpus=cpus, loadavg=[x for w in windows for x in w.get("loadavg") or []]))
+    cpus = max(w.cpus or 1 for w in windows)
+    total = {key: sum(getattr(w, key) or 0.0 for w in windows) for key in ("others_cpu_s", "steal_s", "cpu_total_s")}
+    wall = sum((w.wall_s or 0.0) * (w.cpus or 1) for w in windows) / cpus
+    return _load(RawLoad(**total, wall_s=wall, cpus=cpus, loadavg=[x for w in windows for x in w.loadavg or []]))
 
 
 def _load(facts):
+    """The MachineLoad of a RawLoad (None without one)."""
     if not facts:
         return None
-    wall, cpus = facts.get("wall_s"), facts.get("cpus") or 1
+    wall, cpus = facts.wall_s, facts.cpus or 1
     long_enough = bool(wall) and wall * cpus >= MIN_WINDOW_CPU_S
-    others = facts["others_cpu_s"] / (wall * cpus) if facts.get("others_cpu_s") is not None and long_enough else None
-    steal = facts["steal_s"] / facts["cpu_total_s"] if facts.get("steal_s") is not None and facts.get(
-        "cpu_total_s") and long_enough else None
-    loadavg = max((x for x in facts.get("loadavg") or [] if x is not None), default=None)
+    others = facts.others_cpu_s / (wall * cpus) if facts.others_cpu_s is not None and long_enough else None
+    steal = facts.steal_s / facts.cpu_total_s if facts.steal_s is not None and facts.cpu_total_s and long_enough \
+        else None
+    loadavg = max((x for x in facts.loadavg or [] if x is not None), default=None)
     said = []
     if others is not None and others >= OTHERS_BUSY:
         said.append(f"other processes used {others:.0%} of the {cpus} CPUs")
