@@ -9,7 +9,7 @@ is ``dataclasses.replace`` that also writes a key that was absent.
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
 ``compile_options``, ``kernel_stack_traces``, ``launch_configs``) and the probe's leaf
 measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``, a graph's ``fusion``,
-``machine_code``, the profiled passes' ``events`` and ``files`` {path: source}.
+``machine_code`` and ``files`` {path: source}.
 """
 
 from __future__ import annotations
@@ -298,20 +298,32 @@ class RawCapture(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawEvent(Raw):
+    """A profiled pass's launches of one kernel or library op (on ``threads``, in the thread-scaling pass), per call."""
+
+    name: Optional[str] = None
+    graph: Optional[str] = None
+    threads: Optional[int] = None
+    count: Optional[float] = None
+    time_s: Optional[float] = None
+    median_s: Optional[float] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawKernelTimes(Raw):
-    """A profiled pass: its ``events`` [{name, graph, count, time_s}] stay JSON."""
+    """A profiled pass."""
 
     mechanism: Optional[str] = None
     calls: Optional[int] = None
     total_s: Optional[float] = None
     graphs_s: Optional[float] = None
-    events: Optional[list[dict]] = None
+    events: Optional[list[RawEvent]] = None
     error: Optional[str] = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class RawThreadScaling(RawKernelTimes):
-    """The pass timing each C++ kernel on fewer threads: its events also have ``threads`` and ``median_s``."""
+    """The pass timing each C++ kernel on fewer threads: its events have ``threads``."""
 
     threads: Optional[int] = None
     specialised: Optional[str] = None

@@ -56,15 +56,15 @@ def kernel_times(kt, kernels):
     for e in kt.events:
         found = _kernel_of(e, kernels)
         if found is None:
-            unmatched.append(e["name"])
+            unmatched.append(e.name)
             continue
         time_s, count = times.get(found.id, (0.0, 0))
-        times[found.id] = (time_s + e["time_s"], count + e["count"])
+        times[found.id] = (time_s + e.time_s, count + e.count)
     total = kt.total_s
     kernels = [replace(k, cost=replace(k.cost, time_s=times[k.id][0], launches_per_call=times[k.id][1],
                                        time_share=times[k.id][0] / total if total else None))
                if k.id in times else k for k in kernels]
-    kernels_s = sum(e["time_s"] for e in kt.events)
+    kernels_s = sum(e.time_s for e in kt.events)
     graphs_s = kt.graphs_s
     return TimeSplit(total_s=total, kernels_s=kernels_s, calls=kt.calls, mechanism=kt.mechanism,
                      wrapper_s=max(0.0, graphs_s - kernels_s) if graphs_s else None,
@@ -73,8 +73,8 @@ def kernel_times(kt, kernels):
 
 def _kernel_of(event, kernels):
     """The one kernel a profiler event names (by name, and by graph where the event knows it), or None."""
-    found = [k for k in kernels if _op(k.name) == _op(event["name"])]
-    found = [k for k in found if k.graph == event.get("graph")] or found
+    found = [k for k in kernels if _op(k.name) == _op(event.name)]
+    found = [k for k in found if k.graph == event.graph] or found
     return found[0] if len(found) == 1 else None
 
 
@@ -158,9 +158,9 @@ def thread_scaling(scaling, kernels):
         return ThreadScaling(n, [], None, scaling.specialised, scaling.specialised), kernels
     medians = {}
     for e in scaling.events or []:
-        k = _kernel_of(e, kernels) if e.get("threads") else None
+        k = _kernel_of(e, kernels) if e.threads else None
         if k is not None:
-            medians.setdefault(k.id, {})[e["threads"]] = e["median_s"]
+            medians.setdefault(k.id, {})[e.threads] = e.median_s
     kernels = [replace(k, cost=replace(k.cost, threads_s=medians[k.id], thread_speedup=medians[k.id][1] / medians[
         k.id][n])) if medians.get(k.id, {}).get(1) and medians[k.id].get(n) else k for k in kernels]
     parallel = [k for k in kernels if k.parallel and k.cost.thread_speedup]
