@@ -8,7 +8,7 @@ is ``dataclasses.replace`` that also writes a key that was absent.
 
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
 ``compile_options``, ``kernel_stack_traces``, ``launch_configs``) and the probe's leaf
-measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``, a graph's ``fusion``,
+measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``,
 ``machine_code`` and ``files`` {path: source}.
 """
 
@@ -264,13 +264,21 @@ class RawNest(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawFusion(Raw):
+    """Why Inductor's scheduler did not fuse two ``nodes`` (a fused one named ``op1_op4``)."""
+
+    nodes: Optional[list[str]] = None
+    reason: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawGraph(Raw):
     compile_id: Optional[str] = None
     user_stack: Any = None
     fx_graph: Optional[str] = None
     output_code: Optional[list[str]] = None
     nests: Optional[list[RawNest]] = None
-    fusion: Optional[list[dict]] = None
+    fusion: Optional[list[RawFusion]] = None
     kernel_stack_traces: Any = None
     metrics: Optional[dict] = None
     fx_graph_cache: Any = None

@@ -336,8 +336,8 @@ def _verdict(groups, breaks, shape, env, fusion):
 def _fusion(graphs):
     """{compile id: [(nodes of one, nodes of the other, reason, the pair as said)]}: the scheduler's records of the
     pairs it did not fuse (torch >= 2.2; a fused node is named ``op1_op4``), read once per graph."""
-    return {g.compile_id: [(set(one.split("_")), set(two.split("_")), r["reason"], f"{one} with {two}")
-                           for r in g.fusion or [] for one, two in [r["nodes"]]] for g in graphs}
+    return {g.compile_id: [(set(one.split("_")), set(two.split("_")), r.reason, f"{one} with {two}")
+                           for r in g.fusion or [] for one, two in [r.nodes]] for g in graphs}
 
 
 def _fusion_reasons(units, fusion):

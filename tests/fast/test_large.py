@@ -9,7 +9,7 @@ from dataclasses import replace
 from conftest import analysis
 from inspector.analysis import lines
 from inspector.model import Reason
-from inspector.raw import RawGraph
+from inspector.raw import RawFusion, RawGraph
 from inspector.render import html
 from inspector.render.base import renderer
 
@@ -72,7 +72,7 @@ def test_the_scheduler_s_reasons_pair_the_nests_they_name_in_a_kernel_of_hundred
     (k,) = a.variant("numpy-compiled-cpu").kernels
     nests = [replace(k.loop_nests[0], index=i + 1, nodes=[f"op{i}"]) for i in range(300)]
     k = replace(k, loop_nests=nests)
-    records = [{"nodes": [f"op{i + 1}", f"op{i}"], "reason": "no shared data"} for i in reversed(range(299))]
+    records = [RawFusion(nodes=[f"op{i + 1}", f"op{i}"], reason="no shared data") for i in reversed(range(299))]
     why = lines._fusion_reasons([(k, n) for n in nests], lines._fusion([RawGraph(compile_id=k.graph, fusion=records)]))
     assert [r.text.split(" are ")[0] for r in why] == [f"nests {i} and {i + 1} of {k.name}" for i in range(1, 300)]
     assert all(r.text.endswith(f"no shared data (op{i} with op{i - 1})") for i, r in enumerate(why, 1))
