@@ -8,8 +8,8 @@ is ``dataclasses.replace`` that also writes a key that was absent.
 
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
 ``compile_options``, ``kernel_stack_traces``, ``launch_configs``) and the probe's leaf
-measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``,
-``machine_code`` and ``files`` {path: source}.
+measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``, and
+``files`` {path: source}.
 """
 
 from __future__ import annotations
@@ -292,6 +292,34 @@ class RawBreak(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawCounts(Raw):
+    """A function's or a source line's instructions by class (a class it has none of is absent)."""
+
+    instructions: Optional[int] = None
+    packed_fp: Optional[int] = None
+    scalar_fp: Optional[int] = None
+    packed_int: Optional[int] = None
+    simd_data: Optional[int] = None
+    gather: Optional[int] = None
+    scatter: Optional[int] = None
+    mask: Optional[int] = None
+    general: Optional[int] = None
+    calls: Optional[dict[str, int]] = None
+    register: Optional[str] = None
+    unclassified: Optional[dict[str, int]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawMachineCode(Raw):
+    """The counted machine code of one C++ kernel, per function and per source line."""
+
+    key: Optional[str] = None
+    functions: Optional[dict[str, RawCounts]] = None
+    lines: Optional[dict[str, RawCounts]] = None
+    seconds: Optional[float] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawCapture(Raw):
     """What a call compiled (a variant's ``capture``, a function's ``recompiles``)."""
 
@@ -302,7 +330,7 @@ class RawCapture(Raw):
     records: Optional[int] = None
     limits: Optional[list] = None
     decision_hooks: Optional[dict] = None
-    machine_code: Optional[list[dict]] = None
+    machine_code: Optional[list[RawMachineCode]] = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -32,8 +32,8 @@ LIBM = {f"{name}{suffix}" for suffix in ("", "f") for name in (
 
 def with_machine_code(kernels, entries):
     """(kernels with ``machine`` joined to each C++ kernel and to the loop nests it can be told for, (entries
-    joined, problems)): ``entries`` are the variant's raw ``machine_code`` records."""
-    by_key = {e["key"]: e for e in entries}
+    joined, problems)): ``entries``: the variant's ``machine_code`` (RawMachineCode)."""
+    by_key = {e.key: e for e in entries}
     out, problems, joined = [], [], set()
     for k in kernels:
         entry = by_key.get(kernel_key(k.code)) if k.backend == Backend.CPP else None
@@ -42,14 +42,14 @@ def with_machine_code(kernels, entries):
             if k.backend == Backend.CPP and entries:
                 problems.append(f"{k.id}: no machine code recorded for it")
             continue
-        joined.add(entry["key"])
-        functions = entry["functions"]
-        unclassified = _merged(f.get("unclassified") for f in functions.values())
+        joined.add(entry.key)
+        functions = entry.functions
+        unclassified = _merged(f.unclassified for f in functions.values())
         unknown = sum(n for _, n in unclassified)
         if unknown:
             problems.append(f"{k.id}: {unknown} instruction{'s' if unknown > 1 else ''} not classified ("
                             + ", ".join(f"{m} x{n}" for m, n in unclassified) + ")")
-        nests, unattributed = _per_nest(k, functions, entry.get("lines"))
+        nests, unattributed = _per_nest(k, functions, entry.lines)
         problems += [f"{k.id}: {p}" for p in unattributed]
         out.append(replace(k, machine=_code(functions.items()), loop_nests=nests))
     problems += [f"machine code {key} joins no kernel of the output code" for key in by_key if key not in joined]
@@ -98,9 +98,9 @@ def _code(functions):
     functions = list(functions)
     if not functions:
         return None
-    total = {c: sum(f.get(c, 0) for _, f in functions) for c in COUNTS}
-    calls = _merged(f.get("calls") for _, f in functions)
-    widths = [f.get("register") for _, f in functions if f.get("register")]
+    total = {c: sum(getattr(f, c) or 0 for _, f in functions) for c in COUNTS}
+    calls = _merged(f.calls for _, f in functions)
+    widths = [f.register for _, f in functions if f.register]
     return MachineCode(
         functions=tuple(dict.fromkeys(name for name, _ in functions)), instructions=total["instructions"],
         packed_fp=total["packed_fp"], scalar_fp=total["scalar_fp"], packed_int=total["packed_int"],
@@ -108,7 +108,7 @@ def _code(functions):
         register=min(widths, key=("zmm", "ymm", "xmm").index) if widths else None,
         vector_math=tuple((n, c) for n, c in calls if VECTOR_MATH.match(n)),
         scalar_math=tuple((n, c) for n, c in calls if n in LIBM),
-        unclassified=_merged(f.get("unclassified") for _, f in functions))
+        unclassified=_merged(f.unclassified for _, f in functions))
 
 
 def _merged(dicts):

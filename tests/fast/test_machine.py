@@ -10,7 +10,7 @@ from inspector.analysis.machine import with_machine_code
 from inspector.analysis.parse import cpp
 from inspector.model import Kernel
 from inspector.probe.machine import count
-from inspector.raw import RawRecord
+from inspector.raw import RawMachineCode, RawRecord
 from inspector.record import kernel_key
 from inspector.render.words import sentence
 
@@ -121,7 +121,7 @@ def test_the_counts_are_per_function_and_per_source_line_and_an_unknown_instruct
         "calls": {"GOMP_barrier": 1}, "unclassified": {"vpdpbusd": 1}}
     assert functions["kernel"]["calls"] == {"GOMP_parallel": 1}  # a tail call through jmp
     assert lines["14"]["packed_fp"] == 1 and lines["9"]["scalar_fp"] == 1 and "packed_fp" not in lines["9"]
-    entry = {"key": kernel_key(KERNEL), "functions": functions, "lines": lines}
+    entry = RawMachineCode.from_json({"key": kernel_key(KERNEL), "functions": functions, "lines": lines})
     values, _ = cpp.facts(KERNEL)
     kernel = Kernel(id="k", name="k", graph="0/0", backend="cpp", code=KERNEL, parallel=True, launches=[], **values)
     (joined,), (read, problems) = with_machine_code([kernel], [entry])
@@ -130,5 +130,5 @@ def test_the_counts_are_per_function_and_per_source_line_and_an_unknown_instruct
     assert read == 1 and problems == ["k: 1 instruction not classified (vpdpbusd x1)"]
     assert joined.machine.unclassified == (("vpdpbusd", 1),) and joined.machine.packed_int == 0
     # without a line table (torch 2.1), both nests are in one outlined function: not told apart, the kernel counted
-    (joined,), (_, problems) = with_machine_code([kernel], [dict(entry, lines={})])
+    (joined,), (_, problems) = with_machine_code([kernel], [entry.but(lines={})])
     assert [n.machine for n in joined.loop_nests] == [None, None] and joined.machine.simd == "packed"
