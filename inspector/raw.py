@@ -8,8 +8,8 @@ is ``dataclasses.replace`` that also writes a key that was absent.
 
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
 ``compile_options``, ``kernel_stack_traces``, ``launch_configs``) and the probe's leaf
-measurements, each read in one analysis module: a nest's ``decisions`` and ``origins``, and
-``files`` {path: source}.
+measurements, each read in one analysis module: a nest's ``decisions`` and ``files``
+{path: source}.
 """
 
 from __future__ import annotations
@@ -254,12 +254,20 @@ class RawSize(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawOrigin(Raw):
+    """A user stack of a nest's FX nodes (``stack``: "" where they have none) and those nodes."""
+
+    stack: Optional[str] = None
+    fx_nodes: Optional[list[str]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawNest(Raw):
-    """One C++ loop nest Inductor generated: ``decisions`` and ``origins`` stay JSON (see the module)."""
+    """One C++ loop nest Inductor generated: ``decisions`` stay JSON (see the module)."""
 
     code: Optional[list[str]] = None
     nodes: Optional[list[str]] = None
-    origins: Optional[list[dict]] = None
+    origins: Optional[list[RawOrigin]] = None
     decisions: Optional[list[dict]] = None
 
 

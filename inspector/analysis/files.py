@@ -65,7 +65,7 @@ def referenced(record):
         for g in capture.graphs or []:
             texts.append(g.fx_graph or "")
             texts += [s for stacks in (g.kernel_stack_traces or {}).values() for s in stacks]
-            texts += [o["stack"] for n in g.nests or [] for o in n.origins or []]
+            texts += [o.stack for n in g.nests or [] for o in n.origins or []]
     return (frames.paths(texts) | code) - {None}
 
 

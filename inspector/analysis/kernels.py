@@ -118,7 +118,7 @@ def with_nest_records(kernels, records, hooks=None):
         score, kernel_id, index = max(((count / len(nests[i][2]), *nests[i][:2]) for i, count in shared.items()),
                                       default=(0, None, None))
         if score >= MIN_SHARED:
-            stacks.setdefault((kernel_id, index), []).extend(o["stack"] for o in record.origins)
+            stacks.setdefault((kernel_id, index), []).extend(o.stack for o in record.origins)
             nodes.setdefault((kernel_id, index), []).extend(record.nodes or [])
             if (kernel_id, index) not in decided:
                 decided[kernel_id, index], found = decisions.parse(record.decisions, hooks)
