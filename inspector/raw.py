@@ -7,9 +7,8 @@ count them), never an error. Each field is the record's key of the same name (do
 is ``dataclasses.replace`` that also writes a key that was absent.
 
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
-``compile_options``, ``kernel_stack_traces``, ``launch_configs``) and the probe's leaf
-measurements, each read in one analysis module: a nest's ``decisions`` and ``files``
-{path: source}.
+``compile_options``, ``kernel_stack_traces``, ``launch_configs``, a kernel decision's ``args``) and ``files``
+{path: source}. A field whose key is a Python keyword names its key in ``metadata["key"]`` (``RawDecision.class_``).
 """
 
 from __future__ import annotations
@@ -33,14 +32,15 @@ class Raw:
         """The typed value of the JSON object ``data``."""
         if not isinstance(data, dict):
             raise TypeError(f"{cls.__name__}.from_json takes a dict, not {type(data).__name__}")
-        hints = _fields(cls)
-        return cls(**{name: _read(hint, data[name]) for name, hint in hints.items() if name in data},
-                   other={k: v for k, v in data.items() if k not in hints},
-                   absent=frozenset(name for name in hints if name not in data))
+        hints, keys = _fields(cls), _keys(cls)
+        return cls(**{name: _read(hint, data[keys[name]]) for name, hint in hints.items() if keys[name] in data},
+                   other={k: v for k, v in data.items() if k not in keys.values()},
+                   absent=frozenset(name for name in hints if keys[name] not in data))
 
     def to_json(self):
         """The JSON object this value was read from (or would be read from)."""
-        out = {name: _write(getattr(self, name)) for name in _fields(type(self)) if name not in self.absent}
+        keys = _keys(type(self))
+        out = {keys[name]: _write(getattr(self, name)) for name in _fields(type(self)) if name not in self.absent}
         return dict(out, **self.other)
 
     def given(self, name, default):
@@ -69,6 +69,12 @@ def _fields(cls):
     """{field name: its type} of a Raw class, without the bookkeeping fields."""
     hints = typing.get_type_hints(cls)
     return {f.name: hints[f.name] for f in fields(cls) if f.name not in ("other", "absent")}
+
+
+@functools.cache
+def _keys(cls):
+    """{field name: its JSON key}: the name, or the field's ``metadata["key"]`` where the key is a Python keyword."""
+    return {f.name: f.metadata.get("key", f.name) for f in fields(cls) if f.name in _fields(cls)}
 
 
 def _read(hint, value):
@@ -262,13 +268,60 @@ class RawOrigin(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawTilingLimits(Raw):
+    """The numbers Inductor's TilingSelect compares against, read from torch's source (None where not found)."""
+
+    non_contiguous_count: Optional[int] = None
+    non_contiguous_ratio: Optional[float] = None
+    small_inner_fraction: Optional[float] = None
+    small_inner_ops: Optional[int] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawDecision(Raw):
+    """One of Inductor's decisions for a nest: the fields of its ``kind`` (docs/record.md), the others absent."""
+
+    kind: Optional[str] = None
+    branch: Optional[str] = None  # tiling
+    factors: Optional[list] = None
+    indices: Optional[list] = None
+    factor: Optional[int] = None  # tiling, checker
+    dtypes: Optional[list[str]] = None
+    not_vectorizable: Optional[list[str]] = None
+    ops: Optional[int] = None
+    non_contiguous: Optional[dict[str, int]] = None
+    mask_ops: Optional[int] = None
+    heuristics: Any = None
+    loop_tail_vec: Optional[bool] = None
+    ranges: Optional[list[str]] = None
+    reduction_ranges: Optional[list[str]] = None
+    limits: Optional[RawTilingLimits] = None
+    message: Optional[str] = None  # checker
+    class_: Optional[str] = field(default=None, metadata={"key": "class"})  # kernel
+    args: Any = None
+    work: Any = None  # parallel
+    threads: Optional[int] = None
+    min_chunk_size: Optional[int] = None
+    dynamic_threads: Optional[bool] = None
+    depth: Optional[int] = None
+    levels: Optional[list[str]] = None
+    buffer: Optional[str] = None  # gather
+    index: Optional[str] = None
+    store: Optional[bool] = None
+    dtype: Optional[str] = None
+    lanes: Optional[int] = None
+    op: Optional[str] = None  # lane
+    counts: Optional[dict[str, int]] = None  # dropped
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawNest(Raw):
-    """One C++ loop nest Inductor generated: ``decisions`` stay JSON (see the module)."""
+    """One C++ loop nest Inductor generated."""
 
     code: Optional[list[str]] = None
     nodes: Optional[list[str]] = None
     origins: Optional[list[RawOrigin]] = None
-    decisions: Optional[list[dict]] = None
+    decisions: Optional[list[RawDecision]] = None
 
 
 @dataclass(frozen=True, kw_only=True)
