@@ -7,8 +7,8 @@ count them), never an error. Each field is the record's key of the same name (do
 is ``dataclasses.replace`` that also writes a key that was absent.
 
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
-``compile_options``, ``kernel_stack_traces``, ``launch_configs``, a kernel decision's ``args``) and ``files``
-{path: source}. A field whose key is a Python keyword names its key in ``metadata["key"]`` (``RawDecision.class_``).
+``compile_options``, ``kernel_stack_traces``, ``launch_configs``, a kernel decision's ``args``); ``files`` is a
+{path: source} map. A field whose key is a Python keyword names its key in ``metadata["key"]`` (``RawDecision.class_``).
 """
 
 from __future__ import annotations
@@ -581,7 +581,7 @@ class RawRecord(Raw):
     env: Optional[RawEnv] = None
     config: Optional[list] = None
     compile_options: Optional[dict] = None
-    files: Optional[dict] = None
+    files: Optional[dict[str, str]] = None
     redacted: Optional[bool] = None
     trace_dir: Optional[str] = None
     trace_logs: Optional[list[str]] = None
