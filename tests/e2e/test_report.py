@@ -51,7 +51,7 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
     # each kernel also timed on 1 thread (the same compiled code), and how busy the machine was meanwhile
     for raw in record.variants:
         if raw.status == "ok":
-            assert raw.load["wall_s"] > 0 and raw.load["cpus"] == a.env.cpu_count
+            assert raw.load.wall_s > 0 and raw.load.cpus == a.env.cpu_count
         if raw.id.endswith("-compiled-cpu") and a.env.threads > 1:
             one = {e.name for e in raw.thread_scaling.events if e.threads == 1}
             assert one >= {k.name for k in a.variant(raw.id).kernels if k.generated}
@@ -223,7 +223,7 @@ def test_a_variant_timed_while_another_process_loads_the_machine_says_so(tmp_pat
     assert proc.returncode == 0, proc.stderr
     record = load(tmp_path / "poly.json")
     facts = record.variants[0].load
-    assert facts["wall_s"] > 0.3 and facts["others_cpu_s"] > 0.3 * facts["wall_s"]
+    assert facts.wall_s > 0.3 and facts.others_cpu_s > 0.3 * facts.wall_s
     v = analyze(record).variant("numpy")
     assert v.load.others_share >= 0.2 and v.load.busy.startswith("timed on a busy machine: other processes used")
     # one caution for the page, with the figures, on the page and the terminal

@@ -73,8 +73,8 @@ def test_cuda_variants_run_triton_kernels_with_their_launch_and_copy_cost(cuda_r
         assert v.status == "ok" and v.matches_reference is True, (vid, v.error, v.mismatch)
         assert v.timing.median_s > 0
         copies = v.transfer
-        assert copies["to_device_bytes"] == n * width * itemsize and copies["to_device_s"] > 0
-        assert copies["to_host_bytes"] and copies["to_host_s"] > 0
+        assert copies.to_device_bytes == n * width * itemsize and copies.to_device_s > 0
+        assert copies.to_host_bytes and copies.to_host_s > 0
         triton = [k for k in v.kernels if k.backend == "triton"]
         assert triton and all(k.triton.target == "cuda" for k in triton)
         for k in triton:
