@@ -242,9 +242,9 @@ class MachineCode:
     simd_data: int  # SIMD moves, shuffles, blends and logic
     gathers: int
     register: Optional[str]  # the widest SIMD register used: zmm, ymm or xmm
-    vector_math: tuple  # ((vectorized math function, calls), ...): Sleef
-    scalar_math: tuple  # ((libm function, calls), ...): one element per call
-    unclassified: tuple  # ((mnemonic, count), ...): in no class, counted, not guessed
+    vector_math: tuple[tuple[str, int], ...]  # (vectorized math function, calls): Sleef
+    scalar_math: tuple[tuple[str, int], ...]  # (libm function, calls): one element per call
+    unclassified: tuple[tuple[str, int], ...]  # (mnemonic, count): in no class, counted, not guessed
 
     @property
     def simd(self):
@@ -920,9 +920,9 @@ class TimeGoes:
     kernels are left out, and the rest of the profiled pass (all kernels, the wrapper, outside compiled graphs)."""
 
     call: Optional[TimeRow]
-    kernels: tuple  # (TimeRow, ...)
+    kernels: tuple[TimeRow, ...]
     more: int
-    rest: tuple  # (TimeRow, ...)
+    rest: tuple[TimeRow, ...]
 
 
 @dataclass(frozen=True)
@@ -943,7 +943,7 @@ class CodePair:
 
     a: str
     b: str
-    hunks: tuple  # (Hunk, ...)
+    hunks: tuple[Hunk, ...]
     changes: tuple = ()  # "vectorized: no → yes", ...
 
     @property
@@ -1048,9 +1048,9 @@ class ComparedVariant:
     function: str
     kind: str
     compiled: bool
-    status: tuple  # (under a, under b)
+    status: tuple[str, str]  # (under a, under b)
     errors: tuple
-    timing: tuple  # (TimeRow, ...): the time row first
+    timing: tuple[TimeRow, ...]  # the time row first
     change: str
     run: Optional[CallsChange] = None
     control: Optional[str] = None
@@ -1104,8 +1104,8 @@ class RunPair:
     a: str
     b: str
     warnings: tuple  # sentences, the confounders' first
-    confounders: tuple  # (Confounder, ...)
-    variants: tuple  # (ComparedVariant, ...)
+    confounders: tuple[Confounder, ...]
+    variants: tuple[ComparedVariant, ...]
     program: bool
     interleaved: bool  # timed in alternating rounds
     only_a: tuple  # variant ids
@@ -1135,8 +1135,8 @@ class Comparison:
 
     sample: Sample
     program: bool
-    runs: tuple  # (ComparedRun, ...)
-    pairs: tuple  # (RunPair, ...)
+    runs: tuple[ComparedRun, ...]
+    pairs: tuple[RunPair, ...]
 
 
 def to_json(value):

@@ -55,12 +55,11 @@ def run(module, info, variants, population, args, emit, make_population):
         emit({"type": "start", "id": variant.id, "time": time.time()})
         fn = getattr(module, variant.function)
         own_peak = load.reset_peak_memory()
-        result = _run(variant, fn, population, capture, args, make_population, emit)
+        result, kept = _run(variant, fn, population, capture, args, make_population, emit)
         result["peak_memory"] = {"bytes": load.peak_memory(), "since": "variant" if own_peak else "probe start"}
-        np_out, again = result.pop("_output", None), result.pop("_call", None)
-        if np_out is not None:
+        if kept is not None:
+            np_out, timed[variant.id] = kept
             np.save(os.path.join(args.outputs, variant.id + ".npy"), np_out)
-            timed[variant.id] = again
         emit(dict(variant.__dict__, type="variant", **result))
     if args.rounds or args.trials:
         ran = {k: v for k, v in timed.items() if v}
@@ -142,20 +141,20 @@ def _env():
 
 
 def _run(variant, fn, population, capture, args, make_population, emit):
-    """Run and time one variant; return its raw result (``_output`` is the ndarray to save, ``_call`` the (call,
-    sync) that the rounds time again)."""
+    """Run and time one variant: (its raw result, which goes on the wire; where it ran, (its output as an ndarray to
+    save, the (call, sync) that the rounds time again), else None). In-process values never sit in the result."""
     if variant.device == "cuda" and not torch.cuda.is_available():
-        return {"status": "skipped", "error": "CUDA is not available (torch.cuda.is_available() is False)"}
+        return {"status": "skipped", "error": "CUDA is not available (torch.cuda.is_available() is False)"}, None
     if variant.device == "cuda" and variant.kind == "numpy" and not hasattr(torch.compiler, "wrap_numpy"):
-        return {"status": "skipped", "error": f"torch {torch.__version__} has no torch.compiler.wrap_numpy"}
+        return {"status": "skipped", "error": f"torch {torch.__version__} has no torch.compiler.wrap_numpy"}, None
     if variant.preview and triton_preview.unavailable():
-        return {"status": "skipped", "error": triton_preview.unavailable()}
+        return {"status": "skipped", "error": triton_preview.unavailable()}, None
     result = {}
     try:
         if variant.kind == "python":
             return _run_python(fn, population, args)
         if variant.preview:
-            return triton_preview.run(variant, fn, population, capture, lambda call: _trace(call)["lines"])
+            return triton_preview.run(variant, fn, population, capture, lambda call: _trace(call)["lines"]), None
         target, convert, sync = prepare(variant, fn, args.compile_options)
         data = convert(population)
         call = guard.user(lambda: target(data))
@@ -184,17 +183,14 @@ def _run(variant, fn, population, capture, args, make_population, emit):
             sync()
             result["timing"], result["load"] = load.during(lambda: measure(call, sync, args.budget))
             _python_trace(result, call)
-        result.update(_output=_to_numpy(output), _call=(call, sync), status="ok")
-        return result
+        return dict(result, status="ok"), (_to_numpy(output), (call, sync))
     except guard.VariantError as e:
         return dict(_failure(e.error, variant.code.get("file"), capture),
-                    **{k: result[k] for k in ("capture", "internal_errors") if k in result})
+                    **{k: result[k] for k in ("capture", "internal_errors") if k in result}), None
     except Exception as e:  # inspector's own code failed: not the user's error
-        result.pop("_output", None)
-        result.pop("_call", None)
         return dict(result, status="error", error=f"inspector failed: {type(e).__name__}: {e}",
                     error_stage="inspector", internal_errors=result.get("internal_errors", []) + [
-                        guard.internal("run", e)])
+                        guard.internal("run", e)]), None
 
 
 def _first_call(call, sync):
@@ -244,7 +240,7 @@ def _to_numpy(output):
 def _run_python(fn, population, args):
     """Time ``[fn(ind) for ind in population]`` within ``--budget`` (on the first individuals only, when the whole
     would not fit), after an untimed pilot of PYTHON_PILOT individuals. The guard wraps each batch, never each
-    individual, so that the timing is of the user's calls alone."""
+    individual, so that the timing is of the user's calls alone. Returns as ``_run``."""
     n = len(population)
     pilot = population[:PYTHON_PILOT].tolist()
     start = time.perf_counter()
@@ -262,8 +258,7 @@ def _run_python(fn, population, args):
     result = {"status": "ok", "timing": timing, "load": machine}
     _python_trace(result, guard.user(lambda: [fn(ind) for ind in pilot[:50]]))
     result["measured_population"] = measured
-    result.update(_output=_to_numpy(outputs[0]), _call=(guard.user(call), lambda: None))
-    return result
+    return result, (_to_numpy(outputs[0]), (guard.user(call), lambda: None))
 
 
 def _python_trace(result, call):
