@@ -31,14 +31,16 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from inspector import envs as envs_mod
 from inspector.analysis import breaks as breaks_mod, compare as compare_mod, trials
 from inspector.collect import CollectError, collect, collect_runs, sweep_point
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
 from inspector.model import BreaksView
-from inspector.raw import RawCapture, RawEnv
+from inspector.collect.progress import Event, RoundStarted, RunStarted
+from inspector.probe.messages import Compiled, Header, Trial, VariantResult
+from inspector.raw import RawCapture, RawEnv, RawSample
 from inspector.record import load, redact as redact_record, save, write_atomic
 from inspector.render.base import renderer
 from inspector.render.words import seconds
@@ -425,43 +427,43 @@ class _Progress:
     """The probe's messages as progress lines: one per variant; with ``breaks``, each graph break of a compiled
     variant's first call as soon as the probe streams it."""
 
-    def __init__(self, sample, say, breaks=False):
-        self.sample, self.say, self.total, self.done, self.population, self.breaks = sample, say, 0, 0, None, breaks
-        self.header = None
+    def __init__(self, sample: Path, say: Callable[[str], None], breaks: bool = False) -> None:
+        self.sample, self.say, self.total, self.done, self.breaks = sample, say, 0, 0, breaks
+        self.run: Optional[tuple[RawSample, RawEnv]] = None  # the run's sample and env, from its probe's header
 
-    def __call__(self, kind, data):
-        if kind == "run":  # the next run of a comparison: its header and numbering anew
-            self.total = self.done = 0
-        elif kind == "trial":
-            self.say(f"  trying {data['fix']} on {data['variant']}")
-        elif kind == "round":
-            self.say(f"  timing every run's variants again, taking turns: round {data['round']} of {data['of']}")
-        elif kind == "header" and not self.total:
-            self.total = len(data["variants"])
-            s, self.header = data["sample"], data
-            self.population = s["population"]
-            self.say(f"{self.sample}: {s['title']} · population {s['population']:,} · torch {data['env']['torch']}")
-        elif kind == "compiled" and self.breaks and self.header:
-            s = self.header["sample"]
-            entries = RawCapture.from_json(data["capture"]).breaks or []
-            for file, line, reason in breaks_mod.first_seen(entries, RawEnv.from_json(self.header["env"]),
-                                                            str(self.sample), s.get("file")):
-                self.say(f"      {data['id']}: graph break at {file}:{line}: {reason}")
-        elif kind == "variant":
-            self.done += 1
-            t = data.get("timing") or {}
-            detail = seconds(t.get("median_s")) if t.get("median_s") else (data.get("error") or "")
-            if data.get("preview") and data["status"] == "ok":
-                detail = "Triton code for a CPU target, not run"
-            if data.get("error_line"):
-                detail += f" (line {data['error_line']})"
-            if t.get("median_s") and data.get("measured_population") and self.population \
-                    and data["measured_population"] < self.population:
-                detail = (f"{seconds(t['median_s'])} for the first {data['measured_population']:,} individuals "
-                          "(the table scales it to the population)")
-            if data.get("compiled") and t.get("first_call_s"):
-                detail += f" (first call {seconds(t['first_call_s'])})"
-            self.say(f"  [{self.done}] {data['id']:<28} {data['status']:<8} {detail}")
+    def __call__(self, event: Event) -> None:
+        match event:
+            case RunStarted():  # the next run of a comparison: its header and numbering anew
+                self.total = self.done = 0
+            case Trial():
+                self.say(f"  trying {event.fix} on {event.variant}")
+            case RoundStarted():
+                self.say(f"  timing every run's variants again, taking turns: round {event.round} of {event.of}")
+            case Header(sample=RawSample() as s, env=RawEnv() as env) if not self.total:
+                self.total, self.run = len(event.variants or []), (s, env)
+                self.say(f"{self.sample}: {s.title} · population {s.population:,} · torch {env.torch}")
+            case Compiled(capture=RawCapture() as capture) if self.breaks and self.run:
+                s, env = self.run
+                for file, line, reason in breaks_mod.first_seen(capture.breaks or [], env, str(self.sample), s.file):
+                    self.say(f"      {event.id}: graph break at {file}:{line}: {reason}")
+            case VariantResult():
+                self.done += 1
+                self.say(f"  [{self.done}] {event.id or '':<28} {event.status or '':<8} {self._detail(event)}")
+
+    def _detail(self, v: VariantResult) -> str:
+        """What a variant's progress line says after its status: its time, or its error."""
+        median, population = v.timing and v.timing.median_s, self.run and self.run[0].population
+        detail = seconds(median) if median else (v.error or "")
+        if v.preview and v.status == "ok":
+            detail = "Triton code for a CPU target, not run"
+        if v.error_line:
+            detail += f" (line {v.error_line})"
+        if median and v.measured_population and population and v.measured_population < population:
+            detail = (f"{seconds(median)} for the first {v.measured_population:,} individuals "
+                      "(the table scales it to the population)")
+        if v.compiled and v.timing and v.timing.first_call_s:
+            detail += f" (first call {seconds(v.timing.first_call_s)})"
+        return detail
 
 
 def capture(name="capture"):

@@ -5,6 +5,8 @@ dying probe (restarting it for the variants left), keeps everything already meas
 keeps the graphs and breaks it streamed after its first call), and cross-checks every variant's output.
 """
 
+from __future__ import annotations
+
 import contextlib
 import fnmatch
 import os
@@ -12,16 +14,22 @@ import sys
 import tempfile
 import time
 import tokenize
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, Optional, TypeVar
 
 from inspector import __version__
 from inspector.analysis import files, trials
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
+from inspector.collect.progress import RoundStarted, RunStarted, quiet
 from inspector.errors import InspectorError
-from inspector.raw import RawRecord, RawSweepPoint
+from inspector.probe.messages import (Compiled, Fatal, Header, Internal, Message, Ready, Round, RoundResult, Start,
+                                      Trial, TrialAnswer, Unknown, VariantResult)
+from inspector.raw import RawError, RawRecord, RawSweepPoint, RawVariant
 from inspector.record import SCHEMA
 
+M = TypeVar("M", bound=Message)
 LOG_TAIL = 20_000
 # what a sweep size keeps of a variant: its timing and what the timing's meaning needs
 SWEEP_KEYS = ("id", "function", "kind", "compiled", "device", "preview", "status", "error", "timing", "load",
@@ -42,7 +50,7 @@ def collect(sample, *, python=None, config=(), **options):
 
 def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_options=(), timeout=300.0,
                  trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False, rtol=None,
-                 try_fixes=(), progress=lambda kind, data: None):
+                 try_fixes=(), progress=quiet):
     """Run ``sample`` once per (interpreter or None, config items) of ``runs``; return their RawRecords.
 
     ``only``: variant ids or glob patterns; ``sizes``: further population sizes each compiled variant is called
@@ -54,8 +62,7 @@ def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_
     same probe, after its variants (the record's ``trials``). ``rounds``: afterwards, every run's variants, and the
     fixes tried, are timed ``rounds`` times more, the runs taking turns (``_interleave``): half of ``budget`` for
     the rounds, half for the first timing.
-    ``progress(kind, message)`` sees each message as it arrives, a ``run`` before each run's, a ``trial`` before
-    each fix tried and a ``round`` before each round.
+    ``progress(event)`` sees each message as it arrives, and collect's own steps (``inspector.collect.progress``).
     """
     sample = Path(sample)
     options = ["--seed", str(seed), "--budget", str(budget / 2 if rounds else budget)]
@@ -70,15 +77,16 @@ def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_
     with contextlib.ExitStack() as stack:
         started = []
         for python, config in runs:
-            progress("run", {"python": python, "config": config})
+            progress(RunStarted(python, config))
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="inspector-")))
             extra = [arg for item in config for arg in ("--config", item)]
             probes = _ProbeRuns(sample, work, python or sys.executable, options + extra, trace_dir, timeout, progress,
                                 talk=bool(rounds or try_fixes))
             stack.callback(probes.close)
             header, results = probes.all(only)
-            tried = probes.try_fixes(trials.choose(RawRecord.from_json(_record(sample, header, results, probes)),
-                                                   try_fixes, timed=bool(rounds))) if try_fixes and probes.live else []
+            tried = probes.try_fixes([Trial.from_json(spec) for spec in trials.choose(
+                RawRecord.from_json(_record(sample, header, results, probes)), try_fixes, timed=bool(rounds))]
+            ) if try_fixes and probes.live else []
             started.append((probes, header, results, tried, work))
             if probes.interrupted:
                 break
@@ -106,11 +114,11 @@ def _interleave(runs, rounds, budget_s, progress):
                    "warmup_s": r.warmup_s, "variants": {}} for i, r in enumerate(live)}
     try:
         for number in range(rounds):
-            progress("round", {"round": number + 1, "of": rounds})
+            progress(RoundStarted(number + 1, rounds))
             for r in live if number % 2 == 0 else live[::-1]:
                 answer = r.round(number, budget_s)
-                for vid, t in (answer or {}).get("variants", {}).items():
-                    out[id(r)]["variants"].setdefault(vid, []).append(dict(t, round=number))
+                for vid, t in ((answer.variants if answer else None) or {}).items():
+                    out[id(r)]["variants"].setdefault(vid, []).append(t.but(round=number).to_json())
     except KeyboardInterrupt:  # the rounds so far are kept; the records say they were interrupted
         for r in live:
             r.interrupted = True
@@ -145,8 +153,8 @@ class _ProbeRuns:
         self.log_mark = 0  # where the current probe's (or variant's) part of the log starts
         self.interrupted = False
         self.restarts = 0
-        self.internal_errors = []
-        self.partial = {}  # variant id -> what it streamed before its result (its first compiled call)
+        self.internal_errors: list[RawError] = []
+        self.partial: dict[Optional[str], Compiled] = {}  # variant id -> what it compiled before its result
 
     def all(self, only):
         header, results, wanted = None, {}, only
@@ -155,10 +163,10 @@ class _ProbeRuns:
             header = header or new_header
             if header is None and self.internal_errors:  # the probe failed before it said anything
                 raise CollectError(f"inspector's probe failed under {self.python} before any variant: "
-                                   f"{self.internal_errors[0]['error']}", self.log_tail())
+                                   f"{self.internal_errors[0].error}", self.log_tail())
             if header is None:  # interrupted before the probe said anything
                 raise KeyboardInterrupt
-            ids = [v["id"] for v in header["variants"]]
+            ids = [v.id for v in header.variants or []]
             if only:
                 missing = [p for p in only if not fnmatch.filter(ids, p)]
                 if missing:
@@ -185,7 +193,7 @@ class _ProbeRuns:
         results_file.touch()
         self.log.touch()
         self.log_mark = self.log.stat().st_size
-        state = {"header": None, "current": None}
+        state: dict[str, Any] = {"header": None, "current": None}  # the Header, the variant running
         try:
             with ProbeProcess(self._command(wanted, results_file), probe_env(self.trace_dir), self.log, results_file,
                               talk=self.talk) as probe:
@@ -216,49 +224,51 @@ class _ProbeRuns:
             self.clock.stop()
         return self._ended(probe.returncode, state, results)
 
-    def _handle(self, message, state, results):
-        kind = message.pop("type")
-        if kind == "fatal":
-            raise CollectError(message["error"], self.log_tail())
-        if kind == "internal":
-            self.internal_errors.append({"where": message.get("where", "probe"), "error": message["error"],
-                                         "detail": message.get("detail")})
-        elif kind == "header":
-            state["header"] = message
-        elif kind == "start":
-            state["current"] = message["id"]
-            self.clock.start()
-            self.log_mark = self.log.stat().st_size
-        elif kind == "compiled":
-            self.partial[message["id"]] = {k: v for k, v in message.items() if k != "id"}
-        elif kind == "variant":
-            results[message["id"]] = message
-            state["current"] = None
-            self.clock.stop()
-        elif kind == "ready":
-            state["ready"], self.warmup_s = True, message.get("warmup_s") or {}
-        self.progress(kind, message)
+    def _handle(self, message: Message | Unknown, state: dict[str, Any], results: dict[str, RawVariant]) -> None:
+        """Act on one message of the probe running the variants, then show it to ``progress``."""
+        match message:
+            case Fatal():
+                raise CollectError(message.error or "the probe could not run the sample", self.log_tail())
+            case Internal():
+                self.internal_errors.append(RawError(where=message.given("where", "probe"), error=message.error,
+                                                     detail=message.detail))
+            case Header():
+                state["header"] = message
+            case Start():
+                state["current"] = message.id
+                self.clock.start()
+                self.log_mark = self.log.stat().st_size
+            case Compiled():
+                self.partial[message.id] = message
+            case VariantResult(id=str(vid)):
+                results[vid] = message
+                state["current"] = None
+                self.clock.stop()
+            case Ready():
+                state["ready"], self.warmup_s = True, message.warmup_s or {}
+        self.progress(message)
 
-    def round(self, number, budget_s):
-        """The live probe's ``round`` message for round ``number``, or None (the probe is then let go) if it died
-        or took longer than the timeout."""
-        return self._ask({"round": number, "budget_s": budget_s}, "round")
+    def round(self, number: int, budget_s: float) -> Optional[RoundResult]:
+        """The live probe's answer to round ``number``, or None (the probe is then let go) if it died or took
+        longer than the timeout."""
+        return self._ask(Round(round=number, budget_s=budget_s), RoundResult)
 
-    def try_fixes(self, specs):
-        """Each fix of ``specs`` tried by the live probe: the record's ``trials`` (a trial the probe did not answer
-        says so)."""
+    def try_fixes(self, specs: Iterable[Trial]) -> list[dict[str, Any]]:
+        """Each fix of ``specs`` tried by the live probe: the record's ``trials``, each the command's facts but
+        ``time`` and its answer's but ``id`` (a trial the probe did not answer says so)."""
         tried = []
         for spec in specs:
-            self.progress("trial", spec)
-            answer = self._ask({"trial": spec}, "trial") if self.live else None
-            answer = answer or {"status": "error", "error": "the probe did not answer (it died or timed out)"}
-            tried.append(dict({k: v for k, v in spec.items() if k != "time"},
-                              **{k: v for k, v in answer.items() if k not in ("type", "id")}))
+            self.progress(spec)
+            answer = self._ask(spec, TrialAnswer) if self.live else None
+            got = answer.to_json() if answer else {"status": "error",
+                                                   "error": "the probe did not answer (it died or timed out)"}
+            tried.append(dict({k: v for k, v in spec.to_json().items() if k != "time"},
+                              **{k: v for k, v in got.items() if k != "id"}))
         return tried
 
-    def _ask(self, command, kind):
-        """The live probe's answer of ``kind`` to ``command``, or None (the probe is then let go) if it died or took
-        longer than the timeout."""
+    def _ask(self, command: Message, answer: type[M]) -> Optional[M]:
+        """The live probe's ``answer`` to ``command``, or None (the probe is then let go) if it died or took longer
+        than the timeout."""
         if not self.live or not self.live.send(command):
             return self.close()
         self.clock.start()
@@ -266,7 +276,7 @@ class _ProbeRuns:
             for message in self.live.messages():
                 if message is None and self.clock.expired():
                     break
-                if message and message.get("type") == kind:
+                if isinstance(message, answer):
                     return message
         finally:
             self.clock.stop()
@@ -295,11 +305,14 @@ class _ProbeRuns:
                                self.log_tail())
         return header, True
 
-    def _lost(self, header, vid, status, error, detail=None):
-        """The result of a variant that did not finish, with what it streamed before it stopped."""
-        base = next(v for v in header["variants"] if v["id"] == vid)
-        result = dict(base, **self.partial.get(vid, {}), status=status, error=error, error_detail=detail or None)
-        self.progress("variant", result)
+    def _lost(self, header: Header, vid: str, status: str, error: str, detail: Optional[str] = None
+              ) -> VariantResult:
+        """The result of a variant that did not finish, with what it compiled before it stopped."""
+        base = next(v for v in header.variants or [] if v.id == vid)
+        partial = self.partial.get(vid)
+        compiled = {"capture": partial.capture} if partial and "capture" not in partial.absent else {}
+        result = VariantResult.of(base).but(**compiled, status=status, error=error, error_detail=detail or None)
+        self.progress(result)
         return result
 
     def log_tail(self, start=0):
@@ -313,21 +326,21 @@ class _ProbeRuns:
         return f": {last[0].strip()[:300]}" if last else ""
 
 
-def _record(sample, header, results, runs):
+def _record(sample: Path, header: Header, results: list[RawVariant], runs: _ProbeRuns) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "inspector": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "sample": dict(header["sample"], path=str(sample), source=_source(sample)),
-        "env": header["env"],
-        "config": header.get("config", []),
-        "compile_options": header.get("compile_options") or {},
+        "sample": header.sample.but(path=str(sample), source=_source(sample)).to_json() if header.sample else None,
+        "env": header.env.to_json() if header.env else None,
+        "config": header.given("config", []),
+        "compile_options": header.compile_options or {},
         "trace_dir": str(runs.trace_dir) if runs.trace_dir else None,
         "interrupted": runs.interrupted,
         "probe_restarts": runs.restarts,
         "probe_log": runs.log_tail(),
-        "internal_errors": runs.internal_errors,
-        "variants": results,
+        "internal_errors": [e.to_json() for e in runs.internal_errors],
+        "variants": [v.to_json() for v in results],
     }
 
 

@@ -5,12 +5,16 @@ every way out of the ``with`` block: a finished read, a timeout, a message that 
 the caller's code, Ctrl-C. Reading, the clock, and classifying how it ended are separate pieces.
 """
 
-import json
+from __future__ import annotations
+
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+from inspector.probe.messages import PROBE, Message, MessageError, Unknown, encode, read
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -29,7 +33,7 @@ class ProbeStartError(Exception):
 
 
 class ProtocolError(Exception):
-    """The probe wrote something that is not one JSON object per line; one line."""
+    """The probe wrote something that is not one message per line; one line."""
 
 
 class ProbeProcess:
@@ -72,10 +76,10 @@ class ProbeProcess:
             self.kill()
             self._close()
 
-    def send(self, obj):
-        """Write one JSON line to the probe's stdin; False if it is gone."""
+    def send(self, command: Message) -> bool:
+        """Write one command to the probe's stdin; False if it is gone."""
         try:
-            self.proc.stdin.write((json.dumps(obj) + "\n").encode())
+            self.proc.stdin.write((encode(command) + "\n").encode())
             self.proc.stdin.flush()
             return True
         except (BrokenPipeError, OSError):
@@ -111,9 +115,9 @@ class ProbeProcess:
             pass
         self.proc.wait()
 
-    def messages(self, idle_s=0.05):
-        """Each message (a dict) as the probe writes it, and None after each ``idle_s`` without one (for the
-        caller's clock); ends once the process has exited and all it wrote was read."""
+    def messages(self, idle_s: float = 0.05) -> Iterator[Message | Unknown | None]:
+        """Each message (``inspector.probe.messages``) as the probe writes it, and None after each ``idle_s``
+        without one (for the caller's clock); ends once the process has exited and all it wrote was read."""
         pending = ""
         while True:
             pending += self._stream.readline()
@@ -130,14 +134,11 @@ class ProbeProcess:
             time.sleep(idle_s)
 
 
-def _decode(line):
+def _decode(line: str) -> Message | Unknown:
     try:
-        message = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise ProtocolError(f"the probe wrote a line that is not JSON ({e}): {line[:200]!r}") from None
-    if not isinstance(message, dict) or "type" not in message:
-        raise ProtocolError(f"the probe wrote a message without a type: {line[:200]!r}")
-    return message
+        return read(line, PROBE)
+    except MessageError as e:
+        raise ProtocolError(f"the probe wrote {e}") from None
 
 
 class Clock:

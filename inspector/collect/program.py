@@ -4,21 +4,26 @@ The program owns the terminal: its output is shown as usual and Ctrl-C reaches i
 the program runs, as ``time`` does); what the probe saw is read once it has ended, however it ended.
 """
 
-import json
+from __future__ import annotations
+
 import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Optional
 
 from inspector import __version__
 from inspector.analysis import files
 from inspector.collect import CollectError, _source
 from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
-from inspector.raw import RawRecord
+from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramTarget, Unknown,
+                                      read)
+from inspector.raw import RawRecord, RawVariant
 from inspector.record import SCHEMA
 
 
@@ -49,14 +54,25 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
         window = load.between(before, load.snapshot())
         if window["others_cpu_s"] is not None:  # the program's own CPU time is not the others'
             window["others_cpu_s"] = max(0.0, window["others_cpu_s"] - (_children_cpu() - children))
-        messages = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()] \
-            if results.exists() else []
-    header = next((m for m in messages if m.get("type") == "header"), None)
+        messages = _messages(results)
+    header = next((m for m in messages if isinstance(m, ProgramHeader)), None)
     if header is None:
         raise CollectError(f"inspector's probe could not start under {command[0]} ({how_it_ended(status)})")
-    end = next((m for m in messages if m.get("type") == "program"), None)
+    end = next((m for m in messages if isinstance(m, ProgramEnd)), None)
     record = program_record(header, end, status, trace_dir)
     return status, record.but(program=record.program.but(load=window))
+
+
+def _messages(results: Path) -> list[Message | Unknown]:
+    """The program probe's messages in ``results`` (a line it could not finish, the program killed as it wrote,
+    is left out)."""
+    if not results.exists():
+        return []
+    *lines, _ = results.read_text(encoding="utf-8").split("\n")
+    try:
+        return [read(line, PROGRAM) for line in lines if line.strip()]
+    except MessageError as e:
+        raise CollectError(f"inspector's program probe wrote {e}") from None
 
 
 def _children_cpu():
@@ -65,36 +81,37 @@ def _children_cpu():
     return times.children_user + times.children_system
 
 
-def program_record(header, end, status, trace_dir=None, reader=None, made_by="run"):
-    """The RawRecord of a program's run from the probe's ``header`` and ``program`` messages (``end``: None when
-    the program ended without one); ``reader(path)``: where to read source files from besides the disk;
-    ``made_by``: run, or the Python API's capture or inspect."""
-    program = header["program"]
-    path = Path(program["file"]) if program.get("file") else None
+def program_record(header: ProgramHeader, end: Optional[ProgramEnd], status: int, trace_dir: Optional[Path] = None,
+                   reader: Optional[Callable[[str], Optional[str]]] = None, made_by: str = "run") -> RawRecord:
+    """The RawRecord of a program's run from the probe's first and last messages (``end``: None when the program
+    ended without one); ``reader(path)``: where to read source files from besides the disk; ``made_by``: run, or
+    the Python API's capture or inspect."""
+    program = header.program or ProgramTarget()
+    path = Path(program.file) if program.file else None
     source = _source(path) if path and path.is_file() else ""
-    shown = program["target"] if not program["module"] else f"-m {program['target']}"
-    record = {
+    shown = program.target if not program.module else f"-m {program.target}"
+    record: dict[str, Any] = {
         "schema": SCHEMA, "inspector": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "kind": "program",
-        "sample": {"path": program["target"] if not program["module"] else str(path or program["target"]),
-                   "file": str(path) if path else None, "title": " ".join([shown, *program["argv"]]),
+        "sample": {"path": program.target if not program.module else str(path or program.target),
+                   "file": str(path) if path else None, "title": " ".join([str(shown), *(program.argv or [])]),
                    "description": "", "population": None, "source": source},
-        "env": header["env"], "config": [], "compile_options": {},
+        "env": header.env.to_json() if header.env else None, "config": [], "compile_options": {},
         "trace_dir": str(trace_dir) if trace_dir else None, "interrupted": status in (130, -signal.SIGINT),
         "probe_restarts": 0, "probe_log": "", "internal_errors": [],
-        "program": {"made_by": made_by, "argv": program["argv"], "module": program["module"], "exit": status,
-                    "wall_s": end["wall_s"] if end else None, "ended": "normally" if end else (
+        "program": {"made_by": made_by, "argv": program.argv, "module": program.module, "exit": status,
+                    "wall_s": end.wall_s if end else None, "ended": "normally" if end else (
                         f"without letting inspector write what it saw ({how_it_ended(status)}: os._exit, a crash "
-                        "or a kill)"), "outside": (end or {}).get("outside")},
-        "variants": [dict(f, kind="torch", compiled=True, preview=False, family="", status=_status(f))
-                     for f in (end or {}).get("functions", [])],
+                        "or a kill)"), "outside": end.outside if end else None},
+        "variants": [f.but(kind="torch", compiled=True, preview=False, family="", status=_status(f)).to_json()
+                     for f in (end.functions if end else None) or []],
     }
-    record = RawRecord.from_json(record)
-    return record.but(files=files.read(record, reader))
+    raw = RawRecord.from_json(record)
+    return raw.but(files=files.read(raw, reader))
 
 
-def _status(function):
+def _status(function: RawVariant) -> str:
     """"error" for a function that raised before any of its code compiled; one that raised later is "ok", its error
     kept with the call (the calls before it ran compiled code worth analysing)."""
-    compiled = any(g.get("output_code") for g in (function.get("capture") or {}).get("graphs") or [])
-    return "error" if function.get("error") and not compiled else "ok"
+    graphs = (function.capture.graphs if function.capture else None) or []
+    return "error" if function.error and not any(g.output_code for g in graphs) else "ok"

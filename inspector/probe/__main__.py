@@ -5,18 +5,17 @@ Usage: python -m inspector.probe SAMPLE --results FILE --outputs DIR [--populati
        [--triton-preview] [--no-kernel-times] [--rounds] [--trials]
 
 Imports only the standard library, numpy and torch, so it runs under any torch version's venv.
-One JSON object per line goes to --results: a ``header``; per variant ``start``, ``compiled`` (a compiled
-variant's graphs and breaks, as soon as its first call compiled) and ``variant`` (its result); with --rounds or
---trials, ``ready``, then one ``round`` per round and one ``trial`` per fix asked for (``inspector.probe.rounds``);
-``fatal`` when the sample itself cannot be run; ``internal`` when inspector itself failed (a bug). Variant outputs are saved as
-DIR/<id>.npy.
+One message per line goes to --results (``inspector.probe.messages``): a ``Header``; per variant ``Start``,
+``Compiled`` (a compiled variant's graphs and breaks, as soon as its first call compiled) and ``VariantResult``; with
+--rounds or --trials, ``Ready``, then one ``RoundResult`` per round and one ``TrialAnswer`` per fix asked for
+(``inspector.probe.rounds``); ``Fatal`` when the sample itself cannot be run; ``Internal`` when inspector itself
+failed (a bug). Variant outputs are saved as DIR/<id>.npy.
 
 Exceptions are sorted by where they come from: raised by the user's code (or torch compiling it) they are that
 variant's error; raised by inspector's own passes they are internal errors, recorded beside what was measured.
 """
 
 import argparse
-import json
 import os
 import sys
 import traceback
@@ -24,6 +23,7 @@ import traceback
 import numpy as np
 
 from inspector.probe import sample as samples
+from inspector.probe.messages import Fatal, Internal, Writer
 
 MEMORY_FACTOR = 3  # the population, a variant's temporaries and its output
 
@@ -33,17 +33,11 @@ EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: the probe itself failed
 
 def main(argv=None):
     args = _parse(argv)
-    out = open(args.results, "a", encoding="utf-8")
-
-    def emit(obj):
-        out.write(json.dumps(obj, default=str) + "\n")
-        out.flush()
-
+    emit = Writer(args.results)
     try:
         return _main(args, emit)
     except Exception as e:  # a bug in the probe: say so, and what it was doing
-        emit({"type": "internal", "where": "probe", "error": f"{type(e).__name__}: {e}",
-              "detail": traceback.format_exc()[-8000:]})
+        emit(Internal(where="probe", error=f"{type(e).__name__}: {e}", detail=traceback.format_exc()[-8000:]))
         return EXIT_INTERNAL
 
 
@@ -62,7 +56,7 @@ def _main(args, emit):
     except samples.SampleError as e:
         if e.__context__:  # the user's traceback goes to the log, which --verbose shows
             traceback.print_exception(e.__context__)
-        emit({"type": "fatal", "error": str(e)})
+        emit(Fatal(error=str(e)))
         return 3
     from inspector.probe import runner
     return runner.run(module, dict(info, ignored=ignored), variants, population, args, emit,

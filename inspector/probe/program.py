@@ -9,15 +9,15 @@ of the tracebacks it prints. Every callable it gives to ``torch.compile`` (a fun
 as a decorator) is tracked: each call is timed with the stance torch ran it under, what compiled during it is
 captured (graphs, breaks, the guard that failed), the first call after the first compile is traced for the lines
 that ran as Python and the next one is profiled for its kernels' times (``--no-trace``, ``--no-profile``: neither).
-Compiles outside tracked calls are counted apart. JSON lines go to --results: a ``header`` first, one ``program``
-message at the end, however the program ends (normally, an exception, sys.exit, Ctrl-C).
+Compiles outside tracked calls are counted apart. Messages go to --results (``inspector.probe.messages``): a
+``ProgramHeader`` first, one ``ProgramEnd`` at the end, however the program ends (normally, an exception, sys.exit,
+Ctrl-C).
 """
 
 import argparse
 import contextlib
 import functools
 import importlib
-import json
 import os
 import re
 import statistics
@@ -25,6 +25,8 @@ import sys
 import time
 import traceback
 
+from inspector.probe.messages import ProgramEnd, ProgramHeader, ProgramTarget, Writer
+from inspector.raw import RawEnv, RawVariant
 from inspector.record import compile_key
 
 MAX_SAMPLES = 10_000  # per-call durations kept per function and kind (their count and sum are always kept)
@@ -43,14 +45,9 @@ def main(argv=None):
     p.add_argument("target")
     p.add_argument("args", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
-    out = open(args.results, "a", encoding="utf-8")
-
-    def emit(obj):
-        out.write(json.dumps(obj, default=str) + "\n")
-        out.flush()
-
+    emit = Writer(args.results)
     with _environment_var("TORCH_TRACE", args.trace_dir):  # read once, when torch is imported
-        emit(dict(header(args.target, args.module, _file_of(args.target, args.module), args.args), type="header"))
+        emit(header(args.target, args.module, _file_of(args.target, args.module), args.args))
         tracker = Tracker(trace=not args.no_trace, profile=not args.no_profile)
     _forget_bootstrap()
     tracker.install()
@@ -58,18 +55,20 @@ def main(argv=None):
     try:
         code = _run(args.target, args.args, args.module)
     finally:
-        emit(dict(tracker.end(code), type="program"))
-        out.close()
+        emit(tracker.end(code))
+        emit.close()
     return code
 
 
-def header(target, module, file, argv, measure_bandwidth=True):
-    """The ``header`` message's facts: this interpreter's env and what runs (``inspector.api`` makes one too);
-    the machine's memory bandwidth measured once per machine (else only a cached figure)."""
+def header(target: str, module: bool, file: str | None, argv: list[str], measure_bandwidth: bool = True
+           ) -> ProgramHeader:
+    """The first message: this interpreter's env and what runs (``inspector.api`` makes one too); the machine's
+    memory bandwidth measured once per machine (else only a cached figure)."""
     from inspector.probe import profile, runner
     env = runner._env()
     env["memory_bandwidth"] = profile.bandwidth(env["cpu"], env["threads"], measure_now=measure_bandwidth)
-    return {"env": env, "program": {"target": target, "module": module, "file": file, "argv": argv}}
+    return ProgramHeader(env=RawEnv.from_json(env),
+                         program=ProgramTarget(target=target, module=module, file=file, argv=argv))
 
 
 @contextlib.contextmanager
@@ -216,12 +215,12 @@ class Tracker:
         torch.compile = self.original
         self.capture.uninstall()
 
-    def end(self, status):
-        """The run's end: its exit status, wall time, each tracked function's facts and what compiled outside."""
+    def end(self, status: int) -> ProgramEnd:
+        """The last message: the exit status, wall time, each tracked function's facts and what compiled outside."""
         wall_s = time.perf_counter() - self.start
         self._outside(self.capture.take())
-        return {"exit": status, "wall_s": wall_s, "functions": [f.facts() for f in self.functions],
-                "outside": self.outside_counts}
+        return ProgramEnd(exit=status, wall_s=wall_s, outside=dict(self.outside_counts),
+                          functions=[RawVariant.from_json(f.facts()) for f in self.functions])
 
     def track(self, model, compiled, created=None):
         """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports)."""

@@ -1,43 +1,54 @@
 """Timing again in rounds, at the parent's request, so that runs compared with each other see the same machine.
 
-After its variants, a probe started with ``--rounds`` says which it can time again (``ready``) and waits on stdin,
-its OpenMP threads asleep (libgomp spins only briefly before it waits); each line the parent writes,
-``{"round": R, "budget_s": S}``, times each of those variants for S seconds, their order rotated by R, and answers
-with a ``round`` message; ``{"trial": SPEC}`` tries a fix (``inspector.probe.trials``), answered with a ``trial``
-message, and the rounds then time it too. The parent gives the runs their turns in alternating order; stdin's end
-ends the probe.
+After its variants, a probe started with ``--rounds`` says which it can time again (``Ready``) and waits on stdin,
+its OpenMP threads asleep (libgomp spins only briefly before it waits); each ``Round`` command the parent writes
+there (``inspector.probe.messages``) times each of those variants for its ``budget_s`` seconds, their order rotated
+by its ``round``, answered with a ``RoundResult``; a ``Trial`` tries a fix (``inspector.probe.trials``), answered
+with a ``TrialAnswer``, and the rounds then time it too. The parent gives the runs their turns in alternating order;
+stdin's end ends the probe.
 """
 
-import json
+from __future__ import annotations
+
 import sys
+from collections.abc import Callable, Collection, Iterable
+from typing import Any, Optional
 
 from inspector.probe import load
+from inspector.probe.messages import COMMANDS, Message, Ready, Round, RoundResult, Trial, TrialAnswer, read
 from inspector.probe.timing import measure, once
+from inspector.raw import RawRoundTiming
+
+Timed = tuple[Callable[[], Any], Callable[[], Any]]  # a variant's (call, sync)
 
 
-def serve(timed, emit, compiled=(), commands=sys.stdin, trial=None):
-    """Time the variants ``timed`` ({id: (call, sync)}) once per round asked for on ``commands``, after one
+def serve(timed: dict[str, Timed], emit: Callable[[Message], None], compiled: Collection[str] = (),
+          commands: Iterable[str] = sys.stdin,
+          trial: Optional[Callable[[Trial], tuple[TrialAnswer, Optional[Timed]]]] = None) -> None:
+    """Time the variants ``timed`` ({id: (call, sync)}) once per ``Round`` asked for on ``commands``, after one
     untimed call of each ``compiled`` one: run before a later variant's ``torch._dynamo.reset()``, it compiles again
-    there (the same code: same function, config and inputs), and its seconds are in ``ready``. ``trial(spec)``:
-    (its ``trial`` message, (call, sync) to time in the rounds or None)."""
+    there (the same code: same function, config and inputs), and its seconds are in ``Ready``. ``trial(command)``:
+    (its answer, (call, sync) to time in the rounds or None)."""
     ids = list(timed)
     warmed = {vid: warm(*timed[vid]) for vid in ids if vid in compiled}
-    emit({"type": "ready", "ids": ids, "warmup_s": warmed})
+    emit(Ready(ids=list(ids), warmup_s=warmed))
     for line in commands:
-        ask = json.loads(line)
-        if "trial" in ask:
-            message, again = trial(ask["trial"])
-            emit(dict(message, type="trial", id=ask["trial"]["id"]))
-            if again:
-                timed[ask["trial"]["id"]] = again
-                ids.append(ask["trial"]["id"])
-            continue
-        k = ask["round"] % max(1, len(ids))
-        emit({"type": "round", "round": ask["round"],
-              "variants": {vid: _time(*timed[vid], ask["budget_s"]) for vid in ids[k:] + ids[:k]}})
+        match read(line, COMMANDS):
+            case Trial() as ask if trial is not None:
+                answer, again = trial(ask)
+                emit(answer)
+                if again and ask.id:
+                    timed[ask.id] = again
+                    ids.append(ask.id)
+            case Round(round=int(number), budget_s=int() | float() as budget_s):
+                k = number % max(1, len(ids))
+                emit(RoundResult(round=number, variants={
+                    vid: RawRoundTiming.from_json(_time(*timed[vid], budget_s)) for vid in ids[k:] + ids[:k]}))
+            case other:
+                raise ValueError(f"not a command this probe takes: {line[:200]!r} ({type(other).__name__})")
 
 
-def warm(call, sync):
+def warm(call: Callable[[], Any], sync: Callable[[], Any]) -> Optional[float]:
     """Seconds of one untimed call (it may compile), or None when it raised."""
     try:
         return once(call, sync)
@@ -45,10 +56,10 @@ def warm(call, sync):
         return None
 
 
-def _time(call, sync, budget_s):
+def _time(call: Callable[[], Any], sync: Callable[[], Any], budget_s: float) -> dict[str, Any]:
     """{median_s, min_s, max_s, runs, number, calls, load} of one variant's turn, or {error} if the call now fails.
     A call that alone takes the round's budget is the round's one sample; shorter ones are timed in blocks."""
-    def turn():
+    def turn() -> dict[str, Any]:
         first = once(call, sync)
         if first >= budget_s:
             return {"median_s": first, "min_s": first, "max_s": first, "runs": 1, "number": 1, "calls": 1}

@@ -1,5 +1,7 @@
 """Run a validated sample's variants in this interpreter: torch from here on (see inspector.probe.__main__)."""
 
+from __future__ import annotations
+
 import fnmatch
 import os
 import platform
@@ -8,6 +10,7 @@ import sys
 import sysconfig
 import time
 import traceback
+from typing import Any, Callable, Optional
 
 import numpy as np
 import torch
@@ -23,7 +26,10 @@ from inspector.probe import sample as samples
 from inspector.probe import trials
 from inspector.probe import triton_preview
 from inspector.probe.capture import Capture
+from inspector.probe.messages import Compiled, Fatal, Header, Start, Trial, TrialAnswer, VariantResult
+from inspector.probe.rounds import Timed
 from inspector.probe.timing import MIN_RUNS, measure, once
+from inspector.raw import RawCapture, RawEnv, RawSample, RawVariant
 
 INSPECTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,20 +45,21 @@ def run(module, info, variants, population, args, emit, make_population):
         applied = [_apply_config(item) for item in args.config]
         args.compile_options = dict(_compile_option(item) for item in args.compile_option)
     except samples.SampleError as e:
-        emit({"type": "fatal", "error": str(e)})
+        emit(Fatal(error=str(e)))
         return 3
     env = _env()
     env["memory_bandwidth"] = profile.bandwidth(env["cpu"], env["threads"])
-    emit({"type": "header", "env": env, "config": applied, "compile_options": args.compile_options,
-          "sample": dict(info, file=os.path.abspath(args.sample), population=len(population), seed=args.seed,
-                         shape=list(population.shape), dtype=str(population.dtype)),
-          "variants": [v.__dict__ for v in variants]})
+    emit(Header(env=RawEnv.from_json(env), config=applied, compile_options=args.compile_options,
+                sample=RawSample.from_json(dict(info, file=os.path.abspath(args.sample), population=len(population),
+                                                seed=args.seed, shape=list(population.shape),
+                                                dtype=str(population.dtype))),
+                variants=[RawVariant.from_json(v.__dict__) for v in variants]))
     capture = Capture()
     capture.install()
     patterns = args.only.split(",") if args.only else ["*"]
     timed = {}  # variant id -> (call, sync), for the rounds
     for variant in (v for v in variants if any(fnmatch.fnmatchcase(v.id, p) for p in patterns)):
-        emit({"type": "start", "id": variant.id, "time": time.time()})
+        emit(Start(id=variant.id, time=time.time()))
         fn = getattr(module, variant.function)
         own_peak = load.reset_peak_memory()
         result, kept = _run(variant, fn, population, capture, args, make_population, emit)
@@ -60,7 +67,7 @@ def run(module, info, variants, population, args, emit, make_population):
         if kept is not None:
             np_out, timed[variant.id] = kept
             np.save(os.path.join(args.outputs, variant.id + ".npy"), np_out)
-        emit(dict(variant.__dict__, type="variant", **result))
+        emit(VariantResult.from_json(dict(variant.__dict__, **result)))
     if args.rounds or args.trials:
         ran = {k: v for k, v in timed.items() if v}
         compiled = {v.id for v in variants if v.compiled} if args.rounds else ()
@@ -70,24 +77,27 @@ def run(module, info, variants, population, args, emit, make_population):
     return 0
 
 
-def _trial(spec, module, variants, population, capture, args, warmed, make_population):
-    """Try one fix on a variant that ran (``inspector.probe.trials``): (its result, (call, sync) for the rounds or
+def _trial(spec: Trial, module: Any, variants: list[samples.Variant], population: np.ndarray, capture: Capture,
+           args: Any, warmed: dict[str, Timed], make_population: Callable[[int], np.ndarray]
+           ) -> tuple[TrialAnswer, Optional[Timed]]:
+    """Try one fix on a variant that ran (``inspector.probe.trials``): (its answer, (call, sync) for the rounds or
     None). After a trial run alone, the ``warmed`` variants compile again, so that the rounds time their own code."""
-    variant = next(v for v in variants if v.id == spec["variant"])
+    variant = next(v for v in variants if v.id == spec.variant)
 
-    def at_sizes(target, convert, sync):
-        return [_at_size(guard.user(target), convert(make_population(n)), sync, capture, n) for n in spec["sizes"]]
+    def at_sizes(target: Callable[..., Any], convert: Callable[[np.ndarray], Any],
+                 sync: Callable[[], Any]) -> list[dict[str, Any]]:
+        return [_at_size(guard.user(target), convert(make_population(n)), sync, capture, n) for n in spec.sizes or []]
     try:
         result, again = trials.run(spec, variant, getattr(module, variant.function), population, capture,
                                    args.outputs, args.compile_options, args.budget, prepare, _to_numpy, at_sizes)
     except Exception as e:  # inspector's own code failed: the trial says so, the variants go on
-        return {"status": "error", "error": f"inspector failed: {type(e).__name__}: {e}",
-                "internal_errors": [guard.internal("trial", e)]}, None
+        result, again = {"status": "error", "error": f"inspector failed: {type(e).__name__}: {e}",
+                         "internal_errors": [guard.internal("trial", e)]}, None
     if result.get("alone"):
         torch._dynamo.reset()
         for call, sync in warmed.values():
             rounds.warm(call, sync)
-    return result, again
+    return TrialAnswer.from_json(dict(result, id=spec.id)), again
 
 
 def _compile_option(item):
@@ -163,7 +173,7 @@ def _run(variant, fn, population, capture, args, make_population, emit):
             torch._dynamo.reset()
             output, first = _first_call(call, sync)
             result["capture"] = capture.take()
-            emit({"type": "compiled", "id": variant.id, "capture": result["capture"]})
+            emit(Compiled(id=variant.id, capture=RawCapture.from_json(result["capture"])))
             result["timing"], result["load"] = load.during(lambda: measure(call, sync, args.budget, first_call_s=first))
             result["recompiles"] = capture.take()
             trace = _python_trace(result, call)

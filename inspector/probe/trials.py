@@ -1,13 +1,13 @@
 """Fixes tried without editing the user's code, at the parent's request, in the probe that ran the variants.
 
-After ``ready`` (``inspector.probe.rounds``) the parent may write ``{"trial": SPEC}`` lines, SPEC being {``id``,
-``variant`` (the variant it changes), ``layout`` ("column-major": the same function on ``np.asfortranarray(pop)``,
-or for torch on the tensor of it, strides (1, N)), ``config`` [KEY=VALUE, a ``dynamo.`` prefix for Dynamo],
-``compile_options`` {torch.compile keyword: value}, ``sizes`` (population sizes to call it at afterwards, as the
-variant was), ``time`` (time it here: no rounds follow)}. Each is compiled
-with its own ``torch.compile`` (Inductor's keys as its ``options``, Dynamo's patched around the compiling call) and
-answered with a ``trial`` message: what it compiled (``capture``), its status, first call and timing. Its output
-goes to DIR/<id>.npy for the parent's cross-check against the variant's.
+After ``Ready`` (``inspector.probe.rounds``) the parent may write ``Trial`` commands (``inspector.probe.messages``):
+its ``id``, ``variant`` (the variant it changes), ``layout`` ("column-major": the same function on
+``np.asfortranarray(pop)``, or for torch on the tensor of it, strides (1, N)), ``config`` [KEY=VALUE, a ``dynamo.``
+prefix for Dynamo], ``compile_options`` {torch.compile keyword: value}, ``sizes`` (population sizes to call it at
+afterwards, as the variant was), ``time`` (time it here: no rounds follow). Each is compiled with its own
+``torch.compile`` (Inductor's keys as its ``options``, Dynamo's patched around the compiling call) and answered with
+a ``TrialAnswer``: what it compiled (``capture``), its status, first call and timing. Its output goes to
+DIR/<id>.npy for the parent's cross-check against the variant's.
 
 The variants' compiled code stays live: Dynamo keeps one cache entry per backend (``torch.compile`` call) where
 it guards on the backend (torch >= 2.2), and the layout is guarded on strides; automatic dynamic shapes are off
@@ -16,14 +16,19 @@ torch that shares compiled code between backends (2.1) runs ``alone``: after ``t
 not in the rounds, and the variants are compiled again (``rewarm``) before anything else runs.
 """
 
+from __future__ import annotations
+
 import ast
 import os
 import time
+from typing import Any, Callable, Optional
 
 import numpy as np
 import torch
 
 from inspector.probe import guard
+from inspector.probe.messages import Trial
+from inspector.probe.rounds import Timed
 from inspector.probe.timing import measure
 
 
@@ -34,27 +39,32 @@ def shares_code():
     return not hasattr(torch._dynamo.eval_frame, "_reset_guarded_backend_cache")
 
 
-def run(spec, variant, fn, population, capture, outputs, compile_options, budget_s, prepare, to_numpy, at_sizes):
-    """(the raw ``trial`` result, (call, sync) for the rounds or None). ``prepare`` and ``to_numpy`` are the
-    runner's: the variant's compiled callable and its input, and its output as an ndarray; ``at_sizes(target,
-    convert, sync)``: the trial called at the spec's ``sizes``, as the variant was (its ``sizes``)."""
-    inductor, dynamo = {}, {"automatic_dynamic_shapes": False} if spec.get("layout") else {}
-    for item in spec.get("config") or []:
+def run(spec: Trial, variant: Any, fn: Callable[..., Any], population: np.ndarray, capture: Any, outputs: str,
+        compile_options: Optional[dict[str, Any]], budget_s: float, prepare: Callable[..., Any],
+        to_numpy: Callable[[Any], np.ndarray], at_sizes: Callable[..., list[dict[str, Any]]]
+        ) -> tuple[dict[str, Any], Optional[Timed]]:
+    """(the raw result of the ``Trial`` ``spec``, (call, sync) for the rounds or None). ``prepare`` and
+    ``to_numpy`` are the runner's: the variant's compiled callable and its input, and its output as an ndarray;
+    ``at_sizes(target, convert, sync)``: the trial called at the spec's ``sizes``, as the variant was (its
+    ``sizes``)."""
+    inductor: dict[str, Any] = {}
+    dynamo: dict[str, Any] = {"automatic_dynamic_shapes": False} if spec.layout else {}
+    for item in spec.config or []:
         key, _, raw = item.partition("=")
         (dynamo if key.startswith("dynamo.") else inductor)[key.split(".", 1)[1] if key.startswith(
             ("dynamo.", "inductor.")) else key] = literal(raw)
-    options = dict(compile_options or {}, **spec.get("compile_options") or {})
+    options = dict(compile_options or {}, **spec.compile_options or {})
     if inductor:
         options["options"] = dict(options.get("options") or {}, **inductor)
     missing = [k for k in inductor if not _has(torch._inductor.config, k)] + [
         k for k in dynamo if not _has(torch._dynamo.config, k)]
     if missing:
         return {"status": "error", "error": f"torch {torch.__version__} has no config option {missing[0]}"}, None
-    alone = bool(spec.get("config")) and shares_code()
+    alone = bool(spec.config) and shares_code()
     result = {"alone": alone}
     try:
         target, convert, sync = prepare(variant, fn, options)
-        data = convert(np.asfortranarray(population) if spec.get("layout") == "column-major" else population)
+        data = convert(np.asfortranarray(population) if spec.layout == "column-major" else population)
         call = guard.user(lambda: target(data))
         if alone:
             torch._dynamo.reset()
@@ -65,11 +75,11 @@ def run(spec, variant, fn, population, capture, outputs, compile_options, budget
             sync()
         first = time.perf_counter() - start
         result["capture"] = capture.take()
-        if spec.get("sizes"):
+        if spec.sizes:
             result["sizes"] = at_sizes(target, convert, sync)
-        result["timing"] = (measure(call, sync, budget_s, first_call_s=first) if spec.get("time") or alone
+        result["timing"] = (measure(call, sync, budget_s, first_call_s=first) if spec.time or alone
                             else {"first_call_s": first})
-        np.save(os.path.join(outputs, spec["id"] + ".npy"), to_numpy(output))
+        np.save(os.path.join(outputs, f"{spec.id}.npy"), to_numpy(output))
         return dict(result, status="ok"), None if alone else (call, sync)
     except guard.VariantError as e:
         return dict(result, status="error", error=f"{type(e.error).__name__}: {e.error}".strip()[:500],

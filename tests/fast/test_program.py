@@ -13,7 +13,7 @@ from inspector.analysis import analyze
 from inspector.record import load
 from inspector.api import program_name
 from inspector.collect.program import _status
-from inspector.raw import RawRecord
+from inspector.raw import RawRecord, RawVariant
 from inspector.render.base import renderer
 from inspector.render.words import run_notes
 
@@ -132,7 +132,8 @@ def test_a_function_that_raised_at_a_later_call_keeps_what_its_compiled_calls_sh
     record = load(record_path("2.13.0", "ga")).to_json()
     v = record["variants"][0]
     v.update(error="ValueError: boom\n  more of the message", error_call=6)
-    assert _status(v) == "ok" and _status(dict(v, capture={"graphs": [{"compile_id": "0/0"}]})) == "error"
+    assert _status(RawVariant.from_json(v)) == "ok"
+    assert _status(RawVariant.from_json(dict(v, capture={"graphs": [{"compile_id": "0/0"}]}))) == "error"
     a = analyze(RawRecord.from_json(record))
     (f,) = a.variants
     assert f.lines and f.kernels and f.run.error_call == 6
