@@ -570,6 +570,15 @@ class RawProgram(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawProbeMessages(Raw):
+    """The probes' messages read (kept only where some were of a kind this version does not know:
+    ``unknown_kinds`` {kind: count})."""
+
+    read: Optional[int] = None
+    unknown_kinds: Optional[dict[str, int]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawRecord(Raw):
     """A whole record (docs/record.md)."""
 
@@ -590,6 +599,7 @@ class RawRecord(Raw):
     probe_restarts: Optional[int] = None
     probe_log: Optional[str] = None
     internal_errors: Optional[list[RawError]] = None
+    probe_messages: Optional[RawProbeMessages] = None
     variants: Optional[list[RawVariant]] = None
     sweep: Optional[list[RawSweepPoint]] = None
     rounds: Optional[RawRounds] = None

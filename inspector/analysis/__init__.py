@@ -11,7 +11,7 @@ from inspector.analysis import breaks, cost, files as files_mod, kernels as kern
 from inspector.analysis import machine, trials as trials_mod
 from inspector.analysis.load import machine_load, run_load
 from inspector.analysis.parse import frames
-from inspector.raw import RawCapture, RawFallbacks, RawRecord, RawTiming, RawVariant
+from inspector.raw import RawCapture, RawFallbacks, RawProbeMessages, RawRecord, RawTiming, RawVariant
 from inspector.record import compile_key
 from inspector.model import (Analysis, Bandwidth, BreakEven, Env, FunctionRun, Graph, Ignored, InternalError,
                              ParseCount, Program, Reason, Recompile, Rounds, Sample, SourceFile, StanceRun, Status,
@@ -42,7 +42,6 @@ def analyze(record):
     sweep = [SweepPoint(s.population, _with_speedups([_timed_variant(v, s.population) for v in s.variants]))
              for s in record.sweep or []]
     internal = [_internal(e) for e in record.internal_errors or []]
-    unknown = record.unknown()
     internal += [replace(e, where=f"{v.id}: {e.where}") for v in variants for e in v.internal_errors]
     internal += [replace(_internal(e), where=f"{t.id}: {e.where}") for t in record.trials or []
                  for e in t.internal_errors or []]
@@ -53,12 +52,22 @@ def analyze(record):
         reference=record.reference,
         interrupted=bool(record.interrupted), probe_restarts=record.given("probe_restarts", 0),
         trace_dir=record.trace_dir, variants=variants, sweep=sweep,
-        parse=[ParseCount(a, read[a], problems[a]) for a in problems] + [
-            ParseCount("record keys", len(unknown), [f"{k}: not known to this version (kept, not read)"
-                                                     for k in unknown])] * bool(unknown), internal_errors=internal,
+        parse=[ParseCount(a, read[a], problems[a]) for a in problems] + _not_known(record), internal_errors=internal,
         findings=breaks.findings(variants), rounds=_rounds(record.rounds),
         program=_program(record.program) if record.program else None,
         trace_logs=record.trace_logs or [], load=run_load(record))
+
+
+def _not_known(record: RawRecord) -> list[ParseCount]:
+    """The parse statistics' rows of what this version does not know, each only where there is some: the record's
+    keys, and the kinds of the probe's messages (counted by collect: ``probe_messages``)."""
+    keys = record.unknown()
+    rows = [ParseCount("record keys", len(keys), [f"{k}: not known to this version (kept, not read)" for k in keys])]
+    messages = record.probe_messages or RawProbeMessages()
+    rows.append(ParseCount("probe messages", messages.read or 0, [
+        f"a {kind!r} message: a kind this version does not know (not read)"
+        for kind, count in (messages.unknown_kinds or {}).items() for _ in range(count)]))
+    return [row for row in rows if row.problems]
 
 
 def _internal(raw):

@@ -26,7 +26,7 @@ from inspector.collect.progress import RoundStarted, RunStarted, quiet
 from inspector.errors import InspectorError
 from inspector.probe.messages import (Compiled, Fatal, Header, Internal, Message, Ready, Round, RoundResult, Start,
                                       Trial, TrialAnswer, Unknown, VariantResult)
-from inspector.raw import RawError, RawRecord, RawSweepPoint, RawVariant
+from inspector.raw import RawError, RawProbeMessages, RawRecord, RawSweepPoint, RawVariant
 from inspector.record import SCHEMA
 
 M = TypeVar("M", bound=Message)
@@ -155,6 +155,8 @@ class _ProbeRuns:
         self.restarts = 0
         self.internal_errors: list[RawError] = []
         self.partial: dict[Optional[str], Compiled] = {}  # variant id -> what it compiled before its result
+        self.messages_read = 0  # the probes' messages read
+        self.unknown: dict[str, int] = {}  # of them, those of a kind this version does not know: {kind: count}
 
     def all(self, only):
         header, results, wanted = None, {}, only
@@ -226,6 +228,7 @@ class _ProbeRuns:
 
     def _handle(self, message: Message | Unknown, state: dict[str, Any], results: dict[str, RawVariant]) -> None:
         """Act on one message of the probe running the variants, then show it to ``progress``."""
+        self._count(message)
         match message:
             case Fatal():
                 raise CollectError(message.error or "the probe could not run the sample", self.log_tail())
@@ -247,6 +250,12 @@ class _ProbeRuns:
             case Ready():
                 state["ready"], self.warmup_s = True, message.warmup_s or {}
         self.progress(message)
+
+    def _count(self, message: Message | Unknown) -> None:
+        """Count one message read, and its kind where this version does not know it."""
+        self.messages_read += 1
+        if isinstance(message, Unknown):
+            self.unknown[message.kind] = self.unknown.get(message.kind, 0) + 1
 
     def round(self, number: int, budget_s: float) -> Optional[RoundResult]:
         """The live probe's answer to round ``number``, or None (the probe is then let go) if it died or took
@@ -276,6 +285,8 @@ class _ProbeRuns:
             for message in self.live.messages():
                 if message is None and self.clock.expired():
                     break
+                if message is not None:
+                    self._count(message)
                 if isinstance(message, answer):
                     return message
         finally:
@@ -327,6 +338,7 @@ class _ProbeRuns:
 
 
 def _record(sample: Path, header: Header, results: list[RawVariant], runs: _ProbeRuns) -> dict[str, Any]:
+    unread = RawProbeMessages(read=runs.messages_read, unknown_kinds=dict(runs.unknown)) if runs.unknown else None
     return {
         "schema": SCHEMA,
         "inspector": __version__,
@@ -340,6 +352,7 @@ def _record(sample: Path, header: Header, results: list[RawVariant], runs: _Prob
         "probe_restarts": runs.restarts,
         "probe_log": runs.log_tail(),
         "internal_errors": [e.to_json() for e in runs.internal_errors],
+        **({"probe_messages": unread.to_json()} if unread else {}),
         "variants": [v.to_json() for v in results],
     }
 

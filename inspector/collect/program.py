@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
@@ -23,7 +24,7 @@ from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramTarget, Unknown,
                                       read)
-from inspector.raw import RawRecord, RawVariant
+from inspector.raw import RawProbeMessages, RawRecord, RawVariant
 from inspector.record import SCHEMA
 
 
@@ -59,7 +60,9 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
     if header is None:
         raise CollectError(f"inspector's probe could not start under {command[0]} ({how_it_ended(status)})")
     end = next((m for m in messages if isinstance(m, ProgramEnd)), None)
-    record = program_record(header, end, status, trace_dir)
+    unknown = Counter(m.kind for m in messages if isinstance(m, Unknown))
+    unread = RawProbeMessages(read=len(messages), unknown_kinds=dict(unknown)) if unknown else None
+    record = program_record(header, end, status, trace_dir, probe_messages=unread)
     return status, record.but(program=record.program.but(load=window))
 
 
@@ -82,10 +85,11 @@ def _children_cpu():
 
 
 def program_record(header: ProgramHeader, end: Optional[ProgramEnd], status: int, trace_dir: Optional[Path] = None,
-                   reader: Optional[Callable[[str], Optional[str]]] = None, made_by: str = "run") -> RawRecord:
+                   reader: Optional[Callable[[str], Optional[str]]] = None, made_by: str = "run",
+                   probe_messages: Optional[RawProbeMessages] = None) -> RawRecord:
     """The RawRecord of a program's run from the probe's first and last messages (``end``: None when the program
     ended without one); ``reader(path)``: where to read source files from besides the disk; ``made_by``: run, or
-    the Python API's capture or inspect."""
+    the Python API's capture or inspect; ``probe_messages``: what was read, where some were not understood."""
     program = header.program or ProgramTarget()
     path = Path(program.file) if program.file else None
     source = _source(path) if path and path.is_file() else ""
@@ -99,6 +103,7 @@ def program_record(header: ProgramHeader, end: Optional[ProgramEnd], status: int
         "env": header.env.to_json() if header.env else None, "config": [], "compile_options": {},
         "trace_dir": str(trace_dir) if trace_dir else None, "interrupted": status in (130, -signal.SIGINT),
         "probe_restarts": 0, "probe_log": "", "internal_errors": [],
+        **({"probe_messages": probe_messages.to_json()} if probe_messages else {}),
         "program": {"made_by": made_by, "argv": program.argv, "module": program.module, "exit": status,
                     "wall_s": end.wall_s if end else None, "ended": "normally" if end else (
                         f"without letting inspector write what it saw ({how_it_ended(status)}: os._exit, a crash "
