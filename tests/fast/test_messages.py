@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT, record_path
 from inspector import api
 from inspector.collect import collect
-from inspector.collect.progress import RoundStarted, RunStarted
+from inspector.collect.progress import RunStarted
 from inspector.probe import messages as m
 from inspector.raw import RawRoundTiming, RawVariant
 from inspector.record import load
