@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 from inspector.rewrite.dialect import MATH, RAISING, REDUCTIONS, attr, call, name, number
 from inspector.rewrite.exprs import Expressions, construct
 from inspector.rewrite.model import Reason, Topic
-from inspector.rewrite.values import (CELLS, COLUMN, ITEMS, SCALAR, Binding, Bound, Decline, Genes, Kind, Value,
-                                      join)
+from inspector.rewrite.values import (CELLS, COLUMN, ITEMS, PREAMBLE, SCALAR, Binding, Bound, Decline, Genes,
+                                      Kind, Value, join)
 
 IDENTITY: dict[str, bool | float] = {"sum": 0, "prod": 1, "max": -math.inf, "min": math.inf, "any": False,
                                      "all": True}
@@ -342,14 +342,29 @@ class Translator(Expressions):
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("enumerate", "zip", "range") \
                 and it.func.id not in self.frame.env and self.resolve(it.func.id).what == "builtin":
             iteration: Iteration = getattr(self, "over_" + it.func.id)(target, it, body)
-            return iteration
+            return self.named(iteration, body)
         value = self.expr(it)
         if value.kind.span and value.kind.sequence:
             if not isinstance(target, ast.Name):
                 raise Decline(target, "unpacking a gene", Reason.VALUE)
             binding = Binding(replace(CELLS, span=value.kind.span), value.node)
-            return Iteration(True, {target.id: binding}, value.node, value.kind.span)
+            return self.named(Iteration(True, {target.id: binding}, value.node, value.kind.span), body)
         return self.kept_iteration(target, value, it)
+
+    def named(self, iteration: Iteration, body: list[ast.AST]) -> Iteration:
+        """Give the user's name to a loop variable over the genes written as an expression and read more than once
+        (``x = population[:, :-1]``), where no other binding of that name in the function would be shadowed."""
+        if not iteration.genes:
+            return iteration
+        reads = [n.id for root in body for n in ast.walk(root) if isinstance(n, ast.Name)]
+        for identifier, binding in list(iteration.bindings.items()):
+            free = self.frame.bound.get(identifier, 0) <= 1 and self.resolve(identifier).what in ("unknown",
+                                                                                                   "builtin")
+            if isinstance(binding.node, ast.Name) or binding.index or reads.count(identifier) < 2 or not free:
+                continue
+            iteration.preamble.append(ast.Assign([ast.Name(identifier, ast.Store())], binding.node, lineno=PREAMBLE))
+            iteration.bindings[identifier] = replace(binding, node=name(identifier))
+        return iteration
 
     def kept_iteration(self, target: ast.expr, value: Value, it: ast.expr) -> Iteration:
         """An iteration over something the same for every individual (constants, a list of per-individual values)."""
@@ -478,5 +493,5 @@ class Translator(Expressions):
         columns = ast.GeneratorExp(self.sp.vector(name("column")), [ast.comprehension(
             ast.Name("column", ast.Store()), call(name("zip"), ast.Starred(value.node, ast.Load())), [], 0)])
         preamble.append(ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())], columns,
-                                   lineno=0))
+                                   lineno=PREAMBLE))
         bindings.update({n: Binding(replace(ITEMS, span=span), name(n)) for n in names})

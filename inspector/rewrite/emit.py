@@ -64,9 +64,9 @@ def unparse(node: ast.AST, module: Module, keep: set[int]) -> str:
     return text if same else plain
 
 
-def function(name: str, args: ast.arguments, body: list[ast.stmt], docstring: ast.stmt | None) -> ast.FunctionDef:
+def function(name: str, args: ast.arguments, body: list[ast.stmt]) -> ast.FunctionDef:
     """A function definition (with the fields this Python version wants)."""
-    fields: dict[str, object] = {"name": name, "args": args, "body": ([docstring] if docstring else []) + body,
+    fields: dict[str, object] = {"name": name, "args": args, "body": body,
                                  "decorator_list": [], "returns": None, "lineno": 1}
     if "type_params" in ast.FunctionDef._fields:
         fields["type_params"] = []

@@ -12,9 +12,8 @@ from inspector.rewrite.calls import Iteration, Translator, varies
 from inspector.rewrite.dialect import name
 from inspector.rewrite.exprs import construct
 from inspector.rewrite.model import Reason, Topic
-from inspector.rewrite.values import SCALAR, Binding, Bound, Decline, Kind, Value, join
+from inspector.rewrite.values import PREAMBLE, SCALAR, Binding, Bound, Decline, Genes, Kind, Value, join
 
-PREAMBLE = 0  # the line number given to statements the rewrite adds (constant tables): hoisted out of branches
 ACCUMULATE = {ast.Add: "sum", ast.Sub: "sub", ast.Mult: "prod"}
 
 
@@ -70,7 +69,10 @@ class Body:
         return Body(inner, self.steps, self.returned).block(statements)
 
     def bind(self, identifier: str, value: Value, length: Bound | None = None) -> None:
-        self.tr.frame.env[identifier] = Binding(value.kind, name(identifier), length=length)
+        kind = value.kind
+        if kind.sequence and kind.span:  # a run of genes by its own name: x[0] is then x[:, 0]
+            kind = replace(kind, span=Genes(identifier, Bound(False, 0), Bound(True, 0)))
+        self.tr.frame.env[identifier] = Binding(kind, name(identifier), length=length)
         self.steps.count += 1
         self.steps.last[identifier] = self.steps.count
         if value.warns and self.returned:

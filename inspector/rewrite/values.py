@@ -10,6 +10,9 @@ from inspector.rewrite.model import Reason
 from inspector.rewrite.program import Module
 
 
+PREAMBLE = 0  # the line number of statements the rewrite adds (names for the genes, constant tables as arrays)
+
+
 class Decline(Exception):
     """A construct outside the subset: ``node`` is the user's node, ``construct`` names it."""
 

@@ -110,10 +110,7 @@ class Vectorizer:
                for p, k in zip(params, kinds)}
         frame = Frame(self.program, module, function.name, self.sp, self.row, self, env, self.notes, [],
                       self.imports, dict(bound))
-        statements = function.body
-        docstring = statements[0] if statements and isinstance(statements[0], ast.Expr) and isinstance(
-            statements[0].value, ast.Constant) and isinstance(statements[0].value.value, str) else None
-        body = Body(Translator(frame), Steps()).block(statements[1:] if docstring else statements)
+        body = Body(Translator(frame), Steps()).block(function.body)  # its docstring is the user's function's
         population = renamed[params[0]] if entry else None
         ret, kind = result(body, function, population)
         new_args = ast.arguments(
@@ -121,7 +118,7 @@ class Vectorizer:
             args=[ast.arg(renamed[a.arg]) for a in args.args], vararg=None, kwonlyargs=[], kw_defaults=[],
             kwarg=None, defaults=list(args.defaults))
         new = self.new_name(function.name)
-        definition = emit.function(new, new_args, body.out + [ret], docstring)
+        definition = emit.function(new, new_args, body.out + [ret])
         return Done(new, signature(kinds), kind, definition, module, function)
 
     def plural(self, param: str, names: set[str]) -> str:
