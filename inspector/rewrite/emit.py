@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from inspector.rewrite.program import Module
 
@@ -89,3 +90,28 @@ def _shifted(line: str, by: int) -> str:
     head, _, rest = line[4:].partition(" +")
     start, comma, count = head.partition(",")
     return f"@@ -{int(start) + by}{comma}{count} +{rest}"
+
+
+def substitute(node: ast.AST, replace: Callable[[ast.AST], ast.AST | None]) -> ast.AST:
+    """``node`` with ``replace``'s replacements (it returns the new node for a node it replaces, else None): the
+    subtrees left as they were are the user's own objects (their text is kept), the others copies; the user's tree
+    is never changed."""
+    new = replace(node)
+    if new is not None:
+        return new
+    changed: dict[str, object] = {}
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, ast.AST):
+            item = substitute(value, replace)
+            if item is not value:
+                changed[field] = item
+        elif isinstance(value, list):
+            items = [substitute(v, replace) if isinstance(v, ast.AST) else v for v in value]
+            if any(a is not b for a, b in zip(items, value)):
+                changed[field] = items
+    if not changed:
+        return node
+    twin = copy.copy(node)
+    for field, value in changed.items():
+        setattr(twin, field, value)
+    return twin

@@ -170,12 +170,21 @@ class Rewrite:
     notes: tuple[Note, ...]
     branches: tuple[Branch, ...]
     functions: tuple[Renamed, ...]
-    declined: tuple[Declined, ...] = ()  # sites of a break rewrite left as they were
 
     @property
     def program_source(self) -> str:
         """The imports and the functions: what the probe executes in a copy of the sample's namespace."""
         return "\n".join(self.imports) + "\n\n\n" + self.source
+
+
+@dataclass(frozen=True)
+class Breaks:
+    """A NumPy or torch variant's breaks: ``rewrite`` makes every mechanical rewrite at once (None: none
+    applies); ``declined`` names each construct left as it was, with why."""
+
+    target: str
+    rewrite: Rewrite | None
+    declined: tuple[Declined, ...]
 
 
 class Verdict(enum.Enum):
