@@ -26,7 +26,7 @@ def tests(function: ast.FunctionDef) -> list[ast.expr]:
 
 def branches(functions: Iterable[tuple[Module, ast.FunctionDef]]) -> tuple[Branch, ...]:
     """Every branch of ``functions``, numbered in order."""
-    found = []
+    found: list[Branch] = []
     for module, function in functions:
         for test in tests(function):
             found.append(Branch(len(found), function.name, test.lineno, module.segment(test)))

@@ -171,7 +171,9 @@ class Rewriter:
         """An ``if`` on an array: its masked updates (``if m.any(): x[m] -= e[m]``), its assignments or its two
         returns, each as a where."""
         mask = self.mask(statement.test)
-        if mask is not None and not statement.orelse and all(self.masked(s, mask) for s in statement.body):
+        if mask is not None and not statement.orelse:
+            for s in statement.body:
+                self.masked(s, mask)
             return [self.unmasked(s, mask) for s in statement.body]
         if all(isinstance(s, ast.Return) for s in [*statement.body, *statement.orelse]) and \
                 len(statement.body) == len(statement.orelse) == 1:
@@ -199,13 +201,16 @@ class Rewriter:
                 return test.args[0] if self.shapes.of(test.args[0]) == COLUMN else None
         return None
 
-    def masked(self, statement: ast.stmt, mask: ast.expr) -> bool:
-        """``x[m] op= e`` or ``x[m] = e``, x a local array (not the population)."""
+    def masked(self, statement: ast.stmt, mask: ast.expr) -> None:
+        """Decline anything but ``x[m] op= e`` or ``x[m] = e`` with x an array of the function's own."""
         target = statement.target if isinstance(statement, ast.AugAssign) else (
             statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None)
-        return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
-            target.value.id != self.population and self.shapes.of(target.value) == COLUMN and \
-            ast.dump(target.slice) == ast.dump(mask)
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and
+                ast.dump(target.slice) == ast.dump(mask)):
+            raise Decline(statement, construct(statement), Reason.MASK)
+        params = {a.arg for a in self.function.args.posonlyargs + self.function.args.args}
+        if target.value.id in params or self.shapes.of(target.value) != COLUMN:
+            raise Decline(statement, f"update of `{target.value.id}`", Reason.ALIASED)
 
     def unmasked(self, statement: ast.stmt, mask: ast.expr) -> ast.stmt:
         """``x[m] -= e[m]`` -> ``x = where(m, x - e, x)``."""

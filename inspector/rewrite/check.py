@@ -43,7 +43,7 @@ class Namespaces:
         if module.name not in self.copies:
             found = sys.modules.get(module.name)
             source = vars(found) if found is not None else next(
-                (getattr(v, "__globals__") for v in self.namespace.values()
+                (v.__globals__ for v in self.namespace.values()
                  if getattr(v, "__module__", None) == module.name and hasattr(v, "__globals__")), {})
             self.copies[module.name] = dict(source)
         return self.copies[module.name]
@@ -175,8 +175,8 @@ def close(expected: np.ndarray, got: np.ndarray, rtol: float) -> np.ndarray:
     tolerance, an absolute one of 1e-9 of the largest finite value, NaN equal to NaN, inf to the same inf)."""
     finite = np.abs(expected[np.isfinite(expected)])
     atol = 1e-9 * (finite.max() if finite.size else 1.0)
-    ok = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
-    return ok.reshape(len(ok), -1).all(axis=1) if ok.ndim > 1 else ok
+    ok = np.asarray(np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True))
+    return np.asarray(ok.reshape(len(ok), -1).all(axis=1)) if ok.ndim > 1 else ok
 
 
 def compared(expected: Outputs, got: np.ndarray, rtol: float) -> Mismatch | None:

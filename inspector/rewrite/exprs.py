@@ -304,9 +304,9 @@ class Expressions:
                 raise Decline(node, f"index `{self.frame.module.segment(node)}`", Reason.INDEX)
             run = Genes(span.base, over.start.shift(k), over.stop.shift(k))
             return Value(self.run(run, node), replace(CELLS, span=run))
-        k = self.integer(index, node)
-        if k is not None:
-            return Value(self.column(span.base, self.at(span, k), node), Kind(population=True))
+        constant = self.integer(index, node)
+        if constant is not None:
+            return Value(self.column(span.base, self.at(span, constant), node), Kind(population=True))
         value = self.expr(index)
         if value.kind == SCALAR and span == replace(WHOLE, base=span.base):  # an index the same for everyone
             return Value(ast.Subscript(name(span.base), ast.Tuple([ast.Slice(), value.node], ast.Load()),

@@ -93,14 +93,14 @@ class Body:
         if node.value is None:
             return []
         value = self.tr.expr(node.value)
-        if all(isinstance(t, ast.Name) for t in targets):
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if len(names) == len(targets):
             length = self.tr.bound(node.value) if not varies(value) else None
-            for t in targets:
-                assert isinstance(t, ast.Name)
-                self.bind(t.id, value, length)
+            for n in names:
+                self.bind(n, value, length)
             same = value.node is node.value and isinstance(node, ast.Assign)
-            return [node] if same else [ast.Assign([ast.Name(t.id, ast.Store()) for t in targets  # type: ignore[union-attr]
-                                                    ], value.node, lineno=node.lineno)]
+            return [node] if same else [ast.Assign([ast.Name(n, ast.Store()) for n in names], value.node,
+                                                   lineno=node.lineno)]
         if len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List)):
             return self.unpack(targets[0], value, node)
         raise Decline(node, f"assignment to `{self.tr.frame.module.segment(targets[0])}`", Reason.SIDE_EFFECT)
@@ -224,8 +224,9 @@ class Body:
         elif yes is not None and no is not None:
             value = self.tr.where(test.node, test.kind, yes, no, node)
         elif returns or before is None:
-            value = yes or no
-            assert value is not None
+            only = yes or no
+            assert only is not None
+            value = only
             if value.warns:
                 self.tr.note(Topic.BOTH_BRANCHES, node)
         else:

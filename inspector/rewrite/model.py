@@ -104,7 +104,6 @@ class Topic(enum.Enum):
     COMPLEX_POWER = "complex-power"  # a negative base to a fractional power: Python a complex number, arrays NaN
     MIN_MAX_NAN = "min-max-nan"  # Python's min/max with NaN depend on argument order; np.minimum gives NaN
     OPERANDS = "operands"  # `and`/`or` of numbers return an operand: written as a where
-    INTEGERS = "integers"  # Python ints never overflow; NumPy's and torch's wrap around
     DEFAULT_DTYPE = "default-dtype"  # torch.where of two Python numbers gives torch's default dtype (float32)
     CONSTANT_DTYPE = "constant-dtype"  # a constant table as a float64 tensor (as Python computed it)
     ZIP_LENGTH = "zip-length"  # zip stops at the shorter: the rewrite assumes one entry per gene
