@@ -88,7 +88,10 @@ class Translator(Expressions):
         raise Decline(node, f"call to `{fn}`", reason)
 
     def conversion(self, fn: str, node: ast.Call) -> Value:
-        """abs, float, int, bool and round of a value."""
+        """abs, float, int, bool and round of a value (``float("inf")`` as it is)."""
+        if fn == "float" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and isinstance(
+                node.args[0].value, str):
+            return Value(node, SCALAR)
         values = [self.expr(a) for a in node.args]
         value = values[0]
         if not any(varies(v) for v in values):
@@ -97,6 +100,11 @@ class Translator(Expressions):
         if fn == "bool":
             return Value(self.condition(value), replace(value.kind, boolean=True), value.warns)
         value = self.elementwise(value, node)
+        if value.kind.boolean and fn in ("float", "int") and len(values) == 1:  # a truth value as 1.0 / 1
+            numpy, torch = ("float64", "double") if fn == "float" else ("int64", "long")
+            method = ast.Attribute(value.node, torch if self.sp.torch else "astype", ast.Load())
+            converted = call(method) if self.sp.torch else call(method, attr("np", numpy))
+            return Value(converted, replace(value.kind, boolean=False), value.warns)
         if fn == "int" or value.kind.boolean or len(values) > 1 and fn != "round":
             raise Decline(node, f"`{fn}()` of a value per individual", Reason.VALUE)
         if fn == "float":

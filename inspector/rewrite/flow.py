@@ -88,6 +88,9 @@ class Body:
     def _Pass(self, node: ast.Pass) -> list[ast.stmt]:
         return []
 
+    def _While(self, node: ast.While) -> list[ast.stmt]:
+        raise Decline(node, construct(node), Reason.NOT_GENE_LOOP)
+
     def _Assign(self, node: ast.Assign | ast.AnnAssign) -> list[ast.stmt]:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if node.value is None:
@@ -156,7 +159,9 @@ class Body:
         yes = Value(self.tr.condition(test), replace(test.kind, boolean=True))
         for r in then.returns:
             self.returns.append(self.under(r, yes, node))
-        if other.returns:
+        if other.returns and then.always:  # rows where the test held returned in the first arm: no test needed
+            self.returns += other.returns
+        elif other.returns:
             no = Value(self.tr.negate(yes.node, node), yes.kind)
             self.returns += [self.under(r, no, node) for r in other.returns]
         self.always = then.always and other.always

@@ -53,11 +53,17 @@ def accumulated(node: ast.For) -> set[str]:
 
 
 def read_after(node: ast.For, body: Body) -> set[str]:
-    """Names the user's function reads after the loop."""
+    """Names the user's function reads after the loop before binding them again."""
     function = body.tr.frame.module.functions.get(body.tr.frame.function)
+    if function is None:
+        return set()
     end = node.end_lineno or node.lineno
-    return {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-            and n.lineno > end} if function else set()
+    later = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.lineno > end]
+    stores: dict[str, int] = {}
+    for n in later:
+        if isinstance(n.ctx, ast.Store):
+            stores[n.id] = min(stores.get(n.id, n.lineno), n.lineno)
+    return {n.id for n in later if isinstance(n.ctx, ast.Load) and n.lineno < stores.get(n.id, n.lineno + 1)}
 
 
 def contributions(tr: Translator, statements: list[ast.stmt], temps: list[ast.stmt],
@@ -145,6 +151,12 @@ def branches(tr: Translator, statement: ast.If, temps: list[ast.stmt], accumulat
     found: Contributions = {}
     for accumulator in dict.fromkeys([*arms[0], *arms[1]]):
         ops = {arm[accumulator][0] for arm in arms if accumulator in arm}
+        if ops == {"sum", "sub"}:  # s += a in one arm, s -= b in the other: s += where(t, a, -b)
+            for arm in arms:
+                if arm.get(accumulator, ("", None))[0] == "sub":
+                    value = arm[accumulator][1]
+                    arm[accumulator] = ("sum", Value(ast.UnaryOp(ast.USub(), value.node), value.kind, value.warns))
+            ops = {"sum"}
         if len(ops) > 1:
             raise Decline(statement, f"`{accumulator}` in the loop", Reason.RECURRENCE, "mixed updates")
         op = ops.pop()
