@@ -176,9 +176,9 @@ class Translator(Expressions):
         if spelled is None:
             raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`", Reason.UNKNOWN_CALL,
                           f"{self.sp.dialect.value} has none")
-        if self.sp.torch and len(values) == 2 and fn in ("atan2", "arctan2", "hypot") and \
-                not all(varies(v) for v in values):
-            raise Decline(node, f"`{fn}` of a Python number", Reason.UNKNOWN_CALL, "torch takes tensors")
+        if self.sp.torch and len(values) == 2:  # torch's binary functions take tensors: a number as a 0-d one
+            values = [v if varies(v) else Value(self.sp.fn("tensor", v.node, dtype=attr("torch", "float64")),
+                                                v.kind) for v in values]
         kind = replace(join(*(v.kind for v in values)), boolean=fn in ("isnan", "isinf", "isfinite"))
         nodes = self.broadcast(values, kind)
         warns = any(v.warns for v in values) or fn in RAISING
