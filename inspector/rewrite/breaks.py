@@ -13,6 +13,7 @@ from inspector.rewrite.emit import substitute
 from inspector.rewrite.branches import branches
 from inspector.rewrite.dialect import Spelling, call, name
 from inspector.rewrite.exprs import construct
+from inspector.rewrite.layout import Layout
 from inspector.rewrite.model import (Breaks, Change, ChangeKind, Declined, Dialect, Note, Reason, Renamed, Rewrite,
                                      RewriteKind, Row, Span, Topic)
 from inspector.rewrite.program import Module, Program
@@ -284,7 +285,7 @@ def spliced(module: Module, function: ast.FunctionDef, sites: list[Site], new_na
     indent = " " * function.body[0].col_offset
     for site in sorted(sites, key=lambda s: -s.statement.lineno):
         start, end = site.statement.lineno - first, (site.statement.end_lineno or site.statement.lineno) - first
-        new = [indent + line for s in site.new for line in emit.unparse(s, module, keep).splitlines()]
+        new = [line for s in site.new for line in Layout(module, keep).statement(s, indent)]
         text[start:end + 1] = new
     text[0] = re.sub(rf"\bdef\s+{re.escape(function.name)}\s*\(", f"def {new_name}(", text[0], count=1)
     return "\n".join(text) + "\n"

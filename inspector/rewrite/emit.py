@@ -45,6 +45,25 @@ class _Keeping(_Unparser if _Unparser is not None else object):  # type: ignore[
                 return
         super().traverse(node)
 
+    def visit_Call(self, node: ast.Call) -> None:
+        """``sum(x for x in y)``: a generator expression as the only argument takes the call's parentheses."""
+        if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp):
+            gen = node.args[0]
+            assert _Precedence is not None
+            self.set_precedence(_Precedence.ATOM, node.func)
+            self.traverse(node.func)
+            text = self._module.segment(gen) if id(gen) in self._originals else ""
+            if text.startswith("(") and "\n" not in text:
+                self.write(text)
+                return
+            self.write("(")
+            self.traverse(gen.elt)
+            for generator in gen.generators:
+                self.traverse(generator)
+            self.write(")")
+            return
+        super().visit_Call(node)
+
 
 def originals(functions: Iterable[ast.AST]) -> set[int]:
     """The ids of every node of the user's functions (a rewrite reuses those it leaves as they were)."""

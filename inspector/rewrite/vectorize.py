@@ -13,6 +13,7 @@ from inspector.rewrite.calls import Translator
 from inspector.rewrite.dialect import Spelling, name
 from inspector.rewrite.exprs import Frame
 from inspector.rewrite.flow import Body, Steps, result
+from inspector.rewrite.layout import Layout
 from inspector.rewrite.model import (Change, ChangeKind, Declined, Dialect, Note, Reason, Renamed, Rewrite,
                                      RewriteKind, Row, Span)
 from inspector.rewrite.program import Module, Program
@@ -160,7 +161,7 @@ def rewrite_of(writer: Vectorizer, function: str, dialect: Dialect, row: Row) ->
     """The Rewrite of what ``writer`` wrote for ``function``: the new functions in the user's order."""
     done = sorted(writer.done.values(), key=lambda d: (d.module.name != "", d.module.name, d.user.lineno))
     keep = emit.originals(d.user for d in done)
-    source = "\n\n\n".join(emit.unparse(d.definition, d.module, keep) for d in done) + "\n"
+    source = "\n\n".join(Layout(d.module, keep).function(d.definition) for d in done)
     imports = sorted({writer.sp.import_line} | writer.imports, key=lambda line: (line.startswith("from"), line))
     if any(isinstance(n, ast.Name) and n.id == "math" for d in done for n in ast.walk(d.definition)):
         imports.insert(0, "import math")

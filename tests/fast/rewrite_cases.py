@@ -11,8 +11,10 @@ import numpy as np
 
 from inspector.rewrite import Reason, program_from_sources
 
-HEADER = "import math\nfrom functools import reduce\nfrom operator import mul\nK = 2\nWEIGHTS = [1.0, 2.0, 0.5, 3.0, 1.5]\n" \
-         "TABLE = [(1.0, 2.0), (0.5, 1.0), (2.0, 0.0), (1.0, 1.0), (3.0, 0.5)]\nCONSTRAINTS = [(0, 1, 0.5), (2, 3, -1.0)]\n"
+HEADER = "\n".join([
+    "import math", "from functools import reduce", "from operator import mul", "K = 2",
+    "WEIGHTS = [1.0, 2.0, 0.5, 3.0, 1.5]", "TABLE = [(1.0, 2.0), (0.5, 1.0), (2.0, 0.0), (1.0, 1.0), (3.0, 0.5)]",
+    "CONSTRAINTS = [(0, 1, 0.5), (2, 3, -1.0)]", ""])
 
 # name -> the body of a module defining fitness(individual) (after HEADER); 5 genes
 SUBSET = {
