@@ -88,8 +88,9 @@ class Rewriter:
         new = self.apply(new, kinds)
         replaced: list[ast.stmt] = [new]
         if isinstance(new, ast.If) and self.shapes.of(new.test) in (ZERO_D, COLUMN):
-            replaced = self.where(new)
-            kinds.append(ChangeKind.WHERE)
+            replaced = self.where(new, rest)
+            kinds.append(ChangeKind.COND if any(isinstance(s, ast.FunctionDef) for s in replaced) else
+                         ChangeKind.WHERE)
         elif isinstance(new, ast.For):
             loop = unrolled(new, rest, self.shapes, self.sp, self.population)
             if loop is not None:
@@ -97,6 +98,8 @@ class Rewriter:
                 kinds.append(ChangeKind.LOOP)
         if kinds:
             self.sites.append(Site(statement, kinds, replaced))
+        if ChangeKind.ITEM in kinds:
+            self.note(Topic.HOST_SCALAR, statement)
         return replaced
 
     def items(self, statement: ast.stmt, rest: list[ast.stmt], kinds: list[ChangeKind]) -> ast.stmt:
@@ -114,7 +117,6 @@ class Rewriter:
                 raise Decline(host, "`.item()`" if isinstance(host.func, ast.Attribute) else "`float()`",
                               Reason.HOST_VALUE, what_uses(parent))
         kinds.append(ChangeKind.ITEM)
-        self.note(Topic.HOST_SCALAR, statement)
         return stripped(statement, found)
 
     def host(self, node: ast.Call) -> bool:
@@ -168,7 +170,7 @@ class Rewriter:
             self.module.functions and isinstance(axis, ast.Constant) and axis.value in (1, -1) and len(
             node.args) == 3
 
-    def where(self, statement: ast.If) -> list[ast.stmt]:
+    def where(self, statement: ast.If, rest: list[ast.stmt]) -> list[ast.stmt]:
         """An ``if`` on an array: its masked updates (``if m.any(): x[m] -= e[m]``), its assignments or its two
         returns, each as a where."""
         mask = self.mask(statement.test)
@@ -183,14 +185,60 @@ class Rewriter:
             return [ast.Return(self.sp.where(statement.test, yes.value, no.value), lineno=statement.lineno)]
         arms = [assignments(arm) for arm in (statement.body, statement.orelse)]
         if arms[0] is None or arms[1] is None:
-            raise Decline(statement, "`if` on an array", Reason.DATA_BRANCH)
-        out: list[ast.stmt] = []
-        for target in dict.fromkeys([*arms[0], *arms[1]]):
+            return self.cond(statement, rest)
+        targets = list(dict.fromkeys([*arms[0], *arms[1]]))
+        for target in targets:
             if (target not in arms[0] or target not in arms[1]) and target not in self.shapes.names:
                 raise Decline(statement, "`if` on an array", Reason.DATA_BRANCH, f"`{target}` set in one arm")
-            value = self.sp.where(statement.test, arms[0].get(target, name(target)), arms[1].get(target, name(target)))
+        out: list[ast.stmt] = []
+        test = statement.test
+        if len(targets) > 1 and not isinstance(test, ast.Name):  # the test once, before any arm's name changes
+            taken = self.fresh("taken")
+            out.append(ast.Assign([ast.Name(taken, ast.Store())], test, lineno=statement.lineno))
+            test = name(taken)
+        for target in targets:
+            value = self.sp.where(test, arms[0].get(target, name(target)), arms[1].get(target, name(target)))
             out.append(ast.Assign([ast.Name(target, ast.Store())], value, lineno=statement.lineno))
         return out
+
+    def fresh(self, base: str) -> str:
+        """A name neither the module nor the function uses."""
+        used = {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)} | set(self.module.functions) | \
+            set(self.module.constants) | set(self.module.imports) | set(self.shapes.names)
+        return next(f"{base}{i or ''}" for i in range(1000) if f"{base}{i or ''}" not in used)
+
+    def cond(self, statement: ast.If, rest: list[ast.stmt]) -> list[ast.stmt]:
+        """An ``if`` on a tensor whose arms are computations (assignments reading each other) -> torch.cond: each
+        arm a function of the arrays it reads, returning the names either arm assigns that are read after it."""
+        arms = [statement.body, statement.orelse]
+        if not self.sp.torch or not all(isinstance(s, (ast.Assign, ast.AugAssign)) and all(
+                isinstance(t, ast.Name) for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))
+                for arm in arms for s in arm):
+            raise Decline(statement, "`if` on an array", Reason.DATA_BRANCH)
+        stores = [[n.id for s in arm for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(
+            n.ctx, ast.Store)] for arm in arms]
+        later = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name)}
+        targets = [t for t in dict.fromkeys(stores[0] + stores[1]) if t in later]
+        if not targets:
+            raise Decline(statement, "`if` on an array", Reason.DATA_BRANCH, "nothing it computes is read after it")
+        reads = [n.id for arm in arms for s in arm for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(
+            n.ctx, ast.Load) and n.id in self.shapes.names]
+        one_arm = [t for t in targets if not (t in stores[0] and t in stores[1])]
+        if any(t not in self.shapes.names for t in one_arm):
+            raise Decline(statement, "`if` on an array", Reason.DATA_BRANCH, "a name set in one arm only")
+        operands = list(dict.fromkeys(reads + one_arm))
+        result: ast.expr = ast.Tuple([name(t) for t in targets], ast.Load()) if len(targets) > 1 else name(targets[0])
+        names, out = [], []
+        for arm, label in zip(arms, ("true", "false")):
+            names.append(self.fresh(f"when_{label}"))
+            args = ast.arguments(posonlyargs=[], args=[ast.arg(o) for o in operands], vararg=None, kwonlyargs=[],
+                                 kw_defaults=[], kwarg=None, defaults=[])
+            out.append(emit.function(names[-1], args, [*arm, ast.Return(result)]))
+        store = ast.Tuple([ast.Name(t, ast.Store()) for t in targets], ast.Store()) if len(targets) > 1 else \
+            ast.Name(targets[0], ast.Store())
+        cond = self.sp.fn("cond", statement.test, name(names[0]), name(names[1]),
+                          ast.Tuple([name(o) for o in operands], ast.Load()))
+        return out + [ast.Assign([store], cond, lineno=statement.lineno)]
 
     def mask(self, test: ast.expr) -> ast.expr | None:
         """The mask of ``m.any()``, ``np.any(m)`` or ``torch.any(m)``."""

@@ -47,7 +47,7 @@ class Shapes:
         return widest(self.of(node.body), self.of(node.orelse))
 
     def _Attribute(self, node: ast.Attribute) -> str | None:
-        return self.of(node.value) if node.attr in ("T", "real", "data") else None
+        return self.of(node.value) if node.attr in ("T", "real", "data", "values") else None
 
     def _Subscript(self, node: ast.Subscript) -> str | None:
         base = self.of(node.value)

@@ -9,7 +9,8 @@ import torch
 from conftest import ROOT
 from fast.rewrite_cases import SUBSET, namespace, population, program
 from inspector.probe.sample import load
-from inspector.rewrite import Dialect, Rewrite, Verdict, check, read_program, rewrite_breaks, vectorize
+from inspector.rewrite import (ChangeKind, Dialect, Rewrite, Verdict, check, program_from_sources, read_program,
+                               rewrite_breaks, vectorize)
 from inspector.rewrite import words
 from inspector.rewrite.check import rewritten
 
@@ -70,3 +71,36 @@ def test_compiled_whole_a_rewrite_has_no_break_left(samples):
         torch._dynamo.reset()
         compiled = torch.compile(function, fullgraph=True)
         np.testing.assert_allclose(compiled(pop), function(pop), rtol=1e-6)
+
+
+CONDITIONAL = '''
+import torch
+LIMIT = 0.0
+
+def fitness_torch(population):
+    total = population.sum(dim=1)
+    spread = population.max(dim=1).values
+    if total.mean().item() > LIMIT:
+        scaled = total * 2
+        total = scaled + spread
+    else:
+        total = total - spread
+    return total + spread
+'''
+
+
+def test_an_if_on_a_tensor_whose_arms_are_computations_becomes_torch_cond():
+    program = program_from_sources(CONDITIONAL, path="conditional.py")
+    space: dict = {}
+    exec(CONDITIONAL, space)
+    found = rewrite_breaks(program, "fitness_torch", Dialect.TORCH)
+    assert [c.kind for c in found.rewrite.changes] == [ChangeKind.ITEM, ChangeKind.COND] and not found.declined
+    assert "    total = torch.cond(total.mean() > LIMIT, when_true, when_false, (total, spread))\n" in \
+        found.rewrite.source
+    for mean in (-0.2, 0.2):  # each arm, the population's test one way then the other
+        pop = np.random.default_rng(0).normal(mean, 1.0, size=(400, 4))
+        assert check(found.rewrite, program, space, pop).verdict is Verdict.MATCHED
+    function = rewritten(found.rewrite, space)
+    torch._dynamo.reset()
+    data = torch.from_numpy(np.random.default_rng(1).normal(0.0, 1.0, size=(400, 4)))
+    torch.testing.assert_close(torch.compile(function, fullgraph=True)(data), function(data))
