@@ -167,6 +167,16 @@ SUBSET = {
                     violation += excess * excess
             return violation + sum(max(individual[a] - bound, 0.0) for a, b, bound in CONSTRAINTS)
     """,
+    "an if on constants kept": """
+        def fitness(individual):
+            if K > 1:
+                s = individual[0] * K
+            else:
+                s = 0.0
+            if len(individual) > 3:
+                s += individual[3]
+            return s
+    """,
     "tuple of objectives": """
         def fitness(individual):
             g = 1 + 9 * sum(individual[1:]) / (len(individual) - 1)

@@ -28,7 +28,8 @@ def test_each_construct_is_rewritten_and_matches_on_random_populations(case):
     for seed in (0, 1):
         result = check(rewrite, program(body), namespace(body), population(seed=seed))
         assert result.verdict is Verdict.MATCHED, (words.check(result), rewrite.source)
-        assert not result.unchecked, words.check(result)  # the populations take every branch of every case
+        if case != "an if on constants kept":  # whose other arms no population takes: said unchecked
+            assert not result.unchecked, words.check(result)  # the populations take every branch of the cases
     loops = [n for n in ast.walk(ast.parse(rewrite.source)) if isinstance(n, ast.For)]
     assert not loops or case == "a loop over constants kept"  # loops over the genes are reductions
 
