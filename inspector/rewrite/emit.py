@@ -15,8 +15,9 @@ _Precedence = getattr(ast, "_Precedence", None)
 
 
 def precedence(node: ast.expr) -> int:
-    """How tightly ``node`` binds, in the unparser's scale."""
-    assert _Unparser is not None and _Precedence is not None
+    """How tightly ``node`` binds, in the unparser's scale (0, the loosest, without ``ast._Unparser``)."""
+    if _Unparser is None or _Precedence is None:
+        return 0
     if isinstance(node, ast.BinOp):
         return int(_Unparser.binop_precedence[_Unparser.binop[type(node.op).__name__]])
     if isinstance(node, ast.UnaryOp):
@@ -65,6 +66,15 @@ class _Keeping(_Unparser if _Unparser is not None else object):  # type: ignore[
         super().visit_Call(node)
 
 
+def kept(node: ast.AST, module: Module, keep: set[int]) -> str:
+    """``node`` as source with the user's text for the nodes in ``keep`` (plain ``ast.unparse`` on an
+    interpreter without ``ast._Unparser``)."""
+    if _Unparser is None:
+        return ast.unparse(node)
+    text: str = _Keeping(module, keep).visit(node)
+    return text
+
+
 def originals(functions: Iterable[ast.AST]) -> set[int]:
     """The ids of every node of the user's functions (a rewrite reuses those it leaves as they were)."""
     return {id(n) for f in functions for n in ast.walk(f)}
@@ -74,9 +84,7 @@ def unparse(node: ast.AST, module: Module, keep: set[int]) -> str:
     """``node`` as source, the user's text where ``keep`` holds its id; plain ``ast.unparse`` when the result
     would not parse back to the same tree (or the interpreter has no ``ast._Unparser``)."""
     plain = ast.unparse(node)
-    if _Unparser is None:
-        return plain
-    text: str = _Keeping(module, keep).visit(node)
+    text = kept(node, module, keep)
     try:
         same = ast.dump(ast.parse(text)) == ast.dump(ast.parse(plain))
     except SyntaxError:

@@ -293,7 +293,8 @@ class Expressions:
         if isinstance(index, ast.Slice):
             start, stop = self.integer(index.lower, node), self.integer(index.upper, node)
             if index.step is not None or (index.lower and start is None) or (index.upper and stop is None):
-                raise Decline(node, f"slice `{self.frame.module.segment(node)}`", Reason.INDEX)
+                raise Decline(node, f"slice `{self.frame.module.segment(node)}`", Reason.INDEX,
+                              "a step" if index.step else "bounds not written as constants")
             run = Genes(span.base, span.start if start is None else self.at(span, start),
                         span.stop if stop is None else self.at(span, stop))
             return Value(self.run(run, node), replace(CELLS, sequence=self.sequence(), span=run))

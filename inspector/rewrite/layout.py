@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from inspector.rewrite.emit import _Keeping, precedence, unparse
+from inspector.rewrite.emit import kept, precedence, unparse
 from inspector.rewrite.program import Module
 
 WIDTH = 110
@@ -20,8 +20,7 @@ class Layout:
         self.keep = keep
 
     def text(self, node: ast.AST) -> str:
-        written: str = _Keeping(self.module, self.keep).visit(node)
-        return written
+        return kept(node, self.module, self.keep)
 
     def function(self, function: ast.FunctionDef) -> str:
         """The function's source; ``emit.unparse`` wherever the layout would not parse back to the same tree."""

@@ -78,7 +78,9 @@ class Shapes:
                 return None
             if axis is None and isinstance(func, ast.Attribute) and receiver is not None and node.args:
                 axis = node.args[0]
-            return COLUMN if source == MATRIX and axis is not None else ZERO_D
+            if axis is None:
+                return ZERO_D
+            return COLUMN if source == MATRIX else ARRAY
         if method == "unbind":
             return COLUMN
         args = [self.of(a) for a in node.args] + ([receiver] if receiver else [])
