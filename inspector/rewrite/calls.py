@@ -63,7 +63,10 @@ class Translator(Expressions):
         elif isinstance(func, ast.Attribute) and func.attr in REDUCTIONS and not node.args and not node.keywords:
             if self.expr(func.value).kind.sequence == "array":
                 return self.reduction(func.attr, func.value, node, "numpy")
-        raise Decline(node, f"call to `{self.frame.module.segment(func)}`", Reason.UNKNOWN_CALL)
+        mutates = isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert", "pop", "update",
+                                                                    "sort", "reverse", "clear", "remove")
+        raise Decline(node, f"call to `{self.frame.module.segment(func)}`",
+                      Reason.SIDE_EFFECT if mutates else Reason.UNKNOWN_CALL)
 
     def builtin(self, fn: str, node: ast.Call) -> Value:
         args = node.args

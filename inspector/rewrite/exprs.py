@@ -250,6 +250,8 @@ class Expressions:
 
     def where(self, test: ast.expr, test_kind: Kind, yes: Value, no: Value, node: ast.AST) -> Value:
         """``yes`` where ``test`` holds, else ``no`` (both computed: noted where one may warn)."""
+        if yes.kind.items is not None or no.kind.items is not None:
+            raise Decline(node, "choice between tuples", Reason.VALUE, "write one conditional per objective")
         if yes.warns or no.warns:
             self.note(Topic.BOTH_BRANCHES, node)
         kind = replace(join(test_kind, yes.kind, no.kind), boolean=yes.kind.boolean and no.kind.boolean)

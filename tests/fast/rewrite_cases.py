@@ -323,6 +323,16 @@ OUTSIDE = {
                 s += i
             return s
     """, "`int()` of a value per individual", Reason.VALUE, 3),
+    "a list built": ("""
+        def fitness(individual):
+            found = []
+            found.append(individual[0])
+            return sum(found)
+    """, "call to `found.append`", Reason.SIDE_EFFECT, 3),
+    "a choice between tuples": ("""
+        def fitness(individual):
+            return (1.0, 2.0) if individual[0] > 0 else (individual[1], 0.0)
+    """, "choice between tuples", Reason.VALUE, 2),
     "a string": ("""
         def fitness(individual):
             return len("abc") + individual[0]
