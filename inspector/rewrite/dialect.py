@@ -1,0 +1,154 @@
+"""How NumPy and torch spell what a per-individual function says with ``math`` and builtins: the functions, the
+constants, where, the reductions over the genes, stacking objectives."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from inspector.rewrite.model import Dialect
+
+# math's function -> (NumPy's, torch's); None where that library has none
+MATH: dict[str, tuple[str | None, str | None]] = {
+    "sin": ("sin", "sin"), "cos": ("cos", "cos"), "tan": ("tan", "tan"), "asin": ("arcsin", "asin"),
+    "acos": ("arccos", "acos"), "atan": ("arctan", "atan"), "atan2": ("arctan2", "atan2"), "sinh": ("sinh", "sinh"),
+    "cosh": ("cosh", "cosh"), "tanh": ("tanh", "tanh"), "asinh": ("arcsinh", "asinh"), "acosh": ("arccosh", "acosh"),
+    "atanh": ("arctanh", "atanh"), "exp": ("exp", "exp"), "expm1": ("expm1", "expm1"), "exp2": ("exp2", "exp2"),
+    "log": ("log", "log"), "log2": ("log2", "log2"), "log10": ("log10", "log10"), "log1p": ("log1p", "log1p"),
+    "sqrt": ("sqrt", "sqrt"), "cbrt": ("cbrt", None), "fabs": ("abs", "abs"), "floor": ("floor", "floor"),
+    "ceil": ("ceil", "ceil"), "trunc": ("trunc", "trunc"), "hypot": ("hypot", "hypot"),
+    "copysign": ("copysign", "copysign"), "degrees": ("degrees", "rad2deg"), "radians": ("radians", "deg2rad"),
+    "isnan": ("isnan", "isnan"), "isinf": ("isinf", "isinf"), "isfinite": ("isfinite", "isfinite"),
+    "erf": (None, "erf"), "erfc": (None, "erfc"), "fmod": ("fmod", "fmod"),
+}
+# NumPy's elementwise functions a row function may call -> torch's name
+NUMPY: dict[str, str] = {
+    **{numpy: torch for numpy, torch in MATH.values() if numpy and torch}, "square": "square", "power": "pow",
+    "absolute": "abs", "abs": "abs", "maximum": "maximum", "minimum": "minimum", "sign": "sign", "round": "round",
+    "reciprocal": "reciprocal", "negative": "neg", "logical_not": "logical_not",
+}
+# math functions whose domain is not all floats, or that overflow: Python raises where arrays give NaN or inf
+RAISING = {"sqrt", "log", "log2", "log10", "log1p", "asin", "acos", "acosh", "atanh", "exp", "expm1", "exp2", "cosh",
+           "sinh", "pow", "fmod", "power", "arcsin", "arccos", "arccosh", "arctanh", "reciprocal"}
+CONSTANTS = {"pi", "e", "inf", "nan", "tau"}
+REDUCTIONS = {"sum": ("sum", "sum"), "prod": ("prod", "prod"), "max": ("max", "amax"), "min": ("min", "amin"),
+              "any": ("any", "any"), "all": ("all", "all"), "mean": ("mean", "mean")}
+
+
+def name(identifier: str) -> ast.Name:
+    return ast.Name(identifier, ast.Load())
+
+
+def attr(base: str, *names: str) -> ast.expr:
+    """``base.a.b`` as an expression."""
+    node: ast.expr = name(base)
+    for n in names:
+        node = ast.Attribute(node, n, ast.Load())
+    return node
+
+
+def call(func: ast.expr, *args: ast.expr, **keywords: ast.expr) -> ast.Call:
+    return ast.Call(func, list(args), [ast.keyword(k, v) for k, v in keywords.items()])
+
+
+def number(value: int | float) -> ast.expr:
+    """A numeric literal (a negative one as unary minus, as Python parses it)."""
+    if value < 0:
+        return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+    return ast.Constant(value)
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """One library's spelling; ``module`` is the name the rewrite's code uses for it."""
+
+    dialect: Dialect
+
+    @property
+    def module(self) -> str:
+        return "np" if self.dialect is Dialect.NUMPY else "torch"
+
+    @property
+    def import_line(self) -> str:
+        return "import numpy as np" if self.dialect is Dialect.NUMPY else "import torch"
+
+    @property
+    def torch(self) -> bool:
+        return self.dialect is Dialect.TORCH
+
+    def fn(self, function: str, *args: ast.expr, **keywords: ast.expr) -> ast.Call:
+        return call(attr(self.module, function), *args, **keywords)
+
+    def math(self, function: str) -> str | None:
+        """The library's name for math's ``function`` (None: it has none)."""
+        pair = MATH.get(function)
+        return None if pair is None else pair[int(self.torch)]
+
+    def numpy(self, function: str) -> str | None:
+        """The library's name for NumPy's elementwise ``function``."""
+        if function not in NUMPY:
+            return None
+        return NUMPY[function] if self.torch else function
+
+    def constant(self, which: str) -> ast.expr:
+        """math's ``which`` (pi, e, inf, nan, tau): np.pi in NumPy, math.pi in torch code."""
+        if self.torch or which == "tau":
+            return attr("math", which)
+        return attr("np", which)
+
+    def where(self, condition: ast.expr, a: ast.expr, b: ast.expr) -> ast.expr:
+        return self.fn("where", condition, a, b)
+
+    def reduce(self, op: str, value: ast.expr, axis: int | None = 1) -> ast.expr:
+        """``op`` (sum, prod, max, min, any, all, mean) of ``value`` over ``axis`` (None: all of it)."""
+        spelled = REDUCTIONS[op][int(self.torch)]
+        if axis is None:
+            return self.fn(spelled, value)
+        return self.fn(spelled, value, **{"dim" if self.torch else "axis": number(axis)})
+
+    def reduce_list(self, op: str, values: ast.expr) -> ast.expr:
+        """``op`` across a Python list of per-individual arrays (np.max([a, b], axis=0))."""
+        if self.torch:
+            return self.reduce(op, self.fn("stack", values), 0)
+        return self.reduce(op, values, 0)
+
+    def stack(self, values: list[ast.expr]) -> ast.expr:
+        """Objectives side by side: one row per individual."""
+        return self.reduce_axis_call("stack", ast.List(values, ast.Load()))
+
+    def reduce_axis_call(self, function: str, value: ast.expr) -> ast.expr:
+        return self.fn(function, value, **{"dim" if self.torch else "axis": number(1)})
+
+    def pairwise(self, op: str, a: ast.expr, b: ast.expr, a_array: bool, b_array: bool) -> ast.expr:
+        """Elementwise min or max (``op``) of two values; torch.clamp where one is a Python number."""
+        if self.torch and not (a_array and b_array):
+            tensor, bound = (a, b) if a_array else (b, a)
+            return self.fn("clamp", tensor, **{"max" if op == "min" else "min": bound})
+        return self.fn("minimum" if op == "min" else "maximum", a, b)
+
+    def columns(self, population: ast.expr) -> ast.expr:
+        """The population's columns, to unpack into one name per gene."""
+        if self.torch:
+            return call(ast.Attribute(population, "unbind", ast.Load()), dim=number(1))
+        return ast.Attribute(population, "T", ast.Load())
+
+    def vector(self, table: ast.expr) -> ast.expr:
+        """A constant table of numbers (one per gene) as an array: float64 in torch, as Python computes."""
+        if self.torch:
+            return self.fn("tensor", table, dtype=attr("torch", "float64"))
+        return self.fn("array", table)
+
+    def arange(self, start: ast.expr, stop: ast.expr) -> ast.expr:
+        if isinstance(start, ast.Constant) and start.value == 0:
+            return self.fn("arange", stop)
+        return self.fn("arange", start, stop)
+
+    def full(self, count: ast.expr, value: ast.expr) -> ast.expr:
+        """``value`` for each of ``count`` individuals."""
+        if self.torch:
+            return self.fn("full", ast.Tuple([count], ast.Load()), value, dtype=attr("torch", "float64"))
+        return self.fn("full", count, value)
+
+    def truth(self, value: ast.expr) -> ast.expr:
+        """A number as a truth value, as Python's ``bool`` (NaN is true)."""
+        return ast.Compare(value, [ast.NotEq()], [ast.Constant(0)])

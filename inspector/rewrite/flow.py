@@ -1,0 +1,357 @@
+"""Statements of a per-individual function, written over the population: assignments, ``if`` statements (their
+assignments merged with a where, their returns collected), ``return`` chains folded into one where (or into ``&``
+and ``|`` where every return is True or False), loops over the genes turned into reductions, loops over constants
+kept with their bodies vectorized."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+
+from inspector.rewrite.calls import Iteration, Translator, varies
+from inspector.rewrite.dialect import name
+from inspector.rewrite.exprs import construct
+from inspector.rewrite.model import Reason, Topic
+from inspector.rewrite.values import PREAMBLE, SCALAR, Binding, Bound, Decline, Genes, Kind, Value, join
+
+ACCUMULATE = {ast.Add: "sum", ast.Sub: "sub", ast.Mult: "prod"}
+
+
+@dataclass
+class Ret:
+    """A return: under ``test`` (None: wherever it is reached), its ``values`` (one per objective when ``items``),
+    and for the check that nothing it reads changes later, where it stands (``step``) and the names it reads."""
+
+    test: Value | None
+    values: list[Value]
+    items: bool
+    step: int
+    reads: set[str]
+    node: ast.AST  # the `if` whose test it is under (the `return` itself while it has none)
+
+
+@dataclass
+class Steps:
+    """Assignments so far, and the step of each name's last one (shared by a function's nested blocks)."""
+
+    count: int = 0
+    last: dict[str, int] = field(default_factory=dict)
+
+
+class Body:
+    """Translates a block: ``out`` its statements, ``returns`` its returns, ``always`` whether every path returns."""
+
+    def __init__(self, tr: Translator, steps: Steps, returned: bool = False) -> None:
+        self.tr = tr
+        self.steps = steps
+        self.out: list[ast.stmt] = []
+        self.returns: list[Ret] = []
+        self.always = False
+        self.returned = returned  # a return came before: what follows runs on individuals that returned too
+
+    def block(self, statements: list[ast.stmt]) -> Body:
+        for statement in statements:
+            if self.always:
+                break
+            mark = len(self.tr.frame.preamble)
+            handler = getattr(self, "_" + type(statement).__name__, None)
+            if handler is None:
+                raise Decline(statement, construct(statement), Reason.STATEMENT)
+            produced: list[ast.stmt] = handler(statement)
+            self.out += self.tr.frame.preamble[mark:] + produced
+            del self.tr.frame.preamble[mark:]
+            self.returned = self.returned or bool(self.returns)
+        return self
+
+    def nested(self, statements: list[ast.stmt]) -> Body:
+        """A branch's block, with its own copy of the locals."""
+        inner = Translator(replace(self.tr.frame, env=dict(self.tr.frame.env)))
+        return Body(inner, self.steps, self.returned).block(statements)
+
+    def bind(self, identifier: str, value: Value, length: Bound | None = None) -> None:
+        kind = value.kind
+        if kind.sequence and kind.span:  # a run of genes by its own name: x[0] is then x[:, 0]
+            kind = replace(kind, span=Genes(identifier, Bound(False, 0), Bound(True, 0)))
+        self.tr.frame.env[identifier] = Binding(kind, name(identifier), length=length)
+        self.steps.count += 1
+        self.steps.last[identifier] = self.steps.count
+        if value.warns and self.returned:
+            self.tr.note(Topic.BOTH_BRANCHES, value.node)
+
+    def _Expr(self, node: ast.Expr) -> list[ast.stmt]:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return []
+        what = construct(node.value) if not isinstance(node.value, ast.Call) else \
+            f"call to `{self.tr.frame.module.segment(node.value.func)}`"
+        raise Decline(node, what, Reason.SIDE_EFFECT)
+
+    def _Pass(self, node: ast.Pass) -> list[ast.stmt]:
+        return []
+
+    def _While(self, node: ast.While) -> list[ast.stmt]:
+        raise Decline(node, construct(node), Reason.NOT_GENE_LOOP)
+
+    def _Assign(self, node: ast.Assign | ast.AnnAssign) -> list[ast.stmt]:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if node.value is None:
+            return []
+        value = self.tr.expr(node.value)
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if len(names) == len(targets):
+            length = self.tr.bound(node.value) if not varies(value) else None
+            for n in names:
+                self.bind(n, value, length)
+            same = value.node is node.value and isinstance(node, ast.Assign)
+            return [node] if same else [ast.Assign([ast.Name(n, ast.Store()) for n in names], value.node,
+                                                   lineno=node.lineno)]
+        if len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List)):
+            return self.unpack(targets[0], value, node)
+        raise Decline(node, f"assignment to `{self.tr.frame.module.segment(targets[0])}`", Reason.SIDE_EFFECT)
+
+    _AnnAssign = _Assign
+
+    def unpack(self, target: ast.Tuple | ast.List, value: Value, node: ast.stmt) -> list[ast.stmt]:
+        """``x, y, z = individual`` (the population's columns), or of a tuple (of constants, or of a helper's)."""
+        names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+        if len(names) != len(target.elts):
+            raise Decline(target, "unpacking into items or `*`", Reason.VALUE)
+        if value.kind.sequence and value.kind.span:
+            source = self.tr.sp.columns(value.node)
+            element = Kind(population=True)
+        elif value.kind.items == len(names) or not varies(value):
+            source, element = value.node, value.kind.element()
+        else:
+            raise Decline(node, f"unpacking `{self.tr.frame.module.segment(target)}`", Reason.VALUE)
+        for n in names:
+            self.bind(n, Value(name(n), element, value.warns))
+        store = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+        return [ast.Assign([store], source, lineno=node.lineno)]
+
+    def _AugAssign(self, node: ast.AugAssign) -> list[ast.stmt]:
+        if not isinstance(node.target, ast.Name):
+            raise Decline(node, f"assignment to `{self.tr.frame.module.segment(node.target)}`", Reason.SIDE_EFFECT)
+        before = self.tr.frame.env.get(node.target.id)
+        operand = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
+        value = self.tr.expr(ast.copy_location(ast.BinOp(operand, node.op, node.value), node))
+        self.bind(node.target.id, value)
+        if before is not None and not varies(Value(value.node, before.kind)) and isinstance(value.node, ast.BinOp):
+            return [ast.AugAssign(ast.Name(node.target.id, ast.Store()), node.op, value.node.right,
+                                  lineno=node.lineno)]
+        return [ast.Assign([ast.Name(node.target.id, ast.Store())], value.node, lineno=node.lineno)]
+
+    def _Return(self, node: ast.Return) -> list[ast.stmt]:
+        if node.value is None:
+            raise Decline(node, "`return` without a value", Reason.VALUE)
+        if isinstance(node.value, (ast.Tuple, ast.List)):
+            values, items = [self.tr.expr(e) for e in node.value.elts], True
+        else:
+            values, items = [self.tr.expr(node.value)], False
+        reads = {n.id for v in values for n in ast.walk(v.node) if isinstance(n, ast.Name)}
+        self.returns.append(Ret(None, values, items, self.steps.count, reads, node))
+        self.always = True
+        return []
+
+    def _If(self, node: ast.If) -> list[ast.stmt]:
+        test = self.tr.expr(node.test)
+        if not varies(test):
+            return self.kept_if(node, test)
+        then, other = self.nested(node.body), self.nested(node.orelse)
+        yes = Value(self.tr.condition(test), replace(test.kind, boolean=True))
+        for r in then.returns:
+            self.returns.append(self.under(r, yes, node))
+        if other.returns and then.always:  # rows where the test held returned in the first arm: no test needed
+            self.returns += other.returns
+        elif other.returns:
+            no = Value(self.tr.negate(yes.node, node), yes.kind)
+            self.returns += [self.under(r, no, node) for r in other.returns]
+        self.always = then.always and other.always
+        return self.merge(yes, then, other, node)
+
+    def under(self, r: Ret, condition: Value, node: ast.If) -> Ret:
+        """A return of an arm, under the arm's condition."""
+        if r.test is None:
+            return replace(r, test=condition, node=node)
+        return replace(r, test=self.tr.logical(ast.And(), [condition, r.test], node))
+
+    def kept_if(self, node: ast.If, test: Value) -> list[ast.stmt]:
+        """An ``if`` on a value the same for every individual, kept as Python's (its arms may not return)."""
+        then, other = self.nested(node.body), self.nested(node.orelse)
+        if then.returns or other.returns:
+            raise Decline(node, "`return` under a test of constants", Reason.STATEMENT)
+        self.adopt(then, other)
+        return [ast.If(test.node, then.out or [ast.Pass()], other.out, lineno=node.lineno)]
+
+    def adopt(self, *branches: Body) -> None:
+        """Bind the names the branches assigned, of the kind joining theirs and the one before."""
+        for identifier in {n for b in branches for n in b.tr.frame.env if b.tr.frame.env[n] is not
+                           self.tr.frame.env.get(n)}:
+            kinds = [b.tr.frame.env[identifier].kind for b in branches if identifier in b.tr.frame.env]
+            before = self.tr.frame.env.get(identifier)
+            kind = join(*kinds, *([before.kind] if before else []))
+            self.bind(identifier, Value(name(identifier), kind))
+
+    def merge(self, test: Value, then: Body, other: Body, node: ast.If) -> list[ast.stmt]:
+        """The assignments of an ``if``'s arms as where's; an arm that always returns leaves the other's
+        assignments unconditional."""
+        hoisted = [s for b in (then, other) for s in b.out if getattr(s, "lineno", None) == PREAMBLE]
+        arms = [self.assignments(b, node) for b in (then, other)]
+        if not arms[0] and not arms[1]:
+            return hoisted
+        out: list[ast.stmt] = list(hoisted)
+        changed = {n for arm in arms for n, _ in arm}
+        reads = {n.id for n in ast.walk(test.node) if isinstance(n, ast.Name)}
+        if reads & changed or (len(changed) > 1 and not isinstance(test.node, ast.Name)):
+            mask = self.fresh("mask")
+            out.append(ast.Assign([ast.Name(mask, ast.Store())], test.node, lineno=node.lineno))
+            self.bind(mask, Value(name(mask), test.kind))
+            test = Value(name(mask), test.kind)
+        simple = all(len({n for n, _ in arm}) == len(arm) for arm in arms) and not any(
+            n.id in {a for a, _ in arms[1]} for _, v in arms[1] for n in ast.walk(v.node) if isinstance(n, ast.Name))
+        other_values = dict(arms[1]) if simple else {}
+        for identifier, value in arms[0]:
+            out.append(self.arm(identifier, test, value, other_values.pop(identifier, None), other.always, True, node))
+        for identifier, value in arms[1] if not simple else list(other_values.items()):
+            out.append(self.arm(identifier, test, None, value, then.always, False, node))
+        return out
+
+    def arm(self, identifier: str, test: Value, yes: Value | None, no: Value | None, returns: bool, first: bool,
+            node: ast.AST) -> ast.stmt:
+        """One name's assignment after an ``if``: a where of its arms' values (its value before where an arm
+        leaves it), or unconditional where the other arm returns or it had no value before."""
+        before = self.tr.frame.env.get(identifier)
+        update = self.update(identifier, yes if no is None else no if yes is None else None)
+        if before is not None and update is not None and not returns:  # x + where(test, e, 0): as += e does
+            op, operand = update
+            zero = Value(ast.Constant(1 if isinstance(op, ast.Mult) else 0), SCALAR)
+            added = self.tr.where(test.node, test.kind, operand if yes is not None else zero,
+                                  zero if yes is not None else operand, node)
+            value = Value(ast.BinOp(name(identifier), op, added.node), join(before.kind, added.kind), added.warns)
+        elif yes is not None and no is not None:
+            value = self.tr.where(test.node, test.kind, yes, no, node)
+        elif returns or before is None:
+            only = yes or no
+            assert only is not None
+            value = only
+            if value.warns:
+                self.tr.note(Topic.BOTH_BRANCHES, node)
+        else:
+            old = Value(name(identifier), before.kind)
+            value = self.tr.where(test.node, test.kind, yes or old, old if yes is not None else no or old, node)
+        self.bind(identifier, value)
+        return ast.Assign([ast.Name(identifier, ast.Store())], value.node, lineno=getattr(node, "lineno", 1))
+
+    def update(self, identifier: str, value: Value | None) -> tuple[ast.operator, Value] | None:
+        """(op, e) where ``value`` is ``identifier + e`` (or -, *) and e does not read ``identifier``."""
+        if value is None or not isinstance(value.node, ast.BinOp) or not isinstance(value.node.op, (
+                ast.Add, ast.Sub, ast.Mult)):
+            return None
+        left, right = value.node.left, value.node.right
+        if not (isinstance(left, ast.Name) and left.id == identifier) or any(
+                isinstance(n, ast.Name) and n.id == identifier for n in ast.walk(right)):
+            return None
+        constant = isinstance(right, ast.Constant) or (isinstance(right, ast.UnaryOp) and isinstance(
+            right.operand, ast.Constant))
+        return value.node.op, Value(right, SCALAR if constant else value.kind, value.warns)
+
+    def assignments(self, branch: Body, node: ast.AST) -> list[tuple[str, Value]]:
+        """A branch's statements as (name, value): anything but an assignment to a name declines."""
+        found = []
+        for s in branch.out:
+            if getattr(s, "lineno", None) == PREAMBLE:
+                continue
+            if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+                s = ast.Assign([ast.Name(s.target.id, ast.Store())], ast.BinOp(name(s.target.id), s.op, s.value))
+            if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+                raise Decline(node, "a loop or unpacking under a per-individual test", Reason.CONDITIONAL_LOOP)
+            kind = branch.tr.frame.env[s.targets[0].id].kind
+            found.append((s.targets[0].id, Value(s.value, kind)))
+        return found
+
+    def fresh(self, base: str) -> str:
+        taken = set(self.tr.frame.bound) | set(self.tr.frame.env)
+        return next(f"{base}{i or ''}" for i in range(1000) if f"{base}{i or ''}" not in taken)
+
+    def _For(self, node: ast.For) -> list[ast.stmt]:
+        if node.orelse:
+            raise Decline(node, "`for ... else`", Reason.STATEMENT)
+        iteration = self.tr.iteration(node.target, node.iter, list(node.body))
+        if iteration.genes:
+            from inspector.rewrite.loops import gene_loop
+            return gene_loop(self, node, iteration)
+        return self.kept_loop(node, iteration)
+
+    def kept_loop(self, node: ast.For, iteration: Iteration) -> list[ast.stmt]:
+        """A loop over constants, kept as Python's, its body over the population (translated twice: the first
+        pass finds the kinds its names take over the iterations)."""
+        frame = self.tr.frame
+        trial = Translator(replace(frame, env={**frame.env, **iteration.bindings}, notes=[], preamble=[],
+                                   imports=set()))
+        first = Body(trial, Steps(), self.returned).block(list(node.body))
+        env = dict(frame.env)
+        for identifier, bound in first.tr.frame.env.items():
+            if identifier in frame.env and bound is not frame.env[identifier] and identifier not in \
+                    iteration.bindings:
+                env[identifier] = replace(bound, kind=join(bound.kind, frame.env[identifier].kind))
+        body = Body(Translator(replace(frame, env={**env, **iteration.bindings})), self.steps,
+                    self.returned).block(list(node.body))
+        if body.returns or any(isinstance(n, (ast.Break, ast.Continue)) for s in node.body for n in ast.walk(s)):
+            raise Decline(node, construct(node), Reason.EARLY_EXIT)
+        self.adopt(body)
+        return [ast.For(node.target, iteration.iter, body.out or [ast.Pass()], [], lineno=node.lineno)]
+
+
+def folded(tr: Translator, returns: list[Ret], component: int, node: ast.AST) -> Value:
+    """The value of a chain of returns: the first whose test holds (the last one's test is implied)."""
+    result = returns[-1].values[component]
+    for r in reversed(returns[:-1]):
+        assert r.test is not None
+        value = r.values[component]
+        constant = value.node.value if isinstance(value.node, ast.Constant) else None
+        if result.kind.boolean and isinstance(constant, bool):
+            other = result.node.value if isinstance(result.node, ast.Constant) else None
+            if constant is False:
+                test = Value(tr.negate(r.test.node, r.node), r.test.kind)
+                result = test if other is True else tr.logical(ast.And(), [test, result], node)
+            else:
+                result = r.test if other is False else tr.logical(ast.Or(), [r.test, result], node)
+        else:
+            result = tr.where(r.test.node, r.test.kind, value, result, r.node)
+    return result
+
+
+def checked_returns(body: Body, function: ast.FunctionDef) -> list[Ret]:
+    """The function's returns, where every path returns, no name an early return reads changes after it, and
+    every return has as many values."""
+    if not body.always:
+        last = function.body[-1]
+        raise Decline(last, f"end of `{function.name}`", Reason.NO_RETURN)
+    for r in body.returns[:-1]:
+        changed = {n for n in r.reads | ({x.id for x in ast.walk(r.test.node) if isinstance(x, ast.Name)}
+                                         if r.test else set()) if body.steps.last.get(n, 0) > r.step}
+        if changed:
+            raise Decline(r.node, "early `return`", Reason.CHANGED_AFTER_RETURN, ", ".join(sorted(changed)))
+    shapes = {(r.items, len(r.values)) for r in body.returns}
+    if len(shapes) > 1:
+        raise Decline(body.returns[-1].node, "`return`", Reason.RETURNS)
+    return body.returns
+
+
+def result(body: Body, function: ast.FunctionDef, population: str | None) -> tuple[ast.Return, Kind]:
+    """The one ``return`` of the rewritten function and its value's kind: its returns folded (per objective,
+    stacked for the entry function, whose population ``population`` names; a helper returns a tuple)."""
+    returns = checked_returns(body, function)
+    tr = body.tr
+    values = [folded(tr, returns, j, function) for j in range(len(returns[-1].values))]
+    items = returns[-1].items
+    kind = replace(join(*(v.kind for v in values)), boolean=all(v.kind.boolean for v in values))
+    kind = replace(kind, items=len(values)) if items else values[0].kind
+    if population is None:
+        return ast.Return(ast.Tuple([v.node for v in values], ast.Load()) if items else values[0].node), kind
+    whole = not items and values[0].kind.items is not None
+    if whole and len(returns) == 1:
+        return ast.Return(tr.sp.reduce_axis_call("stack", values[0].node)), kind
+    if whole:
+        raise Decline(returns[-1].node, "`return` of a list", Reason.RETURNS)
+    count = ast.Call(name("len"), [name(population)], [])
+    nodes = [v.node if varies(v) else tr.sp.full(count, v.node) for v in values]
+    return ast.Return(tr.sp.stack(nodes) if items else nodes[0]), kind

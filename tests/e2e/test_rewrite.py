@@ -1,0 +1,106 @@
+"""The rewriter of issue 31 with torch: the samples' per-individual functions rewritten in NumPy and torch and the
+blog's break samples' rewrites, each checked against the original on the sample's population; every construct of
+the subset in torch; and compiled with fullgraph=True, a rewrite has no break left."""
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import ROOT
+from fast.rewrite_cases import SUBSET, namespace, population, program
+from inspector.probe.sample import load
+from inspector.rewrite import (ChangeKind, Dialect, Rewrite, Verdict, check, program_from_sources, read_program,
+                               rewrite_breaks, vectorize)
+from inspector.rewrite import words
+from inspector.rewrite.check import rewritten
+
+PER_INDIVIDUAL = ["poly", "trig", "knapsack_breaks", "penalty_loops", "first_draft", "penalised", "ten_genes",
+                  "two_objectives", "sum"]
+BREAKS = {"knapsack_breaks": ["fitness_numpy"], "penalty_loops": ["fitness_numpy", "fitness_numpy_apply",
+                                                                  "fitness_torch"], "first_draft": ["fitness_numpy"]}
+
+
+@pytest.fixture(scope="module")
+def samples():
+    """{stem: (program, namespace, population of 2,000)} for the samples the tests use."""
+    found = {}
+    for stem in {*PER_INDIVIDUAL, *BREAKS}:
+        path = str(ROOT / "samples" / f"{stem}.py")
+        module = load(path)
+        found[stem] = (read_program(path), vars(module), module.population(2000, np.random.default_rng(0)))
+    return found
+
+
+@pytest.mark.parametrize("stem", PER_INDIVIDUAL)
+def test_the_samples_fitness_python_rewritten_in_numpy_and_torch_match_it(samples, stem):
+    program, space, pop = samples[stem]
+    for dialect in Dialect:
+        rewrite = vectorize(program, "fitness_python", dialect)
+        assert isinstance(rewrite, Rewrite), words.declined(rewrite)
+        result = check(rewrite, program, space, pop)
+        assert result.verdict is Verdict.MATCHED, words.check(result)
+
+
+def test_the_blog_s_breaks_rewritten_match_their_variants(samples):
+    for stem, variants in BREAKS.items():
+        program, space, pop = samples[stem]
+        for variant in variants:
+            found = rewrite_breaks(program, variant, Dialect.TORCH if "torch" in variant else Dialect.NUMPY)
+            result = check(found.rewrite, program, space, pop)
+            assert result.verdict is Verdict.MATCHED and not result.unchecked, (stem, variant, words.check(result))
+
+
+@pytest.mark.parametrize("case", sorted(SUBSET))
+def test_each_construct_in_torch_matches(case):
+    body = SUBSET[case]
+    rewrite = vectorize(program(body), "fitness", Dialect.TORCH)
+    assert isinstance(rewrite, Rewrite), words.declined(rewrite)
+    result = check(rewrite, program(body), namespace(body), population())
+    assert result.verdict is Verdict.MATCHED, (words.check(result), rewrite.source)
+
+
+def test_compiled_whole_a_rewrite_has_no_break_left(samples):
+    """NumPy's np.errstate and np.select would break the graph: the rewrite uses neither; the knapsack's `if
+    over.any()` and boolean mask were its breaks."""
+    trig, trig_space, trig_pop = samples["trig"]
+    knapsack, knapsack_space, knapsack_pop = samples["knapsack_breaks"]
+    for rewrite, space, pop in ((vectorize(trig, "fitness_python", Dialect.NUMPY), trig_space, trig_pop),
+                                (rewrite_breaks(knapsack, "fitness_numpy", Dialect.NUMPY).rewrite, knapsack_space,
+                                 knapsack_pop)):
+        function = rewritten(rewrite, space)
+        torch._dynamo.reset()
+        compiled = torch.compile(function, fullgraph=True)
+        np.testing.assert_allclose(compiled(pop), function(pop), rtol=1e-6)
+
+
+CONDITIONAL = '''
+import torch
+LIMIT = 0.0
+
+def fitness_torch(population):
+    total = population.sum(dim=1)
+    spread = population.max(dim=1).values
+    if total.mean().item() > LIMIT:
+        scaled = total * 2
+        total = scaled + spread
+    else:
+        total = total - spread
+    return total + spread
+'''
+
+
+def test_an_if_on_a_tensor_whose_arms_are_computations_becomes_torch_cond():
+    program = program_from_sources(CONDITIONAL, path="conditional.py")
+    space: dict = {}
+    exec(CONDITIONAL, space)
+    found = rewrite_breaks(program, "fitness_torch", Dialect.TORCH)
+    assert [c.kind for c in found.rewrite.changes] == [ChangeKind.ITEM, ChangeKind.COND] and not found.declined
+    assert "    total = torch.cond(total.mean() > LIMIT, when_true, when_false, (total, spread))\n" in \
+        found.rewrite.source
+    for mean in (-0.2, 0.2):  # each arm, the population's test one way then the other
+        pop = np.random.default_rng(0).normal(mean, 1.0, size=(400, 4))
+        assert check(found.rewrite, program, space, pop).verdict is Verdict.MATCHED
+    function = rewritten(found.rewrite, space)
+    torch._dynamo.reset()
+    data = torch.from_numpy(np.random.default_rng(1).normal(0.0, 1.0, size=(400, 4)))
+    torch.testing.assert_close(torch.compile(function, fullgraph=True)(data), function(data))

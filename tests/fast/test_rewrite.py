@@ -1,0 +1,177 @@
+"""The rewriter of issue 31, NumPy side (no torch): per-individual functions of every construct of the subset
+written over the population and checked against the original on random populations; constructs outside it
+declined with their reason; failures of the check reported, never passed; the blog's break samples rewritten (as
+source: running them needs torch, tests/e2e/test_rewrite.py)."""
+
+import ast
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from inspector.rewrite import (ChangeKind, Declined, Dialect, Reason, Rewrite, Row, Topic, Verdict, check,
+                               program_from_sources, read_program, rewrite_breaks, vectorize)
+from inspector.rewrite import words
+from fast.rewrite_cases import OUTSIDE, SUBSET, helper_module, line_in_file, namespace, population, program
+
+
+def sample(stem):
+    return read_program(str(ROOT / "samples" / f"{stem}.py"))
+
+
+@pytest.mark.parametrize("case", sorted(SUBSET))
+def test_each_construct_is_rewritten_and_matches_on_random_populations(case):
+    body = SUBSET[case]
+    rewrite = vectorize(program(body), "fitness", Dialect.NUMPY)
+    assert isinstance(rewrite, Rewrite), words.declined(rewrite)
+    ast.parse(rewrite.program_source)
+    for seed in (0, 1):
+        result = check(rewrite, program(body), namespace(body), population(seed=seed))
+        assert result.verdict is Verdict.MATCHED, (words.check(result), rewrite.source)
+        if case != "an if on constants kept":  # whose other arms no population takes: said unchecked
+            assert not result.unchecked, words.check(result)  # the populations take every branch of the cases
+    loops = [n for n in ast.walk(ast.parse(rewrite.source)) if isinstance(n, ast.For)]
+    assert not loops or case == "a loop over constants kept"  # loops over the genes are reductions
+
+
+@pytest.mark.parametrize("case", sorted(OUTSIDE))
+def test_constructs_outside_the_subset_are_declined_with_their_reason(case):
+    body, construct, reason, line = OUTSIDE[case]
+    declined = vectorize(program(body), "fitness", Dialect.NUMPY)
+    assert isinstance(declined, Declined), declined
+    assert (declined.construct, declined.reason) == (construct, reason)
+    assert declined.span.first == line_in_file(line)
+    said = words.declined(declined)
+    assert said.startswith(f"not rewritten: the {construct} at line {declined.span.first} (")
+
+
+def test_the_issue_s_example_decline_in_words():
+    body, *_ = OUTSIDE["while"]
+    assert words.declined(vectorize(program(body), "fitness", Dialect.NUMPY)) == \
+        "not rewritten: the `while` loop at line 12 (not a fixed-length loop over the genes)"
+
+
+def test_the_blog_s_fitness_python_reads_as_the_hand_translation():
+    rewrite = vectorize(sample("poly"), "fitness_python", Dialect.NUMPY)
+    assert isinstance(rewrite, Rewrite)
+    assert [(f.user, f.new) for f in rewrite.functions] == [
+        ("objective_python", "objective_numpy"), ("feasible_python", "feasible_numpy"),
+        ("fitness_python", "fitness_numpy_rewritten")]
+    assert "    return x**2 + 2*y**2 + 3*z**2 + 4*x*y - 5*y*z\n" in rewrite.source  # the user's text, kept
+    assert "    return (x >= 1) & (3 < y) & (y <= 7) & (z < 0) & (x + y + z >= 3) & (x**2 + z**2 <= 10)\n" \
+        in rewrite.source
+    assert "np.where(feasible_numpy(population), -objective_numpy(population), np.inf)" in rewrite.source
+    assert {n.topic for n in rewrite.notes} == {Topic.NAN_COMPARISON}  # `x >= 1` for `not x < 1`, said
+    assert rewrite.imports == ("import numpy as np",)
+    assert [b.line for b in rewrite.branches] == [28, 30, 32, 34, 36, 42]
+
+
+def test_a_python_raise_fails_the_check_with_the_individual():
+    body = """
+        def fitness(individual):
+            return 1 / individual[0]
+    """
+    rewrite = vectorize(program(body), "fitness", Dialect.NUMPY)
+    assert Topic.RAISES in {n.topic for n in rewrite.notes}
+    pop = population(20)
+    pop[7, 0] = 0.0
+    result = check(rewrite, program(body), namespace(body), pop)
+    assert result.verdict is Verdict.FAILED and result.mismatch.individual == 7 and result.mismatch.raised
+    assert "ZeroDivisionError" in result.mismatch.expected
+    assert words.check(result).startswith("failed: individual 7 differs (fitness raised ZeroDivisionError")
+
+
+def test_a_negative_base_to_a_fractional_power_fails_the_check():
+    body = """
+        def fitness(individual):
+            return individual[0] ** 0.5
+    """
+    rewrite = vectorize(program(body), "fitness", Dialect.NUMPY)
+    assert Topic.COMPLEX_POWER in {n.topic for n in rewrite.notes}
+    result = check(rewrite, program(body), namespace(body), population(20))
+    assert result.verdict is Verdict.FAILED and "j" in result.mismatch.expected  # Python's complex number
+
+
+def test_a_flipped_comparison_differs_with_nan_and_the_check_says_so():
+    body = """
+        def fitness(individual):
+            if not individual[0] < 1:
+                return 1.0
+            return 0.0
+    """
+    rewrite = vectorize(program(body), "fitness", Dialect.NUMPY)
+    assert "population[:, 0] >= 1" in rewrite.source and Topic.NAN_COMPARISON in {n.topic for n in rewrite.notes}
+    pop = population(10)
+    pop[3, 0] = np.nan
+    result = check(rewrite, program(body), namespace(body), pop)
+    assert result.verdict is Verdict.FAILED and result.mismatch.individual == 3
+
+
+def test_a_branch_no_individual_took_is_named_unchecked():
+    body = SUBSET["if return chains"]
+    result = check(vectorize(program(body), "fitness", Dialect.NUMPY), program(body), namespace(body),
+                   np.zeros((5, 5)))
+    assert result.verdict is Verdict.MATCHED and result.unchecked
+    first = line_in_file(3)
+    assert (first, True) in {(a.branch.line, a.taken) for a in result.unchecked}  # x < -1 never true at 0
+    assert f"unchecked (taken by none): line {first} `x < -1` true" in words.check(result)
+
+
+def test_an_integer_population_and_its_dtype_are_said():
+    body = SUBSET["generators and reductions"]
+    pop = np.random.default_rng(0).integers(-3, 4, size=(50, 5))
+    result = check(vectorize(program(body), "fitness", Dialect.NUMPY), program(body), namespace(body), pop)
+    assert result.verdict is Verdict.MATCHED and "int64 population: Python's ints never overflow" in \
+        words.check(result)
+
+
+def test_a_helper_of_the_sample_s_own_module_is_rewritten_and_imported_from():
+    helpers = "LIMIT = 1.5\n\ndef clipped(v):\n    return min(v, LIMIT)\n"
+    helper_module("rewrite_case_helpers", helpers)
+    main = "from rewrite_case_helpers import clipped\n\ndef fitness(individual):\n    return sum(clipped(x) for x in " \
+           "individual)\n"
+    prog = program_from_sources(main, {"rewrite_case_helpers": helpers}, path="case.py")
+    rewrite = vectorize(prog, "fitness", Dialect.NUMPY)
+    assert isinstance(rewrite, Rewrite) and "from rewrite_case_helpers import LIMIT" in rewrite.imports
+    space: dict = {}
+    exec(main, space)
+    assert check(rewrite, prog, space, population()).verdict is Verdict.MATCHED
+
+
+def test_an_array_row_function_as_apply_along_axis_calls_it():
+    body = """
+        import numpy as np
+        def row(individual):
+            value = np.sum(individual ** 2) + individual.sum() / individual.size
+            if individual[0] > 0:
+                value += np.square(individual[1])
+            return value + np.max([individual[0], individual[1]])
+    """
+    rewrite = vectorize(program(body), "row", Dialect.NUMPY, Row.ARRAY, "vectorized")
+    assert isinstance(rewrite, Rewrite) and rewrite.entry == "row_vectorized"
+    assert check(rewrite, program(body), namespace(body), population()).verdict is Verdict.MATCHED
+
+
+def test_the_blog_s_break_samples_rewritten_as_source():
+    knapsack = sample("knapsack_breaks")
+    numpy = rewrite_breaks(knapsack, "fitness_numpy", Dialect.NUMPY)
+    assert numpy.declined == () and [c.kind for c in numpy.rewrite.changes] == [ChangeKind.WHERE]
+    assert "    fitness = np.where(over, fitness - PENALTY * (weight - CAPACITY), fitness)\n" in numpy.rewrite.source
+    assert "-    if over.any():\n" in numpy.rewrite.diff and numpy.rewrite.replaces[0].first == 45
+    torch = rewrite_breaks(knapsack, "fitness_torch", Dialect.TORCH)
+    assert torch.rewrite is None
+    assert [(d.construct, d.span.first, d.reason) for d in torch.declined] == [
+        ("`.item()`", 54, Reason.HOST_VALUE), ("call to `print`", 55, Reason.SIDE_EFFECT)]
+    loops = sample("penalty_loops")
+    for variant, dialect, kinds in (("fitness_numpy", Dialect.NUMPY, [ChangeKind.LOOP, ChangeKind.LOOP]),
+                                    ("fitness_torch", Dialect.TORCH, [ChangeKind.LOOP, ChangeKind.LOOP]),
+                                    ("fitness_numpy_apply", Dialect.NUMPY, [ChangeKind.APPLY])):
+        found = rewrite_breaks(loops, variant, dialect)
+        assert [c.kind for c in found.rewrite.changes] == kinds and not found.declined
+        rewritten = ast.parse(found.rewrite.source).body[-1]
+        assert not [n for n in ast.walk(rewritten) if isinstance(n, ast.For)]
+    first = sample("first_draft")
+    apply = rewrite_breaks(first, "fitness_numpy", Dialect.NUMPY).rewrite
+    assert apply.entry == "fitness_numpy_rewritten" and "return row_vectorized(population)" in apply.source
+    assert [d.reason for d in rewrite_breaks(first, "fitness_torch", Dialect.TORCH).declined] == [
+        Reason.HOST_VALUE, Reason.SIDE_EFFECT]
