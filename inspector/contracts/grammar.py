@@ -108,6 +108,7 @@ class Contract:
     site: Place  # where it is written
     torch: Range | None = None
     allow_eager: bool = False
+    table: bool = False  # written in pyproject.toml: it speaks of the runs of its file, if any are checked
 
 
 @dataclass(frozen=True)
@@ -309,7 +310,7 @@ def _toml_contract(entry: object, root: Path, site: Place) -> Contract | list[st
     problems += [target] if isinstance(target, str) else []
     if problems or isinstance(target, str):
         return problems
-    return Contract(target, words.terms, site, torch_range, words.allow_eager)
+    return Contract(target, words.terms, site, torch_range, words.allow_eager, table=True)
 
 
 def _toml_target(at: str, root: Path, words: Words) -> Target | str:

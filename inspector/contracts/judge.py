@@ -101,13 +101,13 @@ def label(run: RunFacts) -> str:
 
 def judge(contracts: list[Contract], runs: list[RunFacts]) -> list[Verdict]:
     """A Verdict per promise and place, over every run of the contract's file that its torch range admits; a
-    contract no run checked here is of is unknown."""
+    comment's contract no run checked here is of is unknown (a pyproject.toml table's is about other runs)."""
     found: dict[tuple[Place, str, Place | None], list[Judgement]] = {}
     for contract in contracts:
         relevant = [r for r in runs if file_of(contract.target.pattern, r) is not None]
         made = [m for r in relevant if contract.torch is None or r.torch in contract.torch
                 for m in _judge_run(contract, r)]
-        if not relevant:
+        if not relevant and not contract.table:
             made = [(place_of(contract), t.text, Judgement("every run", None, UNKNOWN, "not judged",
                                                            f"no run checked here is of {contract.target.pattern}"))
                     for t in contract.terms]
