@@ -237,16 +237,18 @@ def regressions(before: RawRecord, after: RawRecord) -> list[Worse]:
     found = []
     for pair in result.pairs:
         for v in pair.variants:
-            prefix = f"{v.id} ({pair.a} → {pair.b}): "
-            for kind, part, file, line, eager in _parts(v):
+            for kind, part, where, line, eager in _parts(v):
                 narrowed = replace(result, pairs=(replace(pair, variants=(part,)),))
-                found += [Worse(v.id, v.function, kind, file, line, text.removeprefix(prefix), eager,
-                                pair.interleaved) for text in compare_mod.regressions(narrowed, MAX_SLOWDOWN)]
+                prefix = f"{v.id} ({pair.a} → {pair.b}): " + (f"{where}: " if kind == "line" else "")
+                found += [Worse(v.id, v.function, kind, part.lines[0].file if part.lines else where, line,
+                                text.removeprefix(prefix), eager, pair.interleaved)
+                          for text in compare_mod.regressions(narrowed, MAX_SLOWDOWN)]
     return found
 
 
 def _parts(v: Any) -> list[tuple[str, Any, str | None, int | None, bool]]:
-    """(kind, the compared variant with only that part, file, line, runs eagerly now) of each part of ``v``."""
+    """(kind, the compared variant with only that part, its file (a line: its place in words), line, runs eagerly
+    now) of each part of ``v``."""
     bare = replace(v, status=("ok", "ok"), lines=(), breaks=(), run=None, timing=())
     parts: list[tuple[str, Any, str | None, int | None, bool]] = [
         ("status", replace(bare, status=v.status), None, None, False),
@@ -254,7 +256,7 @@ def _parts(v: Any) -> list[tuple[str, Any, str | None, int | None, bool]]:
         ("time", replace(bare, timing=v.timing), None, None, False)]
     for e in v.changed_lines:
         now = e.b.verdicts if e.b else ()
-        parts.append(("line", replace(bare, lines=(e,)), e.file, e.line,
+        parts.append(("line", replace(bare, lines=(e,)), e.where, e.line,
                       any(status in ("eager", "graph-break") for status, _ in now)))
     parts += [("break", replace(bare, breaks=(b,)), b.file, b.line, True) for b in v.breaks]
     return parts

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from inspector.contracts.grammar import Contract, Place, Term
 from inspector.contracts.facts import FunctionFact, LineFact, Nest, RunFacts, SourceText
 from inspector.contracts.source import Source, locate, read
-from inspector.contracts.versions import release
+from inspector.contracts.versions import shown
 
 COMPARE: dict[str, Callable[[float, float], bool]] = {
     "==": operator.eq, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
@@ -90,7 +90,7 @@ Made = tuple[Place, str, Judgement]  # (place, promise, judgement)
 
 def _torch(run: RunFacts) -> str:
     """'torch 2.13.0' (its release, without the build)."""
-    return f"torch {'.'.join(map(str, release(run.torch) or ())) or run.torch}"
+    return f"torch {shown(run.torch)}"
 
 
 def label(run: RunFacts) -> str:

@@ -22,7 +22,7 @@ from inspector.contracts.grammar import Place, Problem, local_source
 from inspector.contracts.facts import FunctionFact, RunFacts, SourceText, Worse, regressions
 from inspector.contracts.judge import (HOLDS, INCONCLUSIVE, STATUS, UNKNOWN, VECTORIZED, VIOLATED, Judgement, Verdict,
                                    label, on_disk, parsed)
-from inspector.contracts.versions import release
+from inspector.contracts.versions import release, shown
 from inspector.errors import InspectorError
 from inspector.raw import RawRecord
 from inspector.record import redact, write_atomic
@@ -101,29 +101,33 @@ def _locked(path: Path, entry: Any) -> Locked:
 
 def baseline(locked: list[Locked], runs: list[tuple[RunFacts, RawRecord]], name: str
              ) -> tuple[list[Verdict], list[Problem]]:
-    """A "nothing worse than NAME" Verdict per place that got worse in each run (and one that holds per run where
-    nothing did); runs the lock has no run for are unknown."""
-    verdicts, problems, promise = [], [], f"nothing worse than {name}"
+    """A "nothing worse than NAME" Verdict per place that got worse in a run (and, per run where nothing did, one
+    that holds); a run the lock has no run for is unknown."""
+    made: dict[Place, list[Judgement]] = {}
+    problems = []
     for run, record in runs:
         sample = run.files[0] if run.files else SourceText(run.sample, run.sample, "sample", "")
         home = Place(local_source(sample.display, sample.path)[1], 1)
         found = _match(locked, run)
         if found is None:
             why = f"{name} has no run of {run.sample} under {label(run)}: write one with --update"
-            verdicts.append(Verdict(home, promise, None, (Judgement(label(run), None, UNKNOWN, "no baseline", why),)))
+            made.setdefault(home, []).append(Judgement(label(run), None, UNKNOWN, "no baseline", why))
             continue
         try:
-            worse = regressions(found.record, record)
+            worse = [w for w in (_worse(run, sample, w, found, name) for w in regressions(found.record, record)) if w]
         except CompareError as e:
             problems.append(Problem(f"{name}: {e}"))
             continue
-        since = f"worse than {name} (its run under torch {found.torch}{f', {found.job}' if found.job else ''})"
-        made = [m for w in worse for m in [_worse(run, sample, w, since)] if m]
-        verdicts += [Verdict(place, promise, None, (j,)) for place, j in made]
-        if not made:
-            verdicts.append(Verdict(home, promise, None, (Judgement(label(run), None, HOLDS, since.replace(
-                "worse than", "nothing worse than")),)))
-    return verdicts, problems
+        for place, judgement in worse:
+            made.setdefault(place, []).append(judgement)
+        if not worse:
+            made.setdefault(home, []).append(Judgement(label(run), None, HOLDS, f"nothing {_since(found, name)}"))
+    return [Verdict(place, f"nothing worse than {name}", None, tuple(js)) for place, js in made.items()], problems
+
+
+def _since(found: Locked, name: str) -> str:
+    """'worse than inspector.lock (its run under torch 2.1.2, job)'."""
+    return f"worse than {name} (its run under torch {shown(found.torch)}{f', {found.job}' if found.job else ''})"
 
 
 def _match(locked: list[Locked], run: RunFacts) -> Locked | None:
@@ -137,7 +141,7 @@ def _match(locked: list[Locked], run: RunFacts) -> Locked | None:
     return same[0] if len(same) == 1 else None
 
 
-def _worse(run: RunFacts, sample: SourceText, w: Worse, since: str) -> tuple[Place, Judgement] | None:
+def _worse(run: RunFacts, sample: SourceText, w: Worse, found: Locked, name: str) -> tuple[Place, Judgement] | None:
     """Where a regression is on disk, and its Judgement; None for a line marked allow eager that now runs eagerly."""
     if w.kind in ("line", "break"):
         display, line = w.file or sample.display, w.line or 1
@@ -150,5 +154,5 @@ def _worse(run: RunFacts, sample: SourceText, w: Worse, since: str) -> tuple[Pla
     if allowed_here and w.eager_now:
         return None
     outcome = INCONCLUSIVE if w.kind == "time" and not w.interleaved else VIOLATED
-    why = since + (": not timed side by side with it" if outcome == INCONCLUSIVE else "")
+    why = _since(found, name) + (": not timed side by side with it" if outcome == INCONCLUSIVE else "")
     return place, Judgement(label(run), w.variant, outcome, w.text, why)

@@ -70,5 +70,11 @@ def release(version: str) -> tuple[int, ...] | None:
     return tuple(int(n) for n in found.group(0).split(".")) if found else None
 
 
+def shown(version: str) -> str:
+    """A torch version as verdicts say it: its release (``2.13.0+cpu`` → 2.13.0), or as it is without one."""
+    found = release(version)
+    return ".".join(map(str, found)) if found else version
+
+
 def _padded(numbers: tuple[int, ...], width: int) -> tuple[int, ...]:
     return numbers + (0,) * (width - len(numbers))
