@@ -212,8 +212,8 @@ def _contracts(files: list[Path], runs: list[RunFacts]) -> tuple[list[Contract],
 
 
 def _save(out: Path, made: list[Made]) -> Path:
-    """Write each run's record (``<name>.json``, its job kept) and HTML report into ``out``, and an index of them;
-    the index's path."""
+    """Write each run's record (``<name>.json``, its job kept) and HTML report into ``out``, and an index of the
+    samples' (the folder index has no row for a program's run); the folder's path."""
     from inspector.api import Report
     from inspector.render.base import renderer
     names = [n for n, _ in made]
@@ -223,7 +223,8 @@ def _save(out: Path, made: list[Made]) -> Path:
             which = record.job or (record.env.torch if record.env else None) or ""
             name += "-" + re.sub(r"[^\w.]+", "-", which).strip("-")
         report = Report(name, record)
-        report.save(out, index=INDEX)
-        done.append((name, report.analysis))
-    write_atomic(out / INDEX, renderer("html").index(done))
-    return out / INDEX
+        report.save(out, index=None if record.program else INDEX)
+        done += [] if record.program else [(name, report.analysis)]
+    if done:
+        write_atomic(out / INDEX, renderer("html").index(done))
+    return out

@@ -315,7 +315,7 @@ def _toml_contract(entry: object, root: Path, site: Place) -> Contract | list[st
 
 def _toml_target(at: str, root: Path, words: Words) -> Target | str:
     """The Target ``at`` names, from pyproject.toml's folder ``root``, or why it names none."""
-    found = re.fullmatch(r"(.+\.py)(?::([\w.]+)|@([\w.-]+))", at)
+    found = re.fullmatch(r"(.+\.py)(?::([A-Za-z_][\w.]*)|@([\w.-]+))", at)
     if not found:
         return (f"at = {at!r}: expected \"path.py:function\" or \"path.py@label\""
                 + (" (a line number moves: mark the line with label=NAME)" if re.search(r":\d+$", at) else ""))
@@ -336,7 +336,7 @@ def _toml_target(at: str, root: Path, words: Words) -> Target | str:
         return Target(file, shown(path), source, function, allowed=allowed)
     lines = source.labels.get(label or "", [])
     if len(lines) != 1:
-        return f"at = {at!r}: {len(lines) or 'no'} line{'s' * (len(lines) != 1)} of {file} marked label={label}"
+        return f"at = {at!r}: {len(lines) or 'no'} line{'s' * (len(lines) > 1)} of {file} marked label={label}"
     return Target(file, shown(path), source, statement=source.statement_at(lines[0]), label=label, allowed=allowed)
 
 

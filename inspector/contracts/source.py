@@ -110,7 +110,8 @@ def _walk(body: list[ast.stmt], scope: str, code: tuple[str, ...], statements: l
         inner += [h.body for h in getattr(node, "handlers", [])] + [c.body for c in getattr(node, "cases", [])]
         starts = [b[0].lineno for b in inner if isinstance(b, list) and b and isinstance(b[0], ast.stmt)]
         last = min(starts) - 1 if starts else (node.end_lineno or node.lineno)
-        last = max(last, node.lineno)
+        while last > node.lineno and not code[last - 1]:  # a header ends at its last line of code, not at a comment
+            last -= 1
         statement = Statement(first, last, node.col_offset + 1, scope, " ".join(c for c in code[first - 1:last] if c))
         statements.append(statement)
         inside = scope
