@@ -343,6 +343,9 @@ def check(
     if fmt not in FORMATS:
         fail(f"--format {fmt}: expected {', '.join(FORMATS)}")
     paths = paths or []
+    unknown = [p for p in paths if p.startswith("-")] if not program else []
+    if unknown:
+        fail(f"no such option: {unknown[0]}")
     module = program == "-m"
     if module and not paths:
         fail("--program -m: name the module")

@@ -91,7 +91,8 @@ def _facts(name: str, record: RawRecord) -> RunFacts:
 def _measure(files: list[Path], program: str | None, args: Sequence[str], module: bool, torch: Sequence[str],
              job: str | None, where: dict[str, object], options: dict[str, object], problems: list[Problem],
              say: Callable[[str], None]) -> list[Made]:
-    """Run each sample of ``files`` (or ``program``) under each torch version, as ``report`` (``run``) does."""
+    """Run each sample of ``files`` (or ``program``) under each torch version, as ``report`` (``run``) does; one
+    that cannot run is a problem, and the others still run."""
     from inspector import api
     if not files and not program:
         raise InspectorError("give sample files or folders, --program PROGRAM [ARGS...], or --records DIR")
@@ -99,18 +100,18 @@ def _measure(files: list[Path], program: str | None, args: Sequence[str], module
     made = []
     for version in versions:
         suffix = f"-torch-{version}" if len(versions) > 1 else ""
-        try:
-            if program:
-                report = api.run(program, list(args), module=module, torch=version, progress=say, **where)
+        samples = [] if program else [s for f in files for s in api.samples(f)]
+        for sample in samples or [None]:
+            try:
+                if sample is None:
+                    report = api.run(program, list(args), module=module, torch=version, progress=say, **where)
+                else:
+                    report = api.report(sample, torch=version, try_fixes=False, progress=say, **where, **options)
                 made.append((report.name + suffix, report.record))
-                continue
-            for sample in (s for f in files for s in api.samples(f)):
-                report = api.report(sample, torch=version, try_fixes=False, progress=say, **where, **options)
-                made.append((sample.stem + suffix, report.record))
-        except (Interrupted, InternalFailure):
-            raise
-        except InspectorError as e:
-            problems.append(Problem(str(e)))
+            except (Interrupted, InternalFailure):
+                raise
+            except InspectorError as e:
+                problems.append(Problem(str(e) if sample is None else f"{sample}: {e}"))
     return [(name, record.but(job=job) if job else record) for name, record in made]
 
 

@@ -11,20 +11,23 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from conftest import RECORDS, ROOT, VERSIONS, record_path, run_cli
+from inspector.cli import app
 from inspector.contracts import facts
 from inspector.contracts.command import check, ci_job
 from inspector.contracts.grammar import from_comments, parse_words
 from inspector.contracts.judge import Outcome, judge
 from inspector.contracts.lock import LockError
 from inspector.contracts.result import message
+from inspector.errors import InspectorError
 from inspector.record import load
 
 CONSTRAINT = "((x**2 + z**2) <= 10)\n"  # the end of poly's constraint line
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def run(version, stem):
     """The facts of a checked-in record (read once per session; values are frozen)."""
     return facts.read(load(record_path(version, stem)), stem)
@@ -320,3 +323,15 @@ def test_the_job_defaults_to_the_cis_own_variable():
     assert ci_job({"GITHUB_JOB": "measure", "CI_JOB_NAME": "x"}) == "measure"
     assert ci_job({"CI_JOB_NAME": "measure: [2.13.0]"}) == "measure: [2.13.0]" and ci_job({}) is None
 
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--format", "xml"], "--format xml: expected text, json, github, junit"),
+    (["--bogus", "samples/poly.py"], "no such option: --bogus"),
+    ([], "give sample files or folders, --program PROGRAM [ARGS...], or --records DIR"),
+    (["--program", "-m"], "--program -m: name the module"),
+])
+def test_a_bad_command_line_is_one_error(args, said):
+    result = CliRunner().invoke(app, ["check", *args])
+    assert isinstance(result.exception, InspectorError) and str(result.exception) == said
+    assert result.exception.code == 2

@@ -38,7 +38,7 @@ def run_line(line, cwd, **values):
     """Run one command line of the workflow in ``cwd`` (in this process: the command line's own code, without a
     new interpreter per line), its ${{ matrix.* }} replaced by ``values``; its stdout."""
     for key, value in values.items():
-        line = line.replace("${{ matrix.%s }}" % key, value)
+        line = line.replace("${{ matrix." + key + " }}", value)
     assert "${{" not in line and line.startswith("inspector "), line
     here = Path.cwd()
     os.chdir(cwd)
