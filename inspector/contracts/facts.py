@@ -174,8 +174,9 @@ def _speedups(a: Any, v: Any) -> list[Speedup]:
     """``v`` against every other variant timed in the run (a program's function: against its eager time)."""
     found = []
     busy = (v.load.busy if v.load else None) or (a.load.busy if a.load else None)
-    if a.program and v.timing and a.program.eager.get(v.id):
-        found.append(Speedup("eager", 0, None, None, None, a.program.eager[v.id] / v.timing.median_s, busy))
+    if a.program:  # its other functions compute other things: only its eager time compares
+        eager = a.program.eager.get(v.id)
+        return [Speedup("eager", 0, None, None, None, eager / v.timing.median_s, busy)] if eager and v.timing else []
     for other in a.variants:
         if other.id == v.id or not (other.timing and v.timing) or other.preview:
             continue
