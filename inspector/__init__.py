@@ -8,13 +8,15 @@ Layout (probe -> record -> analysis -> renderers):
 - ``inspector.analysis``: kernels, verdicts, breaks and costs derived from a record alone;
 - ``inspector.render``: HTML, text and JSON renderers behind one interface (never import torch);
 - ``inspector.api``: every command from Python (``report``, ``breaks``, ``compare``, ``compare_program``,
-  ``Run``, ``render``, ``run``, ``capture``, ``inspect``), returning Reports; torch imported only when used;
+  ``Run``, ``render``, ``run``, ``capture``, ``inspect``, ``check``), returning Reports; torch imported only when
+  used;
+- ``inspector.contracts``: per-line performance contracts judged across torch versions (``inspector check``);
 - ``inspector.errors``: ``InspectorError``, the one base exception, and the exit codes;
 - ``inspector.cli``: the typer command line: options parsed, the API called, errors turned into exit codes.
 """
 
 __version__ = "0.2.0"
-API = ("report", "breaks", "compare", "compare_program", "Run", "render", "run", "capture", "inspect")
+API = ("report", "breaks", "compare", "compare_program", "Run", "render", "run", "capture", "inspect", "check")
 
 
 def __getattr__(name):

@@ -315,6 +315,55 @@ def _run_spec(spec):
             tuple(item for item in items if not item.startswith(("python=", "torch="))))
 
 
+@app.command(context_settings={"ignore_unknown_options": True})
+def check(
+    paths: List[str] = typer.Argument(None, help="Sample files or folders whose contracts to check (run here, or their records with --records); with --program, the program's arguments."),
+    program: Optional[str] = typer.Option(None, "--program", help="A program's contracts: --program PROGRAM ARGS... or --program -m MODULE ARGS... runs it as `inspector run` does (with --records: finds its records)."),
+    torch: List[str] = typer.Option([], "--torch", help="Under this torch (repeatable): runs in its environment, as report --torch; with --records, only the records made under it."),
+    python: Optional[str] = typer.Option(None, "--python", help="Run under this interpreter."),
+    envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
+    with_: List[str] = typer.Option([], "--with", help=WITH_HELP),
+    records: List[Path] = typer.Option([], "--records", help="Judge records made elsewhere (other machines, torch versions, CI jobs): files, or folders searched for them (repeatable); nothing runs."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write each run's record (with its job), its HTML report and an index of them into this folder."),
+    job: Optional[str] = typer.Option(None, "--job", help="The CI job the runs are from, stored in their records (default: the CI's job variable where set; records read keep theirs, else their folder's name)."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="Also fail on whatever got worse than this lock, contract or not, as compare --fail-on-regression does."),
+    update: bool = typer.Option(False, "--update", help="Write the lock (--baseline's path, default inspector.lock) from these runs instead of comparing with it."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text (compiler-style lines), json (the verdicts), github (workflow annotations), junit (a JUnit XML file)."),
+    write: Optional[Path] = typer.Option(None, "--write", help="Write the output to this file instead of stdout."),
+    strict: bool = typer.Option(False, "--strict", help=f"Exit {CHECK} on an unknown or inconclusive promise too, not only on a violated one."),
+    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size of the runs made here (default: the sample's)."),
+    variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob (repeatable)."),
+    rounds: int = typer.Option(3, "--rounds", min=0, help="Alternating rounds of the runs made here: faster-than is judged on them."),
+    budget: float = typer.Option(1.0, help="Seconds of timed runs per variant."),
+):
+    """Check the performance contracts written in comments (# inspector: parallel vectorized) and in pyproject.toml
+    (its tool.inspector table) on runs made here or read from records: compiler-style lines, exit 3 when one is
+    violated."""
+    from inspector.contracts.result import FORMATS
+    if fmt not in FORMATS:
+        fail(f"--format {fmt}: expected {', '.join(FORMATS)}")
+    paths = paths or []
+    unknown = [p for p in paths if p.startswith("-")] if not program else []
+    if unknown:
+        fail(f"no such option: {unknown[0]}")
+    module = program == "-m"
+    if module and not paths:
+        fail("--program -m: name the module")
+    if module:
+        program, paths = paths[0], paths[1:]
+    result = api.check([] if program else paths, program=program, args=paths if program else (), module=module,
+                       records=records, torch=torch, python=python, envs=envs, packages=with_, job=job, out=out,
+                       baseline=baseline, update=update, strict=strict, population=population, variants=variant,
+                       rounds=rounds, budget=budget, progress=say)
+    output = result.render(fmt)
+    if write:
+        write_atomic(write, output)
+        say(f"wrote {write}")
+    else:
+        _emit(output)
+    raise typer.Exit(result.exit_code)
+
+
 @app.command("envs")
 def envs_command(
     envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),

@@ -605,3 +605,4 @@ class RawRecord(Raw):
     rounds: Optional[RawRounds] = None
     trials: Optional[list[RawTrial]] = None
     program: Optional[RawProgram] = None
+    job: Optional[str] = None  # the CI job that made it (inspector check --job), when one was named

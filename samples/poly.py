@@ -51,7 +51,7 @@ def objective(solutions):
     return x**2 + 2*y**2 + 3*z**2 + 4*x*y - 5*y*z
 
 
-def check_constraints(solutions):
+def check_constraints(solutions):  # inspector: parallel
     x = solutions[:, 0]
     y = solutions[:, 1]
     z = solutions[:, 2]

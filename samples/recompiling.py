@@ -18,6 +18,6 @@ def fitness_numpy(population):
     return (population**2).sum(axis=1)
 
 
-def fitness_torch(population):
+def fitness_torch(population):  # inspector: limit-hit torch>=2.13
     CALLS["n"] += 1
     return (population**2).sum(dim=1)

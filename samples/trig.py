@@ -58,7 +58,7 @@ def check_constraints_numpy(solutions):
     return (x >= 0) & (y >= 0) & (y <= np.pi) & (z <= 5) & (x + z >= 1) & (np.cos(y) + z >= 0.5)
 
 
-def fitness_numpy(solutions):
+def fitness_numpy(solutions):  # inspector: graphs=1
     valid = check_constraints_numpy(solutions)
     return np.where(valid, -objective_numpy(solutions), np.inf)
 
@@ -73,6 +73,6 @@ def check_constraints_torch(solutions):
     return (x >= 0) & (y >= 0) & (y <= math.pi) & (z <= 5) & (x + z >= 1) & (torch.cos(y) + z >= 0.5)
 
 
-def fitness_torch(solutions):
+def fitness_torch(solutions):  # inspector: graphs=1
     valid = check_constraints_torch(solutions)
     return torch.where(valid, -objective_torch(solutions), torch.inf)

@@ -1,0 +1,263 @@
+# mypy: disable-error-code="no-untyped-call"
+"""The one adapter between inspector's analysis model and ``inspector check``: what a record shows, as check's own
+typed facts. Everything else in inspector.contracts reads these, never the model, so that a change of the model is a
+change of this file.
+
+What is read, from ``analyze(record)`` (inspector.model) and the record itself:
+- the run: ``env`` (torch, cpu, isa, threads, cuda), ``config`` and ``compile_options`` (as compare labels them),
+  ``files`` (each file's path, display name, kind and source), ``program`` (a program's run; ``program.eager``: an
+  eager time per function), ``load.busy``; the record's ``job``;
+- per compiled variant (previews left out): ``id``, ``function``, ``code`` (its file and def line), ``status``,
+  ``error``/``mismatch``, ``graphs`` (and each one's FX graph ``cache`` outcome), ``breaks``, the recompiles (a
+  program's ``run.recompiles``, a sample's ``recompilation.count``), ``recompilation.limit``, torch's compile time
+  (a program's ``run.compile_s``, a sample's ``compile_phases.total_s``), ``timing.rounds_s`` and
+  ``timing.per_population_s`` (speedups, from ``inspector.analysis.rounds.side_by_side``), ``load.busy``;
+- per line verdict: ``file``, ``line``, ``end_line``, ``function``, ``status``, ``vectorized``, the texts of its
+  ``why`` by kind, and its ``nests`` ("kernel id#index"), each nest's (else its kernel's) ``machine`` code
+  (``simd`` and the head of ``describe()``).
+- ``regressions``: compare.compare and compare.regressions of two records, unchanged (see its docstring).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from inspector.analysis import analyze
+from inspector.analysis import compare as compare_mod
+from inspector.analysis.rounds import side_by_side
+from inspector.raw import RawRecord
+
+SERIAL, EAGER, LIBRARY = ("serial",), ("eager", "graph-break", "fix"), ("library-call", "generated-around")
+SCALAR = ("inductor-scalar", "machine-disagrees")  # besides every not-vectorized-* kind
+MAX_SLOWDOWN = 0.1  # compare --fail-on-regression's default
+
+
+@dataclass(frozen=True)
+class Nest:
+    """A loop nest (or a kernel without one) a line is placed in, and its machine code's SIMD, when recorded."""
+
+    kernel: str
+    index: int | None
+    simd: str | None  # packed | mixed | scalar | moves | None (no machine code recorded)
+    said: str  # "packed SIMD (zmm)", "scalar only", ...
+
+
+@dataclass(frozen=True)
+class LineFact:
+    """A line's verdict in one compiled variant, at one of its call sites."""
+
+    file: str  # the record's name of its file
+    line: int
+    end_line: int
+    function: str
+    status: str | None  # parallel | extern | unknown | serial | eager | graph-break | None (no evidence)
+    vectorized: str | None  # all | some | none | unknown | n/a | None
+    serial_why: tuple[str, ...]
+    eager_why: tuple[str, ...]
+    library_why: tuple[str, ...]
+    scalar_why: tuple[str, ...]
+    no_isa: bool  # torch found no vector instruction set for it
+    nests: tuple[Nest, ...]
+
+
+@dataclass(frozen=True)
+class Speedup:
+    """A variant against another: ``low``/``median``/``high`` of the ratios over ``rounds`` alternating rounds
+    (above 1: faster), or ``once`` the ratio of two times taken one after the other; ``busy``: the machine-load
+    caution on either timing."""
+
+    against: str
+    rounds: int
+    low: float | None
+    median: float | None
+    high: float | None
+    once: float | None
+    busy: str | None
+
+
+@dataclass(frozen=True)
+class FunctionFact:
+    """A compiled variant (a program's compiled function): how it ran and what it compiled."""
+
+    variant: str
+    function: str
+    file: str | None  # the record's name of its file
+    line: int | None  # its def (or decorator) line there
+    state: str  # ran | failed | skipped
+    error: str | None
+    graphs: int
+    breaks: int
+    recompiles: int
+    limit: str | None  # "recompile_limit = 8" when Dynamo gave up compiling
+    compile_s: float | None  # torch's own compile time
+    cached: bool  # an FX graph cache hit: Inductor skipped code generation for a graph
+    speedups: tuple[Speedup, ...]
+    lines: tuple[LineFact, ...]
+
+
+@dataclass(frozen=True)
+class SourceText:
+    path: str
+    display: str
+    kind: str  # sample | user | library | stdlib
+    text: str
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """One record: which run it is, on what, and its compiled variants' facts."""
+
+    name: str  # the record's stem
+    sample: str  # the sample's or program's path as recorded
+    program: bool
+    job: str | None
+    torch: str
+    config: tuple[str, ...]
+    cpu: str | None
+    isa: str | None
+    threads: int | None
+    cuda: str | None
+    files: tuple[SourceText, ...]
+    functions: tuple[FunctionFact, ...]
+    variants: tuple[str, ...]  # every variant's id, eager ones too
+
+
+@dataclass(frozen=True)
+class Worse:
+    """What got worse from a baseline record to this one, by compare's rules: ``kind`` status | line | break |
+    calls | time; where (``file`` None: the sample; ``line``: in this record), and ``eager_now``: the line now runs
+    eagerly (or breaks the graph)."""
+
+    variant: str
+    function: str
+    kind: str
+    file: str | None
+    line: int | None
+    text: str
+    eager_now: bool
+    interleaved: bool  # the two timings were taken side by side (a time regression is then one)
+
+
+def read(record: RawRecord, name: str) -> RunFacts:
+    """The RunFacts of ``record`` (its stem ``name``)."""
+    a = analyze(record)
+    env = a.env
+    compiled = [v for v in a.variants if v.compiled and not v.preview]
+    return RunFacts(name=name, sample=a.sample.path, program=bool(a.program), job=record.job,
+                    torch=env.torch or "unknown", config=compare_mod.config(a), cpu=env.cpu, isa=env.isa,
+                    threads=env.threads, cuda=env.cuda,
+                    files=tuple(SourceText(f.path, f.display, f.kind, f.source) for f in a.files),
+                    functions=tuple(_function(a, v) for v in compiled), variants=tuple(v.id for v in a.variants))
+
+
+def _function(a: Any, v: Any) -> FunctionFact:
+    code = v.code or {}
+    path = code.get("file")
+    shown = next((f.display for f in a.files if f.path == path), path)
+    state = ("skipped" if v.status == "skipped" else "failed" if v.failed else "ran")
+    error = v.error or (f"does not match {v.checked_against}: {v.mismatch}" if v.mismatch else None)
+    if v.run:
+        recompiles, compile_s = len(v.run.recompiles), v.run.compile_s
+    else:
+        recompiles = v.recompilation.count if v.recompilation else 0
+        compile_s = v.compile_phases.total_s if v.compile_phases else None
+    return FunctionFact(
+        variant=v.id, function=v.function, file=shown, line=code.get("line"), state=state, error=error,
+        graphs=len(v.graphs), breaks=len(v.breaks), recompiles=recompiles,
+        limit=v.recompilation.limit if v.recompilation else None, compile_s=compile_s,
+        cached=any(g.cache == "hit" for g in v.graphs), speedups=tuple(_speedups(a, v)),
+        lines=tuple(_line(v, e) for e in v.lines))
+
+
+def _speedups(a: Any, v: Any) -> list[Speedup]:
+    """``v`` against every other variant timed in the run (a program's function: against its eager time)."""
+    found = []
+    busy = (v.load.busy if v.load else None) or (a.load.busy if a.load else None)
+    if a.program:  # its other functions compute other things: only its eager time compares
+        eager = a.program.eager.get(v.id)
+        return [Speedup("eager", 0, None, None, None, eager / v.timing.median_s, busy)] if eager and v.timing else []
+    for other in a.variants:
+        if other.id == v.id or not (other.timing and v.timing) or other.preview:
+            continue
+        caution = busy or (other.load.busy if other.load else None)
+        side = side_by_side(other.timing.rounds_s, v.timing.rounds_s)
+        if side:
+            median, (low, high), rounds = side
+            found.append(Speedup(other.id, len(rounds), low, median, high, None, caution))
+        else:
+            found.append(Speedup(other.id, 0, None, None, None,
+                                 other.timing.per_population_s / v.timing.per_population_s, caution))
+    return found
+
+
+def _line(v: Any, e: Any) -> LineFact:
+    kinds = [(str(r.kind), r.text) for r in e.why]
+
+    def texts(wanted: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(t for k, t in kinds if k in wanted)
+
+    return LineFact(
+        file=e.file, line=e.line, end_line=e.end_line, function=e.function,
+        status=str(e.status) if e.status else None, vectorized=str(e.vectorized) if e.vectorized else None,
+        serial_why=texts(SERIAL), eager_why=texts(EAGER), library_why=texts(LIBRARY),
+        scalar_why=tuple(t for k, t in kinds if k.startswith("not-vectorized-") or k in SCALAR),
+        no_isa=any(k == "not-vectorized-no-isa" for k, _ in kinds), nests=tuple(_nests(v, e)))
+
+
+def _nests(v: Any, e: Any) -> list[Nest]:
+    """The loop nests (or, placed without one, the kernels) a line verdict names, with their machine code."""
+    kernels = {k.id: k for k in v.kernels}
+    found = []
+    for ref in e.nests:
+        kid, _, index = ref.rpartition("#")
+        kernel = kernels.get(kid)
+        if kernel is None:
+            continue
+        nest = next((n for n in kernel.loop_nests if str(n.index) == index), None)
+        machine = nest.machine if nest and nest.machine else kernel.machine if len(kernel.loop_nests) <= 1 else None
+        found.append(_nest(kernel.name, nest.index if nest else None, machine))
+    placed = {ref.rpartition("#")[0] for ref in e.nests}
+    found += [_nest(kernels[k].name, None, kernels[k].machine) for k in e.kernels
+              if k in kernels and k not in placed and kernels[k].backend == "cpp"]
+    return found
+
+
+def _nest(kernel: str, index: int | None, machine: Any) -> Nest:
+    if machine is None:
+        return Nest(kernel, index, None, "no machine code recorded")
+    return Nest(kernel, index, machine.simd, machine.describe().split(":", 1)[0])
+
+
+def regressions(before: RawRecord, after: RawRecord) -> list[Worse]:
+    """What got worse from ``before`` (a baseline) to ``after``, by ``compare --fail-on-regression``'s rules: one
+    call of compare.regressions per part of each compared variant (its status, each line, each break, its calls,
+    its time), so that each regression keeps its place. compare.CompareError when the records are of different
+    samples."""
+    result = compare_mod.compare([analyze(before), analyze(after)])
+    found = []
+    for pair in result.pairs:
+        for v in pair.variants:
+            for kind, part, where, line, eager in _parts(v):
+                narrowed = replace(result, pairs=(replace(pair, variants=(part,)),))
+                prefix = f"{v.id} ({pair.a} → {pair.b}): " + (f"{where}: " if kind == "line" else "")
+                found += [Worse(v.id, v.function, kind, part.lines[0].file if part.lines else where, line,
+                                text.removeprefix(prefix), eager, pair.interleaved)
+                          for text in compare_mod.regressions(narrowed, MAX_SLOWDOWN)]
+    return found
+
+
+def _parts(v: Any) -> list[tuple[str, Any, str | None, int | None, bool]]:
+    """(kind, the compared variant with only that part, its file (a line: its place in words), line, runs eagerly
+    now) of each part of ``v``."""
+    bare = replace(v, status=("ok", "ok"), lines=(), breaks=(), run=None, timing=())
+    parts: list[tuple[str, Any, str | None, int | None, bool]] = [
+        ("status", replace(bare, status=v.status), None, None, False),
+        ("calls", replace(bare, run=v.run), None, None, False),
+        ("time", replace(bare, timing=v.timing), None, None, False)]
+    for e in v.changed_lines:
+        now = e.b.verdicts if e.b else ()
+        parts.append(("line", replace(bare, lines=(e,)), e.where, e.line,
+                      any(status in ("eager", "graph-break") for status, _ in now)))
+    parts += [("break", replace(bare, breaks=(b,)), b.file, b.line, True) for b in v.breaks]
+    return parts
