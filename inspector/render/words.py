@@ -39,7 +39,7 @@ def launched(k: Kernel, short: bool = False) -> str:
     call", or, where a subgraph of a higher-order op launches it, from where, how often, and what the profiled call
     counted; ``short``: only the kind of count (for a table of counts), "" where the code says it."""
     repeats = [launch.repeat for launch in k.launches]
-    if not any(repeats):
+    if not any(repeats) and (short or not any(launch.subgraph for launch in k.launches)):
         return "" if short or len(repeats) < 2 else f"{len(repeats)} launches per graph call"
     if short:
         return "a loop's iterations" if "loop" in repeats else "when its branch is taken"

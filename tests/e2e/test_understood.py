@@ -11,7 +11,7 @@ PROGRAM = "samples/programs/control_flow.py"
 ITERATIONS = 3  # its torch.while_loop runs while i < 3, from i = 0: the data decides, the code does not say
 
 
-def test_while_loop_and_cond_subgraphs_are_understood_counted_and_timed(tmp_path):
+def test_while_loop_cond_and_nested_region_subgraphs_are_understood_counted_and_timed(tmp_path):
     proc = run_cli("run", "-o", tmp_path, PROGRAM)
     assert proc.returncode == 0, proc.stderr
     assert "not understood" not in proc.stderr
@@ -28,5 +28,7 @@ def test_while_loop_and_cond_subgraphs_are_understood_counted_and_timed(tmp_path
     taken = [k for k in branch.kernels if k.launches and k.launches[0].repeat == "branch"]
     assert sorted(k.launches[0].subgraph for k in taken) == ["false_graph_0", "true_graph_0"]
     assert sum(k.cost.launches_per_call or 0 for k in taken) == 1  # one branch per call, whichever the data picked
+    (region,) = [k for k in a.variant("stacked").kernels if k.launches[0].subgraph]
+    assert len(region.launches) == region.cost.launches_per_call == 2  # the region is called twice per call
     page = html.unescape((tmp_path / "control_flow.html").read_text())
     assert "launched from while_loop_body_graph_0: once per iteration of the loop" in page

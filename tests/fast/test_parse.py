@@ -76,8 +76,8 @@ def test_a_kernel_launched_twice_is_one_kernel_with_two_launches():
 
 
 def test_while_loop_and_cond_subgraphs_are_followed_with_how_often_their_launches_run():
-    """torch.while_loop and torch.cond (samples/programs/control_flow.py under torch 2.13): call() calls subgraph
-    functions of the module; their kernels are launched from them, per iteration of the loop or when a branch is
+    """torch.while_loop, torch.cond and nested_compile_region (samples/programs/control_flow.py under torch 2.13):
+    call() calls subgraph functions of the module; their kernels are launched from them, per iteration of the loop or when a branch is
     taken, and the profiled pass counted each launch of the call (the loop ran 3 times: ``i < 3`` from 0)."""
     record = json.loads(record_path("2.13.0", "control_flow").read_text())
     doubled, branch = (next(v for v in record["variants"] if v["id"] == f) for f in ("doubled", "branch"))
@@ -96,6 +96,11 @@ def test_while_loop_and_cond_subgraphs_are_followed_with_how_often_their_launche
     assert split.problems == [] and taken == {"true_graph_0": "branch", "false_graph_0": "branch"}
     code = branch["capture"]["graphs"][0]["output_code"][0]
     assert "def true_graph_0(args):" in wrapper.call_source(code, wrapper.parse(code))
+    # a nested_compile_region called twice: one subgraph function, called twice, its kernel launched at each call
+    stacked = next(v for v in record["variants"] if v["id"] == "stacked")
+    split = kernels.split(stacked["capture"]["graphs"][0]["output_code"][0], "0/0")
+    region = [[(x.subgraph, x.repeat) for x in k.launches] for k in split.kernels if k.launches[0].subgraph]
+    assert split.problems == [] and region == [[("repeated_subgraph0", None)] * 2]
 
 
 def test_a_subgraph_inside_a_loop_runs_per_iteration_however_deep_and_is_followed_once_per_call():
