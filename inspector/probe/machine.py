@@ -137,8 +137,9 @@ class MachineCode:
             return self._counted[path]
         if self._objdump is None:
             self._objdump = _find_objdump() or ""
+            if not self._objdump:  # said once, not once per kernel
+                self._problem("objdump not found (binutils): the machine code of the C++ kernels is not counted")
         if not self._objdump:
-            self._problem("objdump not found (binutils): the machine code of the C++ kernels is not counted")
             return None
         try:
             command = [self._objdump, "-d", "-l", "--inlines", "--no-show-raw-insn", "-M", "intel", "-C", path]
