@@ -148,9 +148,14 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Launch:
-    """One launch of a kernel from the wrapper's ``call()``: its position among the graph's launches."""
+    """One launch of a kernel from the wrapper's ``call()``: its position among the graph's launches, in the order
+    they run; the subgraph function that makes it (a ``torch.cond`` branch, a ``while_loop``'s condition or body), and
+    how often it runs per graph call: None once, ``loop`` once per iteration of a loop (how many: the data decides; the
+    profiled pass counts them), ``branch`` only when its branch is taken."""
 
     position: int
+    subgraph: Optional[str] = None
+    repeat: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -368,6 +368,7 @@ class RawCounts(Raw):
     calls: Optional[dict[str, int]] = None
     register: Optional[str] = None
     unclassified: Optional[dict[str, int]] = None
+    local: Optional[list[str]] = None  # a function's: the local functions it calls, counted in it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -375,6 +376,8 @@ class RawMachineCode(Raw):
     """The counted machine code of one C++ kernel, per function and per source line."""
 
     key: Optional[str] = None
+    graph: Optional[str] = None  # the compile id of the graph whose output code holds it (absent: none, or older)
+    kernel: Optional[str] = None  # its name in that output code
     functions: Optional[dict[str, RawCounts]] = None
     lines: Optional[dict[str, RawCounts]] = None
     seconds: Optional[float] = None

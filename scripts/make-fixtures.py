@@ -59,7 +59,9 @@ PLAN = {
 }
 
 # programs (inspector run): their arguments
-PROGRAMS = {"ga": ["3000", "8"], "odd_calls": ["5000"]}
+PROGRAMS = {"ga": ["3000", "8"], "odd_calls": ["5000"], "recompile_limit": [], "control_flow": []}
+# programs that need what an older torch lacks: the torch attribute they need
+NEEDS = {"control_flow": "while_loop"}
 
 
 def main():
@@ -77,7 +79,7 @@ def main():
             record = _record(python, stem, dict(plan), facts)
             _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
         for stem, argv in PROGRAMS.items():
-            if not args.only or stem in args.only:
+            if (not args.only or stem in args.only) and NEEDS.get(stem, "__version__") in facts["has"]:
                 os.chdir(ROOT)
                 _, record = collect_program(f"samples/programs/{stem}.py", argv, python=python)
                 record = record.but(program=record.program.but(try_fixes=True))  # as inspector run does by default
@@ -100,9 +102,9 @@ def _write(record, path, facts):
 
 
 def _facts(python):
-    """The interpreter's torch version and the paths to neutralise."""
+    """The interpreter's torch version, the paths to neutralise and the names torch has."""
     out = subprocess.run([python, "-c", "import sys, json, torch; print(json.dumps({'torch': torch.__version__"
-                          ".split('+')[0], 'prefixes': [sys.prefix, sys.base_prefix]}))"],
+                          ".split('+')[0], 'prefixes': [sys.prefix, sys.base_prefix], 'has': dir(torch)}))"],
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)
 
@@ -133,6 +135,8 @@ def _neutral(text, facts):
     swaps.update({p: "/opt/python" for p in facts["prefixes"]})
     for old, new in sorted(swaps.items(), key=lambda kv: -len(kv[0])):
         text = text.replace(old, new)
+        for cut in range(1, len(old) - 6):  # a guard's comment names its file cut to its last characters
+            text = text.replace(f"# {old[cut:]}/", f"# {new}/")
     temp = re.escape(tempfile.gettempdir())
     text = re.sub(temp + r"/torchinductor_[^/\"\\ ]+", "/tmp/torchinductor_user", text)
     return re.sub(temp + r"/(inspector-|tmp)[^/\"\\ ]+", "/tmp/work", text)

@@ -210,7 +210,7 @@ def _variant(raw, sample, env, sources):
     v = _timed_variant(raw, sample.population)
     capture = raw.capture or RawCapture.from_json({})
     graphs_raw = _compiled(raw, "graphs")
-    graphs, found, problems, decision_problems = [], [], [], []
+    graphs, found, problems, decision_problems, parts = [], [], [], [], 0
     for g in graphs_raw:
         codes = g.output_code or []
         if not codes:  # a frame Dynamo entered that produced no graph (or an attempt it restarted)
@@ -219,6 +219,7 @@ def _variant(raw, sample, env, sources):
         for code in codes:
             split = kernels_mod.split(code, g.compile_id)
             problems += [f"graph {g.compile_id}: {p} (raw code kept)" for p in split.problems]
+            parts += split.read
             joined, unread = kernels_mod.with_nest_records(split.kernels, g.nests, capture.decision_hooks)
             found += joined
             decision_problems += [f"graph {g.compile_id}: {p}" for p in unread]
@@ -228,7 +229,7 @@ def _variant(raw, sample, env, sources):
     kernels, machine_seen = machine.with_machine_code(kernels, _compiled(raw, "machine_code"))
     breaks_raw = _compiled(raw, "breaks")
     graph_breaks, break_problems = breaks.distinct(breaks_raw, sources)
-    seen = {"output code": (sum(len(g.output_code) for g in graphs), problems),
+    seen = {"output code": (parts, problems),
             "graph-break messages": (len(breaks_raw), break_problems),
             "FX graph stack comments": (sum((g.fx_graph or "").count("# File:") for g in graphs_raw),
                                         [f"graph {g.compile_id}: not read: {c[:160]}" for g in graphs_raw

@@ -111,11 +111,11 @@ def traffic(output_code, kernels):
     except wrapper.WrapperError:
         return {}
     found = {}
-    for name, sizes in wrapper.launches(tree, set(kernels))[0]:
-        if name in kernels and name not in found:
-            bytes_moved = _moved(_params(kernels[name]), sizes)
+    for call in wrapper.launches(tree, set(kernels))[0]:
+        if call.name in kernels and call.name not in found:
+            bytes_moved = _moved(_params(kernels[call.name]), call.numels)
             if bytes_moved:
-                found[name] = bytes_moved
+                found[call.name] = bytes_moved
     return found
 
 

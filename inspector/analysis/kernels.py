@@ -3,13 +3,15 @@
 Works on the output-code module text alone (any torch version from 2.1 on): kernels are top-level
 ``name = async_compile.cpp_pybinding(...)`` (2.13+), ``async_compile.cpp(...)`` (2.1) or
 ``async_compile.triton(...)`` assignments; launches and library calls (``extern_kernels.*``, ``aten.*``) come
-from ``call``. A kernel launched twice is one kernel with two launches.
+from ``call`` and the subgraph functions it calls (``parse.wrapper``). A kernel launched twice is one kernel with two
+launches.
 """
 
 import ast
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from typing import Optional
 
 from inspector.analysis.parse import cpp, decisions, triton, wrapper
 from inspector.model import Backend, Kernel, Launch
@@ -21,13 +23,16 @@ MIN_SHARED = 0.5  # a nest record joins the parsed nest whose (stripped) lines i
 
 @dataclass(frozen=True)
 class Split:
-    """The kernels of one output-code module, and what the splitter did not understand in it."""
+    """The kernels of one output-code module, how many of its parts the splitter read (the wrapper: ``call`` and the
+    subgraph functions it calls; each kernel it defines or calls) and what it did not understand in them: one line
+    per part at most."""
 
-    kernels: list
-    problems: list = field(default_factory=list)
+    kernels: list[Kernel]
+    problems: list[str] = field(default_factory=list)
+    read: int = 1
 
 
-def split(output_code, graph=None):
+def split(output_code: str, graph: Optional[str] = None) -> Split:
     """The module's kernels (``graph``: their compile id), launched ones in launch order, then the rest."""
     try:
         tree = wrapper.parse(output_code)
@@ -39,25 +44,33 @@ def split(output_code, graph=None):
         if found:
             defined[found[0]] = found[1:]
     calls, unknown = wrapper.launches(tree, set(defined))
-    problems = [f"call() calls {name}, neither a kernel of this module nor a known library call"
-                for name in dict.fromkeys(unknown)]
-    if not wrapper.call_functions(tree):
-        problems.append("no call() function in the output code")
+    problems = _wrapper_problems(tree, list(dict.fromkeys(unknown)))
     handles = dict(HANDLE.findall(output_code))
-    launches = {}
-    for position, (name, _) in enumerate(calls):
-        launches.setdefault(name, []).append(Launch(position))
+    launches: dict[str, list[Launch]] = {}
+    for position, call in enumerate(calls):
+        launches.setdefault(call.name, []).append(Launch(position, call.subgraph, call.repeat))
     kernels = []
     for name in list(launches) + [n for n in defined if n not in launches]:
         backend, code = defined.get(name, ("extern", ""))
         values, not_read = FACTORIES[backend][1](code) if backend != Backend.EXTERN else (_extern_facts(), [])
-        problems += [f"{name}: {p}" for p in not_read]
+        problems += [f"{name}: " + "; ".join(not_read)] if not_read else []
         shown = name if backend != Backend.EXTERN else name.replace("torch.ops.", "")
         kernels.append(Kernel(
             id=shown, name=shown, graph=graph, backend=backend, code=code, parallel=_parallel(backend, values),
             launches=launches.get(name, []),
             handle=f"{name}:{handles[name]}" if name in handles else None, **values))
-    return Split(kernels, problems)
+    return Split(kernels, problems, 1 + len(kernels))
+
+
+def _wrapper_problems(tree: ast.Module, unknown: list[str]) -> list[str]:
+    """What was not understood of the wrapper, in one line at most: no ``call``, or the ``unknown`` names it calls."""
+    if not wrapper.call_functions(tree):
+        return ["no call() function in the output code"]
+    if not unknown:
+        return []
+    one = len(unknown) == 1
+    return [f"call() calls {', '.join(unknown)}, neither {'a kernel' if one else 'kernels'} of this module nor "
+            f"{'a known library call' if one else 'known library calls'}"]
 
 
 def _definition(node):

@@ -14,10 +14,13 @@ Where a nest's own counts disagree with Inductor's code (a scalar nest the C++ c
 """
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
+from typing import Optional
 
 from inspector.analysis.parse import cpp
-from inspector.model import Backend, MachineCode, Reason
+from inspector.model import Backend, Kernel, LoopNest, MachineCode, Reason
+from inspector.raw import RawCounts, RawMachineCode
 from inspector.record import kernel_key
 
 REGION = re.compile(r"#pragma omp parallel\b")
@@ -30,33 +33,51 @@ LIBM = {f"{name}{suffix}" for suffix in ("", "f") for name in (
     "tgamma", "fmod", "remainder", "nextafter", "ceil", "floor", "round", "trunc", "sincos", "copysign", "fma")}
 
 
-def with_machine_code(kernels, entries):
-    """(kernels with ``machine`` joined to each C++ kernel and to the loop nests it can be told for, (entries
-    joined, problems)): ``entries``: the variant's ``machine_code`` (RawMachineCode)."""
-    by_key = {e.key: e for e in entries}
-    out, problems, joined = [], [], set()
+def with_machine_code(kernels: list[Kernel], entries: list[RawMachineCode]
+                      ) -> tuple[list[Kernel], tuple[int, list[str]]]:
+    """(kernels with ``machine`` joined to each C++ kernel and to the loop nests it can be told for, (items read,
+    problems)): ``entries``: the variant's ``machine_code``. A kernel joins the entry of its graph with its source's
+    key, else any entry with that key (one without a graph: a record made before entries had one, or a kernel no
+    output code held; the same source compiles to the same machine code). Items: each C++ kernel, and each entry
+    joining none; each problem line says what was not understood of one of them."""
+    if not entries:
+        return kernels, (0, [])
+    keys: dict[str, str] = {k.id: kernel_key(k.code) for k in kernels if k.backend == Backend.CPP}
+    by_graph: dict[tuple[Optional[str], Optional[str]], RawMachineCode] = {
+        (e.graph, e.key): e for e in entries if e.graph is not None}
+    by_key = {e.key: e for e in reversed(entries)}  # the first entry of a key
+    out: list[Kernel] = []
+    problems: list[str] = []
     for k in kernels:
-        entry = by_key.get(kernel_key(k.code)) if k.backend == Backend.CPP else None
+        entry = (by_graph.get((k.graph, keys[k.id])) or by_key.get(keys[k.id])) if k.id in keys else None
         if entry is None:
             out.append(k)
-            if k.backend == Backend.CPP and entries:
-                problems.append(f"{k.id}: no machine code recorded for it")
+            problems += [f"{k.id}: no machine code recorded for it"] if k.id in keys else []
             continue
-        joined.add(entry.key)
-        functions = entry.functions
-        unclassified = _merged(f.unclassified for f in functions.values())
-        unknown = sum(n for _, n in unclassified)
-        if unknown:
-            problems.append(f"{k.id}: {unknown} instruction{'s' if unknown > 1 else ''} not classified ("
-                            + ", ".join(f"{m} x{n}" for m, n in unclassified) + ")")
-        nests, unattributed = _per_nest(k, functions, entry.lines)
-        problems += [f"{k.id}: {p}" for p in unattributed]
-        out.append(replace(k, machine=_code(functions.items()), loop_nests=nests))
-    problems += [f"machine code {key} joins no kernel of the output code" for key in by_key if key not in joined]
-    return out, (len(joined), problems)
+        kernel, found = _joined(k, entry)
+        out.append(kernel)
+        problems += [f"{k.id}: " + "; ".join(found)] if found else []
+    placed = {(k.graph, keys[k.id]) for k in kernels if k.id in keys}
+    unjoined = [e for e in entries if (e.graph, e.key) not in placed
+                and (e.graph is not None or e.key not in {key for _, key in placed})]
+    problems += [f"machine code of {e.kernel or e.key}" + (f" in graph {e.graph}" if e.graph else "")
+                 + " joins no kernel of the output code" for e in unjoined]
+    return out, (len(keys) + len(unjoined), problems)
 
 
-def _per_nest(kernel, functions, lines):
+def _joined(kernel: Kernel, entry: RawMachineCode) -> tuple[Kernel, list[str]]:
+    """(``kernel`` with its machine code and its nests' own, what was not understood of it)."""
+    functions = entry.functions or {}
+    unclassified = _merged(f.unclassified for f in functions.values())
+    unknown = sum(n for _, n in unclassified)
+    problems = [f"{unknown} instruction{'s' if unknown > 1 else ''} not classified ("
+                + ", ".join(f"{m} x{n}" for m, n in unclassified) + ")"] if unknown else []
+    nests, unattributed = _per_nest(kernel, functions, entry.lines)
+    return replace(kernel, machine=_code(functions.items()), loop_nests=nests), problems + unattributed
+
+
+def _per_nest(kernel: Kernel, functions: dict[str, RawCounts], lines: Optional[dict[str, RawCounts]]
+              ) -> tuple[list[LoopNest], list[str]]:
     """(the kernel's loop nests with their own counts, problems): from the line table's counts per source line
     (``lines``) where the compiler wrote one, else those of the functions that hold a nest alone."""
     nests = kernel.loop_nests
@@ -80,25 +101,25 @@ def _per_nest(kernel, functions, lines):
             for n in nests], []
 
 
-def _overlaps(nest, region):
+def _overlaps(nest: LoopNest, region: tuple[int, int]) -> bool:
     first, last = region
     return nest.lines[0] - 1 <= last and first <= nest.lines[1] - 1
 
 
-def _span(lines, start):
+def _span(lines: list[str], start: int) -> tuple[int, int]:
     """(first, last) 0-based line of what a ``#pragma omp parallel`` at ``start`` applies to: its block, or the one
     statement (a ``for`` loop with its body) after it."""
     following = next((j for j in range(start + 1, len(lines)) if lines[j].strip()), start)
     return start, cpp.body_end(lines, following)
 
 
-def _code(functions):
+def _code(functions: Iterable[tuple[str, RawCounts]]) -> Optional[MachineCode]:
     """One MachineCode summing the counts of ``functions`` ((symbol, raw counts) pairs, or (a nest's "lines A-B",
     the counts of one of its lines) pairs); None where there are none."""
     functions = list(functions)
     if not functions:
         return None
-    total = {c: sum(getattr(f, c) or 0 for _, f in functions) for c in COUNTS}
+    total: dict[str, int] = {c: sum(getattr(f, c) or 0 for _, f in functions) for c in COUNTS}
     calls = _merged(f.calls for _, f in functions)
     widths = [f.register for _, f in functions if f.register]
     return MachineCode(
@@ -111,7 +132,7 @@ def _code(functions):
         unclassified=_merged(f.unclassified for _, f in functions))
 
 
-def _merged(dicts):
+def _merged(dicts: Iterable[Optional[dict[str, int]]]) -> tuple[tuple[str, int], ...]:
     """((name, count), ...) summed over ``dicts``, most first."""
     total = {}
     for d in dicts:

@@ -194,7 +194,8 @@ class Capture:
         out = {"mechanism": self.mechanism, "graphs": list(self.graphs.values()), "breaks": self.breaks,
                "problems": self.problems, "records": self.records, "limits": self.limits,
                "decision_hooks": dict(self.decisions.hooks)}
-        out["machine_code"] = self.machine.take([c for g in out["graphs"] for c in g.get("output_code") or []])
+        out["machine_code"] = self.machine.take([(g.get("compile_id"), g.get("output_code") or [])
+                                                 for g in out["graphs"]])
         self._reset()
         return out
 

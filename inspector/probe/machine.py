@@ -10,8 +10,10 @@ Each kernel's record holds plain counts, never the shared object: per function o
 ``.part.N`` and ``.constprop.N`` pieces count in the function they were split from, and a local function one of them
 calls, where it is ``at::vec`` code or a lambda of the kernel, in the caller), each instruction in one class of
 ``CLASSES``, the calls by target, and the widest SIMD register; the same per line of the kernel's source where the
-compiler wrote a line table (``count``). Its ``key`` joins it to the kernel analysis parses from the output code
-(``inspector.record.kernel_key``). It costs 10 to 30 ms per kernel (two cores) and 0.4 to 11 kB of record.
+compiler wrote a line table (``count``). An entry per graph (``graph``: its compile id) and kernel (``kernel``: its
+name in that graph's output code) holding it: a recompiled graph's kernels share a name, and torch reuses a module it
+loaded for another graph; its ``key`` (``inspector.record.kernel_key``) joins it to the kernel analysis parses from that
+output code. It costs 10 to 30 ms per kernel (two cores) and 0.4 to 11 kB of record.
 """
 
 import os
@@ -20,6 +22,8 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Iterable, Sequence
+from typing import Any, Optional
 
 from inspector.record import kernel_key
 
@@ -60,6 +64,8 @@ WIDTH = ("zmm", "ymm", "xmm")
 # local functions counted in their caller: ``at::vec`` code the compiler did not inline, the kernel's lambdas (not
 # the error paths: building an exception message copies strings with SIMD moves)
 MERGED = ("at::", "kernel::")
+# a kernel's definition in an output module: ``name = async_compile.cpp_pybinding(...)`` (2.13), ``.cpp(`` (2.1)
+DEFINITION = re.compile(r"^(\w+) = async_compile\.\w+\(", re.M)
 
 
 class MachineCode:
@@ -100,23 +106,26 @@ class MachineCode:
         with self._lock:
             self._loaded.append((source, path))
 
-    def take(self, output_code=()):
-        """[{``key``, ``functions``, ``lines``, ``seconds``}], each kernel once: those loaded since the last call, and
-        those loaded before whose source ``output_code`` (the modules compiled since) holds, as torch reuses a module
-        it loaded."""
+    def take(self, graphs: Iterable[tuple[Optional[str], Sequence[str]]] = ()) -> list[dict[str, Any]]:
+        """[{``key``, ``graph``, ``kernel``, ``functions``, ``lines``, ``seconds``}]: one entry per graph and kernel of
+        ``graphs`` ((compile id, its output modules) compiled since the last call) whose C++ source was loaded, now or
+        before (torch reuses a module it loaded); and one without ``graph`` and ``kernel`` for each kernel loaded since
+        the last call that none of them holds."""
         with self._lock:
             loaded, self._loaded = self._loaded, []
         for source, path in loaded:
             self._known[kernel_key(source)] = (source, path)
-        keys = dict.fromkeys(kernel_key(source) for source, _ in loaded)
-        keys.update(dict.fromkeys(key for key, (source, _) in self._known.items() if key not in keys
-                                  and any(source in code for code in output_code)))
+        places = [(graph, key, name) for graph, codes in graphs for code in codes
+                  for key, name in _kernels_in(code, self._known).items()]
+        held = {key for _, key, _ in places}
+        places += [(None, key, None) for key in dict.fromkeys(kernel_key(s) for s, _ in loaded) if key not in held]
         out = []
-        for key in keys:
+        for graph, key, name in dict.fromkeys(places):
             start = time.perf_counter()
             counted = self._read(self._known[key][1])
             if counted is not None:
-                out.append({"key": key, "functions": counted[0], "lines": counted[1],
+                out.append({"key": key, **({"graph": graph, "kernel": name} if graph is not None else {}),
+                            "functions": counted[0], "lines": counted[1],
                             "seconds": round(time.perf_counter() - start, 6)})
         return out
 
@@ -128,8 +137,9 @@ class MachineCode:
             return self._counted[path]
         if self._objdump is None:
             self._objdump = _find_objdump() or ""
+            if not self._objdump:  # said once, not once per kernel
+                self._problem("objdump not found (binutils): the machine code of the C++ kernels is not counted")
         if not self._objdump:
-            self._problem("objdump not found (binutils): the machine code of the C++ kernels is not counted")
             return None
         try:
             command = [self._objdump, "-d", "-l", "--inlines", "--no-show-raw-insn", "-M", "intel", "-C", path]
@@ -139,6 +149,18 @@ class MachineCode:
             return None
         self._counted[path] = count(text, os.path.basename(path)[:-len(".so")] + ".cpp")
         return self._counted[path]
+
+
+def _kernels_in(code: str, known: dict[str, tuple[str, Optional[str]]]) -> dict[str, Optional[str]]:
+    """{key: kernel name} of the ``known`` kernels ({key: (source, path)}) whose source the output module ``code``
+    holds, each named by the definition it is the source of."""
+    found: dict[str, Optional[str]] = {}
+    for key, (source, _) in known.items():
+        at = code.find(source)
+        if at >= 0:
+            names = DEFINITION.findall(code, 0, at)
+            found[key] = names[-1] if names else None
+    return found
 
 
 def _future_path(future, note):

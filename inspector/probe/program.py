@@ -324,7 +324,7 @@ class Function:
         self.signature = False  # not looked up yet (only eager_on_recompile needs it)
         self.calls, self.total_s, self.first_s, self.compiled_at = 0, 0.0, None, None
         self.steady, self.eager = Durations(), Durations()  # calls of compiled code that compiled nothing; eager ones
-        self.capture, self.recompiles = None, {"graphs": [], "breaks": [], "limits": []}
+        self.capture, self.recompiles = None, {key: [] for key in LATER}
         self.compiles, self.fallbacks, self.fallback_count, self.stances = [], [], 0, []
         self.python_lines = self.kernel_times = self.error = self.error_call = None
         self.traced_call = self.profiled_call = None
@@ -425,11 +425,11 @@ class Function:
             if self.capture is None:  # the function's own first compile (torch's recompile of a shared code object)
                 self.capture, self.compiled_at, self.first_s = compiled, self.calls, seconds
             elif first:  # a frame reached for the first time (code after a break, another branch)
-                for key in ("graphs", "breaks", "limits"):
-                    self.capture[key] = self.capture[key] + compiled[key]
+                for key in LATER:
+                    self.capture[key] = self.capture.get(key, []) + compiled.get(key, [])
             else:
-                for key in ("graphs", "breaks", "limits"):
-                    self.recompiles[key] += compiled[key]
+                for key in LATER:
+                    self.recompiles[key] += compiled.get(key, [])
             self.compiles.append({"call": self.calls, "seconds": seconds, "kind": "first" if first else "recompile",
                                   "compile_ids": [g.get("compile_id") for g in compiled["graphs"]],
                                   "reasons": [r for g in compiled["graphs"]
@@ -462,6 +462,9 @@ class Function:
                         "fallbacks": {"count": self.fallback_count, "first": self.fallbacks}}}
 
 
+# what a later compile adds to a function's capture (a frame's first compile) or its recompiles: the machine code of a
+# recompiled graph's kernels too, which share the first graph's kernel names
+LATER = ("graphs", "breaks", "limits", "machine_code")
 EMPTY_CAPTURE = {"mechanism": None, "graphs": [], "breaks": [], "problems": [], "records": 0, "limits": []}
 
 

@@ -11,8 +11,8 @@ from inspector.model import STATUSES, Backend, ReasonKind, Status
 from inspector.render import charts, comparison as comparison_words, highlight
 from inspector.render.base import Renderer
 from inspector.render import views
-from inspector.render.words import (break_even, error_parts, match, program_title, ratio, reason, recompile_why,
-                                    run_notes, seconds, sentence)
+from inspector.render.words import (break_even, error_parts, launched, match, program_title, ratio, reason,
+                                    recompile_why, run_notes, seconds, sentence)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -45,7 +45,7 @@ def environment(index=None):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters.update(seconds=seconds, ratio=ratio, break_even=break_even, match=match, recompile_why=recompile_why,
-                       run_notes=run_notes, error_parts=error_parts,
+                       run_notes=run_notes, error_parts=error_parts, launched=launched,
                        moved=comparison_words.moved)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend)
     return env

@@ -1,8 +1,9 @@
 """Plain words shared by every renderer: durations, ratios, reasons and one-sentence summaries."""
 
 import math
+from collections import Counter
 
-from inspector.model import Backend, LineStatus, ReasonKind, Status, Vectorized
+from inspector.model import Backend, Kernel, LineStatus, ReasonKind, Status, Vectorized
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
 
@@ -26,6 +27,29 @@ def seconds(value):
     if value >= 1e-3:
         return f"{value * 1e3:.3g} ms"
     return f"{value * 1e6:.3g} µs"
+
+
+# how often a kernel's launches of one Launch.repeat run per graph call: (one launch, n launches)
+LAUNCHED = {None: ("once", "{n} times"), "loop": ("once per iteration of the loop", "{n} times per iteration of the loop"),
+            "branch": ("when its branch is taken", "{n} times when its branch is taken")}
+
+
+def launched(k: Kernel, short: bool = False) -> str:
+    """How often a kernel runs per graph call, from its launches in the wrapper: "" for once, "2 launches per graph
+    call", or, where a subgraph of a higher-order op launches it, from where, how often, and what the profiled call
+    counted; ``short``: only the kind of count (for a table of counts), "" where the code says it."""
+    repeats = [launch.repeat for launch in k.launches]
+    if not any(repeats) and (short or not any(launch.subgraph for launch in k.launches)):
+        return "" if short or len(repeats) < 2 else f"{len(repeats)} launches per graph call"
+    if short:
+        return "a loop's iterations" if "loop" in repeats else "when its branch is taken"
+    said = ", then ".join(LAUNCHED[r][n > 1].format(n=n) for r, n in Counter(repeats).items())
+    subgraphs = ", ".join(dict.fromkeys(launch.subgraph for launch in k.launches if launch.subgraph))
+    how = " (iterations: as many as the data decides, not known from the code)" if "loop" in repeats else ""
+    counted = k.cost.launches_per_call
+    return ((f"launched from {subgraphs}: " if subgraphs else "launched ") + said + how
+            + ("" if counted is None else "; the profiled call launched it " + (
+                "once" if counted == 1 else f"{counted:g} times")))
 
 
 def ratio(value):

@@ -132,3 +132,26 @@ def test_the_counts_are_per_function_and_per_source_line_and_an_unknown_instruct
     # without a line table (torch 2.1), both nests are in one outlined function: not told apart, the kernel counted
     (joined,), (_, problems) = with_machine_code([kernel], [entry.but(lines={})])
     assert [n.machine for n in joined.loop_nests] == [None, None] and joined.machine.simd == "packed"
+
+
+def test_each_graph_of_a_recompiled_function_gets_its_own_kernels_machine_code():
+    """A recompile's kernels share the first graph's names, each with a source of its own: each joins the entry of
+    its graph; an entry without a graph (a record before entries had one) joins by its source alone; what joins
+    nothing is one problem per item, never more problems than items read."""
+    values, _ = cpp.facts(KERNEL)
+    other = KERNEL.replace("64L", "32L")
+    kernels = [Kernel(id=f"k@0/{g}", name="k", graph=f"0/{g}", backend="cpp", code=code, parallel=True, launches=[],
+                      **values) for g, code in enumerate((KERNEL, other))]
+    functions, lines = count(DISASSEMBLY, "k.main.cpp")
+    entries = [RawMachineCode.from_json({"key": kernel_key(code), "graph": f"0/{g}", "kernel": "k",
+                                         "functions": functions, "lines": lines}) for g, code in enumerate((KERNEL, other))]
+    joined, (read, problems) = with_machine_code(kernels, entries)
+    assert all(k.machine for k in joined) and read == 2
+    assert problems == [f"k@0/{g}: 1 instruction not classified (vpdpbusd x1)" for g in (0, 1)]
+    older = [e.but(graph=None, kernel=None) for e in entries]
+    assert [k.machine for k in with_machine_code(kernels, older)[0]] == [k.machine for k in joined]
+    stray = entries[0].but(graph="0/7", key="0" * 16)
+    joined, (read, problems) = with_machine_code(kernels, entries[:1] + [stray])
+    assert [bool(k.machine) for k in joined] == [True, False] and read == 3
+    assert problems[1:] == ["k@0/1: no machine code recorded for it",
+                            "machine code of k in graph 0/7 joins no kernel of the output code"]

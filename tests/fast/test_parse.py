@@ -75,11 +75,56 @@ def test_a_kernel_launched_twice_is_one_kernel_with_two_launches():
     assert split.problems == []
 
 
+def test_while_loop_and_cond_subgraphs_are_followed_with_how_often_their_launches_run():
+    """torch.while_loop, torch.cond and nested_compile_region (samples/programs/control_flow.py under torch 2.13):
+    call() calls subgraph functions of the module; their kernels are launched from them, per iteration of the loop or when a branch is
+    taken, and the profiled pass counted each launch of the call (the loop ran 3 times: ``i < 3`` from 0)."""
+    record = json.loads(record_path("2.13.0", "control_flow").read_text())
+    doubled, branch = (next(v for v in record["variants"] if v["id"] == f) for f in ("doubled", "branch"))
+    loop = kernels.split(doubled["capture"]["graphs"][0]["output_code"][0], "0/0")
+    assert loop.problems == [] and loop.read == 1 + len(loop.kernels) == 4
+    launched = {k.name: [(x.subgraph, x.repeat) for x in k.launches] for k in loop.kernels}
+    condition, step = (next(n for n in launched if launched[n] and launched[n][0][0] == f"while_loop_{g}_graph_0")
+                       for g in ("cond", "body"))
+    assert launched[condition] == [("while_loop_cond_graph_0", None), ("while_loop_cond_graph_0", "loop")]
+    assert launched[step] == [("while_loop_body_graph_0", "loop")]
+    assert [k.launches for k in loop.kernels if k.name not in (condition, step)] == [[Launch(0)]]
+    counted = {e["name"]: e["count"] for e in doubled["kernel_times"]["events"]}
+    assert (counted[condition], counted[step]) == (4, 3)
+    split = kernels.split(branch["capture"]["graphs"][0]["output_code"][0], "0/0")
+    taken = {x.subgraph: x.repeat for k in split.kernels for x in k.launches if x.subgraph}
+    assert split.problems == [] and taken == {"true_graph_0": "branch", "false_graph_0": "branch"}
+    code = branch["capture"]["graphs"][0]["output_code"][0]
+    assert "def true_graph_0(args):" in wrapper.call_source(code, wrapper.parse(code))
+    # a nested_compile_region called twice: one subgraph function, called twice, its kernel launched at each call
+    stacked = next(v for v in record["variants"] if v["id"] == "stacked")
+    split = kernels.split(stacked["capture"]["graphs"][0]["output_code"][0], "0/0")
+    region = [[(x.subgraph, x.repeat) for x in k.launches] for k in split.kernels if k.launches[0].subgraph]
+    assert split.problems == [] and region == [[("repeated_subgraph0", None)] * 2]
+
+
+def test_a_subgraph_inside_a_loop_runs_per_iteration_however_deep_and_is_followed_once_per_call():
+    module = (
+        "k = async_compile.cpp_pybinding([], r'''extern \"C\" void kernel() {}''')\n"
+        "def inner(args):\n    if args[0]:\n        k(args)\n\n"
+        "def outer(args):\n    inner(args)\n    outer(args)\n\n"
+        "def call(args):\n    k(args)\n    while args:\n        outer(args)\n    else:\n        k(args)\n"
+        "    try:\n        k(args)\n    except ValueError:\n        inner(args)\n")
+    tree = wrapper.parse(module)
+    found, unknown = wrapper.launches(tree, {"k"})
+    assert unknown == [] and list(wrapper.subgraph_functions(tree)) == ["outer", "inner"]
+    assert [(c.subgraph, c.repeat) for c in found] == [
+        (None, None), ("inner", "loop"), (None, None), (None, None), ("inner", "branch")]
+
+
 def test_output_code_it_cannot_read_is_a_problem_not_an_empty_answer():
     unknown = kernels.split("def call(args):\n    mystery_kernel_v9(args)\n")
     assert unknown.kernels == []
     assert unknown.problems == ["call() calls mystery_kernel_v9, neither a kernel of this module nor a known "
                                 "library call"]
+    several = kernels.split("def call(args):\n    mystery_kernel_v9(args)\n    other_v9(args)\n    other_v9(args)\n")
+    assert several.problems == ["call() calls mystery_kernel_v9, other_v9, neither kernels of this module nor known "
+                                "library calls"] and several.read == 1  # one line per part read: the wrapper
     assert kernels.split("%%% not python").problems[0].startswith("output code does not parse")
     assert kernels.split("x = 1\n").problems == ["no call() function in the output code"]
     # a graph with nothing to compute (views only) is understood: no kernels, no problem
@@ -186,7 +231,7 @@ def test_wrapper_gives_each_launch_its_buffer_sizes(version):
     code = output_code(version, "poly", "numpy-compiled-cpu")
     (k,) = kernels.split(code).kernels
     found, unknown = wrapper.launches(wrapper.parse(code), {k.name})
-    assert found == [(k.name, [20000 * 3, 20000])] and unknown == []
+    assert found == [wrapper.Call(k.name, [20000 * 3, 20000])] and unknown == []
 
 
 def test_graph_break_in_the_torch_2_1_format():
