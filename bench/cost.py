@@ -3,9 +3,9 @@
     python bench/cost.py [SAMPLE] [--population N] [--repeats 1] [--only report] [-- EXTRA CLI ARGS]
 
 Runs ``inspector breaks SAMPLE`` and ``inspector report SAMPLE`` (defaults: samples/first_draft.py at its
-POPULATION_SIZE; a folder takes ``--only report``), each in a fresh process tree, sampling every 0.1 s the resident memory of the CLI and all its
-descendants (the probe, Inductor's compile workers) from /proc. Prints, per command, the wall time and the peak
-of the summed resident memory: median and spread over the repeats. Linux only (/proc).
+POPULATION_SIZE; a folder takes ``--only report``), each in a fresh process tree, sampling every 0.1 s the resident
+memory of the CLI and all its descendants (the probe, Inductor's compile workers) from /proc. Prints, per command,
+the wall time and the peak of the summed resident memory: median and spread over the repeats. Linux only (/proc).
 """
 
 import argparse

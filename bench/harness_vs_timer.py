@@ -54,17 +54,12 @@ def main():
     results = {label: [] for label, _ in functions}
     for r in range(args.rounds):
         for label, call in functions:
-            def timer():
-                return benchmark.Timer("call()", globals={"call": call}, num_threads=threads).blocked_autorange(
-                    min_run_time=args.budget).median
-
-            def ours():
-                return measure(call, budget_s=args.budget)["median_s"]
-
-            first, second = (timer, ours) if r % 2 == 0 else (ours, timer)
-            a, b = first(), second()
-            t, i = (a, b) if first is timer else (b, a)
-            results[label].append((t, i))
+            timer = benchmark.Timer("call()", globals={"call": call}, num_threads=threads)
+            got = {}
+            for which in ("timer", "ours") if r % 2 == 0 else ("ours", "timer"):
+                got[which] = (timer.blocked_autorange(min_run_time=args.budget).median if which == "timer"
+                              else measure(call, budget_s=args.budget)["median_s"])
+            results[label].append((got["timer"], got["ours"]))
     print(f"torch {torch.__version__}, {threads} threads, {args.rounds} rounds, {args.budget:g} s per measurement")
     print(f"{'function':<44} {'Timer median':>13} {'inspector':>11} {'ratio':>7} {'spread':>15}")
     medians = []

@@ -37,7 +37,8 @@ def main():
     base, ours = statistics.median(times["bare"]), statistics.median(times["inspector run"])
     print(f"{' '.join(args.program)}, {args.repeats} repeats, alternating")
     for name, values in times.items():
-        print(f"  {name:<14} median {statistics.median(values):6.2f} s  (runs: {', '.join(f'{t:.2f}' for t in values)})")
+        runs = ", ".join(f"{t:.2f}" for t in values)
+        print(f"  {name:<14} median {statistics.median(values):6.2f} s  (runs: {runs})")
     print(f"  the program's own run under inspector (probe's clock): median {statistics.median(program_s):.2f} s")
     print(f"inspector run overhead: {ours - base:.2f} s, {100 * (ours / base - 1):.1f} % over the bare program")
 

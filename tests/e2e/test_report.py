@@ -150,7 +150,8 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
         a = analyze(load(next(out.glob("*.json"))))
         runs.append({v.id: [(e.line, e.status, e.vectorized, e.kernels, e.nests, e.how) for e in v.lines]
                      for v in a.variants if v.status == "ok"})
-        machine.append([k.machine and k.machine.describe() for v in a.variants for k in v.kernels if k.backend == "cpp"])
+        machine.append([k.machine and k.machine.describe() for v in a.variants for k in v.kernels
+                        if k.backend == "cpp"])
         assert not next(p for p in a.parse if p.artifact == "machine code").problems
     assert runs[0] == runs[1] == runs[2]
     assert machine[0] == machine[1] == machine[2] and len(machine[0]) == 2 and all(machine[0])

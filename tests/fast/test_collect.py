@@ -77,7 +77,7 @@ def test_an_exception_in_the_callers_code_kills_the_child(tmp_path):
             pid = probe.pid
             for message in probe.messages(idle_s=0.01):
                 if message:
-                    1 / 0  # a bug in a progress callback, say
+                    raise ZeroDivisionError("a bug in a progress callback, say")
     assert wait_gone(pid)
 
 
