@@ -9,26 +9,48 @@ is ``dataclasses.replace`` that also writes a key that was absent.
 Fields left as JSON values (dicts and lists of them): torch's own free-form data (``metrics``, ``config``,
 ``compile_options``, ``kernel_stack_traces``, ``launch_configs``, a kernel decision's ``args``); ``files`` is a
 {path: source} map. A field whose key is a Python keyword names its key in ``metadata["key"]`` (``RawDecision.class_``).
+``Status`` holds the words of a run's ``status`` (a field keeps the word the JSON had, known or not).
 """
 
 from __future__ import annotations
 
-import functools
 import types
 import typing
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Optional
+from enum import Enum
+from typing import Any, Optional, TypeVar
+
+R = TypeVar("R", bound="Raw")
+
+
+class Words(str, Enum):
+    """A string-valued enum whose members print as their values (``enum.StrEnum`` from Python 3.11)."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, format_spec: str) -> str:
+        return str.__format__(self, format_spec)
+
+
+class Status(Words):
+    """How a variant's (or a trial's) run ended: the record's ``status``."""
+
+    OK = "ok"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    TIMEOUT = "timeout"
 
 
 @dataclass(frozen=True, kw_only=True)
 class Raw:
     """One JSON object of the record: its known keys as fields, ``other`` the keys this version does not know."""
 
-    other: dict = field(default_factory=dict)
-    absent: frozenset = field(default=frozenset(), repr=False)  # keys the JSON lacked (built directly: none)
+    other: dict[str, Any] = field(default_factory=dict)
+    absent: frozenset[str] = field(default=frozenset(), repr=False)  # keys the JSON lacked (built directly: none)
 
     @classmethod
-    def from_json(cls, data):
+    def from_json(cls: type[R], data: object) -> R:
         """The typed value of the JSON object ``data``."""
         if not isinstance(data, dict):
             raise TypeError(f"{cls.__name__}.from_json takes a dict, not {type(data).__name__}")
@@ -37,22 +59,22 @@ class Raw:
                    other={k: v for k, v in data.items() if k not in keys.values()},
                    absent=frozenset(name for name in hints if keys[name] not in data))
 
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         """The JSON object this value was read from (or would be read from)."""
         keys = _keys(type(self))
         out = {keys[name]: _write(getattr(self, name)) for name in _fields(type(self)) if name not in self.absent}
         return dict(out, **self.other)
 
-    def given(self, name, default):
+    def given(self, name: str, default: Any) -> Any:
         """The field ``name``, or ``default`` where the JSON had no such key (``dict.get(name, default)``)."""
         return default if name in self.absent else getattr(self, name)
 
-    def but(self, **changes):
+    def but(self: R, **changes: Any) -> R:
         """This value with ``changes`` (typed or JSON), each written to the JSON even where its key was absent."""
         hints = _fields(type(self))
         return replace(self, absent=self.absent - changes.keys(), **{k: _read(hints[k], v) for k, v in changes.items()})
 
-    def unknown(self, where=""):
+    def unknown(self, where: str = "") -> list[str]:
         """The keys this version does not know, here and inside, as "path.key"."""
         found = [f"{where}{key}" for key in self.other]
         for name in _fields(type(self)):
@@ -64,34 +86,41 @@ class Raw:
         return found
 
 
-@functools.cache
-def _fields(cls):
-    """{field name: its type} of a Raw class, without the bookkeeping fields."""
-    hints = typing.get_type_hints(cls)
-    return {f.name: hints[f.name] for f in fields(cls) if f.name not in ("other", "absent")}
+_FIELDS: dict[type[Raw], dict[str, Any]] = {}
+_KEYS: dict[type[Raw], dict[str, str]] = {}
 
 
-@functools.cache
-def _keys(cls):
+def _fields(cls: type[Raw]) -> dict[str, Any]:
+    """{field name: its type} of a Raw class, without the bookkeeping fields (worked out once per class)."""
+    if cls not in _FIELDS:
+        hints = typing.get_type_hints(cls)
+        _FIELDS[cls] = {f.name: hints[f.name] for f in fields(cls) if f.name not in ("other", "absent")}
+    return _FIELDS[cls]
+
+
+def _keys(cls: type[Raw]) -> dict[str, str]:
     """{field name: its JSON key}: the name, or the field's ``metadata["key"]`` where the key is a Python keyword."""
-    return {f.name: f.metadata.get("key", f.name) for f in fields(cls) if f.name in _fields(cls)}
+    if cls not in _KEYS:
+        _KEYS[cls] = {f.name: f.metadata.get("key", f.name) for f in fields(cls) if f.name in _fields(cls)}
+    return _KEYS[cls]
 
 
-def _read(hint, value):
+def _read(hint: Any, value: Any) -> Any:
     """``value`` (JSON) as ``hint`` says: a Raw class, or a list or dict of one; other values as they are."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         hint = next(a for a in typing.get_args(hint) if a is not type(None))
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if isinstance(hint, type) and issubclass(hint, Raw) and isinstance(value, dict):
         return hint.from_json(value)
-    if origin is list and isinstance(value, list):
+    if origin is list and isinstance(value, list) and args[0] is not Any:
         return [_read(args[0], x) for x in value]
-    if origin is dict and isinstance(value, dict) and args:
+    if origin is dict and isinstance(value, dict) and args[1] is not Any:
         return {k: _read(args[1], x) for k, x in value.items()}
     return value
 
 
-def _write(value):
+def _write(value: Any) -> Any:
+    """The JSON of a typed value: Raw values as their objects, inside lists and dicts too."""
     if isinstance(value, Raw):
         return value.to_json()
     if isinstance(value, list):
@@ -123,7 +152,7 @@ class RawSample(Raw):
     population: Optional[int] = None
     default_population: Optional[int] = None
     seed: Optional[int] = None
-    shape: Optional[list] = None
+    shape: Optional[list[Any]] = None
     dtype: Optional[str] = None
     source: Optional[str] = None
     tolerance: Optional[float] = None
@@ -283,8 +312,8 @@ class RawDecision(Raw):
 
     kind: Optional[str] = None
     branch: Optional[str] = None  # tiling
-    factors: Optional[list] = None
-    indices: Optional[list] = None
+    factors: Optional[list[Any]] = None
+    indices: Optional[list[Any]] = None
     factor: Optional[int] = None  # tiling, checker
     dtypes: Optional[list[str]] = None
     not_vectorizable: Optional[list[str]] = None
@@ -341,7 +370,7 @@ class RawGraph(Raw):
     nests: Optional[list[RawNest]] = None
     fusion: Optional[list[RawFusion]] = None
     kernel_stack_traces: Any = None
-    metrics: Optional[dict] = None
+    metrics: Optional[dict[str, Any]] = None
     fx_graph_cache: Any = None
 
 
@@ -392,8 +421,8 @@ class RawCapture(Raw):
     breaks: Optional[list[RawBreak]] = None
     problems: Optional[list[str]] = None
     records: Optional[int] = None
-    limits: Optional[list] = None
-    decision_hooks: Optional[dict] = None
+    limits: Optional[list[Any]] = None
+    decision_hooks: Optional[dict[str, Any]] = None
     machine_code: Optional[list[RawMachineCode]] = None
 
 
@@ -513,9 +542,9 @@ class RawVariant(Raw):
     kernel_times: Optional[RawKernelTimes] = None
     thread_scaling: Optional[RawThreadScaling] = None
     transfer: Optional[RawTransfer] = None
-    launch_configs: Optional[dict] = None
+    launch_configs: Optional[dict[str, Any]] = None
     peak_memory: Optional[RawPeakMemory] = None
-    bounds: Optional[list] = None
+    bounds: Optional[list[Any]] = None
     run: Optional[RawRun] = None
     rounds: Optional[list[RawRoundTiming]] = None
 
@@ -535,7 +564,7 @@ class RawRounds(Raw):
     position: Optional[int] = None
     rounds: Optional[int] = None
     budget_s: Optional[float] = None
-    warmup_s: Optional[dict] = None
+    warmup_s: Optional[dict[str, Any]] = None
     variants: Optional[dict[str, list[RawRoundTiming]]] = None
 
 
@@ -545,8 +574,8 @@ class RawTrial(Raw):
     variant: Optional[str] = None
     fix: Optional[str] = None
     layout: Optional[str] = None
-    config: Optional[list] = None
-    compile_options: Optional[dict] = None
+    config: Optional[list[Any]] = None
+    compile_options: Optional[dict[str, Any]] = None
     status: Optional[str] = None
     error: Optional[str] = None
     alone: Optional[bool] = None
@@ -566,9 +595,9 @@ class RawProgram(Raw):
     exit: Optional[int] = None
     wall_s: Optional[float] = None
     ended: Optional[str] = None
-    outside: Optional[dict] = None
+    outside: Optional[dict[str, Any]] = None
     try_fixes: Optional[bool] = None
-    eager: Optional[dict] = None
+    eager: Optional[dict[str, Any]] = None
     load: Optional[RawLoad] = None
 
 
@@ -591,8 +620,8 @@ class RawRecord(Raw):
     kind: Optional[str] = None
     sample: Optional[RawSample] = None
     env: Optional[RawEnv] = None
-    config: Optional[list] = None
-    compile_options: Optional[dict] = None
+    config: Optional[list[Any]] = None
+    compile_options: Optional[dict[str, Any]] = None
     files: Optional[dict[str, str]] = None
     redacted: Optional[bool] = None
     trace_dir: Optional[str] = None
