@@ -15,11 +15,13 @@ Layout (probe -> record -> analysis -> renderers):
 - ``inspector.cli``: the typer command line: options parsed, the API called, errors turned into exit codes.
 """
 
+from typing import Any
+
 __version__ = "0.2.0"
 API = ("report", "breaks", "compare", "compare_program", "Run", "render", "run", "capture", "inspect", "check")
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     """``inspector.report`` and the rest of API, from inspector.api, imported on first use."""
     if name in API:
         from inspector import api

@@ -28,13 +28,14 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from importlib import metadata
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional, Union
 
-if __name__ == "__main__":  # run as a script under another interpreter (facts()), where inspector is not importable
-    InspectorError = Exception
-else:
+if __name__ != "__main__":
     from inspector.errors import InspectorError
+else:  # run as a script under another interpreter (facts()), where inspector is not importable: never raised there
+    InspectorError = Exception  # type: ignore[misc,assignment]
 
 MANIFEST = "inspector-env.json"
 OLD_TORCH = (2, 3)  # below it: numpy<2 (built against NumPy 1) and setuptools<81 (torch 2.1 imports its
@@ -60,27 +61,27 @@ class TorchSpec:
     wheel: Optional[Path] = None  # a local torch wheel file
 
     @property
-    def requirement(self):
+    def requirement(self) -> str:
         """What pip installs: the wheel file, or ``torch==VERSION[+BUILD]``."""
         return str(self.wheel.resolve()) if self.wheel else f"torch=={self.version}" + (
             f"+{self.local}" if self.local else "")
 
     @property
-    def numpy(self):
+    def numpy(self) -> str:
         """The NumPy requirement this torch supports."""
         return "numpy<2" if release(self.version) < OLD_TORCH else "numpy"
 
     @property
-    def requirements(self):
+    def requirements(self) -> list[str]:
         """All the probe needs: torch, its NumPy, and setuptools (Inductor's C++ builds import it through
         torch.utils.cpp_extension; a venv made without pip has none)."""
         return [self.requirement, self.numpy, "setuptools<81" if release(self.version) < OLD_TORCH else "setuptools"]
 
-    def folder(self, tag):
+    def folder(self, tag: str) -> str:
         """The environment's folder name under the root, for interpreters of ``tag`` (cp311)."""
         return f"torch-{self.version}" + (f"+{self.local}" if self.local else "") + f"-{tag}"
 
-    def matches(self, installed):
+    def matches(self, installed: Optional[str]) -> bool:
         """Whether an installed torch version ("2.13.0+cpu") is this one (any build, unless one is pinned)."""
         base, _, local = (installed or "").partition("+")
         return bool(installed) and release(base) == release(self.version) and self.local in (None, local)
@@ -94,14 +95,14 @@ class ManagedEnv:
     python: Path
     torch: str  # the installed version, build included
     numpy: str
-    packages: list  # the --with packages installed in it
+    packages: list[str]  # the --with packages installed in it
     base: str  # the interpreter it was made with
     created: str
     install_s: float
     size_bytes: int
 
 
-def release(version):
+def release(version: str) -> tuple[int, ...]:
     """(2, 13) for "2.13.0" and "2.13": a version's release numbers, trailing zeros dropped."""
     numbers = [int(n) for n in re.findall(r"\d+", version.split("+")[0])[:3]]
     while numbers and numbers[-1] == 0:
@@ -109,7 +110,7 @@ def release(version):
     return tuple(numbers)
 
 
-def parse(text):
+def parse(text: str) -> TorchSpec:
     """The TorchSpec of a ``--torch`` value; EnvError for one that is neither a version, a build nor a wheel."""
     if text.endswith(".whl"):
         path = Path(text).expanduser()
@@ -126,7 +127,7 @@ def parse(text):
     return TorchSpec(text, found[1], found[2])
 
 
-def root(envs=None):
+def root(envs: Union[str, Path, None] = None) -> Path:
     """The folder of the environments: ``envs``, else ``envs`` in the user's cache folder."""
     if envs:
         return Path(envs).expanduser()
@@ -134,7 +135,7 @@ def root(envs=None):
     return Path(platformdirs.user_cache_dir("inspector")) / "envs"
 
 
-def facts(python=None):
+def facts(python: Optional[str] = None) -> dict[str, Any]:
     """{"tag", "python", "platform", "torch", "numpy"} of an interpreter (this one by default), without importing
     torch (this file run as a script under it); EnvError when it cannot be run."""
     if python is None:
@@ -148,24 +149,25 @@ def facts(python=None):
         raise EnvError(f"cannot run {python}: {(done.stderr.strip().splitlines() or ['no output'])[-1]}") from None
 
 
-def _here():
+def _here() -> dict[str, Any]:
     return {"tag": "cp%d%d" % sys.version_info[:2], "python": "%d.%d.%d" % sys.version_info[:3],
             "platform": sysconfig.get_platform(), "torch": _version("torch"), "numpy": _version("numpy")}
 
 
-def _has(requirement):
+def _has(requirement: str) -> bool:
     """Whether this interpreter has the distribution ``requirement`` names."""
     return _version(re.split(r"[<>=!~\[; ]", requirement)[0]) is not None
 
 
-def _version(distribution):
+def _version(distribution: str) -> Optional[str]:
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return None
 
 
-def interpreter(spec, envs=None, base=None, packages=(), say=print):
+def interpreter(spec: TorchSpec, envs: Union[str, Path, None] = None, base: Optional[str] = None,
+                packages: Iterable[str] = (), say: Callable[[str], object] = print) -> str:
     """The interpreter to run ``spec``'s torch under: this one when it has that torch (and every ``packages``) and no
     ``base`` is named, else its managed environment's, made (with ``base``, default this interpreter) or completed
     first; ``say`` gets one line per step. EnvError when it cannot be."""
@@ -184,13 +186,13 @@ def interpreter(spec, envs=None, base=None, packages=(), say=print):
         if missing:
             say(f"torch {spec.given}: installing {', '.join(missing)} into {folder}")
             _pip_install(env.python, missing, spec, folder, say)
-            env = _write_manifest(folder, dict(_manifest(folder), packages=env.packages + missing))
+            env = _write_manifest(folder, dict(_manifest(folder) or {}, packages=env.packages + missing))
     say(f"torch {spec.given}: {env.torch} in {folder}")
     return str(env.python)
 
 
 @contextlib.contextmanager
-def _lock(path, waiting):
+def _lock(path: Path, waiting: Callable[[], object]) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` while an environment is made or completed (another inspector making the
     same one waits: ``waiting()`` is called first); no lock where fcntl is missing (Windows)."""
     try:
@@ -208,12 +210,12 @@ def _lock(path, waiting):
         yield
 
 
-def python_in(folder):
+def python_in(folder: Path) -> Path:
     """A venv's interpreter."""
     return folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def load(folder):
+def load(folder: Path) -> Optional[ManagedEnv]:
     """The ManagedEnv in ``folder``, or None where there is none or it is unfinished (no manifest, no interpreter)."""
     raw = _manifest(folder)
     if not raw or not python_in(folder).exists():
@@ -222,20 +224,23 @@ def load(folder):
                       raw["created"], raw["install_s"], raw.get("size_bytes") or 0)
 
 
-def _manifest(folder):
+def _manifest(folder: Path) -> Optional[dict[str, Any]]:
     try:
         return json.loads((folder / MANIFEST).read_text())
     except (OSError, ValueError):
         return None
 
 
-def _write_manifest(folder, raw):
+def _write_manifest(folder: Path, raw: dict[str, Any]) -> ManagedEnv:
     raw = dict(raw, size_bytes=size(folder))
     (folder / MANIFEST).write_text(json.dumps(raw, indent=1))
-    return load(folder)
+    env = load(folder)
+    if env is None:
+        raise EnvError(f"{folder} has no interpreter: not an environment")
+    return env
 
 
-def size(folder):
+def size(folder: Path) -> int:
     """Bytes of the files under ``folder`` (links not followed)."""
     total = 0
     for parent, _, names in os.walk(folder):
@@ -247,14 +252,14 @@ def size(folder):
     return total
 
 
-def environments(envs=None):
+def environments(envs: Union[str, Path, None] = None) -> list[ManagedEnv]:
     """[ManagedEnv] under the root, by folder name; unfinished folders left out."""
     top = root(envs)
     found = [load(f) for f in sorted(top.iterdir())] if top.is_dir() else []
     return [e for e in found if e]
 
 
-def remove(version, envs=None):
+def remove(version: str, envs: Union[str, Path, None] = None) -> list[Path]:
     """Delete the environments of ``version`` (any Python; a build only where one is pinned): [their folders]; EnvError
     where none is."""
     spec = parse(version)
@@ -267,7 +272,8 @@ def remove(version, envs=None):
     return gone
 
 
-def _make(spec, folder, base, made, packages, say):
+def _make(spec: TorchSpec, folder: Path, base: str, made: dict[str, Any], packages: list[str],
+          say: Callable[[str], object]) -> ManagedEnv:
     """Make the environment of ``spec`` in ``folder`` with the interpreter ``base`` (whose ``made`` facts it has)."""
     requirements = [*spec.requirements, *packages]
     top = folder.parent
@@ -302,7 +308,7 @@ def _make(spec, folder, base, made, packages, say):
     return env
 
 
-def _has_pip():
+def _has_pip() -> bool:
     """Whether this interpreter has pip, asked of its installed distributions: ``find_spec("pip")`` would make
     setuptools' distutils shim stand down for the rest of the process (its finder's ``spec_for_pip``), and Inductor's
     C++ builds in this process would then fail to import setuptools."""
@@ -313,13 +319,14 @@ def _has_pip():
     return True
 
 
-def _pip(python):
+def _pip(python: Union[str, Path]) -> list[str]:
     """The command that runs pip on the environment of ``python``: this interpreter's pip (``--python``), which
     reads the user's pip configuration as ``pip install`` would, else that environment's own."""
     return [sys.executable, "-m", "pip", "--python", str(python)] if _has_pip() else [str(python), "-m", "pip"]
 
 
-def _plan(requirements, spec, base, made, folder):
+def _plan(requirements: list[str], spec: TorchSpec, base: str, made: dict[str, Any],
+          folder: Path) -> list[tuple[str, Optional[int]]]:
     """[(package file, bytes or None)] pip would download for ``requirements`` into a fresh environment of ``base``
     (its dry run); EnvError in pip's words when it cannot resolve them (a constraint in the way: whether the index
     offers the version at all, from a second dry run without the constraints)."""
@@ -336,7 +343,8 @@ def _plan(requirements, spec, base, made, folder):
             for url in (item["download_info"]["url"] for item in report.get("install", []))]
 
 
-def _dry_run(requirements, base, env=None):
+def _dry_run(requirements: list[str], base: str,
+             env: Optional[dict[str, str]] = None) -> tuple[bool, str, dict[str, Any]]:
     """(resolved, pip's output, its install report) of pip's dry run for a fresh environment of ``base``."""
     with tempfile.TemporaryDirectory(prefix="inspector-") as work:
         report = Path(work) / "report.json"
@@ -349,7 +357,7 @@ def _dry_run(requirements, base, env=None):
     return not done.returncode, done.stdout + done.stderr, found
 
 
-def _download_size(url):
+def _download_size(url: str) -> Optional[int]:
     """Bytes of a package file: a local one's size, a remote one's Content-Length (None where unknown)."""
     parsed = urllib.parse.urlparse(url)
     if parsed.scheme == "file":
@@ -362,7 +370,8 @@ def _download_size(url):
         return None
 
 
-def _pip_install(python, requirements, spec, folder, say):
+def _pip_install(python: Path, requirements: list[str], spec: TorchSpec, folder: Path,
+                 say: Callable[[str], object]) -> None:
     """Install ``requirements`` into the environment of ``python``, with uv when it is on PATH (the user's pip
     configuration passed on), else pip, without compiling bytecode (as uv: Python compiles what it imports, when it
     does; this halves torch's install); their progress lines through ``say``, and every HEARTBEAT_S seconds pip is
@@ -373,16 +382,17 @@ def _pip_install(python, requirements, spec, folder, say):
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines, start, heard = [], time.perf_counter(), [time.perf_counter()]
 
-    def elapsed():
+    def elapsed() -> str:
         return f"  [{time.perf_counter() - start:5.0f} s]"
 
-    def heartbeat():
+    def heartbeat() -> None:
         while process.poll() is None:
             time.sleep(1)
             if time.perf_counter() - heard[0] >= HEARTBEAT_S and process.poll() is None:
                 heard[0] = time.perf_counter()
                 say(f"{elapsed()} installing: {human_size(size(folder))} in {folder} so far")
     threading.Thread(target=heartbeat, daemon=True).start()
+    assert process.stdout is not None  # a pipe
     for line in process.stdout:
         lines.append(line)
         if line.startswith(("Collecting", "Downloading", "  Downloading", "Installing", "Successfully", "Prepared",
@@ -394,7 +404,7 @@ def _pip_install(python, requirements, spec, folder, say):
         raise EnvError(pip_error("".join(lines), spec, made, folder.parent))
 
 
-def pip_error(output, spec, made, top, lifted=None):
+def pip_error(output: str, spec: TorchSpec, made: dict[str, Any], top: Path, lifted: Optional[str] = None) -> str:
     """pip's failure to install ``spec`` for an interpreter of ``made`` (facts) in one line: a version not offered for
     this Python and platform (with the ones offered), a constraint of the user's pip configuration that excludes it,
     no network, else pip's last words. ``lifted``: pip's output without the constraints ("" where it then
@@ -420,7 +430,7 @@ def pip_error(output, spec, made, top, lifted=None):
     return f"pip could not make the environment of torch {spec.given}: {' '.join(last) or 'no message'}"
 
 
-def pip_config():
+def pip_config() -> dict[str, str]:
     """pip's configuration as ``pip config list`` shows it, {key: value}, the value in force where set twice
     (environment over site, user and global files); {} where pip cannot say."""
     if not _has_pip():
@@ -435,7 +445,7 @@ def pip_config():
     return {key: value for _, key, value in sorted(found, key=lambda f: f[0])}
 
 
-def uv_options(config):
+def uv_options(config: dict[str, str]) -> list[str]:
     """uv's options for what pip's ``config`` sets: its index, extra indexes, find-links, constraints, no-index."""
     out = []
     for key, option in (("index-url", "--index-url"), ("extra-index-url", "--extra-index-url"),
@@ -447,13 +457,13 @@ def uv_options(config):
     return out
 
 
-def missing_module(message):
+def missing_module(message: Optional[str]) -> Optional[str]:
     """The module a failed import names ("No module named 'pymoo'" → "pymoo"), or None."""
     found = re.search(r"No module named '([\w.]+)'", message or "")
     return found[1].split(".")[0] if found else None
 
 
-def human_size(n):
+def human_size(n: float) -> str:
     """Bytes in words: "1.9 GB", "940 MB"."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= scale:
@@ -461,7 +471,7 @@ def human_size(n):
     return f"{n} B"
 
 
-def describe(env):
+def describe(env: ManagedEnv) -> str:
     """One line of ``inspector envs``."""
     return (f"{env.path.name:<28} torch {env.torch:<14} NumPy {env.numpy:<8} {human_size(env.size_bytes):>8}"
             + (f"  with {', '.join(env.packages)}" if env.packages else "") + f"  made {env.created[:10]} "

@@ -16,11 +16,11 @@ class InspectorError(Exception):
 
     kind, code = "user", CANNOT_RUN
 
-    def __init__(self, message, detail=""):
+    def __init__(self, message: str, detail: str = "") -> None:
         super().__init__(message)
         self.detail = detail
 
-    def line(self):
+    def line(self) -> str:
         """The error as the command line says it."""
         return f"inspector: error: {self}"
 
@@ -30,7 +30,7 @@ class Interrupted(InspectorError):
 
     code = INTERRUPTED
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("interrupted")
 
 
@@ -39,9 +39,9 @@ class InternalFailure(InspectorError):
 
     kind, code = "internal", INTERNAL
 
-    def __init__(self, what, error):
+    def __init__(self, what: str, error: BaseException) -> None:
         super().__init__(f"{what}: {type(error).__name__}: {error}", "".join(traceback.format_exception(error)))
         self.what, self.error = what, error
 
-    def line(self):
+    def line(self) -> str:
         return f"inspector: internal error while {self} ({PLEASE_REPORT})"

@@ -12,6 +12,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Any, Optional, Union
 
 from inspector.errors import InspectorError
 from inspector.raw import RawRecord
@@ -22,20 +23,21 @@ SCHEMA_1 = "inspector.record/1"
 DERIVED_1 = {"kernels", "graphs", "graph_breaks", "break_cost", "warnings", "lines", "line_summary",
              "recompile_count", "analysis_problems", "speedup_vs_python", "speedup_vs_numpy", "break_even_calls",
              "time_split", "compile_phases"}
-REQUIRED = {"sample": {"path": str, "population": int}, "variant": {"id": str, "kind": str, "status": str}}
+REQUIRED: dict[str, dict[str, type]] = {"sample": {"path": str, "population": int},
+                                        "variant": {"id": str, "kind": str, "status": str}}
 
 
 COMPILE_ID = re.compile(r"^(\d+)/(\d+)")  # torch's "frame/compile of that frame", perhaps with an attempt "_N"
 
 
-def compile_key(compile_id):
+def compile_key(compile_id: object) -> Optional[tuple[int, int]]:
     """(frame, compile of that frame) of torch's compile id "2/1" or "2/1_1" (a restarted attempt of the same
     compile), or None for none."""
     found = COMPILE_ID.match(str(compile_id or ""))
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def kernel_key(source):
+def kernel_key(source: str) -> str:
     """The key joining a C++ kernel's machine code (the probe) to its source in the output code (analysis): a hash
     of its code lines, stripped, without ``#include`` lines and ``//`` comments, which may hold this machine's paths
     (torch 2.1's header path, ORIGIN comments) and change when a record is redacted or made a fixture."""
@@ -48,7 +50,7 @@ class RecordError(InspectorError):
     """A file is not an inspector record this version can read; one line for the user."""
 
 
-def write_atomic(path, text):
+def write_atomic(path: Union[str, Path], text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename, so readers never see half."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,12 +67,12 @@ def write_atomic(path, text):
         raise
 
 
-def save(record, path):
+def save(record: RawRecord, path: Union[str, Path]) -> None:
     """Write a RawRecord as JSON at ``path``."""
     write_atomic(path, json.dumps(record.to_json(), indent=1, ensure_ascii=False, default=str))
 
 
-def load(path):
+def load(path: Union[str, Path]) -> RawRecord:
     """Read and check a record (migrating schema 1) as a RawRecord; raise RecordError with a one-line reason if it is
     not one."""
     try:
@@ -91,24 +93,25 @@ def load(path):
     return RawRecord.from_json(migrate(data) if data["schema"] == SCHEMA_1 else data)
 
 
-def _invalid(data):
+def _invalid(data: dict[str, Any]) -> Optional[str]:
     """What makes ``data`` unreadable as a record, in a few words, or None."""
     for key, kind in (("sample", dict), ("env", dict), ("variants", list)):
         if not isinstance(data.get(key), kind):
             return f"'{key}' is missing or not a{'n object' if kind is dict else ' list'}"
-    sample = REQUIRED["sample"] if "program" not in data else {"path": str}  # a program has no population
+    # a program has no population
+    sample: dict[str, type] = REQUIRED["sample"] if "program" not in data else {"path": str}
     checks = [("sample", data["sample"], sample)]
     checks += [(f"variant {i + 1}", v, REQUIRED["variant"]) for i, v in enumerate(data["variants"])]
     for where, value, fields in checks:
         if not isinstance(value, dict):
             return f"{where} is not an object"
-        for name, kind in fields.items():
-            if not isinstance(value.get(name), kind):
-                return f"{where} has no {kind.__name__} '{name}'"
+        for name, expected in fields.items():
+            if not isinstance(value.get(name), expected):
+                return f"{where} has no {expected.__name__} '{name}'"
     return None
 
 
-def migrate(data):
+def migrate(data: dict[str, Any]) -> dict[str, Any]:
     """A schema-1 record as schema 2: the derived keys dropped, the sweep's timings kept as raw facts."""
     out = dict(data, schema=SCHEMA)
     out["variants"] = [_raw_variant(v) for v in data["variants"]]
@@ -118,14 +121,14 @@ def migrate(data):
     return out
 
 
-def _raw_variant(v):
+def _raw_variant(v: dict[str, Any]) -> dict[str, Any]:
     out = {k: value for k, value in v.items() if k not in DERIVED_1}
     if isinstance(v.get("timing"), dict):
         out["timing"] = {k: value for k, value in v["timing"].items() if k not in ("per_population_s", "compile_s")}
     return out
 
 
-def _raw_sweep_variant(v, population):
+def _raw_sweep_variant(v: dict[str, Any], population: int) -> dict[str, Any]:
     """Schema 1 kept a sweep size's derived timings only: recover the raw facts they came from."""
     out = _raw_variant(v)
     timing = v.get("timing") or {}
@@ -136,7 +139,7 @@ def _raw_sweep_variant(v, population):
     return out
 
 
-def redact(record, home=None):
+def redact(record: RawRecord, home: Optional[str] = None) -> RawRecord:
     """The RawRecord ``record`` with what points at a person or a machine replaced, to attach it to a bug report:
     the home folder (``~``), every site-packages or dist-packages folder (``<site-packages>``), the standard library's
     (``<stdlib>``), the interpreter's path (``<python>``), and the program's printed output."""

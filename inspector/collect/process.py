@@ -13,13 +13,14 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Optional, Union
 
 from inspector.probe.messages import PROBE, Message, MessageError, Unknown, encode, read
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-def probe_env(trace_dir=None):
+def probe_env(trace_dir: Union[str, Path, None] = None) -> dict[str, str]:
     """The environment of a probe child: inspector importable from any interpreter, torch's trace to ``trace_dir``."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(PACKAGE_ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
@@ -43,12 +44,13 @@ class ProbeProcess:
     (for more messages), until ``release()``.
     """
 
-    def __init__(self, command, env, log, results, talk=False):
+    def __init__(self, command: list[str], env: dict[str, str], log: Union[str, Path], results: Union[str, Path],
+                 talk: bool = False) -> None:
         self.command, self.env, self.log, self.results, self.talk = command, env, log, results, talk
-        self.proc = None
+        self.proc: Optional[subprocess.Popen[bytes]] = None
         self.held = False
 
-    def __enter__(self):
+    def __enter__(self) -> ProbeProcess:
         self._log = open(self.log, "ab")
         self._stream = open(self.results, encoding="utf-8")
         try:
@@ -60,17 +62,16 @@ class ProbeProcess:
             raise ProbeStartError(f"cannot start {self.command[0]}: {e.strerror}") from None
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if not self.held or exc[0] is not None:
             self.release()
-        return False
 
-    def hold(self):
+    def hold(self) -> ProbeProcess:
         """Keep the probe alive after the ``with`` block; return it."""
         self.held = True
         return self
 
-    def release(self):
+    def release(self) -> None:
         """Kill the probe and close its files (once)."""
         if not self._stream.closed:
             self.kill()
@@ -78,6 +79,7 @@ class ProbeProcess:
 
     def send(self, command: Message) -> bool:
         """Write one command to the probe's stdin; False if it is gone."""
+        assert self.proc is not None and self.proc.stdin is not None, "a probe started with talk=True"
         try:
             self.proc.stdin.write((encode(command) + "\n").encode())
             self.proc.stdin.flush()
@@ -85,7 +87,7 @@ class ProbeProcess:
         except (BrokenPipeError, OSError):
             return False
 
-    def _close(self):
+    def _close(self) -> None:
         if self.proc is not None and self.proc.stdin:
             try:
                 self.proc.stdin.close()
@@ -95,17 +97,20 @@ class ProbeProcess:
         self._log.close()
 
     @property
-    def pid(self):
+    def pid(self) -> int:
+        assert self.proc is not None, "a started probe"
         return self.proc.pid
 
     @property
-    def returncode(self):
+    def returncode(self) -> Optional[int]:
+        assert self.proc is not None, "a started probe"
         return self.proc.returncode
 
-    def running(self):
+    def running(self) -> bool:
+        assert self.proc is not None, "a started probe"
         return self.proc.poll() is None
 
-    def kill(self):
+    def kill(self) -> None:
         """Kill the child and everything it started (its session); a no-op once it is gone."""
         if self.proc is None or self.proc.poll() is not None:
             return
@@ -144,20 +149,20 @@ def _decode(line: str) -> Message | Unknown:
 class Clock:
     """The time one variant has been running, against its timeout."""
 
-    def __init__(self, timeout_s):
+    def __init__(self, timeout_s: float) -> None:
         self.timeout_s = timeout_s
-        self.started = None
+        self.started: Optional[float] = None
 
-    def start(self):
+    def start(self) -> None:
         self.started = time.monotonic()
 
-    def stop(self):
+    def stop(self) -> None:
         self.started = None
 
-    def expired(self):
+    def expired(self) -> bool:
         return self.started is not None and time.monotonic() - self.started > self.timeout_s
 
 
-def how_it_ended(returncode):
+def how_it_ended(returncode: int) -> str:
     """'exit code N' or 'killed by SIGNAL'."""
     return f"killed by {signal.Signals(-returncode).name}" if returncode < 0 else f"exit code {returncode}"
