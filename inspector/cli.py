@@ -9,7 +9,7 @@ break, ``compare --fail-on-regression`` a regression). docs/exit-codes.md.
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, NoReturn, Optional, TextIO
 
 import typer
 from rich.console import Console
@@ -17,39 +17,107 @@ from rich.console import Console
 from inspector import api, envs as envs_mod
 from inspector.errors import (CHECK, INTERNAL, INTERRUPTED, OK, PLEASE_REPORT, InspectorError, Interrupted,
                               InternalFailure)
+from inspector.model import Analysis
 from inspector.record import write_atomic
 from inspector.render.base import renderer
 
 INDEX = "index.html"  # the index of a folder's reports, beside them
+# help shared by several commands
 TORCH_HELP = ("Run under this torch: a version (2.1.2), a build (2.13.0+cpu) or a torch wheel, in an environment "
               "inspector makes once in its cache and reuses (this interpreter when it has that torch; with --python, "
               "the environment is made with that interpreter).")
 ENVS_HELP = "Folder of the --torch environments (default: inspector's folder in your cache)."
 WITH_HELP = "A package the sample or program imports, installed in the --torch environment too (repeatable)."
+TIMEOUT_HELP = "Seconds a single variant may run before it is stopped."
+POPULATION_HELP = "Population size (default: the sample's POPULATION_SIZE)."
+# report
+REPORT_PATH_HELP = "A sample file, or a folder of samples (each is reported, plus an index)."
+REPORT_POPULATION_HELP = ("Population size (default: the sample's POPULATION_SIZE), or sizes to sweep "
+                          "(10000,100000,900000): the report is made at the last and plots speedup against size.")
+REPORT_FORMAT_HELP = ("html (write the report), text (also print the full summary), json (print the analysis as "
+                      "JSON).")
+TRITON_PREVIEW_HELP = ("Also show the Triton code Inductor generates for each NumPy/torch function, targeting the CPU "
+                       "(a codegen preview, never run or timed; needs the triton package).")
+REPORT_COMPILE_OPTION_HELP = ("A torch.compile keyword KEY=VALUE: mode=max-autotune, dynamic=True, fullgraph=True, "
+                              "backend=... (repeatable).")
+RTOL_HELP = "Relative tolerance of the cross-check (default: the sample's TOLERANCE, else 1e-5)."
+REPORT_REDACT_HELP = ("Replace home, site-packages and interpreter paths and the program's printed output in the "
+                      "record and HTML, to attach them to a bug report.")
+REPORT_ROUNDS_HELP = ("After the variants, time them again in this many rounds, each in turn (half of --budget), so "
+                      "that the ratios against Python and NumPy are taken side by side; 0: none.")
+REPORT_PROFILE_HELP = ("Profiled passes after the timed runs: each kernel's time, on all threads and on 1 "
+                       "(--no-profile skips them: faster, no per-kernel times or thread scaling).")
+REPORT_TRY_FIXES_HELP = ("Try the fixes inspector can apply without editing your code where they apply (the "
+                         "population column-major, the tiling heuristic off, a Dynamo flag that removes a break), "
+                         "timed side by side with the variant in the rounds; their effect is shown where the advice "
+                         "is.")
+# breaks
+BREAKS_VARIANT_HELP = "Only this compiled variant id or glob (default: every *-compiled-cpu)."
+BREAKS_SIZES_HELP = ("Also call each compiled variant at these sizes (e.g. 1000,20000) and report recompilations "
+                     "with the guard that failed.")
+BREAKS_TRY_FIXES_HELP = ("Compile again with the config flag that removes a break, and with dynamic=False where a "
+                         "--population-sizes size recompiled, and report what each changed.")
+# run
+RUN_PROGRAM_HELP = ("The program: a .py file, or with -m a module name; what follows it is the program's own "
+                    "arguments.")
+RUN_FORMAT_HELP = ("text (print the summary on stderr after the program's output) or json (print the analysis on "
+                   "stderr).")
+RUN_NAME_HELP = ("Name of the report's files (default: the program's stem; with -m, the module and its first "
+                 "argument, as unittest-test_ga).")
+RUN_TRACE_HELP = "Trace one call per function (the first after its compile) for the lines that ran as Python."
+RUN_PROFILE_HELP = "Profile one call per function (the one after the traced call) for its kernels' times."
+RUN_TRY_FIXES_HELP = ("Say which fixes could be tried for each function, and how (not measured: the program is not "
+                      "run again; inspector report measures them on a sample).")
+# render
+RENDER_FORMAT_HELP = ("html (write the report and print the summary), text (print the full summary), json (print "
+                      "the analysis as JSON).")
+# compare
+COMPARE_INPUTS_HELP = ("Records A.json B.json ... (the first is the baseline), or one sample file to run once per "
+                       "--python / --torch / --run; with --program, the program's arguments.")
+COMPARE_OUT_HELP = ("Folder for <stem>-compare.html (and a sample's records); default: beside the first record, or "
+                    "reports/.")
+COMPARE_TORCH_HELP = ("One run under this torch: a version (2.1.2), a build (2.13.0+cpu) or a torch wheel, in an "
+                      "environment inspector makes once and reuses (repeatable; after the --python runs).")
+COMPARE_PROGRAM_HELP = ("Compare a program instead of a sample: --program PROGRAM ARGS... or --program -m MODULE "
+                        "ARGS... runs it as `inspector run` does, once per --torch / --python (one after the other); "
+                        "its own options after a --.")
+COMPARE_RUN_HELP = ("One run: comma-separated python=PATH, torch=VERSION and Inductor/Dynamo KEY=VALUE items "
+                    "(repeatable; after the --python and --torch runs).")
+COMPARE_REDACT_HELP = ("Replace home, site-packages and interpreter paths and the program's output in the records "
+                       "and HTML.")
+COMPARE_BUDGET_HELP = ("Seconds of timed runs per variant: with rounds, half for each run's first timing and half "
+                       "for the rounds.")
+COMPARE_ROUNDS_HELP = ("After the runs, time their variants again in this many alternating rounds (run 1, 2, ..., "
+                       "then back), so that every ratio is taken side by side; 0: no rounds.")
+FAIL_ON_REGRESSION_HELP = (f"Exit {CHECK} when a run is worse than the baseline: a variant fails, a line verdict or "
+                           "vectorization is worse, a graph break appears, or a compiled variant is slower by more "
+                           "than --max-slowdown (for CI).")
+MAX_SLOWDOWN_HELP = ("Percent a compiled variant may be slower before --fail-on-regression fails (with rounds: "
+                     "slower in every round).")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="See what torch.compile did to your numerical Python code, line by line.")
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def fail(message):
+def fail(message: str) -> NoReturn:
     """Stop on a bad option: one line (said by ``main``), exit 2."""
     raise InspectorError(message)
 
 
-def say(line):
+def say(line: str) -> None:
     """A progress line on stderr."""
     err.print(line, markup=False)
 
 
-def _error(error, verbose):
+def _error(error: InspectorError, verbose: bool) -> None:
     """Say an InspectorError: what --verbose adds (the probe's log, a traceback), then its one line."""
     if verbose and error.detail:
         err.print(error.detail, markup=False)
     err.print(error.line(), markup=False, style="red")
 
 
-def _emit(text, stream=None):
+def _emit(text: str, stream: Optional[TextIO] = None) -> None:
     """Print ``text`` (a rendered view) on ``stream``, stdout by default, with one final newline."""
     stream = stream or sys.stdout
     stream.write(text if text.endswith("\n") else text + "\n")
@@ -58,27 +126,31 @@ def _emit(text, stream=None):
 
 @app.command()
 def report(
-    path: Path = typer.Argument(..., help="A sample file, or a folder of samples (each is reported, plus an index)."),
-    out: Path = typer.Option(Path("reports"), "--out", "-o", help="Folder for <stem>.html, <stem>.json and <stem>.trace/."),
-    population: str = typer.Option("", "--population", "-n", help="Population size (default: the sample's POPULATION_SIZE), or sizes to sweep (10000,100000,900000): the report is made at the last and plots speedup against size."),
-    variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob, e.g. '*-compiled-cpu' (repeatable)."),
-    python: Optional[str] = typer.Option(None, "--python", help="Run the probe under this interpreter (a venv with another torch)."),
+    path: Path = typer.Argument(..., help=REPORT_PATH_HELP),
+    out: Path = typer.Option(Path("reports"), "--out", "-o",
+                             help="Folder for <stem>.html, <stem>.json and <stem>.trace/."),
+    population: str = typer.Option("", "--population", "-n", help=REPORT_POPULATION_HELP),
+    variant: list[str] = typer.Option([], "--variant", "-v",
+                                      help="Only this variant id or glob, e.g. '*-compiled-cpu' (repeatable)."),
+    python: Optional[str] = typer.Option(None, "--python",
+                                         help="Run the probe under this interpreter (a venv with another torch)."),
     torch: Optional[str] = typer.Option(None, "--torch", help=TORCH_HELP),
     envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
-    with_: List[str] = typer.Option([], "--with", help=WITH_HELP),
-    config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE (dynamo. prefix for Dynamo)."),
-    timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
+    with_: list[str] = typer.Option([], "--with", help=WITH_HELP),
+    config: list[str] = typer.Option([], "--config", "-c",
+                                     help="Inductor/Dynamo config KEY=VALUE (dynamo. prefix for Dynamo)."),
+    timeout: float = typer.Option(300.0, help=TIMEOUT_HELP),
     budget: float = typer.Option(1.0, help="Seconds of timed runs per variant (more = steadier medians)."),
-    fmt: str = typer.Option("html", "--format", "-f", help="html (write the report), text (also print the full summary), json (print the analysis as JSON)."),
+    fmt: str = typer.Option("html", "--format", "-f", help=REPORT_FORMAT_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks and the probe log on failure."),
-    triton_preview: bool = typer.Option(False, "--triton-preview", help="Also show the Triton code Inductor generates for each NumPy/torch function, targeting the CPU (a codegen preview, never run or timed; needs the triton package)."),
-    compile_option: List[str] = typer.Option([], "--compile-option", help="A torch.compile keyword KEY=VALUE: mode=max-autotune, dynamic=True, fullgraph=True, backend=... (repeatable)."),
-    rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance of the cross-check (default: the sample's TOLERANCE, else 1e-5)."),
-    redact: bool = typer.Option(False, "--redact", help="Replace home, site-packages and interpreter paths and the program's printed output in the record and HTML, to attach them to a bug report."),
-    rounds: int = typer.Option(3, "--rounds", min=0, help="After the variants, time them again in this many rounds, each in turn (half of --budget), so that the ratios against Python and NumPy are taken side by side; 0: none."),
-    profile: bool = typer.Option(True, "--profile/--no-profile", help="Profiled passes after the timed runs: each kernel's time, on all threads and on 1 (--no-profile skips them: faster, no per-kernel times or thread scaling)."),
-    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help="Try the fixes inspector can apply without editing your code where they apply (the population column-major, the tiling heuristic off, a Dynamo flag that removes a break), timed side by side with the variant in the rounds; their effect is shown where the advice is."),
-):
+    triton_preview: bool = typer.Option(False, "--triton-preview", help=TRITON_PREVIEW_HELP),
+    compile_option: list[str] = typer.Option([], "--compile-option", help=REPORT_COMPILE_OPTION_HELP),
+    rtol: Optional[float] = typer.Option(None, "--rtol", help=RTOL_HELP),
+    redact: bool = typer.Option(False, "--redact", help=REPORT_REDACT_HELP),
+    rounds: int = typer.Option(3, "--rounds", min=0, help=REPORT_ROUNDS_HELP),
+    profile: bool = typer.Option(True, "--profile/--no-profile", help=REPORT_PROFILE_HELP),
+    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=REPORT_TRY_FIXES_HELP),
+) -> None:
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
@@ -87,13 +159,26 @@ def report(
                    python=api.interpreter(torch, envs, with_, python, say), compile_options=compile_option,
                    rtol=rtol, timeout=timeout, budget=budget, rounds=rounds, profile=profile, try_fixes=try_fixes,
                    triton_preview=triton_preview, redact=redact, progress=say)
-    codes, done = [], []
     folder = len(samples) > 1 or path.is_dir()  # an index links the reports, and each report links back to it
+    codes, done = _report_samples(samples, options, out, fmt, verbose, INDEX if folder else None)
+    if folder:
+        index = out / INDEX
+        write_atomic(index, renderer("html").index(done))
+        say(f"index: {index}")
+    raise typer.Exit(max(codes))
+
+
+def _report_samples(samples: list[Path], options: dict[str, Any], out: Path, fmt: str, verbose: bool,
+                    index: Optional[str]) -> tuple[list[int], list[tuple[str, Optional[Analysis]]]]:
+    """Report each sample in turn: ([exit code], [(stem, Analysis or None)]); a folder goes on past a sample that
+    could not run, or that inspector failed on, and stops at Ctrl-C."""
+    codes: list[int] = []
+    done: list[tuple[str, Optional[Analysis]]] = []
     try:
         for sample in samples:
             try:
-                code, analysis = _report_one(api.report(sample, **options), out, fmt, verbose, INDEX if folder else None)
-            except InspectorError as e:  # this sample could not run, or inspector failed on it: a folder goes on
+                code, analysis = _report_one(api.report(sample, **options), out, fmt, verbose, index)
+            except InspectorError as e:
                 if len(samples) == 1:
                     raise
                 _error(e, verbose)
@@ -104,14 +189,10 @@ def report(
                 break
     except KeyboardInterrupt:  # outside a probe run (those are caught and reported by collect)
         raise Interrupted() from None
-    if folder:
-        index = out / INDEX
-        write_atomic(index, renderer("html").index(done))
-        say(f"index: {index}")
-    raise typer.Exit(max(codes))
+    return codes, done
 
 
-def _sizes(option, text):
+def _sizes(option: str, text: str) -> list[int]:
     """Comma-separated population sizes (positive integers)."""
     try:
         sizes = [int(n) for n in text.split(",") if n.strip()]
@@ -122,7 +203,8 @@ def _sizes(option, text):
     return sizes
 
 
-def _report_one(report, out, fmt, verbose, index):
+def _report_one(report: api.Report, out: Path, fmt: str, verbose: bool,
+                index: Optional[str]) -> tuple[int, Analysis]:
     """Write and print one sample's Report: (exit code, Analysis); with --verbose, each failed variant's detail."""
     code = _publish(report, out, fmt, verbose, index=index)
     for v in report.analysis.variants if verbose else ():
@@ -131,14 +213,15 @@ def _report_one(report, out, fmt, verbose, index):
     return code, report.analysis
 
 
-def _publish(report, folder, fmt, verbose, stream=None, index=None, record=True):
+def _publish(report: api.Report, folder: Path, fmt: str, verbose: bool, stream: Optional[TextIO] = None,
+             index: Optional[str] = None, record: bool = True) -> int:
     """Write a Report into ``folder`` (its record first, unless ``record`` is False: it is there already), print
     its summary on ``stream`` (default stdout) as ``fmt`` says, and return its exit code; ``index``: the page the
     HTML links back to (a folder's index). When only the HTML fails, the full text summary is printed instead and
     the exit code says inspector failed."""
     written = [report.save_record(folder)] if record else []
     try:
-        report.analysis
+        analysis = report.analysis
     except InternalFailure:
         if written:
             say(f"wrote {' and '.join(map(str, written))} (no report)")
@@ -154,11 +237,12 @@ def _publish(report, folder, fmt, verbose, stream=None, index=None, record=True)
           else report.summary(color), stream)
     if written:
         say(f"wrote {' and '.join(map(str, written))}")
-    _show_internal_errors(report.analysis, verbose)
-    return INTERNAL if html_failed and not report.analysis.interrupted else report.exit_code
+    _show_internal_errors(analysis, verbose)
+    return INTERNAL if html_failed and not analysis.interrupted else report.exit_code
 
 
-def _show_internal_errors(analysis, verbose):
+def _show_internal_errors(analysis: Analysis, verbose: bool) -> None:
+    """Say each internal error inspector recorded while measuring (with its detail under --verbose)."""
     for e in analysis.internal_errors:
         err.print(f"inspector: internal error in {e.where}: {e.error} ({PLEASE_REPORT}; what was measured is "
                   "in the report)", markup=False, style="red")
@@ -169,22 +253,24 @@ def _show_internal_errors(analysis, verbose):
 @app.command()
 def breaks(
     path: Path = typer.Argument(..., help="A sample file."),
-    variant: List[str] = typer.Option([], "--variant", "-v", help="Only this compiled variant id or glob (default: every *-compiled-cpu)."),
-    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size (default: the sample's POPULATION_SIZE)."),
-    sizes: str = typer.Option("", "--population-sizes", help="Also call each compiled variant at these sizes (e.g. 1000,20000) and report recompilations with the guard that failed."),
+    variant: list[str] = typer.Option([], "--variant", "-v", help=BREAKS_VARIANT_HELP),
+    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help=POPULATION_HELP),
+    sizes: str = typer.Option("", "--population-sizes", help=BREAKS_SIZES_HELP),
     python: Optional[str] = typer.Option(None, "--python", help="Run the probe under this interpreter."),
     torch: Optional[str] = typer.Option(None, "--torch", help=TORCH_HELP),
     envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
-    with_: List[str] = typer.Option([], "--with", help=WITH_HELP),
-    config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE."),
-    compile_option: List[str] = typer.Option([], "--compile-option", help="A torch.compile keyword KEY=VALUE (repeatable)."),
-    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help="Compile again with the config flag that removes a break, and with dynamic=False where a --population-sizes size recompiled, and report what each changed."),
-    timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
+    with_: list[str] = typer.Option([], "--with", help=WITH_HELP),
+    config: list[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE."),
+    compile_option: list[str] = typer.Option([], "--compile-option",
+                                             help="A torch.compile keyword KEY=VALUE (repeatable)."),
+    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=BREAKS_TRY_FIXES_HELP),
+    timeout: float = typer.Option(300.0, help=TIMEOUT_HELP),
     budget: float = typer.Option(0.3, help="Seconds of timed runs per variant."),
     as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
-    fail_on_break: bool = typer.Option(False, "--fail-on-break", help=f"Exit {CHECK} when any graph break is found (for CI)."),
+    fail_on_break: bool = typer.Option(False, "--fail-on-break",
+                                       help=f"Exit {CHECK} when any graph break is found (for CI)."),
     verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
-):
+) -> None:
     """Where do the compiled variants break the graph, why, what does it cost, and how to fix it."""
     result = api.breaks(path, variants=variant, population=population, sizes=_sizes("--population-sizes", sizes),
                         python=python, torch=torch, envs=envs, packages=with_, config=config,
@@ -199,20 +285,22 @@ def breaks(
                                 "allow_interspersed_args": False})
 def run(
     ctx: typer.Context,
-    program: str = typer.Argument(..., help="The program: a .py file, or with -m a module name; what follows it is the program's own arguments."),
+    program: str = typer.Argument(..., help=RUN_PROGRAM_HELP),
     module: bool = typer.Option(False, "-m", help="PROGRAM is a module, run as python -m PROGRAM."),
-    out: Path = typer.Option(Path("reports"), "--out", "-o", help="Folder for <name>.html, <name>.json and <name>.trace/."),
-    python: Optional[str] = typer.Option(None, "--python", help="Run the program under this interpreter (a venv with another torch)."),
+    out: Path = typer.Option(Path("reports"), "--out", "-o",
+                             help="Folder for <name>.html, <name>.json and <name>.trace/."),
+    python: Optional[str] = typer.Option(None, "--python",
+                                         help="Run the program under this interpreter (a venv with another torch)."),
     torch: Optional[str] = typer.Option(None, "--torch", help=TORCH_HELP),
     envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
-    with_: List[str] = typer.Option([], "--with", help=WITH_HELP),
-    fmt: str = typer.Option("text", "--format", "-f", help="text (print the summary on stderr after the program's output) or json (print the analysis on stderr)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Name of the report's files (default: the program's stem; with -m, the module and its first argument, as unittest-test_ga)."),
-    trace: bool = typer.Option(True, "--trace/--no-trace", help="Trace one call per function (the first after its compile) for the lines that ran as Python."),
-    profile: bool = typer.Option(True, "--profile/--no-profile", help="Profile one call per function (the one after the traced call) for its kernels' times."),
-    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help="Say which fixes could be tried for each function, and how (not measured: the program is not run again; inspector report measures them on a sample)."),
+    with_: list[str] = typer.Option([], "--with", help=WITH_HELP),
+    fmt: str = typer.Option("text", "--format", "-f", help=RUN_FORMAT_HELP),
+    name: Optional[str] = typer.Option(None, "--name", help=RUN_NAME_HELP),
+    trace: bool = typer.Option(True, "--trace/--no-trace", help=RUN_TRACE_HELP),
+    profile: bool = typer.Option(True, "--profile/--no-profile", help=RUN_PROFILE_HELP),
+    try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=RUN_TRY_FIXES_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
-):
+) -> None:
     """Run a program as it is and report what torch.compile did to it: every function it compiled, its graphs,
     graph breaks, recompilations (when, and the guard that failed), kernels, line verdicts and time per call.
 
@@ -229,10 +317,11 @@ def run(
 @app.command()
 def render(
     record_path: Path = typer.Argument(..., help="A record written by `inspector report`."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the HTML (default: beside the record)."),
-    fmt: str = typer.Option("html", "--format", "-f", help="html (write the report and print the summary), text (print the full summary), json (print the analysis as JSON)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="Folder for the HTML (default: beside the record)."),
+    fmt: str = typer.Option("html", "--format", "-f", help=RENDER_FORMAT_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
-):
+) -> None:
     """Analyse a record again with this version of inspector, re-render its HTML report and print its summary."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
@@ -241,26 +330,27 @@ def render(
 
 @app.command(context_settings={"ignore_unknown_options": True})
 def compare(
-    inputs: List[Path] = typer.Argument(None, help="Records A.json B.json ... (the first is the baseline), or one sample file to run once per --python / --torch / --run; with --program, the program's arguments."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for <stem>-compare.html (and a sample's records); default: beside the first record, or reports/."),
-    python: List[str] = typer.Option([], "--python", help="One run under this interpreter (repeatable)."),
-    torch: List[str] = typer.Option([], "--torch", help="One run under this torch: a version (2.1.2), a build (2.13.0+cpu) or a torch wheel, in an environment inspector makes once and reuses (repeatable; after the --python runs)."),
+    inputs: list[Path] = typer.Argument(None, help=COMPARE_INPUTS_HELP),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help=COMPARE_OUT_HELP),
+    python: list[str] = typer.Option([], "--python", help="One run under this interpreter (repeatable)."),
+    torch: list[str] = typer.Option([], "--torch", help=COMPARE_TORCH_HELP),
     envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
-    with_: List[str] = typer.Option([], "--with", help=WITH_HELP),
-    program: Optional[str] = typer.Option(None, "--program", help="Compare a program instead of a sample: --program PROGRAM ARGS... or --program -m MODULE ARGS... runs it as `inspector run` does, once per --torch / --python (one after the other); its own options after a --."),
-    run: List[str] = typer.Option([], "--run", help="One run: comma-separated python=PATH, torch=VERSION and Inductor/Dynamo KEY=VALUE items (repeatable; after the --python and --torch runs)."),
-    config: List[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE for every run."),
-    compile_option: List[str] = typer.Option([], "--compile-option", help="A torch.compile keyword KEY=VALUE for every run (repeatable)."),
-    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size (default: the sample's POPULATION_SIZE)."),
-    variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob (repeatable)."),
-    redact: bool = typer.Option(False, "--redact", help="Replace home, site-packages and interpreter paths and the program's output in the records and HTML."),
-    timeout: float = typer.Option(300.0, help="Seconds a single variant may run before it is stopped."),
-    budget: float = typer.Option(1.0, help="Seconds of timed runs per variant: with rounds, half for each run's first timing and half for the rounds."),
-    rounds: int = typer.Option(6, "--rounds", min=0, help="After the runs, time their variants again in this many alternating rounds (run 1, 2, ..., then back), so that every ratio is taken side by side; 0: no rounds."),
-    fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help=f"Exit {CHECK} when a run is worse than the baseline: a variant fails, a line verdict or vectorization is worse, a graph break appears, or a compiled variant is slower by more than --max-slowdown (for CI)."),
-    max_slowdown: float = typer.Option(10.0, "--max-slowdown", min=0, help="Percent a compiled variant may be slower before --fail-on-regression fails (with rounds: slower in every round)."),
+    with_: list[str] = typer.Option([], "--with", help=WITH_HELP),
+    program: Optional[str] = typer.Option(None, "--program", help=COMPARE_PROGRAM_HELP),
+    run: list[str] = typer.Option([], "--run", help=COMPARE_RUN_HELP),
+    config: list[str] = typer.Option([], "--config", "-c", help="Inductor/Dynamo config KEY=VALUE for every run."),
+    compile_option: list[str] = typer.Option([], "--compile-option",
+                                             help="A torch.compile keyword KEY=VALUE for every run (repeatable)."),
+    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help=POPULATION_HELP),
+    variant: list[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob (repeatable)."),
+    redact: bool = typer.Option(False, "--redact", help=COMPARE_REDACT_HELP),
+    timeout: float = typer.Option(300.0, help=TIMEOUT_HELP),
+    budget: float = typer.Option(1.0, help=COMPARE_BUDGET_HELP),
+    rounds: int = typer.Option(6, "--rounds", min=0, help=COMPARE_ROUNDS_HELP),
+    fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help=FAIL_ON_REGRESSION_HELP),
+    max_slowdown: float = typer.Option(10.0, "--max-slowdown", min=0, help=MAX_SLOWDOWN_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
-):
+) -> None:
     """Compare kernels, line verdicts, graph breaks and timings across torch versions or configurations.
 
     A sample with a single run is compared against this interpreter with no extra config (the baseline). The runs'
@@ -270,31 +360,16 @@ def compare(
     compares its compiled functions.
     """
     inputs = inputs or []
-    unknown = [str(p) for p in inputs if str(p).startswith("-")] if not program else []
-    if unknown:
-        fail(f"no such option: {unknown[0]}")
-    if not inputs and not program:
-        fail("give records (.json files), one sample file, or --program PROGRAM [ARGS...]")
     runs = [api.Run(python=p) for p in python] + [api.Run(torch=t) for t in torch]
     if program:
         if run or config or compile_option:
             fail("--run, --config and --compile-option set a sample's config: a program runs as it is "
                  "(--python, --torch)")
-        module = program == "-m"
-        if module and not inputs:
-            fail("--program -m: name the module")
-        entry, argv = (str(inputs[0]), [str(a) for a in inputs[1:]]) if module else (program, [str(a) for a in inputs])
-        result = api.compare_program(entry, argv, module=module, runs=runs, envs=envs, packages=with_, redact=redact,
-                                     progress=say)
-    elif all(p.suffix == ".json" for p in inputs):
-        if runs or run or config or compile_option:
-            fail("--python, --torch, --run, --config and --compile-option run a sample: give a .py file, not records")
-        result = api.compare(*inputs, redact=redact)
+        result = _compare_program(program, inputs, runs, envs, with_, redact)
     else:
-        result = api.compare(*inputs, runs=runs + [api.Run(*_run_spec(spec)) for spec in run], config=config,
-                             compile_options=compile_option, population=population, variants=variant, envs=envs,
-                             packages=with_, redact=redact, timeout=timeout, budget=budget, rounds=rounds,
-                             progress=say)
+        result = _compare_sample_or_records(inputs, runs, run, dict(
+            config=config, compile_options=compile_option, population=population, variants=variant, envs=envs,
+            packages=with_, redact=redact, timeout=timeout, budget=budget, rounds=rounds, progress=say))
     target = result.save(out)
     _emit(result.text(color=sys.stdout.isatty()))
     say(f"wrote {target}")
@@ -304,13 +379,40 @@ def compare(
     raise typer.Exit(CHECK if worse else result.exit_code)
 
 
-def _run_spec(spec):
+def _compare_program(program: str, inputs: list[Path], runs: list[api.Run], envs: Optional[Path],
+                     packages: list[str], redact: bool) -> api.Comparison:
+    """``compare --program``: the program (or with ``-m``, the module named first) run once per run."""
+    module = program == "-m"
+    if module and not inputs:
+        fail("--program -m: name the module")
+    entry, argv = (str(inputs[0]), [str(a) for a in inputs[1:]]) if module else (program, [str(a) for a in inputs])
+    return api.compare_program(entry, argv, module=module, runs=runs, envs=envs, packages=packages, redact=redact,
+                               progress=say)
+
+
+def _compare_sample_or_records(inputs: list[Path], runs: list[api.Run], specs: list[str],
+                               options: dict[str, Any]) -> api.Comparison:
+    """``compare`` of records as they are, or of one sample run once per run (``specs``: the --run values)."""
+    unknown = [str(p) for p in inputs if str(p).startswith("-")]
+    if unknown:
+        fail(f"no such option: {unknown[0]}")
+    if not inputs:
+        fail("give records (.json files), one sample file, or --program PROGRAM [ARGS...]")
+    if all(p.suffix == ".json" for p in inputs):
+        if runs or specs or options["config"] or options["compile_options"]:
+            fail("--python, --torch, --run, --config and --compile-option run a sample: give a .py file, not records")
+        return api.compare(*inputs, redact=options["redact"])
+    return api.compare(*inputs, runs=runs + [api.Run(*_run_spec(spec)) for spec in specs], **options)
+
+
+def _run_spec(spec: str) -> tuple[Optional[str], Optional[str], tuple[str, ...]]:
     """A --run value (python=PATH,torch=VERSION,KEY=VALUE,...) -> (interpreter or None, torch version or None,
     config items); with both, the torch environment is made with that interpreter."""
     items = [item.strip() for item in spec.split(",") if item.strip()]
     if any("=" not in item for item in items):
         fail(f"--run {spec}: expected comma-separated python=PATH, torch=VERSION and KEY=VALUE items")
-    named = {key: [item.partition("=")[2] for item in items if item.startswith(f"{key}=")] for key in ("python", "torch")}
+    named = {key: [item.partition("=")[2] for item in items if item.startswith(f"{key}=")]
+             for key in ("python", "torch")}
     return (named["python"][-1] if named["python"] else None, named["torch"][-1] if named["torch"] else None,
             tuple(item for item in items if not item.startswith(("python=", "torch="))))
 
@@ -367,8 +469,9 @@ def check(
 @app.command("envs")
 def envs_command(
     envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
-    remove: List[str] = typer.Option([], "--remove", help="Delete the environments of this torch version (repeatable)."),
-):
+    remove: list[str] = typer.Option([], "--remove",
+                                     help="Delete the environments of this torch version (repeatable)."),
+) -> None:
     """List the torch environments inspector made for --torch (folder, torch, NumPy, size), or delete some."""
     for version in remove:
         for path in envs_mod.remove(version, envs):
@@ -383,7 +486,7 @@ def envs_command(
         + (f", {envs_mod.human_size(total)} in all" if found else ""))
 
 
-def main():
+def main() -> None:
     """Run the command line. The one place errors become exit codes: an InspectorError is said in one line and
     exits with its code; any other exception is a bug in inspector (exit 4; the traceback only with --verbose)."""
     try:
