@@ -18,11 +18,12 @@ import json
 import logging
 import re
 import traceback
+from typing import Any, Optional
 
 import torch
 import torch._inductor.config  # `import torch` alone does not load it in 2.1
 
-from inspector.probe.decisions import Decisions
+from inspector.probe.decisions import Decisions, Restore
 from inspector.probe.machine import MachineCode
 
 MAX_GRAPH_TEXT = 400_000  # keep readable FX graphs of unrolled loops from bloating the record
@@ -43,16 +44,16 @@ BULKY_METRICS = {"inductor_provenance"}
 CACHES = (("torch._inductor.config", "fx_graph_cache"), ("torch._functorch.config", "enable_autograd_cache"))
 
 
-def _has_structured_trace():
+def _has_structured_trace() -> bool:
     return hasattr(torch._logging, "trace_structured")
 
 
 class _TraceHandler(logging.Handler):
-    def __init__(self, capture):
+    def __init__(self, capture: "Capture") -> None:
         super().__init__(logging.DEBUG)
         self.capture = capture
 
-    def emit(self, record):
+    def emit(self, record: logging.LogRecord) -> None:
         metadata = getattr(record, "metadata", None)
         if isinstance(metadata, dict) and "chromium_event" not in metadata:
             self.capture.records += 1
@@ -63,11 +64,11 @@ class _TraceHandler(logging.Handler):
 
 
 class _LogHandler(logging.Handler):
-    def __init__(self, capture, level=logging.DEBUG):
+    def __init__(self, capture: "Capture", level: int = logging.DEBUG) -> None:
         super().__init__(level)
         self.capture = capture
 
-    def emit(self, record):
+    def emit(self, record: logging.LogRecord) -> None:
         self.capture.records += 1
         try:
             self.capture.on_log(record)
@@ -78,28 +79,29 @@ class _LogHandler(logging.Handler):
 class Capture:
     """Accumulates compile facts; ``take()`` returns and clears what was seen since the last call."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.mechanism = "structured_trace" if _has_structured_trace() else "logger"
-        self.strings = {}
+        self.strings: dict[int, str] = {}  # the structured trace's interned file names
         self._reset()
         self.decisions = Decisions(lambda text: self.problems.append(text))
         self.machine = MachineCode(lambda text: self.problems.append(text))
-        self._handlers = []
-        self._restore = []
+        self._handlers: list[tuple[logging.Logger, logging.Handler, int, bool]] = []
+        self._restore: Restore = []
 
-    def _reset(self):
-        self.graphs = {}
-        self.breaks = []
-        self.problems = []
+    def _reset(self) -> None:
+        self.graphs: dict[Optional[str], dict[str, Any]] = {}  # by compile id
+        self.breaks: list[dict[str, Any]] = []
+        self.problems: list[str] = []
         self.records = 0
-        self.limits = []  # Dynamo's "hit config.recompile_limit" warnings
-        self.nests = []  # loop nests generated since the last output code: they belong to the next one
-        self.fusion = []  # the scheduler's "cannot fuse" reasons since then: they belong to it too
-        self.guard_failure = None  # torch < 2.3: the failed guard logged before the next compile
+        self.limits: list[str] = []  # Dynamo's "hit config.recompile_limit" warnings
+        # loop nests generated since the last output code: they belong to the next one
+        self.nests: list[dict[str, Any]] = []
+        self.fusion: list[dict[str, Any]] = []  # the scheduler's "cannot fuse" reasons since: they belong to it too
+        self.guard_failure: Optional[str] = None  # torch < 2.3: the failed guard logged before the next compile
 
-    def install(self):
+    def install(self) -> None:
         trace_config = getattr(torch._inductor.config, "trace", None)
-        if hasattr(trace_config, "provenance_tracking_level"):
+        if trace_config is not None and hasattr(trace_config, "provenance_tracking_level"):
             trace_config.provenance_tracking_level = 1
         for module, name in CACHES:
             config = _module(module)
@@ -121,7 +123,7 @@ class Capture:
                 self._restore.append((dynamo, "report_guard_failures", dynamo.report_guard_failures))
                 dynamo.report_guard_failures = True
 
-    def _attach(self, name, handler, quiet=True):
+    def _attach(self, name: str, handler: logging.Handler, quiet: bool = True) -> None:
         """Handle a logger's records; ``quiet``: at every level, and kept from torch's own stderr handlers."""
         logger = logging.getLogger(name)
         self._handlers.append((logger, handler, logger.level, logger.propagate))
@@ -130,17 +132,17 @@ class Capture:
             logger.propagate = False
         logger.addHandler(handler)
 
-    def _hook_nests(self):
+    def _hook_nests(self) -> None:
         """Wrap the C++ backend's per-nest code generation to record each nest and the FX nodes it computes."""
         cpp = _module("torch._inductor.codegen.cpp")
         group = getattr(cpp, "KernelGroup", None)
         original = getattr(group, "finalize_kernel", None)
-        if original is None:
+        if group is None or original is None:
             self.problems.append("this torch has no KernelGroup.finalize_kernel: loop nests are not attributed")
             return
         capture = self
 
-        def finalize_kernel(group_self, new_kernel, nodes):
+        def finalize_kernel(group_self: Any, new_kernel: Any, nodes: Any) -> Any:
             before = len(group_self.loops_code._lines)
             result = original(group_self, new_kernel, nodes)
             try:
@@ -153,16 +155,16 @@ class Capture:
         group.finalize_kernel = finalize_kernel
         self._restore.append((group, "finalize_kernel", original))
 
-    def _hook_fusion(self):
+    def _hook_fusion(self) -> None:
         """Wrap the scheduler's WhyNoFuse (torch >= 2.2) to record each pair it did not fuse, and why, without turning
         on the fusion log and its dumps of every candidate node."""
         why = getattr(_module("torch._inductor.scheduler"), "WhyNoFuse", None)
-        original = getattr(why, "__call__", None)
-        if original is None:
+        if why is None:
             return
+        original = why.__call__
         capture = self
 
-        def call(why_self, reason, *args):
+        def call(why_self: Any, reason: str, *args: Any) -> Any:
             try:
                 entry = {"nodes": [why_self.name1, why_self.name2], "reason": reason % args if args else reason}
                 if entry not in capture.fusion:
@@ -174,7 +176,7 @@ class Capture:
         why.__call__ = call
         self._restore.append((why, "__call__", original))
 
-    def uninstall(self):
+    def uninstall(self) -> None:
         """Put torch back as it was: loggers, caches, wrapped methods (the Python API captures in the user's own
         process)."""
         for logger, handler, level, propagate in reversed(self._handlers):
@@ -186,12 +188,12 @@ class Capture:
             setattr(target, name, value)
         self._restore.clear()
 
-    def empty(self):
+    def empty(self) -> bool:
         """Nothing compiled, broke or hit a limit since the last ``take()`` (checked around every tracked call)."""
         return not (self.graphs or self.breaks or self.limits)
 
-    def take(self):
-        out = {"mechanism": self.mechanism, "graphs": list(self.graphs.values()), "breaks": self.breaks,
+    def take(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mechanism": self.mechanism, "graphs": list(self.graphs.values()), "breaks": self.breaks,
                "problems": self.problems, "records": self.records, "limits": self.limits,
                "decision_hooks": dict(self.decisions.hooks)}
         out["machine_code"] = self.machine.take([(g.get("compile_id"), g.get("output_code") or [])
@@ -199,13 +201,13 @@ class Capture:
         self._reset()
         return out
 
-    def _graph(self, compile_id):
+    def _graph(self, compile_id: Optional[str]) -> dict[str, Any]:
         if compile_id not in self.graphs and self.guard_failure:  # the recompile it was logged before
             self.graphs[compile_id] = {"compile_id": compile_id, "metrics": {"recompile_reason": self.guard_failure}}
             self.guard_failure = None
         return self.graphs.setdefault(compile_id, {"compile_id": compile_id})
 
-    def _output_code(self, compile_id, code):
+    def _output_code(self, compile_id: Optional[str], code: str) -> None:
         graph = self._graph(compile_id)
         graph.setdefault("output_code", []).append(code)
         if self.nests:
@@ -215,7 +217,7 @@ class Capture:
             graph.setdefault("fusion", []).extend(self.fusion)
             self.fusion = []
 
-    def on_trace(self, metadata, payload):
+    def on_trace(self, metadata: dict[str, Any], payload: Optional[str]) -> None:
         if "str" in metadata:
             path, index = metadata["str"]
             self.strings[index] = path
@@ -240,7 +242,7 @@ class Capture:
         elif "artifact" in metadata:
             self._on_artifact(cid, metadata["artifact"].get("name", ""), payload or "")
 
-    def _on_artifact(self, cid, name, payload):
+    def _on_artifact(self, cid: Optional[str], name: str, payload: str) -> None:
         if name == "dynamo_graph_break_reason":
             self.breaks.append({"compile_id": cid, "text": payload, "mechanism": "structured_trace"})
         elif name == "inductor_provenance_tracking_kernel_stack_traces" and payload:
@@ -248,7 +250,7 @@ class Capture:
         elif name.startswith("fx_graph_cache_"):
             self._graph(cid)["fx_graph_cache"] = name[len("fx_graph_cache_"):]
 
-    def on_log(self, record):
+    def on_log(self, record: logging.LogRecord) -> None:
         if record.name == RECOMPILES_LOG:
             text = " ".join(map(str, record.msg)) if isinstance(record.msg, tuple) else record.getMessage()
             found = GUARD_FAILURE.search(text)
@@ -260,30 +262,31 @@ class Capture:
             return
         compile_id = torch._guards.CompileContext.current_compile_id()
         cid = None if compile_id is None else str(compile_id)
+        args: Any = record.args  # the message's arguments: torch's own values
         if record.name == OUTPUT_CODE_LOG and record.levelno == logging.DEBUG:  # INFO twin: the path
-            self._output_code(cid, str(record.args[0]))
+            self._output_code(cid, str(args[0]))
         elif record.name == GRAPH_CODE_LOG:
             self._graph(cid)["fx_graph"] = record.getMessage()[:MAX_GRAPH_TEXT]
-        elif record.name == COMPILE_LOG and record.args and hasattr(record.args[0], "graph_break"):
-            reason = record.args[0]  # a GraphCompileReason, whatever the message's wording
+        elif record.name == COMPILE_LOG and args and hasattr(args[0], "graph_break"):
+            reason = args[0]  # a GraphCompileReason, whatever the message's wording
             if reason.graph_break:  # same text as 2.1's graph_breaks logger
                 stack = "".join(traceback.format_list(reason.user_stack))
                 text = f"Graph break: {reason.reason} from user code at:\n{stack}"
                 self.breaks.append({"compile_id": cid, "text": text, "mechanism": "logger"})
 
 
-def _nest(lines, nodes, decisions):
+def _nest(lines: list[Any], nodes: list[Any], decisions: list[dict[str, Any]]) -> dict[str, Any]:
     """One loop nest as generated: its distinct code lines, stripped (all that analysis needs to find the nest in the
     output code, which holds it as generated: half the size in an unrolled program's record), {user stack: [FX
     node names]} of what it computes, and the decisions Inductor made for it (see decisions.py)."""
-    code = {}
+    code: dict[str, None] = {}  # ordered, without repeats
     for line in lines:
         text = line if isinstance(line, str) else line() if callable(line) else None  # a DeferredLine
         if isinstance(text, str) and text.strip():
             code[text.strip()] = None
-    stacks = {}
+    stacks: dict[str, list[str]] = {}
     for node in nodes:
-        for part in getattr(node, "get_nodes", lambda: [node])():
+        for part in node.get_nodes() if hasattr(node, "get_nodes") else [node]:
             for origin in getattr(getattr(part, "node", None), "origins", ()) or ():
                 stack = (origin.meta or {}).get("stack_trace") or ""
                 stacks.setdefault(stack, []).append(origin.name)
@@ -292,7 +295,8 @@ def _nest(lines, nodes, decisions):
             "decisions": decisions}
 
 
-def _module(name):
+def _module(name: str) -> Any:
+    """The module ``name`` (torch's attributes differ by version: typed as anything), or None where it is missing."""
     import importlib
     try:
         return importlib.import_module(name)
@@ -300,5 +304,5 @@ def _module(name):
         return None
 
 
-def _jsonable(value):
+def _jsonable(value: object) -> Any:
     return json.loads(json.dumps(value, default=str))

@@ -3,7 +3,9 @@ the timed calls leave out, since inputs are moved once) and the autotuned launch
 """
 
 import re
+from typing import Any
 
+import numpy as np
 import torch
 
 from inspector.probe.timing import measure
@@ -11,26 +13,26 @@ from inspector.probe.timing import measure
 TRITON_KERNEL = re.compile(r"^(\w+) = async_compile\.triton\(", re.M)
 
 
-def facts(population, output, captured, budget_s=0.2):
+def facts(population: np.ndarray, output: object, captured: dict[str, Any], budget_s: float = 0.2) -> dict[str, Any]:
     """The variant's ``transfer`` and ``launch_configs``; ``captured`` holds its compiled graphs."""
     codes = [c for g in captured.get("graphs") or [] for c in g.get("output_code") or []]
     return {"transfer": transfer(population, output, budget_s),
             "launch_configs": launch_configs({n for c in codes for n in TRITON_KERNEL.findall(c)})}
 
 
-def transfer(population, output, budget_s):
+def transfer(population: np.ndarray, output: object, budget_s: float) -> dict[str, Any]:
     """Seconds to copy the population to the device (from a NumPy array, as a NumPy caller would each call)
     and the output back, with their sizes in bytes."""
     host = torch.from_numpy(population)
-    result = {"to_device_s": measure(lambda: host.to("cuda"), torch.cuda.synchronize, budget_s)["median_s"],
-              "to_device_bytes": host.nbytes, "to_host_s": None, "to_host_bytes": None}
+    to_device = measure(lambda: host.to("cuda"), torch.cuda.synchronize, budget_s)["median_s"]
+    result = {"to_device_s": to_device, "to_device_bytes": host.nbytes, "to_host_s": None, "to_host_bytes": None}
     if isinstance(output, torch.Tensor) and output.is_cuda:
         result["to_host_s"] = measure(lambda: output.cpu(), torch.cuda.synchronize, budget_s)["median_s"]
         result["to_host_bytes"] = output.nbytes
     return result
 
 
-def launch_configs(names):
+def launch_configs(names: set[str]) -> dict[str, dict[str, Any]]:
     """{kernel name: its autotuned launch config} for the Triton kernels ``names`` loaded in this process.
 
     Read from Inductor's loaded output-code modules, where each kernel is a ``CachingAutotuner`` whose
@@ -38,7 +40,7 @@ def launch_configs(names):
     """
     from torch._inductor.codecache import PyCodeCache
     from torch._inductor.runtime.triton_heuristics import CachingAutotuner
-    found = {}
+    found: dict[str, dict[str, Any]] = {}
     for module in list(getattr(PyCodeCache, "modules", [])):
         for name, kernel in vars(module).items():
             if name in names and isinstance(kernel, CachingAutotuner) and kernel.launchers:

@@ -5,13 +5,17 @@ every figure is None.
 
 import os
 import time
+from collections.abc import Callable
+from typing import Any, Optional, TypeVar
+
+T = TypeVar("T")
 
 # /proc/stat's cpu line: user nice system idle iowait irq softirq steal (guest time is inside user)
 BUSY = (0, 1, 2, 5, 6)
 STEAL = 7
 
 
-def snapshot():
+def snapshot() -> dict[str, Any]:
     """The machine's counters now (raw): {"wall", "own_cpu", "busy", "steal", "total", "loadavg", "cpus"}."""
     out = {"wall": time.perf_counter(), "own_cpu": time.process_time(), "cpus": os.cpu_count(),
            "busy": None, "steal": None, "total": None, "loadavg": None}
@@ -29,7 +33,7 @@ def snapshot():
     return out
 
 
-def between(before, after):
+def between(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """The raw load facts of the interval between two snapshots: wall seconds, CPU seconds of the other processes
     (all CPU time used on the machine less this process's), steal seconds, the CPUs' total seconds, and the
     1-minute load average at its start and end."""
@@ -42,7 +46,7 @@ def between(before, after):
             "loadavg": [before["loadavg"], after["loadavg"]]}
 
 
-def reset_peak_memory():
+def reset_peak_memory() -> bool:
     """Start a new peak of this process's resident memory (Linux >= 4.0); False where it cannot be reset."""
     try:
         with open("/proc/self/clear_refs", "w") as f:
@@ -52,7 +56,7 @@ def reset_peak_memory():
         return False
 
 
-def peak_memory():
+def peak_memory() -> Optional[int]:
     """This process's peak resident bytes since the last reset (VmHWM), or None without /proc."""
     try:
         with open("/proc/self/status") as f:
@@ -61,7 +65,7 @@ def peak_memory():
         return None
 
 
-def during(work):
+def during(work: Callable[[], T]) -> tuple[T, dict[str, Any]]:
     """(what ``work()`` returns, how busy the machine was meanwhile: ``between``'s facts)."""
     before = snapshot()
     return work(), between(before, snapshot())

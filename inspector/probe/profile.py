@@ -6,7 +6,6 @@ output-code modules (found in Inductor's PyCodeCache by their source, which the 
 a profiler range for the pass, then restored; on CUDA the Triton kernels' device events carry their names.
 """
 
-import collections
 import contextlib
 import itertools
 import json
@@ -16,7 +15,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal, NamedTuple, Optional, Union, overload
 
 import numpy as np
 import torch
@@ -33,10 +35,37 @@ PROFILE_S = 0.2  # profiled seconds per variant (at least MIN_CALLS calls, at mo
 MIN_CALLS, MAX_CALLS = 3, 50
 COPY_BYTES = 256 * 2**20  # per array: well beyond the last-level cache
 KINETO_LINES = (b"USDT:", b"STAGE:")  # what the profiler prints on stderr as it starts and stops
-Event = collections.namedtuple("Event", "name us device parent")  # a profiler event: microseconds, parent's name
 
 
-def kernel_times(call, sync, graphs, device, call_s, threads=None, max_calls=MAX_CALLS, later=False):
+class Event(NamedTuple):
+    """A profiler event: its name, microseconds, device, and its parent's name ("" for none)."""
+
+    name: str
+    us: float
+    device: Any
+    parent: str
+
+
+Call = Callable[[], object]
+Graphs = list[dict[str, Any]]  # the variant's captured graphs, as the capture holds them
+Key = tuple[str, Optional[str], Optional[int]]  # a kernel's events: (name, compile id, thread count)
+
+
+@overload
+def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: float,
+                 threads: Optional[list[int]] = None, max_calls: int = MAX_CALLS,
+                 later: Literal[False] = False) -> dict[str, Any]: ...
+
+
+@overload
+def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: float,
+                 threads: Optional[list[int]] = None, max_calls: int = MAX_CALLS, *,
+                 later: Literal[True]) -> Callable[[], dict[str, Any]]: ...
+
+
+def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: float,
+                 threads: Optional[list[int]] = None, max_calls: int = MAX_CALLS,
+                 later: bool = False) -> Union[dict[str, Any], Callable[[], dict[str, Any]]]:
     """Seconds per call in each kernel and library call of the compiled graphs, plus the whole call.
 
     ``graphs``: the variant's captured graphs (their output code); ``call_s``: its median time; ``threads``: a
@@ -63,7 +92,7 @@ def kernel_times(call, sync, graphs, device, call_s, threads=None, max_calls=MAX
         for module, name, kernel in wrapped:
             setattr(module, name, kernel)
 
-    def read():
+    def read() -> dict[str, Any]:
         events, graphs_us = _kernel_events(_events(prof), device)
         return {"mechanism": "cuda_events" if device == "cuda" else "wrapped_kernels", "calls": calls,
                 "total_s": total / calls, "graphs_s": graphs_us / 1e6 / calls if graphs_us else None,
@@ -73,7 +102,7 @@ def kernel_times(call, sync, graphs, device, call_s, threads=None, max_calls=MAX
 
 
 @contextlib.contextmanager
-def quiet_stderr():
+def quiet_stderr() -> Iterator[None]:
     """Keep the profiler's start and stop lines (Kineto's "USDT: ... profiler_start", torch 2.1's "STAGE: ...
     Completed Stage: Warm Up", written on file descriptor 2) off the terminal; anything else written meanwhile
     still reaches stderr."""
@@ -93,7 +122,7 @@ def quiet_stderr():
                 os.write(2, b"".join(rest))
 
 
-def thread_scaling(call, sync, graphs, call_s, max_calls=MAX_CALLS):
+def thread_scaling(call: Call, sync: Call, graphs: Graphs, call_s: float, max_calls: int = MAX_CALLS) -> dict[str, Any]:
     """Each generated kernel's launches on torch's threads and on fewer (1, and powers of two below), taken in
     turn in one profiled pass so that both see the same machine; or why the kernels cannot run on fewer."""
     n = torch.get_num_threads()
@@ -108,7 +137,7 @@ def thread_scaling(call, sync, graphs, call_s, max_calls=MAX_CALLS):
                 threads=n, specialised=None)
 
 
-def regions(call, sync, calls=3):
+def regions(call: Call, sync: Call, calls: int = 3) -> Optional[dict[str, Any]]:
     """Per-call seconds inside compiled graphs and in the whole call, from the profiler's graph events.
 
     The rest of the call ran as Python between graphs (the cost of graph breaks). None where this torch's
@@ -127,7 +156,7 @@ def regions(call, sync, calls=3):
     return {"calls": calls, "total_s": total / calls, "graphs_s": inside / calls} if inside else None
 
 
-def _wrap_kernels(graphs, threads=None):
+def _wrap_kernels(graphs: Graphs, threads: Optional[list[int]] = None) -> list[tuple[ModuleType, str, Any]]:
     """Wrap the C++ kernels of the loaded modules whose source is a captured graph's output code in profiler
     ranges (their launches taking the OpenMP thread counts ``threads`` in turn, when given); return (module,
     name, kernel) to restore."""
@@ -150,17 +179,17 @@ def _wrap_kernels(graphs, threads=None):
     return wrapped
 
 
-def _ranged(kernel, label, threads=None):
+def _ranged(kernel: Callable[..., Any], label: str, threads: Optional[list[int]] = None) -> Callable[..., Any]:
     # the C++ range (torch >= 2.2) costs about 1 µs a launch, record_function about 10
     scope = getattr(torch._C._profiler, "_RecordFunctionFast", None) or torch.profiler.record_function
     if not threads:
-        def ranged(*args):
+        def ranged(*args: Any) -> Any:
             with scope(label):
                 return kernel(*args)
         return ranged
     turns = itertools.cycle(threads)
 
-    def in_turn(*args):  # the thread count is set outside the range: the range times the kernel alone
+    def in_turn(*args: Any) -> Any:  # the thread count is set outside the range: the range times the kernel alone
         usual, count = torch.get_num_threads(), next(turns)
         torch.set_num_threads(count)
         try:
@@ -171,7 +200,7 @@ def _ranged(kernel, label, threads=None):
     return in_turn
 
 
-def _events(prof):
+def _events(prof: Any) -> list[Event]:
     """The profiler's events as Events, read from its raw results: torch's own parse into FunctionEvents takes
     seconds for the tens of thousands of events of a profiled pass. A CPU event's parent is the innermost event of
     its thread whose time range holds it."""
@@ -180,7 +209,8 @@ def _events(prof):
     rows = [(e.start_thread_id(), *((e.start_ns() / 1e3, e.duration_ns() / 1e3) if ns else
                                     (e.start_us(), e.duration_us())), e.name(), e.device_type()) for e in raw]
     rows.sort(key=lambda r: (r[0], r[1], -r[2]))  # a parent before the children that start with it
-    stacks, out = {}, []
+    stacks: dict[int, list[tuple[str, float]]] = {}
+    out: list[Event] = []
     for thread, start, us, name, device in rows:
         if device != torch.autograd.DeviceType.CPU:
             out.append(Event(name, us, device, ""))
@@ -193,11 +223,13 @@ def _events(prof):
     return out
 
 
-def _kernel_events(events, device):
+def _kernel_events(events: list[Event], device: str) -> tuple[dict[Key, dict[str, Any]], float]:
     """({(name, graph, threads): {name, graph, threads, us: [per launch]}}, microseconds in compiled graphs) from
     profiler events."""
     graph_of = {}  # compiled graph event name -> compile id, learnt from its kernels' events
-    found, library, graphs_us = {}, [], 0.0
+    found: dict[Key, dict[str, Any]] = {}
+    library: list[tuple[str, str, float]] = []
+    graphs_us = 0.0
     for e in events:
         parent = e.parent
         if e.name.startswith(GRAPH_EVENT):
@@ -215,14 +247,15 @@ def _kernel_events(events, device):
     return found, graphs_us
 
 
-def _add(found, name, graph, threads, us):
+def _add(found: dict[Key, dict[str, Any]], name: str, graph: Optional[str], threads: Optional[int],
+         us: float) -> None:
     entry = found.setdefault((name, graph, threads), {"name": name, "graph": graph, "us": []})
     if threads is not None:
         entry["threads"] = threads
     entry["us"].append(us)
 
 
-def bandwidth(cpu, threads, measure_now=True):
+def bandwidth(cpu: Optional[str], threads: int, measure_now: bool = True) -> Optional[dict[str, Any]]:
     """The machine's memory bandwidth (bytes read + written per second of a large copy), cached per machine.
 
     The best of a NumPy copy (one thread) and torch's copy (its intra-op threads): the limit a generated

@@ -6,6 +6,8 @@ import inspect
 import os
 import sys
 from dataclasses import dataclass, field
+from types import CodeType, ModuleType
+from typing import Any, Optional
 
 KINDS = ("python", "numpy", "torch")
 
@@ -23,10 +25,10 @@ class Variant:
     device: str
     preview: bool = False  # the Triton codegen preview: generated for a CPU target, never run
     family: str = ""  # variants of one family compute one function: they are checked against each other
-    code: dict = field(default_factory=dict)  # where its code is: {"file", "line", "name"} (None for builtins)
+    code: dict[str, Any] = field(default_factory=dict)  # where its code is: {"file", "line", "name"} ({}: builtin)
 
 
-def load(path):
+def load(path: str) -> ModuleType:
     """Import the sample at ``path`` as a fresh module, its folder on ``sys.path`` (as ``python path`` would have
     it, so it imports its own helper modules); messages name ``path`` as given."""
     name = "inspector_sample_" + "".join(c if c.isalnum() else "_" for c in os.path.basename(path)[:-3])
@@ -47,7 +49,7 @@ def load(path):
     return module
 
 
-def describe(module):
+def describe(module: ModuleType) -> dict[str, Any]:
     """Title, description, default population size and cross-check tolerance from the module."""
     doc = inspect.cleandoc(module.__doc__ or "").strip()
     title, _, rest = doc.partition("\n")
@@ -58,23 +60,24 @@ def describe(module):
             "tolerance": float(tolerance) if isinstance(tolerance, (int, float)) else None}
 
 
-def code_of(fn):
+def code_of(fn: Any) -> Optional[CodeType]:
     """The code object behind a callable: a function, lambda, bound method, functools.partial or callable object."""
     for _ in range(8):  # partials of partials, methods of objects
         if hasattr(fn, "__code__"):
             return fn.__code__
-        fn = getattr(fn, "func", None) or getattr(fn, "__func__", None) or getattr(type(fn), "__call__", None)
+        fn = getattr(fn, "func", None) or getattr(fn, "__func__", None) or (type(fn).__call__ if callable(fn) else None)
         if fn is None:
             return None
     return None
 
 
-def functions(module):
+def functions(module: ModuleType) -> tuple[list[tuple[str, str, Optional[CodeType]]], list[tuple[str, str]]]:
     """([(name, kind, code)], [(name, why not)]): every top-level callable named ``fitness_<kind>[_suffix]`` (its
     own function, an imported one, a functools.partial, a lambda, a callable object), in the order the sample
     names them; and what is named like a variant but will not run, with the reason."""
     order = _name_lines(module)
-    found, ignored = [], []
+    found: list[tuple[float, int, str, str, Optional[CodeType]]] = []
+    ignored: list[tuple[str, str]] = []
     for index, (name, value) in enumerate(vars(module).items()):
         if not name.startswith("fitness_"):
             continue
@@ -89,13 +92,13 @@ def functions(module):
     return [(name, kind, code) for *_, name, kind, code in sorted(found, key=lambda f: f[:2])], ignored
 
 
-def _name_lines(module):
+def _name_lines(module: ModuleType) -> dict[str, int]:
     """{name: the line where the sample's source binds it} (def, assignment, import)."""
     try:
         tree = ast.parse(inspect.getsource(module))
     except (OSError, TypeError, SyntaxError):
         return {}
-    lines = {}
+    lines: dict[str, int] = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names = [node.name]
@@ -111,12 +114,12 @@ def _name_lines(module):
     return lines
 
 
-def families(names, module):
+def families(names: list[str], module: ModuleType) -> dict[str, str]:
     """{function name: family}: variants with the same suffix form a family (fitness_python_g4, fitness_numpy_g4);
     the unsuffixed ones form "", which a suffix no other kind shares joins when there is one; a module-level
     ``FAMILIES = {name: family}`` says otherwise for the names it lists."""
     suffix = {name: name[len("fitness_"):].partition("_")[2] for name in names}
-    kinds = {}
+    kinds: dict[str, set[str]] = {}
     for name, s in suffix.items():
         kinds.setdefault(s, set()).add(name[len("fitness_"):].split("_", 1)[0])
     plain = "" in kinds
@@ -127,16 +130,16 @@ def families(names, module):
     return chosen
 
 
-def variants(module, triton_preview=False):
+def variants(module: ModuleType, triton_preview: bool = False) -> tuple[list[Variant], list[dict[str, str]]]:
     """(variants, ignored): the variant matrix, eager, compiled on CPU and compiled on CUDA for numpy and torch
     callables, plus the Triton codegen preview of each when ``triton_preview``; and the names not run, with why."""
     found, ignored = functions(module)
     family = families([name for name, _, _ in found], module)
-    out = []
+    out: list[Variant] = []
     for name, kind, code in found:
         base = name[len("fitness_"):]
         where = {"file": code.co_filename, "line": code.co_firstlineno, "name": code.co_name} if code else {}
-        common = dict(function=name, kind=kind, family=family[name], code=where)
+        common: dict[str, Any] = dict(function=name, kind=kind, family=family[name], code=where)
         out.append(Variant(base, compiled=False, device="cpu", **common))
         if kind != "python":
             out.append(Variant(f"{base}-compiled-cpu", compiled=True, device="cpu", **common))

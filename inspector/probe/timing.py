@@ -8,13 +8,16 @@ block lasts at least ``MIN_BLOCK_S``; blocks are repeated until ``budget_s`` is 
 
 import statistics
 import time
+from collections.abc import Callable
+from typing import Any, Optional
 
 MIN_BLOCK_S = 0.002
 MIN_RUNS = 5
 MAX_RUNS = 200
 
 
-def measure(call, sync=lambda: None, budget_s=1.0, first_call_s=None, min_runs=MIN_RUNS):
+def measure(call: Callable[[], object], sync: Callable[[], object] = lambda: None, budget_s: float = 1.0,
+            first_call_s: Optional[float] = None, min_runs: int = MIN_RUNS) -> dict[str, Any]:
     """Time ``call()``; return the timing dict of the record. ``sync`` waits for the device; ``min_runs``: fewer
     blocks for a slow call within a short budget (a round)."""
     if first_call_s is None:
@@ -36,7 +39,7 @@ def measure(call, sync=lambda: None, budget_s=1.0, first_call_s=None, min_runs=M
             "samples_s": [round(s, 9) for s in samples]}
 
 
-def once(call, sync=lambda: None):
+def once(call: Callable[[], object], sync: Callable[[], object] = lambda: None) -> float:
     """Seconds one call takes, the device synchronised."""
     start = time.perf_counter()
     call()

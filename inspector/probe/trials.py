@@ -21,26 +21,30 @@ from __future__ import annotations
 import ast
 import os
 import time
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 import numpy as np
 import torch
 
 from inspector.probe import guard
+from inspector.probe.capture import Capture
 from inspector.probe.messages import Trial
 from inspector.probe.rounds import Timed
+from inspector.probe.sample import Variant
 from inspector.probe.timing import measure
+from inspector.raw import Status
 
 
-def shares_code():
+def shares_code() -> bool:
     """Whether this torch runs one ``torch.compile``'s cached code for another's: no backend-guarded cache entries
     (their reset function came with them)."""
     import torch._dynamo.eval_frame
     return not hasattr(torch._dynamo.eval_frame, "_reset_guarded_backend_cache")
 
 
-def run(spec: Trial, variant: Any, fn: Callable[..., Any], population: np.ndarray, capture: Any, outputs: str,
-        compile_options: Optional[dict[str, Any]], budget_s: float, prepare: Callable[..., Any],
+def run(spec: Trial, variant: Variant, fn: Callable[..., Any], population: np.ndarray, capture: Capture,
+        outputs: str, compile_options: Optional[dict[str, Any]], budget_s: float, prepare: Callable[..., Any],
         to_numpy: Callable[[Any], np.ndarray], at_sizes: Callable[..., list[dict[str, Any]]]
         ) -> tuple[dict[str, Any], Optional[Timed]]:
     """(the raw result of the ``Trial`` ``spec``, (call, sync) for the rounds or None). ``prepare`` and
@@ -59,9 +63,9 @@ def run(spec: Trial, variant: Any, fn: Callable[..., Any], population: np.ndarra
     missing = [k for k in inductor if not _has(torch._inductor.config, k)] + [
         k for k in dynamo if not _has(torch._dynamo.config, k)]
     if missing:
-        return {"status": "error", "error": f"torch {torch.__version__} has no config option {missing[0]}"}, None
+        return {"status": Status.ERROR, "error": f"torch {torch.__version__} has no config option {missing[0]}"}, None
     alone = bool(spec.config) and shares_code()
-    result = {"alone": alone}
+    result: dict[str, Any] = {"alone": alone}
     try:
         target, convert, sync = prepare(variant, fn, options)
         data = convert(np.asfortranarray(population) if spec.layout == "column-major" else population)
@@ -80,13 +84,13 @@ def run(spec: Trial, variant: Any, fn: Callable[..., Any], population: np.ndarra
         result["timing"] = (measure(call, sync, budget_s, first_call_s=first) if spec.time or alone
                             else {"first_call_s": first})
         np.save(os.path.join(outputs, f"{spec.id}.npy"), to_numpy(output))
-        return dict(result, status="ok"), None if alone else (call, sync)
+        return dict(result, status=Status.OK), None if alone else (call, sync)
     except guard.VariantError as e:
-        return dict(result, status="error", error=f"{type(e.error).__name__}: {e.error}".strip()[:500],
+        return dict(result, status=Status.ERROR, error=f"{type(e.error).__name__}: {e.error}".strip()[:500],
                     capture=result.get("capture") or capture.take()), None
 
 
-def _has(root, key):
+def _has(root: object, key: str) -> bool:
     """Whether torch's config module ``root`` has the option ``key`` (dotted: cpp.enable_tiling_heuristics)."""
     for part in key.split("."):
         if not hasattr(root, part):
@@ -95,7 +99,7 @@ def _has(root, key):
     return True
 
 
-def literal(raw):
+def literal(raw: str) -> Any:
     """A config or compile-option value: the Python literal ``raw`` is, else the text itself."""
     try:
         return ast.literal_eval(raw)

@@ -8,15 +8,22 @@ warps and grid are autotuned for the device).
 """
 
 import importlib.util
+from collections.abc import Callable
+from typing import Any, Optional
 from unittest import mock
+
+import numpy as np
 
 import torch
 import torch._inductor.config
 
 from inspector.probe import guard
+from inspector.probe.capture import Capture
+from inspector.probe.sample import Variant
+from inspector.raw import Status
 
 
-def unavailable():
+def unavailable() -> Optional[str]:
     """Why this interpreter cannot make the preview, or None."""
     if importlib.util.find_spec("triton") is None:
         return "triton is not installed (pip install 'inspector[triton]')"
@@ -26,7 +33,8 @@ def unavailable():
     return None
 
 
-def run(variant, fn, population, capture, python_lines):
+def run(variant: Variant, fn: Callable[..., object], population: np.ndarray, capture: Capture,
+        python_lines: Callable[[Callable[[], object]], object]) -> dict[str, Any]:
     """The raw result of one numpy or torch variant's preview (status, capture, python_lines).
 
     ``python_lines(call)``: the lines that ran as Python during ``call()``.
@@ -35,12 +43,12 @@ def run(variant, fn, population, capture, python_lines):
     from torch._inductor.graph import GraphLowering
     import torch.utils._triton as triton_utils
 
-    def codegen_only(graph):
+    def codegen_only(graph: Any) -> _NotCompiled:
         wrapper, _ = graph.codegen_with_cpp_wrapper() if graph.cpp_wrapper else graph.codegen()
         torch._logging.trace_structured("inductor_output_code", payload_fn=lambda: wrapper.value)
         return _NotCompiled()
 
-    def backend(gm, example_inputs):
+    def backend(gm: Any, example_inputs: Any) -> Any:
         compile_fx(gm, example_inputs)  # lowers the graph; codegen_only captures its output code
         return gm.forward
 
@@ -54,12 +62,12 @@ def run(variant, fn, population, capture, python_lines):
             mock.patch.object(GraphLowering, "compile_to_module", codegen_only):
         data = torch.from_numpy(population)
         target(data)
-        result = {"status": "ok", "capture": capture.take(), "python_lines": python_lines(lambda: target(data))}
+        result = {"status": Status.OK, "capture": capture.take(), "python_lines": python_lines(lambda: target(data))}
     return result
 
 
 class _NotCompiled:
     """Stands in for the compiled module of a graph that was generated only."""
 
-    def call(self, args):
+    def call(self, args: object) -> None:
         raise RuntimeError("the Triton preview is generated, not compiled")
