@@ -13,6 +13,8 @@ become one line: a version the index does not offer for this platform (with the 
 excludes it, no network. Nothing is installed into the user's own environment.
 """
 
+from __future__ import annotations  # run as a script by any Python 3 (facts()): annotations stay unevaluated
+
 import contextlib
 import json
 import os
