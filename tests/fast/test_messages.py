@@ -104,7 +104,8 @@ def test_a_line_that_is_not_a_message_is_an_error_and_an_unknown_kind_is_not(lin
     with pytest.raises(m.MessageError, match=error):
         m.read(line, m.PROBE)
     assert m.read(m.encode(UNKNOWN), m.PROBE) == UNKNOWN
-    assert m.read(m.encode(m.ProgramEnd.from_json({"exit": 0})), m.PROBE) == m.Unknown("program", {"exit": 0})  # not this reader's
+    end = m.ProgramEnd.from_json({"exit": 0})  # a message, but not one of this reader's kinds
+    assert m.read(m.encode(end), m.PROBE) == m.Unknown("program", {"exit": 0})
 
 
 def stand_in(tmp_path, lines, rounds=None, trials=None):
