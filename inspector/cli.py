@@ -94,6 +94,27 @@ FAIL_ON_REGRESSION_HELP = (f"Exit {CHECK} when a run is worse than the baseline:
                            "than --max-slowdown (for CI).")
 MAX_SLOWDOWN_HELP = ("Percent a compiled variant may be slower before --fail-on-regression fails (with rounds: "
                      "slower in every round).")
+# check
+CHECK_PATHS_HELP = ("Sample files or folders whose contracts to check (run here, or their records with --records); "
+                    "with --program, the program's arguments.")
+CHECK_PROGRAM_HELP = ("A program's contracts: --program PROGRAM ARGS... or --program -m MODULE ARGS... runs it as "
+                      "`inspector run` does (with --records: finds its records).")
+CHECK_TORCH_HELP = ("Under this torch (repeatable): runs in its environment, as report --torch; with --records, only "
+                    "the records made under it.")
+CHECK_RECORDS_HELP = ("Judge records made elsewhere (other machines, torch versions, CI jobs): files, or folders "
+                      "searched for them (repeatable); nothing runs.")
+CHECK_OUT_HELP = "Write each run's record (with its job), its HTML report and an index of them into this folder."
+CHECK_JOB_HELP = ("The CI job the runs are from, stored in their records (default: the CI's job variable where set; "
+                  "records read keep theirs, else their folder's name).")
+CHECK_BASELINE_HELP = ("Also fail on whatever got worse than this lock, contract or not, as compare "
+                       "--fail-on-regression does.")
+CHECK_UPDATE_HELP = ("Write the lock (--baseline's path, default inspector.lock) from these runs instead of comparing "
+                     "with it.")
+CHECK_FORMAT_HELP = ("text (compiler-style lines), json (the verdicts), github (workflow annotations), junit (a "
+                     "JUnit XML file).")
+CHECK_STRICT_HELP = f"Exit {CHECK} on an unknown or inconclusive promise too, not only on a violated one."
+CHECK_POPULATION_HELP = "Population size of the runs made here (default: the sample's)."
+CHECK_ROUNDS_HELP = "Alternating rounds of the runs made here: faster-than is judged on them."
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="See what torch.compile did to your numerical Python code, line by line.")
@@ -419,25 +440,25 @@ def _run_spec(spec: str) -> tuple[Optional[str], Optional[str], tuple[str, ...]]
 
 @app.command(context_settings={"ignore_unknown_options": True})
 def check(
-    paths: List[str] = typer.Argument(None, help="Sample files or folders whose contracts to check (run here, or their records with --records); with --program, the program's arguments."),
-    program: Optional[str] = typer.Option(None, "--program", help="A program's contracts: --program PROGRAM ARGS... or --program -m MODULE ARGS... runs it as `inspector run` does (with --records: finds its records)."),
-    torch: List[str] = typer.Option([], "--torch", help="Under this torch (repeatable): runs in its environment, as report --torch; with --records, only the records made under it."),
+    paths: list[str] = typer.Argument(None, help=CHECK_PATHS_HELP),
+    program: Optional[str] = typer.Option(None, "--program", help=CHECK_PROGRAM_HELP),
+    torch: list[str] = typer.Option([], "--torch", help=CHECK_TORCH_HELP),
     python: Optional[str] = typer.Option(None, "--python", help="Run under this interpreter."),
     envs: Optional[Path] = typer.Option(None, "--envs", help=ENVS_HELP),
-    with_: List[str] = typer.Option([], "--with", help=WITH_HELP),
-    records: List[Path] = typer.Option([], "--records", help="Judge records made elsewhere (other machines, torch versions, CI jobs): files, or folders searched for them (repeatable); nothing runs."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write each run's record (with its job), its HTML report and an index of them into this folder."),
-    job: Optional[str] = typer.Option(None, "--job", help="The CI job the runs are from, stored in their records (default: the CI's job variable where set; records read keep theirs, else their folder's name)."),
-    baseline: Optional[Path] = typer.Option(None, "--baseline", help="Also fail on whatever got worse than this lock, contract or not, as compare --fail-on-regression does."),
-    update: bool = typer.Option(False, "--update", help="Write the lock (--baseline's path, default inspector.lock) from these runs instead of comparing with it."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text (compiler-style lines), json (the verdicts), github (workflow annotations), junit (a JUnit XML file)."),
+    with_: list[str] = typer.Option([], "--with", help=WITH_HELP),
+    records: list[Path] = typer.Option([], "--records", help=CHECK_RECORDS_HELP),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help=CHECK_OUT_HELP),
+    job: Optional[str] = typer.Option(None, "--job", help=CHECK_JOB_HELP),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help=CHECK_BASELINE_HELP),
+    update: bool = typer.Option(False, "--update", help=CHECK_UPDATE_HELP),
+    fmt: str = typer.Option("text", "--format", "-f", help=CHECK_FORMAT_HELP),
     write: Optional[Path] = typer.Option(None, "--write", help="Write the output to this file instead of stdout."),
-    strict: bool = typer.Option(False, "--strict", help=f"Exit {CHECK} on an unknown or inconclusive promise too, not only on a violated one."),
-    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help="Population size of the runs made here (default: the sample's)."),
-    variant: List[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob (repeatable)."),
-    rounds: int = typer.Option(3, "--rounds", min=0, help="Alternating rounds of the runs made here: faster-than is judged on them."),
+    strict: bool = typer.Option(False, "--strict", help=CHECK_STRICT_HELP),
+    population: Optional[int] = typer.Option(None, "--population", "-n", min=1, help=CHECK_POPULATION_HELP),
+    variant: list[str] = typer.Option([], "--variant", "-v", help="Only this variant id or glob (repeatable)."),
+    rounds: int = typer.Option(3, "--rounds", min=0, help=CHECK_ROUNDS_HELP),
     budget: float = typer.Option(1.0, help="Seconds of timed runs per variant."),
-):
+) -> None:
     """Check the performance contracts written in comments (# inspector: parallel vectorized) and in pyproject.toml
     (its tool.inspector table) on runs made here or read from records: compiler-style lines, exit 3 when one is
     violated."""
