@@ -520,7 +520,7 @@ def _record(header, end, status, made_by):
 
 def _source(path):
     """A file's text from the disk, else from linecache (a notebook cell's code)."""
-    from inspector.analysis.files import from_disk
+    from inspector.collect.files import from_disk
     text = from_disk(path)
     return text if text is not None else "".join(linecache.getlines(path)) or None
 

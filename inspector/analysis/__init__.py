@@ -7,10 +7,10 @@ returns an ``Analysis`` (``inspector.model``); the record itself is never change
 import statistics
 from dataclasses import replace
 
-from inspector.analysis import breaks, cost, files as files_mod, kernels as kernels_mod, lines, recompiles, rounds
+from inspector import files as files_mod, frames
+from inspector.analysis import breaks, cost, kernels as kernels_mod, lines, recompiles, rounds
 from inspector.analysis import machine, trials as trials_mod
 from inspector.analysis.load import machine_load, run_load
-from inspector.analysis.parse import frames
 from inspector.raw import RawCapture, RawFallbacks, RawProbeMessages, RawRecord, RawTiming, RawVariant
 from inspector.record import compile_key
 from inspector.model import (Analysis, Bandwidth, BreakEven, Env, FunctionRun, Graph, Ignored, InternalError,

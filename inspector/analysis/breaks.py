@@ -2,9 +2,10 @@
 
 import re
 
-from inspector.analysis import files, recompiles
-from inspector.analysis.parse import breaks as parse, frames as parse_frames
-from inspector.analysis.parse.frames import Frame
+from inspector import files, frames as parse_frames
+from inspector.analysis import recompiles
+from inspector.analysis.parse import breaks as parse
+from inspector.frames import Frame
 from inspector.model import BreakCost, CompileWarning, Finding, GraphBreak, Status
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...

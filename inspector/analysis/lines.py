@@ -13,8 +13,8 @@ Evidence, best first (each verdict says which gave it, in ``how``):
 import ast
 
 from inspector.analysis import machine
-from inspector.analysis.files import same_path
-from inspector.analysis.parse import frames as parse_frames
+from inspector.files import same_path
+from inspector import frames as parse_frames
 from inspector.model import Backend, LineStatus, LineVerdict, Reason
 
 LISTED = 12  # nests or kernels named in one reason's text

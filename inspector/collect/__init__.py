@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Optional, TypeVar
 
 from inspector import __version__
-from inspector.analysis import files, trials
+from inspector.analysis import trials
+from inspector.collect import files
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
 from inspector.collect.progress import RoundStarted, RunStarted, quiet

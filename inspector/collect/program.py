@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from inspector import __version__
-from inspector.analysis import files
-from inspector.collect import CollectError, _source
+from inspector.collect import CollectError, _source, files
 from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramTarget, Unknown,

@@ -3,7 +3,7 @@
 import re
 from dataclasses import dataclass
 
-from inspector.analysis.parse import frames as parse_frames
+from inspector import frames as parse_frames
 
 AT = re.compile(r"Graph break(?: in user code)? at (.+?):(\d+)")
 REASON = re.compile(r"^\s*(?:Graph Break Reason|Reason):\s*(.+)$", re.M)

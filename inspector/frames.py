@@ -1,5 +1,7 @@
 """Stack frames in torch's output: Python tracebacks (provenance, nest records, graph-break messages) and the
-``# File:`` comments of FX graphs (and torch 2.1's ``// ORIGIN:`` blocks)."""
+``# File:`` comments of FX graphs (and torch 2.1's ``// ORIGIN:`` blocks).
+
+Below both collect (which source files a record keeps: ``paths``) and the analysis (which line a frame names)."""
 
 import re
 from dataclasses import dataclass
