@@ -1,0 +1,55 @@
+"""The typed values analysis derives from a record, and that every renderer reads, by concern: the closed sets of
+words (``words``), compiled code (``code``), line verdicts (``lines``), graph breaks (``breaks``), timing (``timing``),
+runs (``runs``), fixes (``fixes``), the analysis of a record (``analysis``) and the comparison of records
+(``comparison``). ``from inspector.model import X`` reads any of them.
+
+No torch here, and no JSON but at the boundary: ``to_json`` turns any of these into plain data (the JSON
+renderer's output, versioned as FORMAT). Values are frozen: a later step makes a new value with
+``dataclasses.replace`` instead of changing what an earlier step produced. The closed sets of words (a run's status,
+a kernel's backend, a line's verdict, a reason's kind, the evidence used) are string-valued enums: a member equals,
+hashes and prints as its value, so the JSON and the templates read the words.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum
+
+from inspector.model.analysis import Analysis, Bandwidth, Env, Ignored, ParseCount, Sample, SourceFile
+from inspector.model.breaks import BreakCost, BreaksView, CompileWarning, Finding, GraphBreak, Recompilation
+from inspector.model.code import (CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost, Launch,
+                                  LoopNest, MachineCode, ParallelChoice, ThreadScaling, Tiling, TimeSplit, TritonLaunch)
+from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine,
+                                        ComparedRun, ComparedVariant, Comparison, Confounder, Hunk, LineVerdicts, Place,
+                                        RunPair, TimeGoes, TimeRow)
+from inspector.model.fixes import Trial
+from inspector.model.lines import LineVerdict, Reason
+from inspector.model.runs import FunctionRun, InternalError, Program, Recompile, StanceRun, SweepPoint, Variant
+from inspector.model.timing import BreakEven, MachineLoad, Rounds, Timing, Transfer
+from inspector.model.words import STATUSES, Backend, How, LineStatus, ReasonKind, Status, Vectorized, Words
+
+FORMAT = "inspector.analysis/1"  # the JSON renderer's output (docs/record.md, "The analysis")
+
+__all__ = [
+    "FORMAT", "STATUSES", "STEADY", "VECTORIZED", "Analysis", "Backend", "Bandwidth", "BreakChange", "BreakCost",
+    "BreakEven", "BreaksView", "CallsChange", "CodePair", "CompilePhases", "CompileWarning", "ComparedLine",
+    "ComparedRun", "ComparedVariant", "Comparison", "Confounder", "Decisions", "Env", "Evidence", "Finding",
+    "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel", "KernelCost",
+    "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad", "ParallelChoice",
+    "ParseCount", "Place", "Program", "Reason", "ReasonKind", "Recompilation", "Recompile", "Rounds", "RunPair",
+    "Sample", "SourceFile", "StanceRun", "Status", "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes", "TimeRow",
+    "TimeSplit", "Timing", "Transfer", "Trial", "TritonLaunch", "Variant", "Vectorized", "Words", "to_json",
+]
+
+
+def to_json(value: object) -> object:
+    """Plain JSON data (dicts, lists, numbers, strings) for any value of this package."""
+    if isinstance(value, Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,132 @@
+"""Everything derived from one record: what every renderer reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from inspector.model.breaks import Finding
+from inspector.model.runs import InternalError, Program, SweepPoint, Variant
+from inspector.model.timing import MachineLoad, Rounds
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """A name of the sample that looks like a variant's but is not one, and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Sample:
+    path: str  # as the user gave it
+    file: Optional[str]  # the absolute path the probe loaded
+    title: str
+    description: str
+    population: int
+    default_population: Optional[int]
+    seed: Optional[int]
+    shape: list[int]
+    dtype: Optional[str]
+    source: str
+    tolerance: Optional[float] = None  # the relative tolerance of the cross-check, when the sample sets one
+    ignored: list[Ignored] = field(default_factory=list)  # named like a variant, not run
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file whose lines a report annotates: the sample, a user module, or a library (collapsed by default)."""
+
+    path: str  # as the stacks name it
+    display: str  # as the report names it
+    kind: str  # sample | user | library | stdlib (a library of the standard library)
+    source: str
+
+    def text(self, line):
+        """The stripped text of ``line`` (1-based), or ""."""
+        lines = self.source.splitlines()
+        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+@dataclass(frozen=True)
+class Bandwidth:
+    gb_s: float
+    bytes: int
+    machine: str
+    method: str
+    measured: str
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class Env:
+    python: Optional[str]
+    torch: Optional[str]
+    numpy: Optional[str]
+    threads: Optional[int]
+    cuda: Optional[str]  # device name, or None
+    cpu: Optional[str]
+    isa: Optional[str]
+    platform: Optional[str]
+    executable: Optional[str]
+    cpu_count: Optional[int]
+    memory_bandwidth: Optional[Bandwidth]
+    min_chunk_size: Optional[int] = None  # Inductor's cpp.min_chunk_size: fewer elements per thread stay serial
+    stdlib: Optional[str] = None  # the probe interpreter's standard library folder
+    torch_dir: Optional[str] = None  # torch's package folder: its frames are never annotated
+    inspector_dir: Optional[str] = None
+    inductor_cache_dir: Optional[str] = None  # where Inductor writes the Python modules it generates
+    loadavg: Optional[float] = None  # the 1-minute load average before any variant ran (None: unknown)
+
+    MACHINE = ("cpu", "isa", "threads", "cuda")  # what must agree for timings to compare
+
+
+@dataclass(frozen=True)
+class ParseCount:
+    """How much of one kind of torch output a parser read, and what it did not understand."""
+
+    artifact: str  # output code, graph-break messages, log records
+    read: int
+    problems: list[str]  # one line each
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything derived from one record: what every renderer reads."""
+
+    schema: str
+    inspector: str
+    created: str
+    sample: Sample
+    env: Env
+    files: list[SourceFile]  # the sample first, then the user's modules, then libraries
+    config: list  # [{"key", "value"}]
+    compile_options: dict  # torch.compile's keywords the run used
+    reference: Optional[str]
+    interrupted: bool
+    probe_restarts: int
+    trace_dir: Optional[str]
+    variants: list[Variant]
+    sweep: list[SweepPoint]
+    parse: list[ParseCount]
+    internal_errors: list[InternalError]  # every one of the run
+    findings: list[Finding]  # costliest first
+    rounds: Optional[Rounds] = None  # the alternating rounds, when it was timed in them
+    program: Optional[Program] = None  # a program's run (``inspector run``): its variants are its compiled functions
+    trace_logs: list[str] = field(default_factory=list)  # torch's trace logs in ``trace_dir``, for tlparse
+    load: Optional[MachineLoad] = None  # the machine over all of the run's timing windows
+
+    def variant(self, vid):
+        return next(v for v in self.variants if v.id == vid)
+
+    def file(self, display):
+        return next((f for f in self.files if f.display == display), None)
+
+    @property
+    def failed(self):
+        return [v for v in self.variants if v.failed]
+
+    @property
+    def not_understood(self):
+        return sum(len(p.problems) for p in self.parse)

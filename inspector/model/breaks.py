@@ -1,0 +1,95 @@
+"""Graph breaks and their silent cousins (unrolled loops, recompilations), and the breaks view."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from inspector.model.code import Graph
+from inspector.model.fixes import Trial
+from inspector.model.words import Status, coerce
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    """A distinct graph break: where (the user's file and line), why (torch's words), and the usual fix."""
+
+    file: Optional[str]  # the site: the innermost frame outside torch and the standard library (display name)
+    line: Optional[int]
+    code: Optional[str]  # the site's source line
+    where: Optional[str]  # the site's file: sample | user | library | torch (no frame of any annotated file)
+    chain: list[list]  # [file display, line] from the user's outermost line down to the site
+    reason: str
+    resumable: bool  # False: Dynamo could not resume after it and ran the rest of the frame eagerly
+    cause: str  # a normalised cause: data-dependent-branch, item, dynamic-shape, print, unsupported, unknown
+    explanation: Optional[str]
+    hints: list[str]
+    gb_id: Optional[str]
+    url: Optional[str]
+    fix: Optional[str]
+    flag: Optional[str]  # a config flag that removes it
+    count: int
+    compile_id: Optional[str]
+    mechanism: Optional[str]
+    text: str
+    after: Optional[str] = None  # the compiler backend failed on the code after it, which ran as Python (torch's why)
+
+
+@dataclass(frozen=True)
+class BreakCost:
+    """Seconds per call outside compiled graphs (Python between graphs, guards, conversions) and inside."""
+
+    outside_s: float
+    inside_s: float
+    outside_fraction: float
+
+
+@dataclass(frozen=True)
+class CompileWarning:
+    """A silent cousin of a graph break: ``unrolled-loop``, ``recompile`` or ``recompile-limit``."""
+
+    kind: str
+    lines: list[int]
+    graph: Optional[str]
+    text: str
+
+
+@dataclass(frozen=True)
+class Recompilation:
+    """How often a compiled variant compiled again after its first call, and why."""
+
+    count: int  # compiles after the first call
+    calls: Optional[int]  # calls after the first call, when the record says
+    every_call: bool
+    limit: Optional[str]  # "recompile_limit = 8" when Dynamo hit it and gave up compiling
+    guards: list[list]  # [guard that failed, times]
+    text: str  # what it means for the timings, in one sentence
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One compiled variant's graph breaks and warnings, with their cost (the breaks view)."""
+
+    variant: str
+    status: Status
+    error: Optional[str]
+    graphs: list[Graph]
+    cost: Optional[BreakCost]
+    breaks: list[GraphBreak]
+    warnings: list[CompileWarning]
+    recompilation: Optional[Recompilation] = None
+    tried: list[Trial] = field(default_factory=list)  # inspector breaks --try-fixes
+    bounds: list[str] = field(default_factory=list)  # what inspector's bounds on its own cost cut short
+
+    def __post_init__(self):
+        coerce(self, "status", Status)
+
+
+@dataclass(frozen=True)
+class BreaksView:
+    """What ``inspector breaks`` shows: per compiled variant its findings, with the flags it tried."""
+
+    sample: str
+    torch: Optional[str]
+    population: int
+    variants: list[Finding]

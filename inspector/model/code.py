@@ -1,0 +1,300 @@
+"""What torch.compile made of a function: its graphs, their kernels and loop nests, Inductor's decisions, the machine
+code, and what each kernel cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from inspector.model.words import Backend, coerce
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A line of a kernel's code that shows one of its properties (``what``: "OpenMP parallel region", ...)."""
+
+    line: int
+    what: str
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch of a kernel from the wrapper's ``call()``: its position among the graph's launches, in the order
+    they run; the subgraph function that makes it (a ``torch.cond`` branch, a ``while_loop``'s condition or body), and
+    how often it runs per graph call: None once, ``loop`` once per iteration of a loop (how many: the data decides; the
+    profiled pass counts them), ``branch`` only when its branch is taken."""
+
+    position: int
+    subgraph: Optional[str] = None
+    repeat: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """Inductor's SIMD tiling decision for a loop nest, as the probe recorded it where Inductor made it.
+
+    ``branch``: ``tiled`` (vectorized), ``non-contiguous`` (the tiling heuristic: too many non-contiguous index
+    operations), ``small-inner-range`` (a short inner loop with few ops), ``dtype`` (a dtype with no vector form),
+    ``no-tiling-index`` (no loop index could be tiled), ``no-vector-isa``, ``no-loop``, ``checker`` (torch 2.1's
+    vectorization checker turned SIMD off: ``message``). Limits are the numbers Inductor compared against (None where
+    they were not found in that torch's source).
+    """
+
+    branch: str
+    factor: Optional[int] = None  # lanes of a float vector on this CPU
+    dtypes: tuple = ()
+    not_vectorizable: tuple = ()
+    ops: Optional[int] = None
+    non_contiguous: tuple = ()  # ((op kind, count), ...): load, store, index_expr, value_expr
+    mask_ops: Optional[int] = None
+    heuristics: Optional[bool] = None  # cpp.enable_tiling_heuristics
+    loop_tail_vec: Optional[bool] = None  # cpp.enable_loop_tail_vec
+    ranges: tuple = ()
+    count_limit: Optional[float] = None
+    ratio_limit: Optional[float] = None
+    small_fraction: Optional[float] = None
+    small_ops: Optional[float] = None
+    message: Optional[str] = None
+
+    @property
+    def non_contiguous_count(self):
+        return sum(n for _, n in self.non_contiguous)
+
+
+@dataclass(frozen=True)
+class ParallelChoice:
+    """Inductor's parallel-depth decision for a loop nest (``decide_parallel_depth``): the loop levels it made OpenMP
+    loops of, from the work (elements of all levels), the threads and ``cpp.min_chunk_size``."""
+
+    work: Optional[int]
+    threads: int
+    min_chunk_size: int
+    dynamic_threads: bool
+    depth: int
+    levels: tuple
+
+
+@dataclass(frozen=True)
+class Gather:
+    """An input a vector loop reads one element at a time into a buffer (or an output it writes so)."""
+
+    buffer: str
+    index: str
+    store: bool
+    lanes: Optional[int]
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """What Inductor decided for one loop nest, recorded where it decided it (``None`` fields: not recorded under
+    that torch, with why in ``unrecorded``)."""
+
+    tiling: tuple = ()  # (Tiling, ...): one per kernel proxy the nest holds
+    parallel: tuple = ()  # (ParallelChoice, ...)
+    gathers: tuple = ()  # (Gather, ...), distinct
+    lane_ops: tuple = ()  # ((op, times generated), ...): ops with no vector form, run lane by lane
+    tail_vectorized: Optional[bool] = None  # the remainder after the vector loop (None: no vector loop, or unknown)
+    unrecorded: tuple = ()  # ((decision kind, why), ...) that this torch could not record
+
+
+@dataclass(frozen=True)
+class MachineCode:
+    """What the C++ compiler made of a kernel, or of the functions that hold one of its loop nests: instruction counts
+    of the shared object Inductor loaded (``objdump``; the classes are ``inspector/probe/machine.py``'s).
+
+    ``simd``: ``packed`` (packed SIMD arithmetic, at least a quarter as much as scalar arithmetic, or a call to
+    vectorized math), ``mixed`` (some packed arithmetic among much more scalar: a few operations combined, not
+    decided either way), ``scalar`` (neither, and no register wider than xmm), ``moves`` (SIMD data moves on ymm/zmm
+    registers only: not decided either way).
+    """
+
+    PACKED_SHARE = 0.25  # packed arithmetic against scalar arithmetic, from which the code counts as vectorized
+
+    functions: tuple  # what was counted: symbols (kernel, kernel._omp_fn.N), or a nest's "lines A-B" (line table)
+    instructions: int
+    packed_fp: int  # packed floating-point arithmetic, compares, conversions (vaddpd, vfmadd231pd, vcmppd)
+    scalar_fp: int  # scalar ones (vaddsd, vmulss, vucomisd)
+    packed_int: int  # packed integer arithmetic and compares (vpaddq, vpcmpeqd)
+    simd_data: int  # SIMD moves, shuffles, blends and logic
+    gathers: int
+    register: Optional[str]  # the widest SIMD register used: zmm, ymm or xmm
+    vector_math: tuple[tuple[str, int], ...]  # (vectorized math function, calls): Sleef
+    scalar_math: tuple[tuple[str, int], ...]  # (libm function, calls): one element per call
+    unclassified: tuple[tuple[str, int], ...]  # (mnemonic, count): in no class, counted, not guessed
+
+    @property
+    def simd(self):
+        packed = self.packed_fp + self.packed_int
+        if self.vector_math or (packed and packed >= self.PACKED_SHARE * self.scalar_fp):
+            return "packed"
+        if packed:
+            return "mixed"
+        return "moves" if self.register in ("ymm", "zmm") else "scalar"
+
+    @property
+    def decides(self):
+        """Whether it says by itself whether the code is vectorized (packed or scalar only)."""
+        return self.simd in ("packed", "scalar")
+
+    def overrules(self, vectorized):
+        """Whether it says the opposite of Inductor's code (``vectorized``: that code is ``at::vec``)."""
+        return self.decides and (self.simd == "packed") != bool(vectorized)
+
+    def describe(self):
+        """'packed SIMD (zmm): 24 packed FP, 6 scalar FP; calls Sleef_cosd8_u10 x2' and the like."""
+        head = {"packed": f"packed SIMD ({self.register})", "scalar": "scalar only",
+                "mixed": f"some packed SIMD ({self.register})",
+                "moves": f"no packed arithmetic, SIMD moves on {self.register}"}[self.simd]
+        counts = [f"{n} {what}" for n, what in ((self.packed_fp, "packed FP"), (self.packed_int, "packed int"),
+                                                (self.scalar_fp, "scalar FP"), (self.gathers, "gathers")) if n]
+        calls = [f"{name} x{n}" for name, n in self.vector_math + self.scalar_math]
+        return f"{head}: {', '.join(counts) or 'no FP arithmetic'}" + (f"; calls {', '.join(calls)}" if calls else "")
+
+
+@dataclass(frozen=True)
+class LoopNest:
+    """One top-level loop of a C++ kernel, with what runs inside it: the unit a line verdict is true of.
+
+    ``lines``: its span in the kernel's code (1-based, first and last); ``trip``: the elements its index runs
+    over, a number or a symbolic size such as ``ks0`` (None when its header was not understood); ``stacks``: the
+    user stacks of the FX nodes it computes, as Inductor generated it (None when no record joins it); ``nodes``: the
+    names of Inductor's scheduler nodes it computes (``op3``; 2.1: ``buf3``), from the same record.
+    """
+
+    index: int
+    lines: tuple
+    parallel: bool
+    vectorized: bool
+    reduction: bool
+    tail: bool  # the scalar remainder after a vectorized loop
+    trip: Optional[str]
+    work: Optional[int]  # elements all its loop levels cover (the product of their ranges), when all are numbers
+    strided_loads: list[str]
+    stacks: Optional[list] = None
+    nodes: Optional[list[str]] = None
+    decisions: Optional[Decisions] = None  # None: the record holds none for this nest
+    machine: Optional[MachineCode] = None  # its own machine code, where its functions hold no other nest's
+
+    @property
+    def trip_count(self):
+        return int(self.trip) if self.trip and self.trip.isdigit() else None
+
+    def describe(self):
+        """'parallel, vectorized reduction' and the like."""
+        kind = "reduction" if self.reduction else "tail" if self.tail else "loop"
+        return f"{'parallel' if self.parallel else 'serial'}, {'vectorized' if self.vectorized else 'scalar'} {kind}"
+
+
+@dataclass(frozen=True)
+class TritonLaunch:
+    """What a Triton kernel's source fixes about its launch, and what autotuning chose where it ran."""
+
+    size_hints: Optional[dict[str, int]]
+    grid_type: Optional[str]
+    target: Optional[str]  # the device Inductor generated for: cpu (the preview) or cuda
+    numels: dict[str, int]
+    blocks: dict[str, int]
+    num_warps: Optional[int]
+    config: Optional[dict] = None  # the autotuned launch config (CUDA runs): the record's launch_configs entry
+    grid: Optional[list[int]] = None  # programs per grid dimension
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class KernelCost:
+    """A kernel's share of a compiled call: seconds per call over all its launches, and the memory it moved."""
+
+    time_s: Optional[float] = None
+    launches_per_call: Optional[float] = None
+    time_share: Optional[float] = None
+    read_bytes: Optional[int] = None  # per launch
+    written_bytes: Optional[int] = None
+    gb_s: Optional[float] = None
+    bandwidth_fraction: Optional[float] = None
+    threads_s: dict[int, float] = field(default_factory=dict)  # {threads: median seconds per launch}, launches taken in turn
+    thread_speedup: Optional[float] = None  # its launch on 1 thread / on torch's threads (above 1: parallel paid)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A generated kernel (``cpp``, ``triton``) or a library call (``extern``) of one compiled graph."""
+
+    id: str  # unique within a variant
+    name: str
+    graph: Optional[str]  # compile id
+    backend: Backend
+    kind: str  # pointwise | reduction | library call | a Triton heuristic
+    code: str
+    parallel: Optional[bool]
+    parallel_regions: int
+    vectorized: Optional[bool]  # None: not a CPU notion (Triton) or no code (extern)
+    reduction: bool
+    ops: int
+    loads: int
+    strided_loads: list[str]
+    masked_loads: int
+    trip_counts: list[str]
+    evidence: list[Evidence]
+    launches: list[Launch]  # in call() order
+    handle: Optional[str] = None  # provenance debug handle
+    loop_nests: list[LoopNest] = field(default_factory=list)
+    triton: Optional[TritonLaunch] = None
+    cost: KernelCost = KernelCost()
+    machine: Optional[MachineCode] = None  # a C++ kernel's, all its functions (None: not recorded)
+
+    def __post_init__(self):
+        coerce(self, "backend", Backend)
+
+    @property
+    def generated(self):
+        return self.backend != Backend.EXTERN
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One compiled graph (a compile id) and the kernels its output code launches."""
+
+    compile_id: Optional[str]
+    op_count: Optional[int]
+    cache: Optional[str]  # Inductor's FX graph cache outcome: hit, miss, bypass
+    kernels: list[str]  # kernel names
+    output_code: list[str]  # the output modules' text
+
+
+@dataclass(frozen=True)
+class TimeSplit:
+    """Where a compiled call's time went, from the profiled pass."""
+
+    total_s: Optional[float] = None
+    kernels_s: Optional[float] = None
+    calls: Optional[int] = None
+    mechanism: Optional[str] = None
+    wrapper_s: Optional[float] = None
+    outside_graphs_s: Optional[float] = None
+    unmatched: list[str] = field(default_factory=list)
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class CompilePhases:
+    """Compile seconds split as torch reports them, summed over a variant's graphs, and cache outcomes."""
+
+    dynamo_s: float
+    aot_s: float
+    inductor_s: float
+    codegen_s: float
+    build_s: float
+    total_s: float
+    cache: dict
+
+
+@dataclass(frozen=True)
+class ThreadScaling:
+    """A compiled variant's parallel kernels timed on fewer threads than torch's, the same compiled code: did
+    running them in parallel pay?"""
+
+    threads: int  # torch's thread count: the table's times were taken with it
+    points: list  # [[threads, seconds per call in its parallel kernels (median launches)]], 1 thread first
+    speedup: Optional[float]  # their time on 1 thread / on ``threads``, from launches taken in turn
+    specialised: Optional[str]  # why they could not run on fewer threads (torch 2.1 compiles the count in)
+    text: Optional[str]  # what it means, in one sentence

@@ -1,0 +1,250 @@
+"""The comparison model: runs of one sample or program compared with the first, variant by variant."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from inspector.model.analysis import Env, Sample
+from inspector.model.words import STATUSES, LineStatus, Status, Vectorized
+
+
+STEADY = "time per steady call"  # a program's function's time row: the median of its steady calls
+
+
+@dataclass(frozen=True)
+class TimeRow:
+    """One timing of two runs side by side (seconds; None: not timed under that run) and the second's speedup; from
+    alternating rounds, the median of the rounds' ratios with their ``spread`` [lowest, highest] over ``rounds``."""
+
+    what: str
+    a: Optional[float]
+    b: Optional[float]
+    speedup: Optional[float]  # a / b: above 1, the second run is faster
+    spread: Optional[tuple] = None
+    rounds: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class TimeGoes:
+    """Where a compiled call's time went under each run: the whole call, its costliest kernels (paired), how many
+    kernels are left out, and the rest of the profiled pass (all kernels, the wrapper, outside compiled graphs)."""
+
+    call: Optional[TimeRow]
+    kernels: tuple[TimeRow, ...]
+    more: int
+    rest: tuple[TimeRow, ...]
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """A hunk of the diff of two runs' code: ``structural`` (the normalised code differs) or ``cosmetic`` (only what
+    normalisation drops differs); (first, last) line of each side's code (None: no line there); its lines, each
+    "-", "+" or " " (context) first."""
+
+    kind: str
+    a: Optional[tuple]
+    b: Optional[tuple]
+    lines: tuple
+
+
+@dataclass(frozen=True)
+class CodePair:
+    """A kernel (or the wrapper's ``call()``) under two runs: its names, its hunks, and what else changed."""
+
+    a: str
+    b: str
+    hunks: tuple[Hunk, ...]
+    changes: tuple = ()  # "vectorized: no → yes", ...
+
+    @property
+    def structural_lines(self):
+        return [ln for h in self.hunks if h.kind == "structural" for ln in h.lines]
+
+    @property
+    def identical(self):
+        return not self.structural_lines
+
+    @property
+    def added_lines(self):
+        return sum(ln[0] == "+" for ln in self.structural_lines)
+
+    @property
+    def removed_lines(self):
+        return sum(ln[0] == "-" for ln in self.structural_lines)
+
+
+VECTORIZED = {Vectorized.ALL: "vectorized", Vectorized.SOME: "partly vectorized", Vectorized.NONE: "not vectorized",
+              Vectorized.UNKNOWN: "vectorization unknown"}  # a line verdict's vectorized, in words, best news first
+
+
+@dataclass(frozen=True)
+class LineVerdicts:
+    """A line's verdicts in one run, all its call sites together: distinct (status, vectorized) pairs in order of
+    first appearance (vectorized: a key of VECTORIZED, or None where it says nothing), and the evidence used."""
+
+    verdicts: tuple
+    how: tuple
+
+    def describe(self):
+        """'parallel, vectorized / eager'."""
+        return " / ".join(status + (f", {VECTORIZED[vec]}" if vec else "") for status, vec in self.verdicts)
+
+    @property
+    def rank(self):
+        """How bad the news is: the worst status, then the least vectorized; None where a status is unknown (no
+        worse, no better)."""
+        order = list(VECTORIZED)[:3]
+        if any(status not in STATUSES or status == LineStatus.UNKNOWN for status, _ in self.verdicts):
+            return None
+        return max(len(order) * STATUSES.index(status) + (order.index(vec) if vec in order else 0)
+                   for status, vec in self.verdicts)
+
+
+@dataclass(frozen=True)
+class Place:
+    """A line as a comparison names it: ``file`` the display name of its file, None for the sample's."""
+
+    file: Optional[str]
+    line: Optional[int]
+
+    @property
+    def where(self):
+        """'line 7', or 'line 7 of samples/helpers/penalties.py'."""
+        return f"line {self.line}" + (f" of {self.file}" if self.file else "")
+
+
+@dataclass(frozen=True)
+class ComparedLine(Place):
+    """A source line with a verdict under either run (its number in the second run where it has one there)."""
+
+    function: str
+    text: str  # stripped, from its own file ("" where the record does not hold that file)
+    a: Optional[LineVerdicts]  # None: no evidence names it under that run
+    b: Optional[LineVerdicts]
+
+    @property
+    def changed(self):
+        return bool(self.a and self.b) and self.a.verdicts != self.b.verdicts
+
+
+@dataclass(frozen=True)
+class BreakChange(Place):
+    """A graph break under one of two runs only: ``lost`` (only under the first) or ``gained``."""
+
+    change: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CallsChange:
+    """A program's compiled function under two runs: its calls, steady calls and recompiles, and what it raised
+    ((call, the error's first line), or None)."""
+
+    calls: tuple
+    steady_calls: tuple
+    recompiles: tuple
+    raised: tuple
+
+
+@dataclass(frozen=True)
+class ComparedVariant:
+    """One variant (a program's compiled function) under two runs; the compiled fields are empty for an eager one.
+
+    ``change``: faster, slower, "no clear change" or unknown (compare.change); ``control``: the id of the eager
+    variant whose change of time reads this compiled one's (None: none ran under both)."""
+
+    id: str
+    family: str
+    function: str
+    kind: str
+    compiled: bool
+    status: tuple[str, str]  # (under a, under b)
+    errors: tuple
+    timing: tuple[TimeRow, ...]  # the time row first
+    change: str
+    run: Optional[CallsChange] = None
+    control: Optional[str] = None
+    kernels: tuple = ()  # (CodePair, ...)
+    removed: tuple = ()  # kernel names only under the first run
+    added: tuple = ()
+    time_goes: Optional[TimeGoes] = None
+    lines: tuple = ()  # (ComparedLine, ...) in line order
+    breaks: tuple = ()  # (BreakChange, ...)
+    cache: Optional[tuple] = None  # Inductor's FX graph cache outcomes, where they differ
+    wrapper: Optional[CodePair] = None
+
+    @property
+    def ok(self):
+        """It ran under both."""
+        return self.status == (Status.OK, Status.OK)
+
+    @property
+    def time(self):
+        """Its time row (a program's function: its time per steady call), or None."""
+        return self.timing[0] if self.timing and self.timing[0].what in ("time", STEADY) else None
+
+    @property
+    def changed_lines(self):
+        return [e for e in self.lines if e.changed]
+
+    @property
+    def one_sided(self):
+        return [e for e in self.lines if not (e.a and e.b)]
+
+    @property
+    def same_lines(self):
+        return [e for e in self.lines if e.a and e.b and not e.changed]
+
+
+@dataclass(frozen=True)
+class Confounder:
+    """What differs between two runs besides torch's version (compare.CONFOUNDERS), and what it changes."""
+
+    key: str
+    what: str
+    a: str
+    b: str
+    text: str
+
+
+@dataclass(frozen=True)
+class RunPair:
+    """The baseline and one other run of a comparison (labels ``a`` and ``b``), variant by variant."""
+
+    a: str
+    b: str
+    warnings: tuple  # sentences, the confounders' first
+    confounders: tuple[Confounder, ...]
+    variants: tuple[ComparedVariant, ...]
+    program: bool
+    interleaved: bool  # timed in alternating rounds
+    only_a: tuple  # variant ids
+    only_b: tuple
+
+
+@dataclass(frozen=True)
+class ComparedRun:
+    """One run of a comparison: its label and what it ran with; ``record`` and ``report``: its record as given and
+    its HTML report's path from the comparison's folder (None where not made)."""
+
+    label: str
+    env: Env
+    build: str
+    config: tuple  # KEY=VALUE
+    population: int
+    created: str
+    argv: Optional[list]  # a program's arguments
+    load: Optional[str]  # a program's machine load, in words
+    record: Optional[str] = None
+    report: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Runs of one sample or program compared with the first (the baseline): one RunPair per other run."""
+
+    sample: Sample
+    program: bool
+    runs: tuple[ComparedRun, ...]
+    pairs: tuple[RunPair, ...]

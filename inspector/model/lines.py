@@ -1,0 +1,51 @@
+"""What happened to each source line, with the evidence that says so."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from inspector.model.words import How, LineStatus, ReasonKind, Vectorized, coerce
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why something is so: a stable ``kind`` that renderers may branch on, and ``text`` for people.
+
+    The text of a ``not-vectorized-*`` reason says why without the words "not vectorized" (renderers show
+    such reasons once, under that heading, when many lines share them).
+    """
+
+    kind: ReasonKind
+    text: str
+
+    def __post_init__(self):
+        coerce(self, "kind", ReasonKind)
+
+    @property
+    def not_vectorized(self):
+        return self.kind.startswith("not-vectorized-")
+
+
+@dataclass(frozen=True)
+class LineVerdict:
+    """What happened to one source line in one compiled variant, with the evidence that says so."""
+
+    file: str  # the file's display name (SourceFile.display)
+    line: int
+    end_line: int
+    function: str
+    via: list[list]  # call sites, outermost first: [file display, line]
+    status: Optional[LineStatus]  # None: no evidence names it
+    vectorized: Optional[Vectorized]
+    kernels: list[str]  # kernel ids
+    nests: list[str]  # "kernel id#nest index" of the loop nests it is placed in
+    why: list[Reason]
+    how: list[How]  # the evidence used
+    time_s: Optional[float] = None
+    time_share: Optional[float] = None
+
+    def __post_init__(self):
+        coerce(self, "status", LineStatus)
+        coerce(self, "vectorized", Vectorized)
+        object.__setattr__(self, "how", [How(h) for h in self.how])

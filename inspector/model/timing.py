@@ -1,0 +1,70 @@
+"""How long a variant took, how busy the machine was meanwhile, and the alternating rounds it was timed in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Calls after which compiling paid off against the fastest eager variant; ``calls`` None: never."""
+
+    calls: Optional[float]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A variant's timed runs, and what they mean for the whole population."""
+
+    median_s: float
+    min_s: float
+    max_s: float
+    runs: int
+    number: int
+    first_call_s: Optional[float]
+    samples_s: list[float]
+    per_population_s: float  # the median scaled to the whole population (Python measures a subset)
+    compile_s: Optional[float]  # compiled variants: torch's compile time, else first call minus median
+    rounds_s: dict[int, float] = field(default_factory=dict)  # {round: median of that round, per population} (Rounds)
+    scale: float = 1.0  # population over the individuals measured: min_s and max_s times it are per population
+
+    @property
+    def per_population_range(self):
+        """(fastest, slowest) run scaled to the whole population, as per_population_s is."""
+        return self.min_s * self.scale, self.max_s * self.scale
+
+
+@dataclass(frozen=True)
+class MachineLoad:
+    """How busy the machine was while a variant was timed (None: unknown: no /proc, or a window too short for
+    /proc's 10 ms ticks)."""
+
+    others_share: Optional[float]  # of all CPUs' time, the share other processes used
+    steal_share: Optional[float]  # of all CPUs' time, the share the hypervisor stole
+    loadavg: Optional[float]  # the 1-minute load average, the higher of its start and end (this run included)
+    cpus: Optional[int]
+    busy: Optional[str]  # why the timing is suspect, in one sentence; None when the machine was quiet or unknown
+    why: list[str] = field(default_factory=list)  # its clauses: "other processes used 38% of the 2 CPUs", ...
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """A CUDA variant's copies of the population to the device and of its output back, timed once (seconds)."""
+
+    to_device_s: Optional[float]
+    to_device_bytes: Optional[int]
+    to_host_s: Optional[float]  # None: no output to copy back
+    to_host_bytes: Optional[int]
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """The variants timed again in alternating rounds after the run, taking turns with the other runs of one
+    comparison (``session``) so that all saw the same machine."""
+
+    session: str
+    runs: int  # how many runs took turns
+    position: int  # this run's place in the turns (0: first)
+    count: int  # rounds asked for
+    budget_s: float  # seconds per variant per round

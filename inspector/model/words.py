@@ -1,0 +1,109 @@
+"""The closed sets of words: string-valued enums whose members equal, hash and print as their values, so the JSON
+and the templates read the words."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+
+class Words(str, Enum):
+    """A string-valued enum whose members print as their values (``enum.StrEnum`` from Python 3.11)."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+class Status(Words):
+    """How a variant's (or a trial's) run ended."""
+
+    OK = "ok"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    TIMEOUT = "timeout"
+
+
+class Backend(Words):
+    """What made a kernel: Inductor's C++ or Triton code generation, or a library call (``extern``)."""
+
+    CPP = "cpp"
+    TRITON = "triton"
+    EXTERN = "extern"
+
+
+class LineStatus(Words):
+    """A line verdict's status, best news first."""
+
+    PARALLEL = "parallel"
+    EXTERN = "extern"
+    UNKNOWN = "unknown"
+    SERIAL = "serial"
+    EAGER = "eager"
+    GRAPH_BREAK = "graph-break"
+
+
+STATUSES = tuple(LineStatus)
+
+
+class Vectorized(Words):
+    """A line verdict's vectorized: all, some or none of its C++ units (``n/a``: no CPU notion, such as Triton)."""
+
+    ALL = "all"
+    SOME = "some"
+    NONE = "none"
+    UNKNOWN = "unknown"
+    NA = "n/a"
+
+
+class How(Words):
+    """The evidence that placed a line (``inspector/analysis/lines.py``), best first."""
+
+    LOOP_NEST = "loop_nest"
+    PROVENANCE = "provenance"
+    ORIGIN = "origin"
+    FX_GRAPH = "fx_graph"
+    PYTHON_TRACE = "python_trace"
+    GRAPH_BREAK = "graph_break"
+
+
+class ReasonKind(Words):
+    """A Reason's kind: the set renderers may branch on."""
+
+    PARALLEL = "parallel"
+    PARALLEL_PAID = "parallel-paid"
+    PARALLEL_DID_NOT_PAY = "parallel-did-not-pay"
+    SERIAL = "serial"
+    EAGER = "eager"
+    GRAPH_BREAK = "graph-break"
+    LIBRARY_CALL = "library-call"
+    GENERATED_AROUND = "generated-around"
+    NEST_UNKNOWN = "nest-unknown"
+    SPLIT_NESTS = "split-nests"
+    NO_EVIDENCE = "no-evidence"
+    NOT_FUSED = "not-fused"
+    TRITON_LOADS = "triton-loads"
+    INDUCTOR_SCALAR = "inductor-scalar"
+    LANE_BY_LANE = "lane-by-lane"
+    GATHERED = "gathered"
+    UNROLLED_LOOP = "unrolled-loop"
+    MACHINE_CODE = "machine-code"
+    MACHINE_DISAGREES = "machine-disagrees"
+    MACHINE_LANE = "machine-lane"
+    FIX = "fix"
+    TRIED = "tried"
+    NOT_VECTORIZED_STRIDED = "not-vectorized-strided"
+    NOT_VECTORIZED_NO_LOOP = "not-vectorized-no-loop"
+    NOT_VECTORIZED_DTYPE = "not-vectorized-dtype"
+    NOT_VECTORIZED_SMALL = "not-vectorized-small"
+    NOT_VECTORIZED_NO_INDEX = "not-vectorized-no-index"
+    NOT_VECTORIZED_NO_ISA = "not-vectorized-no-isa"
+    NOT_VECTORIZED_CHECKER = "not-vectorized-checker"
+    NOT_VECTORIZED_TAIL = "not-vectorized-tail"
+    NOT_VECTORIZED_UNRECORDED = "not-vectorized-unrecorded"
+
+
+def coerce(value: Any, name: str, kind: type[Words]) -> None:
+    """Set the field ``name`` of a frozen dataclass ``value`` to its ``kind`` member (None stays None): the words a
+    constructor was given are checked against the closed set."""
+    word = getattr(value, name)
+    object.__setattr__(value, name, None if word is None else kind(word))
