@@ -29,7 +29,7 @@ import re
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -140,8 +140,7 @@ class Breaks(Report):
     @property
     def view(self):
         a = self.analysis
-        findings = [replace(row, tried=a.variant(row.variant).trials) for row in a.findings]
-        return BreaksView(self.sample, a.env.torch, a.sample.population, findings)
+        return BreaksView(self.sample, a.env.torch, a.sample.population, a.findings)
 
     @property
     def found(self):

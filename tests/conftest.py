@@ -50,7 +50,7 @@ def statuses(analysis, vid):
     """{stripped source line: set of statuses} of the sample's lines, for one compiled variant."""
     source = analysis.sample.source.splitlines()
     found = {}
-    for e in analysis.variant(vid).lines:
+    for e in analysis.variant(vid).code.lines:
         if e.file != analysis.sample.path:
             continue
         found.setdefault(source[e.line - 1].strip(), set()).add(e.status)

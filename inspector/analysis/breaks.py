@@ -1,12 +1,19 @@
 """Graph breaks of a variant, and their silent cousins (unrolled loops, recompilations), as typed values."""
 
+from __future__ import annotations
+
 import re
+from collections.abc import Sequence
+from typing import Optional
 
 from inspector import files, frames as parse_frames
 from inspector.analysis import recompiles
+from inspector.analysis.lines import Scope, Sources
 from inspector.analysis.parse import breaks as parse
 from inspector.frames import Frame
-from inspector.model import BreakCost, CompileWarning, Finding, GraphBreak, Status
+from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, ProgramFunction, Recompilation,
+                             SampleVariant, SourceFile, Status)
+from inspector.raw import RawGraph, RawSize
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
 PROBE_FRAME = re.compile(r"[/\\]inspector[/\\]probe[/\\]\w+\.py$")  # inspector's probe calling the user's code
@@ -131,12 +138,13 @@ def cost(regions):
     return BreakCost(outside, regions.graphs_s, outside / regions.total_s if regions.total_s else 0.0)
 
 
-def warnings(graphs, raw, statements, sources, code):
+def warnings(graphs: Sequence[RawGraph], again: Optional[Recompilation], sizes: Sequence[RawSize],
+             statements: Scope, sources: Sources, code: SourceFile) -> list[CompileWarning]:
     """The silent cousins of a break: unrolled Python loops and recompilations.
 
-    ``graphs``: the variant's raw graphs; ``raw``: its raw result (``recompiles``, ``sizes``); ``statements`` maps
-    the lines of the variant's function and helpers, in the SourceFile ``code``, to {"function", "loop",
-    "in_loop"} (see lines.scope).
+    ``graphs``: the function's raw graphs; ``again``: its recompilation after the first call; ``sizes``: its calls at
+    further population sizes; ``statements``: the lines of the function and its helpers in the SourceFile ``code``
+    (see lines.scope).
     """
     found = []
     for g in graphs:
@@ -145,40 +153,42 @@ def warnings(graphs, raw, statements, sources, code):
                 f"Dynamo unrolled the Python loop at line {loop}: its body was traced {times} times into graph "
                 f"{g.compile_id}, so compile time and graph size grow with its trip count. Vectorise the loop "
                 "over a new axis instead")))
-    again = recompiles.recompilation(raw)
     if again:
         found.append(CompileWarning("recompile-limit" if again.limit else "recompile", [], None, again.text))
-    for size in raw.sizes or []:
-        for r in size.recompiles:
+    for size in sizes:
+        for r in size.recompiles or []:
             if r.reason:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
                 found.append(CompileWarning("recompile", [], r.compile_id, f"recompiled at population "
                                             f"{size.population:,}: {recompiles.guard_text(r.reason)}"))
     return found
 
 
-def unrolled(fx_graph, statements, sources, code):
+def unrolled(fx_graph: str, statements: Scope, sources: Sources, code: SourceFile) -> dict[int, int]:
     """{loop header line: times its body was traced} for the Python loops Dynamo unrolled into a graph.
 
     The evidence: in the graph's node order (its `# File:` comments), a line inside the loop's body comes back
     after other lines, again and again: straight-line code, however long, visits each line once.
     """
-    visits, previous = {}, None
+    visits: dict[int, int] = {}
+    previous = None
     for line in [line for f, line in sources.comments(fx_graph) if f is code]:
         if line != previous:
             visits[line] = visits.get(line, 0) + 1
         previous = line
-    times = {}
+    times: dict[int, int] = {}
     for line, count in visits.items():
-        loop = (statements.get(line) or {}).get("in_loop")
+        loop = statements[line].in_loop if line in statements else None
         if loop and count >= UNROLLED_MIN_TIMES:
             times[loop] = max(times.get(loop, 0), count)
     return dict(sorted(times.items()))
 
 
-def findings(variants):
-    """Per compiled variant that ran (Triton previews left out: their breaks are the compiled variants'): its
-    graphs, breaks, cost and warnings; the variant that spends most time outside compiled graphs first."""
-    rows = [Finding(v.id, v.status, v.error, v.graphs, v.break_cost, v.breaks, v.warnings, v.recompilation,
-                    bounds=v.bounds)
-            for v in variants if v.compiled and v.status != Status.SKIPPED and not v.preview]
-    return sorted(rows, key=lambda r: -(r.cost.outside_s if r.cost else 0.0))
+def findings(units: Sequence[SampleVariant | ProgramFunction]) -> tuple[Finding, ...]:
+    """Per compiled variant that ran, or program's function (Triton previews left out: their breaks are the
+    compiled variants'): its graphs, breaks, cost and warnings, and the fixes tried on it; the one that spends most
+    time outside compiled graphs first."""
+    rows = [Finding(v.id, v.status, v.error, v.code.graphs, v.code.break_cost, v.code.breaks, v.code.warnings,
+                    v.code.recompilation, v.trials if isinstance(v, SampleVariant) else (), v.code.bounds)
+            for v in units if isinstance(v, ProgramFunction) or v.compiled and v.status != Status.SKIPPED
+            and not v.preview]
+    return tuple(sorted(rows, key=lambda r: -(r.cost.outside_s if r.cost else 0.0)))

@@ -21,8 +21,8 @@ from inspector.analysis.parse import wrapper as wrapper_parse
 from inspector.analysis.rounds import side_by_side
 from inspector.errors import InspectorError
 from inspector.model import (VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine, ComparedRun,
-                             ComparedVariant, Comparison, Confounder, Env, Hunk, LineVerdicts, RunPair, STEADY,
-                             TimeGoes, TimeRow)
+                             ComparedVariant, Comparison, Confounder, Env, Hunk, LineVerdicts, ProgramFunction, RunPair,
+                             SampleVariant, STEADY, TimeGoes, TimeRow)
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
@@ -279,11 +279,11 @@ def _pair(ra, rb, a_name, b_name):
         warnings.append("timed one after the other, not in alternating rounds: a machine busier during one run than "
                         "the other changes the ratios (compare a sample, not records, to interleave them)")
         for name, run in ((a_name, ra), (b_name, rb)):
-            busy = [v.id for v in run.variants if v.load and v.load.busy]
+            busy = [v.id for v in run.variants if v.timing and v.timing.load and v.timing.load.busy]
             if busy:
                 warnings.append(f"{name} timed {', '.join(busy)} on a busy machine (other processes or steal took "
                                 "CPU time meanwhile): its ratios may be off")
-    va, vb = ({v.id: v for v in r.variants} for r in (ra, rb))
+    va, vb = ({v.id: v for v in (r.program.functions if r.program else r.variants)} for r in (ra, rb))
     variants = [_variant(va[i], vb[i], ra, rb, a_name, b_name, interleaved) for i in va if i in vb
                 and "skipped" not in (va[i].status, vb[i].status)]
     variants = tuple(replace(v, control=_control(v, variants)) if v.compiled else v for v in variants)
@@ -332,7 +332,7 @@ def _times(v):
     """{TIMINGS' what: seconds or None} of a variant; a program's function: its steady time per call, its first
     (compiling) call and torch's compile time over all its compiles (None where torch's metrics do not say)."""
     found = {what: getattr(v.timing, key) if v.timing else None for what, key in TIMINGS}
-    if v.run:
+    if isinstance(v, ProgramFunction):
         found = {STEADY: found["time"], "first call": found["first call"], "compile, all compiles": v.run.compile_s}
     return found
 
@@ -352,18 +352,20 @@ def _variant(a, b, ra, rb, a_name, b_name, interleaved):
         timing[0] = TimeRow("time", statistics.median(a.timing.rounds_s[r] for r in shared),
                             statistics.median(b.timing.rounds_s[r] for r in shared), speedup, tuple(spread),
                             len(shared))
-    out = ComparedVariant(id=a.id, family=a.family, function=a.function, kind=a.kind, compiled=a.compiled,
+    sample = isinstance(a, SampleVariant)  # a program's function: a compiled torch one, of no family
+    out = ComparedVariant(id=a.id, family=a.family if sample else "", function=a.function,
+                          kind=a.kind if sample else "torch", compiled=a.compiled if sample else True,
                           status=(a.status, b.status), errors=(a.error, b.error), timing=tuple(timing), change="")
     out = replace(out, change=change(out.time))
-    if a.run and b.run:
+    if isinstance(a, ProgramFunction) and isinstance(b, ProgramFunction):
         out = replace(out, run=CallsChange(
             calls=(a.run.calls, b.run.calls), steady_calls=(a.run.steady_calls, b.run.steady_calls),
             recompiles=(len(a.run.recompiles), len(b.run.recompiles)),
             raised=tuple((v.run.error_call, v.error.strip().splitlines()[0]) if v.error else None for v in (a, b))))
-    if not a.compiled:
+    if not out.compiled:
         return out
-    pairs, removed, added = match(a.kernels, b.kernels, _kernel_lines(a, ra, rb), _kernel_lines(b, rb, ra))
-    caches = [", ".join(sorted({g.cache for g in v.graphs if g.cache})) for v in (a, b)]
+    pairs, removed, added = match(a.code.kernels, b.code.kernels, _kernel_lines(a, ra, rb), _kernel_lines(b, rb, ra))
+    caches = [", ".join(sorted({g.cache for g in v.code.graphs if g.cache})) for v in (a, b)]
     calls = wrapper(a), wrapper(b)
     return replace(
         out, kernels=tuple(_kernel_pair(ka, kb) for ka, kb in pairs), removed=tuple(k.name for k in removed),
@@ -388,7 +390,7 @@ def _time_goes(a, b, matched, a_name, b_name, time):
     rest = []
     for key, what in (("kernels_s", "all kernels"), ("wrapper_s", "wrapper: between kernels, inside compiled graphs"),
                       ("outside_graphs_s", "outside compiled graphs")):
-        a_s, b_s = (getattr(v.time_split, key) if v.time_split else None for v in (a, b))
+        a_s, b_s = (getattr(v.code.time_split, key) if v.code.time_split else None for v in (a, b))
         if a_s is not None or b_s is not None:
             rest.append(_row(what, a_s, b_s))
     return TimeGoes(call=_row("the whole call (timed, as above)", time.a, time.b) if time else None,
@@ -398,14 +400,14 @@ def _time_goes(a, b, matched, a_name, b_name, time):
 def wrapper(v):
     """The ``call`` functions of a variant's output code, its generated kernels renamed kernel0, kernel1, ..."""
     text = []
-    for g in v.graphs:
+    for g in v.code.graphs:
         for module in g.output_code:
             try:
                 text.append(wrapper_parse.call_source(module, wrapper_parse.parse(module)))
             except wrapper_parse.WrapperError:
                 continue
     text = "\n".join(text)
-    generated = [k.name for k in v.kernels if k.generated]
+    generated = [k.name for k in v.code.kernels if k.generated]
     for n, name in enumerate(dict.fromkeys(generated)):
         text = re.sub(rf"\b{re.escape(name)}\b", f"kernel{n}", text)
     return text
@@ -440,7 +442,7 @@ def _text(run, file, line):
 def _kernel_lines(v, run, other):
     """{kernel id: {(function, *_place)}} of the lines a variant's kernels compute."""
     keys = {}
-    for e in v.lines:
+    for e in v.code.lines:
         for kid in e.kernels:
             keys.setdefault(kid, set()).add((e.function, *_place(run, other, e.file, e.line)))
     return keys
@@ -449,7 +451,7 @@ def _kernel_lines(v, run, other):
 def _verdicts(v, run, other):
     """{(function, *_place): (its first LineVerdict, the LineVerdicts of all its call sites together)}."""
     found = {}
-    for e in v.lines:
+    for e in v.code.lines:
         if e.status:
             found.setdefault((e.function, *_place(run, other, e.file, e.line)), []).append(e)
     return {key: (es[0], LineVerdicts(
@@ -471,7 +473,7 @@ def _verdict_changes(a, b, ra, rb):
 def _break_changes(a, b, ra, rb):
     """Graph breaks gained or lost (BreakChange), matched by their place and their normalised cause (torch versions
     word the same break differently; the cause is the same), or their reason where the cause is unknown."""
-    ka, kb = ({(_place(r, o, x.file, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.breaks}
+    ka, kb = ({(_place(r, o, x.file, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.code.breaks}
               for v, r, o in ((a, ra, rb), (b, rb, ra)))
     return tuple(BreakChange(file=key[0][0], line=x.line, change=change, reason=x.reason)
                  for change, mine, other in (("lost", ka, kb), ("gained", kb, ka))

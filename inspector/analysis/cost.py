@@ -1,11 +1,17 @@
 """Where the time goes, from a record alone: kernel times joined to kernels and source lines, the bytes each
 kernel moves and the bandwidth it reached against the machine's, and compile time by phase."""
 
+from __future__ import annotations
+
 import re
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Optional
 
 from inspector.analysis.parse import wrapper
-from inspector.model import Backend, CompilePhases, LineStatus, Reason, ThreadScaling, TimeSplit
+from inspector.model import (Backend, CompilePhases, Kernel, KernelCost, LineStatus, Reason, ReasonKind, ThreadScaling,
+                             TimeSplit)
+from inspector.raw import RawEvent, RawGraph, RawKernelTimes, RawThreadScaling
 
 CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)')
 TRITON_SIGNATURE = re.compile(r"""['"]signature['"]:\s*\{([^}]*)\}""")
@@ -46,58 +52,76 @@ def _op(name):
     return name
 
 
-def kernel_times(kt, kernels):
-    """(TimeSplit or None, kernels with ``cost.time_s``, ``launches_per_call``, ``time_share``): the profiled
-    pass's events (``kt``: the variant's RawKernelTimes) joined to the kernels by name, and by graph where the event
-    knows it."""
+def costs(kernels: Sequence[Kernel], kt: Optional[RawKernelTimes], scaling: Optional[RawThreadScaling],
+          graphs: Sequence[RawGraph], bandwidth_gb_s: Optional[float]
+          ) -> tuple[list[Kernel], Optional[TimeSplit], Optional[ThreadScaling]]:
+    """(``kernels``, each with what it cost, where a profiled call's time went, whether the parallel kernels paid for
+    their threads): the profiled pass's events (``kt``) joined to the kernels by name (and by graph where an event
+    knows it), the bytes each launch moves (its buffers' sizes and dtypes, from the wrapper) and the GB/s it reached
+    against the machine's, and its launches on fewer threads than torch's (``scaling``)."""
+    times, split = _kernel_times(kt, kernels)
+    medians = _thread_medians(scaling, kernels)
+    moved = _traffic(graphs, kernels)
+    total = kt.total_s if kt else None
+    threads = scaling.threads if scaling else None
+    costed = [replace(k, cost=_cost(times.get(k.id), total, moved.get(k.id), bandwidth_gb_s, medians.get(k.id, {}),
+                                    threads)) for k in kernels]
+    return costed, split, _scaling(scaling, costed)
+
+
+def _cost(timed: Optional[tuple[float, float]], total_s: Optional[float], moved: Optional[tuple[int, int]],
+          bandwidth_gb_s: Optional[float], threads_s: dict[int, float], threads: Optional[int]) -> KernelCost:
+    """One kernel's KernelCost: ``timed`` (seconds per call over its launches, launches per call), ``moved`` (bytes
+    read and written per launch), ``threads_s`` ({threads: median seconds per launch})."""
+    time_s, launches = timed if timed else (None, None)
+    read, written = moved if moved else (None, None)
+    gb_s = (moved[0] + moved[1]) * launches / time_s / 1e9 if moved and time_s and launches else None
+    paid = threads_s[1] / threads_s[threads] if threads and threads_s.get(1) and threads_s.get(threads) else None
+    return KernelCost(time_s=time_s, launches_per_call=launches,
+                      time_share=time_s / total_s if time_s is not None and total_s else None,
+                      read_bytes=read, written_bytes=written, gb_s=gb_s,
+                      bandwidth_fraction=gb_s / bandwidth_gb_s if gb_s is not None and bandwidth_gb_s else None,
+                      threads_s=threads_s if paid else {}, thread_speedup=paid)
+
+
+def _kernel_times(kt: Optional[RawKernelTimes],
+                  kernels: Sequence[Kernel]) -> tuple[dict[str, tuple[float, float]], Optional[TimeSplit]]:
+    """({kernel id: (seconds per call over all its launches, launches per call)}, TimeSplit or None) of the profiled
+    pass."""
     if not kt or not kt.events:
-        return (TimeSplit(error=kt.error) if kt and kt.error else None), kernels
-    times, unmatched = {}, []
+        return {}, (TimeSplit(error=kt.error) if kt and kt.error else None)
+    times: dict[str, tuple[float, float]] = {}
+    unmatched = []
     for e in kt.events:
         found = _kernel_of(e, kernels)
         if found is None:
-            unmatched.append(e.name)
+            unmatched.append(e.name or "")
             continue
         time_s, count = times.get(found.id, (0.0, 0))
-        times[found.id] = (time_s + e.time_s, count + e.count)
-    total = kt.total_s
-    kernels = [replace(k, cost=replace(k.cost, time_s=times[k.id][0], launches_per_call=times[k.id][1],
-                                       time_share=times[k.id][0] / total if total else None))
-               if k.id in times else k for k in kernels]
-    kernels_s = sum(e.time_s for e in kt.events)
-    graphs_s = kt.graphs_s
-    return TimeSplit(total_s=total, kernels_s=kernels_s, calls=kt.calls, mechanism=kt.mechanism,
-                     wrapper_s=max(0.0, graphs_s - kernels_s) if graphs_s else None,
-                     outside_graphs_s=max(0.0, total - graphs_s) if graphs_s else None, unmatched=unmatched), kernels
+        times[found.id] = (time_s + (e.time_s or 0.0), count + (e.count or 0))
+    total, kernels_s, graphs_s = kt.total_s or 0.0, sum(e.time_s or 0.0 for e in kt.events), kt.graphs_s
+    return times, TimeSplit(total_s=kt.total_s, kernels_s=kernels_s, calls=kt.calls, mechanism=kt.mechanism,
+                            wrapper_s=max(0.0, graphs_s - kernels_s) if graphs_s else None,
+                            outside_graphs_s=max(0.0, total - graphs_s) if graphs_s else None, unmatched=unmatched)
 
 
-def _kernel_of(event, kernels):
+def _kernel_of(event: RawEvent, kernels: Sequence[Kernel]) -> Optional[Kernel]:
     """The one kernel a profiler event names (by name, and by graph where the event knows it), or None."""
-    found = [k for k in kernels if _op(k.name) == _op(event.name)]
+    found = [k for k in kernels if _op(k.name) == _op(event.name or "")]
     found = [k for k in found if k.graph == event.graph] or found
     return found[0] if len(found) == 1 else None
 
 
-def with_traffic(graphs, kernels, bandwidth_gb_s):
-    """Kernels with the bytes they read and write per launch (their buffers' sizes and dtypes, from the
-    wrapper) and, where timed, the GB/s they reached and its fraction of the machine's bandwidth."""
+def _traffic(graphs: Sequence[RawGraph], kernels: Sequence[Kernel]) -> dict[str, tuple[int, int]]:
+    """{kernel id: (bytes read, bytes written) per launch} of the generated kernels whose launches' sizes the wrapper
+    tells."""
     moved = {}
     for g in graphs:
         mine = {k.name: k for k in kernels if k.graph == g.compile_id and k.generated}
         for code in g.output_code or []:
             for name, sizes in traffic(code, mine).items():
                 moved[mine[name].id] = sizes
-    out = []
-    for k in kernels:
-        if k.id in moved:
-            read, written = moved[k.id]
-            c = replace(k.cost, read_bytes=read, written_bytes=written)
-            if c.time_s and c.launches_per_call:
-                gb_s = (read + written) * c.launches_per_call / c.time_s / 1e9
-                c = replace(c, gb_s=gb_s, bandwidth_fraction=gb_s / bandwidth_gb_s if bandwidth_gb_s else None)
-            k = replace(k, cost=c)
-        out.append(k)
-    return out
+    return moved
 
 
 def traffic(output_code, kernels):
@@ -148,31 +172,34 @@ def _moved(params, sizes):
     return (read, written) if read or written else None
 
 
-def thread_scaling(scaling, kernels):
-    """(ThreadScaling or None, kernels with ``threads_s`` and ``thread_speedup``) from the probe's pass whose
-    kernel launches took torch's thread count and fewer in turn (``scaling``: the variant's RawThreadScaling)."""
-    if not scaling:
-        return None, kernels
-    n = scaling.threads
-    if scaling.specialised:
-        return ThreadScaling(n, [], None, scaling.specialised, scaling.specialised), kernels
-    medians = {}
-    for e in scaling.events or []:
+def _thread_medians(scaling: Optional[RawThreadScaling], kernels: Sequence[Kernel]) -> dict[str, dict[int, float]]:
+    """{kernel id: {threads: median seconds per launch}} from the pass whose launches took torch's thread count and
+    fewer in turn (none where the count was compiled in)."""
+    medians: dict[str, dict[int, float]] = {}
+    for e in (scaling.events or []) if scaling and not scaling.specialised else []:
         k = _kernel_of(e, kernels) if e.threads else None
-        if k is not None:
+        if k is not None and e.threads and e.median_s is not None:
             medians.setdefault(k.id, {})[e.threads] = e.median_s
-    kernels = [replace(k, cost=replace(k.cost, threads_s=medians[k.id], thread_speedup=medians[k.id][1] / medians[
-        k.id][n])) if medians.get(k.id, {}).get(1) and medians[k.id].get(n) else k for k in kernels]
+    return medians
+
+
+def _scaling(scaling: Optional[RawThreadScaling], kernels: Sequence[Kernel]) -> Optional[ThreadScaling]:
+    """Whether the parallel ``kernels`` (their costs' ``threads_s``) ran faster on torch's threads than on one."""
+    if not scaling:
+        return None
+    n = scaling.threads or 1
+    if scaling.specialised:
+        return ThreadScaling(n, [], None, scaling.specialised, scaling.specialised)
     parallel = [k for k in kernels if k.parallel and k.cost.thread_speedup]
     if not parallel:
-        return None, kernels
+        return None
     points = [[t, sum(k.cost.threads_s[t] * (k.cost.launches_per_call or 1) for k in parallel)]
               for t in sorted(set.intersection(*(set(k.cost.threads_s) for k in parallel)))]
     speedup = points[0][1] / points[-1][1]
-    return ThreadScaling(n, points, speedup, None, _scaling_text(n, speedup)), kernels
+    return ThreadScaling(n, points, speedup, None, _scaling_text(n, speedup))
 
 
-def _scaling_text(n, speedup):
+def _scaling_text(n: int, speedup: float) -> str:
     if speedup >= PAID:
         return f"its parallel kernels ran {speedup:.1f}x faster on {n} threads than on 1: parallel paid"
     if speedup < 1 / PAID:
@@ -181,33 +208,29 @@ def _scaling_text(n, speedup):
     return f"its parallel kernels ran about as fast on {n} threads as on 1 ({speedup:.2f}x): parallel did not pay"
 
 
-def with_heat(lines, kernels, split):
-    """Lines with the seconds per call of the kernels they ran in (each kernel's whole time), or of the time
-    outside compiled graphs for lines that ran eagerly, and that time's share of the call."""
+def heat(status: Optional[LineStatus], kernel_ids: Sequence[str], kernels: Sequence[Kernel],
+         split: Optional[TimeSplit]) -> tuple[Optional[float], Optional[float]]:
+    """(seconds per call, share of the call) of a line: the time of the kernels it ran in (each kernel's whole
+    time), or for a line that ran eagerly the time outside compiled graphs; (None, None) where not profiled."""
     if not split:
-        return lines
+        return None, None
     times = {k.id: k.cost.time_s for k in kernels if k.cost.time_s is not None}
-    out = []
-    for e in lines:
-        mine = [times[k] for k in e.kernels if k in times]
-        t = split.outside_graphs_s if e.status in EAGER else sum(mine) if mine else None
-        out.append(replace(e, time_s=t, time_share=t / split.total_s if t is not None and split.total_s else None))
-    return out
+    mine = [times[k] for k in kernel_ids if k in times]
+    t = split.outside_graphs_s if status in EAGER else sum(mine) if mine else None
+    return t, t / split.total_s if t is not None and split.total_s else None
 
 
-def with_thread_reasons(lines, kernels, threads):
-    """Parallel lines with whether running their kernels in parallel paid, from the passes on 1 thread."""
-    if not threads or not threads.speedup:
-        return lines
-    by_id = {k.id: k for k in kernels}
-    out = []
-    for e in lines:
-        mine = [by_id[i] for i in e.kernels if i in by_id and by_id[i].parallel and by_id[i].cost.thread_speedup]
-        if e.status == LineStatus.PARALLEL and mine:
-            said = ", ".join(f"{k.name} {k.cost.thread_speedup:.2f}x" for k in mine)
-            paid = all(k.cost.thread_speedup >= PAID for k in mine)
-            e = replace(e, why=e.why + [Reason("parallel-paid" if paid else "parallel-did-not-pay", (
-                f"parallel paid: on {threads.threads} threads against 1, {said} faster" if paid else
-                f"parallel did not pay: on {threads.threads} threads against 1, {said} faster (below 1x: slower)"))])
-        out.append(e)
-    return out
+def thread_reasons(status: Optional[LineStatus], kernel_ids: Sequence[str], by_id: dict[str, Kernel],
+                   threads: Optional[ThreadScaling]) -> list[Reason]:
+    """Whether running a parallel line's kernels in parallel paid, from the passes on 1 thread."""
+    if not threads or not threads.speedup or status != LineStatus.PARALLEL:
+        return []
+    mine = [by_id[i] for i in kernel_ids if i in by_id and by_id[i].parallel and by_id[i].cost.thread_speedup]
+    if not mine:
+        return []
+    said = ", ".join(f"{k.name} {k.cost.thread_speedup:.2f}x" for k in mine)
+    if all((k.cost.thread_speedup or 0) >= PAID for k in mine):
+        return [Reason(ReasonKind.PARALLEL_PAID, f"parallel paid: on {threads.threads} threads against 1, {said} "
+                                                 "faster")]
+    return [Reason(ReasonKind.PARALLEL_DID_NOT_PAY, f"parallel did not pay: on {threads.threads} threads against 1, "
+                                                    f"{said} faster (below 1x: slower)")]

@@ -1,4 +1,4 @@
-"""Line verdicts: for a compiled variant, what happened to each line of every file its code came from: the
+"""Line verdicts: for a compiled function, what happened to each line of every file its code came from: the
 sample, the user's own modules, and libraries.
 
 Evidence, best first (each verdict says which gave it, in ``how``):
@@ -8,28 +8,45 @@ Evidence, best first (each verdict says which gave it, in ``how``):
 - ``fx_graph``: the FX graph's node stack comments, graph-level only;
 - ``python_trace``: lines that ran as Python bytecode during a steady-state compiled call (eager);
 - ``graph_break``: Dynamo's graph-break message.
+
+``verdicts`` makes each line's verdict once, from all of it (``Evidence``): where the time went and whether
+parallel paid are said on a line beside what the placing evidence says.
 """
 
-import ast
+from __future__ import annotations
 
-from inspector.analysis import machine
-from inspector.files import same_path
+import ast
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
 from inspector import frames as parse_frames
-from inspector.model import Backend, LineStatus, LineVerdict, Reason
+from inspector.analysis import cost, machine
+from inspector.files import same_path
+from inspector.model import (Backend, CompileWarning, Env, GraphBreak, How, Kernel, LineStatus, LineVerdict, LoopNest,
+                             ParallelChoice, Reason, ReasonKind, SourceFile, ThreadScaling, Tiling, TimeSplit,
+                             Vectorized)
+from inspector.raw import RawGraph, RawPythonLine
 
 LISTED = 12  # nests or kernels named in one reason's text
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+Unit = tuple[Kernel, Optional[LoopNest]]  # where a line's operations run: a loop nest, or a kernel as a whole
+Place = tuple[tuple[str, ...], Optional[int]]  # (kernel ids, nest index or None): one alternative of a group
+Key = tuple[str, int, tuple[tuple[str, int], ...]]  # (path, line, the call sites above it: (path, line))
+# {compile id: [(nodes of one, nodes of the other, the scheduler's reason, the pair as said)]} (see _fusion)
+Fusion = dict[Optional[str], list[tuple[set[str], set[str], Optional[str], str]]]
 
 
 class Sources:
     """The files a variant's evidence may point into, and the file a stack frame is in."""
 
-    def __init__(self, files):
+    def __init__(self, files: list[SourceFile]) -> None:
         self.files = files
         self.by_path = {f.path: f for f in files}
         self.by_display = {f.display: f for f in files}
-        self._trees = {}
+        self._trees: dict[str, Optional[ast.Module]] = {}
 
-    def resolve(self, frame):
+    def resolve(self, frame: parse_frames.Frame) -> Optional[SourceFile]:
         """The SourceFile of ``frame``, or None (torch's own files, or a file not in the record).
 
         Stacks from an older record may name the sample from another checkout (Inductor's cache kept the path
@@ -42,7 +59,7 @@ class Sources:
         return next((f for f in self.files if f.kind != "library" and f.path.rsplit("/", 1)[-1] == name
                      and f.text(frame.line) == frame.code.strip()), None)
 
-    def tree(self, file):
+    def tree(self, file: SourceFile) -> Optional[ast.Module]:
         if file.path not in self._trees:
             try:
                 self._trees[file.path] = ast.parse(file.source)
@@ -50,21 +67,31 @@ class Sources:
                 self._trees[file.path] = None
         return self._trees[file.path]
 
-    def chain(self, text):
+    def chain(self, text: str) -> list[tuple[SourceFile, int]]:
         """[(SourceFile, line)] of a stack's frames in annotated files, outermost first."""
         return [(f, frame.line) for frame in parse_frames.stack(text) if (f := self.resolve(frame))]
 
-    def comments(self, text):
+    def comments(self, text: str) -> list[tuple[SourceFile, int]]:
         """[(SourceFile, line)] of an FX graph's stack comments in annotated files, in node order."""
         return [(f, frame.line) for frame in parse_frames.comments(text) if (f := self.resolve(frame))]
 
 
-def scope(source, function):
-    """Statements of ``function`` and of the same-file helpers it calls, transitively.
+@dataclass(frozen=True)
+class Statement:
+    """A statement with a runtime effect, as a verdict covers it: its last line (a compound statement's header
+    only), its function, whether it is a loop, and the header line of the innermost loop around it (None: none)."""
 
-    Returns {line: {"end": end_line, "function": name, "loop": bool, "in_loop": the header line of the innermost
-    for/while around it, or None}} for every statement with a runtime effect.
-    """
+    end: int
+    function: str
+    loop: bool
+    in_loop: Optional[int]
+
+
+Scope = dict[int, Statement]  # {first line: its statement}
+
+
+def scope(source: str, function: str) -> Scope:
+    """The statements of ``function`` and of the same-file helpers it calls, transitively."""
     tree = ast.parse(source)
     defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     todo, seen = [function], set()
@@ -79,30 +106,29 @@ def scope(source, function):
     return {line: info for name in seen for line, info in _function_lines(defs[name]).items()}
 
 
-def enclosing_scope(tree, lines):
+def enclosing_scope(tree: ast.Module, lines: Iterable[int]) -> Scope:
     """The statements of the innermost functions (methods included) around each of ``lines``, as ``scope``."""
     functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    found = {}
+    found: Scope = {}
     for line in lines:
-        around = [f for f in functions if f.lineno <= line <= f.end_lineno]
+        around = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
         if around:
-            found.update(_function_lines(min(around, key=lambda f: f.end_lineno - f.lineno)))
+            found.update(_function_lines(min(around, key=lambda f: (f.end_lineno or f.lineno) - f.lineno)))
     return found
 
 
-def _function_lines(function):
+def _function_lines(function: FunctionNode) -> Scope:
     lines = {}
     for stmt, loop in _statements(function.body):
-        end = stmt.end_lineno
+        end = stmt.end_lineno or stmt.lineno
         body = getattr(stmt, "body", None)
         if isinstance(body, list) and body:  # compound statement: its header only
             end = max(stmt.lineno, body[0].lineno - 1)
-        lines[stmt.lineno] = {"end": end, "function": function.name, "loop": isinstance(stmt, (ast.For, ast.While)),
-                              "in_loop": loop}
+        lines[stmt.lineno] = Statement(end, function.name, isinstance(stmt, (ast.For, ast.While)), loop)
     return lines
 
 
-def _statements(body, loop=None):
+def _statements(body: list[ast.stmt], loop: Optional[int] = None) -> Iterator[tuple[ast.stmt, Optional[int]]]:
     """(statement, header line of the innermost loop around it) for each statement, nested ones included."""
     for i, stmt in enumerate(body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -111,104 +137,151 @@ def _statements(body, loop=None):
             continue  # docstring
         yield stmt, loop
         inner = stmt.lineno if isinstance(stmt, (ast.For, ast.While, ast.AsyncFor)) else loop
-        for field in ("body", "orelse", "finalbody"):
-            yield from _statements(getattr(stmt, field, []) or [], inner)
+        for name in ("body", "orelse", "finalbody"):
+            yield from _statements(getattr(stmt, name, []) or [], inner)
         for handler in getattr(stmt, "handlers", []) or []:
             yield from _statements(handler.body, inner)
 
 
-def verdicts(graphs, python_lines, kernels, breaks, sources, env, variant_scope, shape):
-    """The line verdicts of a compiled variant, over every annotated file its evidence names.
+@dataclass(frozen=True)
+class Evidence:
+    """All that a compiled function's line verdicts are made from: its raw graphs (their nest records, provenance
+    and FX graph comments), the lines that ran as Python in one steady call, its kernels (with their costs) and
+    graph breaks, the Python loops Dynamo unrolled, where a profiled call's time went (``split``) and whether its
+    parallel kernels paid for their threads (``threads``)."""
 
-    ``graphs``: its captured graphs (raw); ``python_lines``: the lines that ran as Python in one steady call;
-    ``kernels``: its Kernels; ``breaks``: its GraphBreaks; ``sources``: a Sources; ``variant_scope``: {path:
-    ``scope()``} of the variant's function and helpers, whose lines are listed even without evidence.
+    graphs: Sequence[RawGraph]
+    python_lines: Sequence[RawPythonLine]
+    kernels: Sequence[Kernel]
+    breaks: Sequence[GraphBreak]
+    unrolled: Sequence[CompileWarning]
+    split: Optional[TimeSplit]
+    threads: Optional[ThreadScaling]
 
-    Each piece of evidence says where a line's operations run as a *group* of alternatives: one loop nest (the
-    probe's nest records), one of a kernel's nests (provenance, origin comments), or one of a graph's kernels (FX
-    graph comments). A verdict is certain only where every alternative agrees; otherwise it says "unknown".
+
+@dataclass
+class _Entry:
+    """What the evidence says of one line at one call site, gathered before its verdict is made: its groups of
+    alternative units per kind of evidence, the kinds used, and the breaks at or under it (with whether each is
+    inside this line's call)."""
+
+    file: SourceFile
+    groups: dict[How, set[Place]] = field(default_factory=dict)
+    how: list[How] = field(default_factory=list)
+    breaks: list[tuple[GraphBreak, bool]] = field(default_factory=list)
+
+    def add(self, how: How) -> None:
+        if how not in self.how:
+            self.how.append(how)
+
+
+def verdicts(evidence: Evidence, sources: Sources, env: Env, variant_scope: dict[str, Scope],
+             shape: Sequence[int]) -> list[LineVerdict]:
+    """The line verdicts of a compiled function, over every annotated file its evidence names, each made once.
+
+    ``variant_scope``: {path: ``scope()``} of the function and its helpers, whose lines are listed even without
+    evidence. Each piece of evidence says where a line's operations run as a *group* of alternatives: one loop nest
+    (the probe's nest records), one of a kernel's nests (provenance, origin comments), or one of a graph's kernels
+    (FX graph comments). A verdict is certain only where every alternative agrees; otherwise it says "unknown".
     """
-    entries = {}
-
-    def entry(file, line, via):
-        return entries.setdefault((file.path, line, via), {"file": file, "groups": {}, "how": [], "breaks": []})
-
-    for kernel_ids, nest, chains, how in _evidence(graphs, kernels, sources):
-        placed = {(path, line) for path, line, _ in entries} if how == "fx_graph" else set()
-        for chain in chains:
-            for depth, (file, line) in enumerate(chain):
-                if (file.path, line) in placed:  # graph-level evidence only for lines nothing finer placed
-                    continue
-                e = entry(file, line, tuple((f.path, n) for f, n in chain[:depth]))
-                e["groups"].setdefault(how, set()).add((kernel_ids, nest))
-                if how not in e["how"]:
-                    e["how"].append(how)
-    for b in breaks:
-        for depth, (display, line) in enumerate(b.chain):
-            e = entry(sources.by_display[display], line, ())
-            e["breaks"].append((b, depth < len(b.chain) - 1))  # (the break, whether it is inside this line's call)
-            if "graph_break" not in e["how"]:
-                e["how"].append("graph_break")
-    for p in python_lines or []:
-        file = sources.resolve(parse_frames.Frame(p.file or sources.files[0].path, p.line, None, None))
-        tree = sources.tree(file) if file else None
-        def_lines = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} \
-            if tree else set()
-        if file and p.line not in def_lines and not any(k[:2] == (file.path, p.line) for k in entries):
-            entry(file, p.line, ())["how"].append("python_trace")
+    entries = _entries(evidence, sources)
     scopes = {path: dict(lines) for path, lines in variant_scope.items()}
     for (path, line, _), e in entries.items():
-        tree = sources.tree(e["file"])
+        tree = sources.tree(e.file)
         if tree is not None and line not in scopes.get(path, {}):
             scopes.setdefault(path, {}).update(enclosing_scope(tree, [line]))
-    entries = _by_statement(entries, scopes)
-    by_id = {k.id: k for k in kernels}
-    fusion = _fusion(graphs)
-    out = []
-    for (path, line, via), e in sorted(entries.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
-        info = scopes[path][line]
-        groups = _groups(e["groups"], by_id)
-        status, vectorized, why = _verdict(groups, e["breaks"], shape, env, fusion)
-        placed = sorted({f"{k.id}#{n.index}" for g in groups if len(g) == 1 for k, n in g if n})
-        out.append(LineVerdict(
-            file=e["file"].display, line=line, end_line=info["end"], function=info["function"],
-            via=[[sources.by_path[p].display, n] for p, n in via], status=status, vectorized=vectorized,
-            kernels=sorted({k.id for g in groups for k, _ in g}), nests=placed, why=why, how=e["how"]))
+    by_id = {k.id: k for k in evidence.kernels}
+    fusion = _fusion(evidence.graphs)
+    out = [_placed(key, e, scopes[key[0]][key[1]], by_id, evidence, sources, env, shape, fusion)
+           for key, e in sorted(_by_statement(entries, scopes).items())]
     covered = {(e.file, e.line) for e in out}
-    for path, lines in scopes.items():
-        file = sources.by_path[path]
-        for line, info in sorted(lines.items()):
-            if (file.display, line) not in covered:
-                out.append(LineVerdict(
-                    file=file.display, line=line, end_line=info["end"], function=info["function"], via=[],
-                    status=None, vectorized=None, kernels=[], nests=[], how=[], why=[Reason("no-evidence", (
-                        "no evidence names this line: no compiled kernel, graph break or Python trace points to it "
-                        "(it may have no operations of its own, being evaluated while tracing, or torch filed them "
-                        "under another line)"))]))
+    out += [_unplaced(sources.by_path[path], line, info, evidence.unrolled) for path, lines in scopes.items()
+            for line, info in sorted(lines.items()) if (sources.by_path[path].display, line) not in covered]
     order = {f.display: i for i, f in enumerate(sources.files)}
     out.sort(key=lambda e: (order.get(e.file, len(order)), e.line, e.via))
     return out
 
 
-def _by_statement(entries, scopes):
+def _entries(evidence: Evidence, sources: Sources) -> dict[Key, _Entry]:
+    """What each piece of evidence says, per line and call site: kernels and nests, breaks, lines run as Python."""
+    entries: dict[Key, _Entry] = {}
+    for kernel_ids, nest, chains, how in _evidence(evidence.graphs, evidence.kernels, sources):
+        placed = {(path, line) for path, line, _ in entries} if how == How.FX_GRAPH else set()
+        for chain in chains:
+            for depth, (file, line) in enumerate(chain):
+                if (file.path, line) in placed:  # graph-level evidence only for lines nothing finer placed
+                    continue
+                e = entries.setdefault((file.path, line, tuple((f.path, n) for f, n in chain[:depth])), _Entry(file))
+                e.groups.setdefault(how, set()).add((kernel_ids, nest))
+                e.add(how)
+    for b in evidence.breaks:
+        for depth, (display, line) in enumerate(b.chain):
+            file = sources.by_display[display]
+            e = entries.setdefault((file.path, line, ()), _Entry(file))
+            e.breaks.append((b, depth < len(b.chain) - 1))  # (the break, whether it is inside this line's call)
+            e.add(How.GRAPH_BREAK)
+    for p in evidence.python_lines:
+        found = sources.resolve(parse_frames.Frame(p.file or sources.files[0].path, p.line or 0, None, None))
+        tree = sources.tree(found) if found else None
+        def_lines = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} \
+            if tree else set()
+        if found and p.line not in def_lines and not any(k[:2] == (found.path, p.line) for k in entries):
+            entries.setdefault((found.path, p.line or 0, ()), _Entry(found)).add(How.PYTHON_TRACE)
+    return entries
+
+
+def _by_statement(entries: dict[Key, _Entry], scopes: dict[str, Scope]) -> dict[Key, _Entry]:
     """The entries merged per statement: evidence on a continuation line of a statement that spans lines belongs to
     the statement (its first line); evidence outside any scope is dropped."""
-    starts = {path: {n: start for start, info in lines.items() for n in range(start, info["end"] + 1)}
+    starts = {path: {n: start for start, info in lines.items() for n in range(start, info.end + 1)}
               for path, lines in scopes.items()}
-    merged = {}
+    merged: dict[Key, _Entry] = {}
     for (path, line, via), e in entries.items():
         start = starts.get(path, {}).get(line)
         if start is None:
             continue
-        m = merged.setdefault((path, start, via), {"file": e["file"], "groups": {}, "how": [], "breaks": []})
-        for how, groups in e["groups"].items():
-            m["groups"].setdefault(how, set()).update(groups)
-        m["how"] += [h for h in e["how"] if h not in m["how"]]
-        m["breaks"] += [b for b in e["breaks"] if b not in m["breaks"]]
+        m = merged.setdefault((path, start, via), _Entry(e.file))
+        for how, groups in e.groups.items():
+            m.groups.setdefault(how, set()).update(groups)
+        for h in e.how:
+            m.add(h)
+        m.breaks += [b for b in e.breaks if b not in m.breaks]
     return merged
 
 
-def _evidence(graphs, kernels, sources):
+def _placed(key: Key, e: _Entry, info: Statement, by_id: dict[str, Kernel], evidence: Evidence, sources: Sources,
+            env: Env, shape: Sequence[int], fusion: Fusion) -> LineVerdict:
+    """The verdict of a line some evidence names: where its operations ran, why, and what its kernels cost."""
+    path, line, via = key
+    groups = _groups(e.groups, by_id)
+    status, vectorized, why = _verdict(groups, e.breaks, shape, env, fusion)
+    kernel_ids = sorted({k.id for g in groups for k, _ in g})
+    time_s, share = cost.heat(status, kernel_ids, evidence.kernels, evidence.split)
+    return LineVerdict(
+        file=e.file.display, line=line, end_line=info.end, function=info.function,
+        via=[[sources.by_path[p].display, n] for p, n in via], status=status, vectorized=vectorized,
+        kernels=kernel_ids, nests=sorted({f"{k.id}#{n.index}" for g in groups if len(g) == 1 for k, n in g if n}),
+        why=why + cost.thread_reasons(status, kernel_ids, by_id, evidence.threads), how=e.how,
+        time_s=time_s, time_share=share)
+
+
+def _unplaced(file: SourceFile, line: int, info: Statement, unrolled: Sequence[CompileWarning]) -> LineVerdict:
+    """The verdict of a line of the function no evidence names: none, and why (a loop header Dynamo unrolled has no
+    operations of its own)."""
+    loop = next((w for w in unrolled if line in w.lines), None)
+    why = Reason(ReasonKind.UNROLLED_LOOP, f"Python loop unrolled by Dynamo while tracing: {loop.text}") if loop else \
+        Reason(ReasonKind.NO_EVIDENCE, "no evidence names this line: no compiled kernel, graph break or Python trace "
+               "points to it (it may have no operations of its own, being evaluated while tracing, or torch filed "
+               "them under another line)")
+    return LineVerdict(file=file.display, line=line, end_line=info.end, function=info.function, via=[], status=None,
+                       vectorized=None, kernels=[], nests=[], why=[why], how=[])
+
+
+Chains = list[list[tuple[SourceFile, int]]]  # call chains of (file, line), outermost first
+
+
+def _evidence(graphs: Sequence[RawGraph], kernels: Sequence[Kernel],
+              sources: Sources) -> Iterator[tuple[tuple[str, ...], Optional[int], Chains, How]]:
     """(kernel ids, nest index or None, [[(SourceFile, line)...]], how) for each piece of evidence, best first: the
     probe's loop nest records and Inductor's provenance (per kernel), else origin comments; then the FX graph (per
     graph), for the lines none of those placed."""
@@ -221,126 +294,140 @@ def _evidence(graphs, kernels, sources):
             for n in k.loop_nests:
                 if n.stacks is not None:
                     precise = True
-                    yield (k.id,), n.index, [sources.chain(s) for s in n.stacks], "loop_nest"
+                    yield (k.id,), n.index, [sources.chain(s) for s in n.stacks], How.LOOP_NEST
         for key, stacks in (g.kernel_stack_traces or {}).items():
             name = key.rsplit(":", 1)[0]
             kernel = by_graph_name.get((g.compile_id, name)) or by_graph_name.get(
                 (g.compile_id, name.replace("torch.ops.", "")))
             if kernel:
                 precise = True
-                yield (kernel.id,), None, [sources.chain(s) for s in stacks], "provenance"
+                yield (kernel.id,), None, [sources.chain(s) for s in stacks], How.PROVENANCE
         for k in mine if not precise else []:
             found = sources.comments(k.code)
             if found:
-                yield (k.id,), None, [[f] for f in found], "origin"
+                yield (k.id,), None, [[f] for f in found], How.ORIGIN
         if g.fx_graph and mine:
             fx_graphs.append((tuple(k.id for k in mine), [[f] for f in sources.comments(g.fx_graph)]))
     for kernel_ids, chains in fx_graphs:
-        yield kernel_ids, None, chains, "fx_graph"
+        yield kernel_ids, None, chains, How.FX_GRAPH
 
 
-def _groups(evidence, by_id):
+def _groups(evidence: dict[How, set[Place]], by_id: dict[str, Kernel]) -> list[list[Unit]]:
     """The line's groups of alternative units (kernel, nest or None): it runs in at least one unit of each group.
 
     Nest-level evidence for a kernel supersedes kernel-level evidence for the same kernel."""
-    placed = {kernel_ids for kernel_ids, nest in evidence.get("loop_nest", ())}
-    groups = [[(by_id[i], n) for i in kernel_ids for n in by_id[i].loop_nests if n.index == nest]
-              for kernel_ids, nest in sorted(evidence.get("loop_nest", ()))]
-    for how in ("provenance", "origin", "fx_graph"):
-        for kernel_ids, _ in sorted(evidence.get(how, ())):
+    placed = {kernel_ids for kernel_ids, nest in evidence.get(How.LOOP_NEST, ())}
+    groups: list[list[Unit]] = [[(by_id[i], n) for i in kernel_ids for n in by_id[i].loop_nests if n.index == nest]
+                                for kernel_ids, nest in sorted(evidence.get(How.LOOP_NEST, ()), key=_place_order)]
+    for how in (How.PROVENANCE, How.ORIGIN, How.FX_GRAPH):
+        for kernel_ids, _ in sorted(evidence.get(how, ()), key=_place_order):
             if kernel_ids not in placed:
                 groups.append([(by_id[i], n) for i in kernel_ids for n in (by_id[i].loop_nests or [None])])
     return [g for g in groups if g]
 
 
-def _status(unit):
+def _place_order(place: Place) -> tuple[tuple[str, ...], int]:
+    return place[0], -1 if place[1] is None else place[1]
+
+
+def _status(unit: Unit) -> LineStatus:
     kernel, nest = unit
     if not kernel.generated:
-        return "extern"
-    return "parallel" if (nest.parallel if nest else kernel.parallel) else "serial"
+        return LineStatus.EXTERN
+    return LineStatus.PARALLEL if (nest.parallel if nest else kernel.parallel) else LineStatus.SERIAL
 
 
-def _vectorized(unit):
+def _vectorized(unit: Unit) -> Optional[bool]:
     kernel, nest = unit
     return (nest.vectorized if nest else kernel.vectorized) if kernel.backend == Backend.CPP else None
 
 
-def _verdict(groups, breaks, shape, env, fusion):
+def _verdict(groups: list[list[Unit]], breaks: list[tuple[GraphBreak, bool]], shape: Sequence[int], env: Env,
+             fusion: Fusion) -> tuple[LineStatus, Optional[Vectorized], list[Reason]]:
     """(status, vectorized, [Reason]) of a line from its evidence groups, the graph breaks at or under it, and the
     scheduler's reasons for not fusing (``fusion``: as ``_fusion_reasons`` takes it)."""
-    why = []
     certain = [g for g in groups if len({_status(u) for u in g}) == 1]
-    statuses = [_status(g[0]) for g in certain]
     units = [u for g in groups for u in g]
-    if breaks:
-        for b, inside in breaks:
-            where = f" inside this call, at {b.file}:{b.line}" if inside else ""
-            why.append(Reason("graph-break", f"graph break{where}: {b.reason}"
-                              + (f" ({b.explanation})" if b.explanation else "")))
-            if b.fix:
-                why.append(Reason("fix", f"fix: {b.fix}"))
-        status = "graph-break"
-    elif "extern" in statuses:
-        status = "extern"
-        why.append(Reason("library-call", "ran as a library call: " + ", ".join(
-            sorted({k.name for k, _ in units if not k.generated}))))
-        generated = sorted({k.name for k, _ in units if k.generated})
-        if generated:
-            why.append(Reason("generated-around", "with generated kernels around it: " + ", ".join(generated)))
-    elif not groups:
-        status = "eager"
-        why.append(Reason("eager", "ran as Python outside any compiled graph (after a graph break, or in a frame "
-                                   "the compiler skipped)"))
-    elif "serial" in statuses:
-        status = "serial"
-    elif len(certain) == len(groups):
-        status = "parallel"
-        backends = {k.backend for k, _ in units}
-        why.append(Reason("parallel", "in " + ", ".join(sorted(
-            {"an OpenMP parallel loop" if b == "cpp" else "a Triton grid" for b in backends}))))
-    else:
-        status = "unknown"
+    status, why = _status_of(groups, certain, units, breaks)
     if status in (LineStatus.SERIAL, LineStatus.PARALLEL, LineStatus.UNKNOWN):
-        for kernel, nest in _distinct(u for g in certain for u in g if _status(u) == "serial"):
+        for kernel, nest in _distinct(u for g in certain for u in g if _status(u) == LineStatus.SERIAL):
             where = f"{kernel.name} (loop nest {nest.index})" if nest and len(kernel.loop_nests) > 1 else kernel.name
-            why.append(Reason("serial", f"{where} runs single-threaded: {serial_reason(nest, env)}"))
+            why.append(Reason(ReasonKind.SERIAL, f"{where} runs single-threaded: {serial_reason(nest, env)}"))
         why += _nest_reasons(groups)
         why += _fusion_reasons([u for g in groups if len(g) == 1 for u in g], fusion)
     triton = [k for k, _ in _distinct((k, None) for k, _ in units) if k.backend == Backend.TRITON]
     if any(k.strided_loads or k.masked_loads for k in triton):
-        why.append(Reason("triton-loads", triton_loads(triton)))
-    vectorized = None
-    if any(k.backend == Backend.CPP for k, _ in units):
-        per_group = [{machine.vectorized(u) for u in g if u[0].backend == Backend.CPP} for g in groups]
-        per_group = [v for v in per_group if v]
-        if any(len(v) > 1 for v in per_group):
-            vectorized = "unknown"
-        else:
-            values = {v.pop() for v in per_group}
-            vectorized = "all" if values == {True} else "none" if values == {False} else "some"
-        cpp_groups = [[u for u in g if u[0].backend == Backend.CPP] for g in groups]
-        # scalar in Inductor's code wherever the evidence places it: every alternative of its group is; said as why
-        # it is not vectorized where the machine code agrees, as why Inductor left it scalar where it does not
-        scalar = [u for g in cpp_groups if g and not any(map(_vectorized, g)) for u in g]
-        why += not_vectorized_reasons([u for u in scalar if not machine.vectorized(u)], shape, env)
-        why += [Reason("inductor-scalar", f"Inductor left it scalar: {r.text}")
-                for r in not_vectorized_reasons([u for u in scalar if machine.vectorized(u)], shape, env)]
-        cpp_units = [u for g in cpp_groups if len(g) == 1 for u in g]  # placed in one nest (or kernel)
-        why += vector_reasons([u for u in cpp_units if _vectorized(u)])
-        why += machine.reasons(cpp_units, _listed)  # the machine code beside Inductor's code; it decides above
-    elif triton:
-        vectorized = "n/a"
-    return status, vectorized, why
+        why.append(Reason(ReasonKind.TRITON_LOADS, triton_loads(triton)))
+    if not any(k.backend == Backend.CPP for k, _ in units):
+        return status, Vectorized.NA if triton else None, why
+    vectorized, more = _vectorization(groups, shape, env)
+    return status, vectorized, why + more
 
 
-def _fusion(graphs):
+def _status_of(groups: list[list[Unit]], certain: list[list[Unit]], units: list[Unit],
+               breaks: list[tuple[GraphBreak, bool]]) -> tuple[LineStatus, list[Reason]]:
+    """A line's status, best news first, and the reasons that say what placed it there."""
+    statuses = [_status(g[0]) for g in certain]
+    if breaks:
+        why = []
+        for b, inside in breaks:
+            where = f" inside this call, at {b.file}:{b.line}" if inside else ""
+            why.append(Reason(ReasonKind.GRAPH_BREAK, f"graph break{where}: {b.reason}"
+                              + (f" ({b.explanation})" if b.explanation else "")))
+            if b.fix:
+                why.append(Reason(ReasonKind.FIX, f"fix: {b.fix}"))
+        return LineStatus.GRAPH_BREAK, why
+    if LineStatus.EXTERN in statuses:
+        why = [Reason(ReasonKind.LIBRARY_CALL, "ran as a library call: " + ", ".join(
+            sorted({k.name for k, _ in units if not k.generated})))]
+        generated = sorted({k.name for k, _ in units if k.generated})
+        if generated:
+            why.append(Reason(ReasonKind.GENERATED_AROUND, "with generated kernels around it: " + ", ".join(generated)))
+        return LineStatus.EXTERN, why
+    if not groups:
+        return LineStatus.EAGER, [Reason(ReasonKind.EAGER, "ran as Python outside any compiled graph (after a graph "
+                                                            "break, or in a frame the compiler skipped)")]
+    if LineStatus.SERIAL in statuses:
+        return LineStatus.SERIAL, []
+    if len(certain) == len(groups):
+        backends = {k.backend for k, _ in units}
+        return LineStatus.PARALLEL, [Reason(ReasonKind.PARALLEL, "in " + ", ".join(sorted(
+            {"an OpenMP parallel loop" if b == Backend.CPP else "a Triton grid" for b in backends})))]
+    return LineStatus.UNKNOWN, []
+
+
+def _vectorization(groups: list[list[Unit]], shape: Sequence[int],
+                   env: Env) -> tuple[Vectorized, list[Reason]]:
+    """Whether a line with C++ units runs vectorized (all, some, none, unknown), and why: what left its scalar units
+    scalar, what still runs one element at a time in its vector units, and their machine code."""
+    per_group = [v for v in ({machine.vectorized(u) for u in g if u[0].backend == Backend.CPP} for g in groups) if v]
+    if any(len(v) > 1 for v in per_group):
+        vectorized = Vectorized.UNKNOWN
+    else:
+        values = {v.pop() for v in per_group}
+        vectorized = Vectorized.ALL if values == {True} else Vectorized.NONE if values == {False} else Vectorized.SOME
+    cpp_groups = [[u for u in g if u[0].backend == Backend.CPP] for g in groups]
+    # scalar in Inductor's code wherever the evidence places it: every alternative of its group is; said as why
+    # it is not vectorized where the machine code agrees, as why Inductor left it scalar where it does not
+    scalar = [u for g in cpp_groups if g and not any(map(_vectorized, g)) for u in g]
+    why = not_vectorized_reasons([u for u in scalar if not machine.vectorized(u)], shape, env)
+    why += [Reason(ReasonKind.INDUCTOR_SCALAR, f"Inductor left it scalar: {r.text}")
+            for r in not_vectorized_reasons([u for u in scalar if machine.vectorized(u)], shape, env)]
+    cpp_units = [u for g in cpp_groups if len(g) == 1 for u in g]  # placed in one nest (or kernel)
+    why += vector_reasons([u for u in cpp_units if _vectorized(u)])
+    why += machine.reasons(cpp_units, _listed)  # the machine code beside Inductor's code; it decides above
+    return vectorized, why
+
+
+
+def _fusion(graphs: Sequence[RawGraph]) -> Fusion:
     """{compile id: [(nodes of one, nodes of the other, reason, the pair as said)]}: the scheduler's records of the
     pairs it did not fuse (torch >= 2.2; a fused node is named ``op1_op4``), read once per graph."""
     return {g.compile_id: [(set(one.split("_")), set(two.split("_")), r.reason, f"{one} with {two}")
                            for r in g.fusion or [] for one, two in [r.nodes]] for g in graphs}
 
 
-def _fusion_reasons(units, fusion):
+def _fusion_reasons(units: list[Unit], fusion: Fusion) -> list[Reason]:
     """Why the loop nests (or kernels) a line's operations run in were not fused into one, where Inductor's
     scheduler said why it did not fuse a node of one with a node of the other (``fusion``: as ``_fusion`` gives it).
     Each scheduler record is matched to the units holding its nodes, so a line in hundreds of nests costs no more
@@ -375,44 +462,44 @@ def _fusion_reasons(units, fusion):
     for (i, j), reasons in sorted(said.items()):
         a, b = generated[i], generated[j]
         pair = f"nests {a[1].index} and {b[1].index} of {a[0].name}" if a[0] is b[0] else f"{name(a)} and {name(b)}"
-        why.append(Reason("not-fused", f"{pair} are separate loops: Inductor's scheduler did not fuse them: "
+        why.append(Reason(ReasonKind.NOT_FUSED, f"{pair} are separate loops: Inductor's scheduler did not fuse them: "
                           + "; ".join(f"{reason} ({pairs[0]}{f' and {len(pairs) - 1} more' if pairs[1:] else ''})"
                                       for reason, pairs in reasons.items())))
     return why
 
 
-def _distinct(units):
+def _distinct(units: Iterable[Unit]) -> list[Unit]:
     """Units in first-seen order, each once."""
     return list({(k.id, n.index if n else None): (k, n) for k, n in units}.values())
 
 
-def _nest_reasons(groups):
+def _nest_reasons(groups: list[list[Unit]]) -> list[Reason]:
     """Say where a line's operations are split across nests that run differently, and where the evidence does not
     say which nest (or kernel) computes it while they differ."""
     why = []
     placed = _distinct(u for g in groups if len(g) == 1 for u in g if u[1])
     if len({u[1].describe() for u in placed}) > 1:
-        why.append(Reason("split-nests", "its operations run in {} loop nests: {}".format(
+        why.append(Reason(ReasonKind.SPLIT_NESTS, "its operations run in {} loop nests: {}".format(
             len(placed), _listed([f"{k.name} nest {n.index} ({n.describe()})" for k, n in placed]))))
     for g in groups:
         if len(g) > 1 and len({_status(u) for u in g} | {f"v{_vectorized(u)}" for u in g}) > 2:
             kernels = sorted({k.name for k, _ in g})
             alternatives = _listed([f"{k.name} nest {n.index}: {n.describe()}" if n else f"{k.name}: {_status((k, n))}"
                                     for k, n in g])
-            why.append(Reason("nest-unknown", (
+            why.append(Reason(ReasonKind.NEST_UNKNOWN, (
                 f"nest unknown: the evidence places it in {_listed(kernels, ' or ')}, whose loop nests run "
                 f"differently ({alternatives}), and does not say which of them computes it")))
     return why
 
 
-def _listed(items, sep="; "):
+def _listed(items: list[str], sep: str = "; ") -> str:
     """``items`` joined, the first LISTED of them where there are more (a call in an unrolled loop runs in hundreds
     of nests; the verdict's ``nests`` and ``kernels`` name them all)."""
     more = f" (and {len(items) - LISTED} more)" if len(items) > LISTED else ""
     return sep.join(items[:LISTED]) + more
 
 
-def triton_loads(kernels):
+def triton_loads(kernels: list[Kernel]) -> str:
     """What the Triton kernels' loads say about memory access on a GPU: strided (uncoalesced) and masked."""
     strided = sorted({s for k in kernels for s in k.strided_loads})
     masked = sum(k.masked_loads for k in kernels)
@@ -423,7 +510,7 @@ def triton_loads(kernels):
     return "Triton: " + "; ".join(parts)
 
 
-def serial_reason(nest, env):
+def serial_reason(nest: Optional[LoopNest], env: Env) -> str:
     """Why a loop nest (None: a kernel with no loop) runs on one thread: Inductor's recorded parallel-depth decision
     where the record has it, else what the loop sizes in the code suggest, said as such."""
     threads = env.threads or 1
@@ -438,7 +525,7 @@ def serial_reason(nest, env):
     return f"Inductor's parallel decision is {_unrecorded(nest, env, 'parallel')}; {_serial_guess(nest, env)}"
 
 
-def _parallel_decision(c):
+def _parallel_decision(c: ParallelChoice) -> str:
     """A recorded decide_parallel_depth that left a nest serial, in words."""
     said = "Inductor's parallel-depth decision (recorded)"
     if not c.levels:
@@ -449,7 +536,7 @@ def _parallel_decision(c):
     return f"{said} chose {c.depth} parallel loop levels of {len(c.levels)}, yet its code has no OpenMP loop"
 
 
-def _serial_guess(nest, env):
+def _serial_guess(nest: LoopNest, env: Env) -> str:
     chunk = env.min_chunk_size
     if nest.work is not None and chunk and nest.work // (env.threads or 1) < chunk:
         return (f"from the code, its loops cover {nest.work:,} elements, {nest.work // env.threads:,} per thread, "
@@ -460,7 +547,7 @@ def _serial_guess(nest, env):
     return "the code has no OpenMP loop for it"
 
 
-def _unrecorded(nest, env, kind):
+def _unrecorded(nest: Optional[LoopNest], env: Env, kind: str) -> str:
     """'not recorded ...': why this record has no decision of ``kind`` for ``nest``."""
     why = dict(nest.decisions.unrecorded).get(kind) if nest and nest.decisions else None
     if why:
@@ -470,7 +557,7 @@ def _unrecorded(nest, env, kind):
     return f"not recorded under torch {env.torch}"
 
 
-def not_vectorized_reasons(units, shape, env):
+def not_vectorized_reasons(units: list[Unit], shape: Sequence[int], env: Env) -> list[Reason]:
     """Why the scalar C++ loop nests (or kernels) ``units`` of a line are scalar, as ``not-vectorized-*`` Reasons:
     Inductor's recorded tiling decision for each nest, or, where the record has none, what its code shows, said as
     such. One Reason per distinct text."""
@@ -481,27 +568,27 @@ def not_vectorized_reasons(units, shape, env):
     return list(reasons.values())
 
 
-def _not_vectorized(kernel, nest, shape, env):
+def _not_vectorized(kernel: Kernel, nest: Optional[LoopNest], shape: Sequence[int], env: Env) -> Reason:
     if nest is None:
-        return Reason("not-vectorized-no-loop", "nothing to vectorize, its kernels have no loop")
+        return Reason(ReasonKind.NOT_VECTORIZED_NO_LOOP, "nothing to vectorize, its kernels have no loop")
     tiling = [t for t in nest.decisions.tiling] if nest.decisions else []
     decided = next((t for t in tiling if t.branch != "tiled"), None)
     if decided is not None:
         return _tiling_reason(decided, nest, shape)
     if tiling and nest.tail:
-        return Reason("not-vectorized-tail", _tail(tiling[0], env))
+        return Reason(ReasonKind.NOT_VECTORIZED_TAIL, _tail(tiling[0], env))
     strided = nest.strided_loads
     seen = (f"its code has strided loads {', '.join(strided[:3])} from {_layout(shape)}" if strided
             else "its code has no strided load")
-    return Reason("not-vectorized-strided" if strided else "not-vectorized-unrecorded",
+    return Reason(ReasonKind.NOT_VECTORIZED_STRIDED if strided else "not-vectorized-unrecorded",
                   f"Inductor's tiling decision is {_unrecorded(nest, env, 'tiling')}; {seen}")
 
 
-def _layout(shape):
+def _layout(shape: Sequence[int]) -> str:
     return f"the row-major {tuple(shape)} population" if len(shape) == 2 else "the input"
 
 
-def _tiling_reason(t, nest, shape):
+def _tiling_reason(t: Tiling, nest: LoopNest, shape: Sequence[int]) -> Reason:
     """A recorded tiling decision that left a nest scalar, in words (Inductor's own numbers and limits)."""
     if t.branch == "non-contiguous":
         count, ops = t.non_contiguous_count, t.ops or 0
@@ -510,34 +597,34 @@ def _tiling_reason(t, nest, shape):
                              + ([f"{t.ratio_limit:g} of all"] if t.ratio_limit is not None else [])) or "unknown"
         strided = f"; strided loads {', '.join(nest.strided_loads[:3])} from {_layout(shape)}" if nest.strided_loads \
             else ""
-        return Reason("not-vectorized-strided", (
+        return Reason(ReasonKind.NOT_VECTORIZED_STRIDED, (
             f"{count} of its {ops} operations index memory non-contiguously ({kinds}{f'; {count / ops:.2f} of all' if ops else ''}), "
             f"reaching the limit of Inductor's tiling heuristic (cpp.enable_tiling_heuristics: {limits}), which "
             f"turned SIMD off{strided}"))
     if t.branch == "dtype":
-        return Reason("not-vectorized-dtype", f"Inductor has no vector form for its dtype "
+        return Reason(ReasonKind.NOT_VECTORIZED_DTYPE, f"Inductor has no vector form for its dtype "
                                               f"{', '.join(t.not_vectorizable)} (VECTORIZABLE_DTYPES)")
     if t.branch == "small-inner-range":
         ranges = " x ".join(t.ranges) or "its loops"
         limit = f"a quarter of the {t.factor}-lane vector" if t.small_fraction == 4 and t.factor else \
             "Inductor's minimum"
-        return Reason("not-vectorized-small", (
+        return Reason(ReasonKind.NOT_VECTORIZED_SMALL, (
             f"its loops ({ranges}) have an inner range under {limit} and {t.ops} operations"
             f"{f' (under {t.small_ops:g})' if t.small_ops else ''}: Inductor's tiling heuristic keeps such loops "
             "scalar, with #pragma GCC ivdep"))
     if t.branch == "no-tiling-index":
-        return Reason("not-vectorized-no-index", "Inductor found no loop index it could tile for SIMD")
+        return Reason(ReasonKind.NOT_VECTORIZED_NO_INDEX, "Inductor found no loop index it could tile for SIMD")
     if t.branch == "no-vector-isa":
-        return Reason("not-vectorized-no-isa", "torch found no vector instruction set on this CPU")
+        return Reason(ReasonKind.NOT_VECTORIZED_NO_ISA, "torch found no vector instruction set on this CPU")
     if t.branch == "no-loop":
-        return Reason("not-vectorized-no-loop", "nothing to vectorize, its kernel has no loop")
+        return Reason(ReasonKind.NOT_VECTORIZED_NO_LOOP, "nothing to vectorize, its kernel has no loop")
     if t.branch == "checker":
-        return Reason("not-vectorized-checker", f"Inductor's vectorization checker turned SIMD off: {t.message}")
-    return Reason("not-vectorized-unrecorded", f"Inductor's tiling decision was recorded as {t.branch!r}, which "
+        return Reason(ReasonKind.NOT_VECTORIZED_CHECKER, f"Inductor's vectorization checker turned SIMD off: {t.message}")
+    return Reason(ReasonKind.NOT_VECTORIZED_UNRECORDED, f"Inductor's tiling decision was recorded as {t.branch!r}, which "
                                                "inspector does not know")
 
 
-def _tail(t, env):
+def _tail(t: Tiling, env: Env) -> str:
     """Why the remainder after a vector loop runs scalar."""
     if t.loop_tail_vec is False:
         return "the remainder after its vector loop: cpp.enable_loop_tail_vec is off, so the scalar loop runs it"
@@ -547,7 +634,7 @@ def _tail(t, env):
             f"exceed {t.ratio_limit:g} of all and the remainder is under half a vector")
 
 
-def vector_reasons(units):
+def vector_reasons(units: list[Unit]) -> list[Reason]:
     """What still runs one element at a time inside the vectorized nests ``units`` of a line: inputs gathered into a
     buffer, and ops with no vector form run lane by lane (recorded where Inductor generated them)."""
     why = []
@@ -559,15 +646,15 @@ def vector_reasons(units):
         loads = [g for g in d.gathers if not g.store]
         stores = [g for g in d.gathers if g.store]
         if loads:
-            why.append(Reason("gathered", (
+            why.append(Reason(ReasonKind.GATHERED, (
                 f"vectorized, but {where} gathers {_listed([f'{g.buffer}[{g.index}]' for g in loads], ', ')} one "
                 f"element at a time ({loads[0].lanes} scalar loads per vector)")))
         if stores:
-            why.append(Reason("gathered", (
+            why.append(Reason(ReasonKind.GATHERED, (
                 f"vectorized, but {where} scatters {_listed([f'{g.buffer}[{g.index}]' for g in stores], ', ')} one "
                 f"element at a time ({stores[0].lanes} scalar stores per vector)")))
         if d.lane_ops:
-            why.append(Reason("lane-by-lane", (
+            why.append(Reason(ReasonKind.LANE_BY_LANE, (
                 f"vectorized, but in {where} {_listed([op for op, _ in d.lane_ops], ', ')} has no vector form in "
                 "Inductor and runs lane by lane, one scalar call per element")))
     return why

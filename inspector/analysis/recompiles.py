@@ -1,8 +1,11 @@
 """One model of recompilation: how often a compiled variant compiled again after its first call, why (the guards
 that failed), and whether Dynamo gave up (its recompile limit), from the raw facts of the probe's passes."""
 
+from __future__ import annotations
+
 import os
 import re
+from typing import Optional
 
 from inspector.raw import RawCapture
 from inspector.model import Recompilation
@@ -18,11 +21,14 @@ COMMENT_AT = re.compile(r"#\s*([^\s#]+):(\d+) in (\w+)")
 EVERY_CALL_MIN = 3  # fewer recompiles than this are not a pattern
 
 
-def recompilation(raw):
-    """The variant's Recompilation, or None when it never compiled again after its first call."""
-    recompiles, capture = raw.recompiles or RawCapture.from_json({}), raw.capture or RawCapture.from_json({})
+def recompilation(capture: RawCapture, recompiles: RawCapture, program: bool,
+                  calls: Optional[int]) -> Optional[Recompilation]:
+    """A function's Recompilation from what its first call compiled (``capture``) and what later calls compiled
+    (``recompiles``) over its ``calls`` after the first, or None when it never compiled again after its first call.
+    ``program``: a program's function, whose first compile torch may have made as a recompile (a shared code
+    object)."""
     graphs = recompiles.graphs or []
-    if raw.run:  # a program's function whose first compile torch made as a recompile (a shared code object)
+    if program:
         graphs = [g for g in capture.graphs or [] if (compile_key(g.compile_id) or (0, 0))[1] > 0] + graphs
     limits = [m for text in (capture.limits or []) + (recompiles.limits or [])
               if (m := LIMIT.search(text))]
@@ -34,7 +40,6 @@ def recompilation(raw):
         if reason:  # one guard, whatever value or object it held each time: "G['CALLS']['n'] == …"
             guard = OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", guard_text(reason)))
             guards[guard] = guards.get(guard, 0) + 1
-    calls = raw.calls
     count = len({compile_key(g.compile_id) or g.compile_id for g in graphs})  # 2/1_1 is 2/1 again
     every_call = bool(calls and count >= EVERY_CALL_MIN and count >= calls - 1)
     limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None

@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 from inspector.analysis import rounds
-from inspector.model import LineStatus, Reason, Status, Trial, Vectorized
+from inspector.model import LineStatus, Status, Trial, Vectorized
 
 # the kinds of fix: the population column-major where strided loads kept lines scalar, the tiling heuristic off
 # (the heuristic that turns SIMD off for them), a Dynamo flag that removes a graph break, and dynamic=False where a
@@ -32,12 +32,12 @@ def choose(record, kinds, timed=True):
     for v in analyze(record).variants:
         if not (v.ok_compiled and v.device == "cpu" and not v.preview) or v.kind == "python":
             continue
-        strided = {k for e in strided_lines(v) for k in e.kernels}
-        stake = sum(k.cost.time_s or 0 for k in v.kernels if k.id in strided and k.cost) if strided else 0
-        outside = (v.break_cost.outside_s or 0) if v.break_cost else 0
-        fixes = [("tiling", "tiling-off", {"config": [TILING_OFF]}, stake)] if strided_lines(v, HEURISTIC) else []
+        strided = {k for e in strided_lines(v.code) for k in e.kernels}
+        stake = sum(k.cost.time_s or 0 for k in v.code.kernels if k.id in strided and k.cost) if strided else 0
+        outside = (v.code.break_cost.outside_s or 0) if v.code.break_cost else 0
+        fixes = [("tiling", "tiling-off", {"config": [TILING_OFF]}, stake)] if strided_lines(v.code, HEURISTIC) else []
         fixes += [("flag", _slug(flag), {"config": [flag]}, outside)
-                  for flag in dict.fromkeys(b.flag for b in v.breaks if b.flag)]
+                  for flag in dict.fromkeys(b.flag for b in v.code.breaks if b.flag)]
         sizes = raws[v.id].sizes or []
         fixes += [("static", "dynamic-false", {"compile_options": {"dynamic": False}, "sizes": [
             n.population for n in sizes]}, 0)] if any("size mismatch" in (r.reason or "") for n in sizes
@@ -52,7 +52,7 @@ def choose(record, kinds, timed=True):
 
 
 def strided_lines(v, branches=None):
-    """The line verdicts of ``v`` not (all) vectorized whose C++ loop nests load strided elements: the lines the
+    """The line verdicts of ``v`` (a CompiledCode) not (all) vectorized whose C++ loop nests load strided elements: the lines the
     layout and the tiling heuristic are about. ``branches``: only nests whose recorded tiling decision took one of
     these branches (a nest with no decision recorded counts by its strided loads alone)."""
     nests = {f"{k.id}#{n.index}": n for k in v.kernels for n in k.loop_nests}
@@ -70,14 +70,14 @@ def _slug(flag):
     return re.sub(r"=.*$", "", flag).split(".")[-1]
 
 
-def trial(raw, before, after, sizes=()):
-    """The Trial of one raw trial: ``before`` the Variant it changed, ``after`` the trial's own Variant (its
-    kernels, lines and breaks analysed as a variant's); ``sizes``: the variant's raw calls at further sizes, which
-    a trial with ``sizes`` is compared on (steady call at the last size; recompiles over all)."""
-    side = rounds.side_by_side(before.timing.rounds_s, after.timing.rounds_s) if before.timing and after.timing \
-        else None
+def trial(raw, timing, before, after_timing, after, sizes=()):
+    """The Trial of one raw trial: ``before`` the CompiledCode of the variant it changed (``timing`` its Timing),
+    ``after`` the trial's own (its kernels, lines and breaks analysed as a variant's; ``after_timing``); ``sizes``:
+    the variant's raw calls at further sizes, which a trial with ``sizes`` is compared on (steady call at the last
+    size; recompiles over all)."""
+    side = rounds.side_by_side(timing.rounds_s, after_timing.rounds_s) if timing and after_timing else None
     speedup, spread = (side[0], side[1]) if side else (
-        before.timing.median_s / after.timing.median_s if before.timing and after.timing else None, None)
+        timing.median_s / after_timing.median_s if timing and after_timing else None, None)
     at = [(b, a) for b, a in zip(sizes, raw.sizes or []) if b.population == a.population]
     if raw.sizes:
         speedup = at[-1][0].steady_s / at[-1][1].steady_s if at and at[-1][1].steady_s else None
@@ -92,8 +92,8 @@ def trial(raw, before, after, sizes=()):
     t = Trial(id=raw.id, variant=raw.variant, fix=fix, what=_what(raw), status=raw.status or "error",
               error=raw.error, matches=raw.matches_variant, mismatch=raw.mismatch,
               speedup=speedup, spread=spread, rounds=len(side[2]) if side else 0,
-              median_before_s=before.timing.median_s if before.timing else None,
-              median_after_s=after.timing.median_s if after.timing else None, vectorized_now=vectorized,
+              median_before_s=timing.median_s if timing else None,
+              median_after_s=after_timing.median_s if after_timing else None, vectorized_now=vectorized,
               parallel_now=parallel, breaks_before=len(before.breaks), breaks_after=len(after.breaks),
               gone=sorted(b.line for b in before.breaks if (b.file, b.line, b.cause) not in left), gain=gain,
               alone=bool(raw.alone), flag=(raw.config or [None])[0],
@@ -146,19 +146,6 @@ def _what(raw):
     options = ", ".join(f"{k}={v!r}" for k, v in (raw.compile_options or {}).items())
     return ", ".join(f"--config {c}" for c in raw.config or []) or (
         f"torch.compile(fn, {options})" if options else raw.id)
-
-
-def on_lines(v, tried):
-    """``v``'s line verdicts with each Trial of ``tried`` said, as a ``tried`` reason, on the lines it was about:
-    the strided lines for the layout and the tiling heuristic, the lines of the breaks its flag removes."""
-    strided = {(e.file, e.line) for e in strided_lines(v)}
-
-    def about(t, e):
-        if t.flag and t.fix != "tiling-off":
-            return any(b.flag == t.flag and (b.file, b.line) == (e.file, e.line) for b in v.breaks)
-        return (e.file, e.line) in strided
-    return [replace(e, why=e.why + [Reason("tried", t.text) for t in ts])
-            if (ts := [t for t in tried if about(t, e)]) else e for e in v.lines]
 
 
 def spans(lines):

@@ -26,6 +26,7 @@ from typing import Any
 from inspector.analysis import analyze
 from inspector.analysis import compare as compare_mod
 from inspector.analysis.rounds import side_by_side
+from inspector.model import ProgramFunction, SampleVariant
 from inspector.raw import RawRecord
 
 SERIAL, EAGER, LIBRARY = ("serial",), ("eager", "graph-break", "fix"), ("library-call", "generated-around")
@@ -143,44 +144,46 @@ def read(record: RawRecord, name: str) -> RunFacts:
     """The RunFacts of ``record`` (its stem ``name``)."""
     a = analyze(record)
     env = a.env
-    compiled = [v for v in a.variants if v.compiled and not v.preview]
+    units = a.program.functions if a.program else a.variants
+    compiled = [v for v in units if isinstance(v, ProgramFunction) or v.compiled and not v.preview]
     return RunFacts(name=name, sample=a.sample.path, program=bool(a.program), job=record.job,
                     torch=env.torch or "unknown", config=compare_mod.config(a), cpu=env.cpu, isa=env.isa,
                     threads=env.threads, cuda=env.cuda,
                     files=tuple(SourceText(f.path, f.display, f.kind, f.source) for f in a.files),
-                    functions=tuple(_function(a, v) for v in compiled), variants=tuple(v.id for v in a.variants))
+                    functions=tuple(_function(a, v) for v in compiled), variants=tuple(v.id for v in units))
 
 
 def _function(a: Any, v: Any) -> FunctionFact:
-    code = v.code or {}
-    path = code.get("file")
+    location, code = v.location, v.code
+    path = location.file if location else None
     shown = next((f.display for f in a.files if f.path == path), path)
     state = ("skipped" if v.status == "skipped" else "failed" if v.failed else "ran")
-    error = v.error or (f"does not match {v.checked_against}: {v.mismatch}" if v.mismatch else None)
-    if v.run:
+    check = v.check if isinstance(v, SampleVariant) else None
+    error = v.error or (f"does not match {check.against}: {check.mismatch}" if check and check.mismatch else None)
+    if isinstance(v, ProgramFunction):
         recompiles, compile_s = len(v.run.recompiles), v.run.compile_s
     else:
-        recompiles = v.recompilation.count if v.recompilation else 0
-        compile_s = v.compile_phases.total_s if v.compile_phases else None
+        recompiles = code.recompilation.count if code.recompilation else 0
+        compile_s = code.compile_phases.total_s if code.compile_phases else None
     return FunctionFact(
-        variant=v.id, function=v.function, file=shown, line=code.get("line"), state=state, error=error,
-        graphs=len(v.graphs), breaks=len(v.breaks), recompiles=recompiles,
-        limit=v.recompilation.limit if v.recompilation else None, compile_s=compile_s,
-        cached=any(g.cache == "hit" for g in v.graphs), speedups=tuple(_speedups(a, v)),
-        lines=tuple(_line(v, e) for e in v.lines))
+        variant=v.id, function=v.function, file=shown, line=location.line if location else None, state=state,
+        error=error, graphs=len(code.graphs), breaks=len(code.breaks), recompiles=recompiles,
+        limit=code.recompilation.limit if code.recompilation else None, compile_s=compile_s,
+        cached=any(g.cache == "hit" for g in code.graphs), speedups=tuple(_speedups(a, v)),
+        lines=tuple(_line(v, e) for e in code.lines))
 
 
 def _speedups(a: Any, v: Any) -> list[Speedup]:
     """``v`` against every other variant timed in the run (a program's function: against its eager time)."""
     found = []
-    busy = (v.load.busy if v.load else None) or (a.load.busy if a.load else None)
+    busy = _busy(v) or (a.load.busy if a.load else None)
     if a.program:  # its other functions compute other things: only its eager time compares
         eager = a.program.eager.get(v.id)
         return [Speedup("eager", 0, None, None, None, eager / v.timing.median_s, busy)] if eager and v.timing else []
     for other in a.variants:
         if other.id == v.id or not (other.timing and v.timing) or other.preview:
             continue
-        caution = busy or (other.load.busy if other.load else None)
+        caution = busy or _busy(other)
         side = side_by_side(other.timing.rounds_s, v.timing.rounds_s)
         if side:
             median, (low, high), rounds = side
@@ -189,6 +192,12 @@ def _speedups(a: Any, v: Any) -> list[Speedup]:
             found.append(Speedup(other.id, 0, None, None, None,
                                  other.timing.per_population_s / v.timing.per_population_s, caution))
     return found
+
+
+def _busy(v: Any) -> str | None:
+    """Why a variant's timing is suspect (a busy machine while it was timed), or None."""
+    load = v.timing.load if v.timing else None
+    return load.busy if load else None
 
 
 def _line(v: Any, e: Any) -> LineFact:
@@ -207,7 +216,7 @@ def _line(v: Any, e: Any) -> LineFact:
 
 def _nests(v: Any, e: Any) -> list[Nest]:
     """The loop nests (or, placed without one, the kernels) a line verdict names, with their machine code."""
-    kernels = {k.id: k for k in v.kernels}
+    kernels = {k.id: k for k in v.code.kernels}
     found = []
     for ref in e.nests:
         kid, _, index = ref.rpartition("#")

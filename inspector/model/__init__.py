@@ -15,30 +15,35 @@ from __future__ import annotations
 import dataclasses
 from enum import Enum
 
-from inspector.model.analysis import Analysis, Bandwidth, Env, Ignored, ParseCount, Sample, SourceFile
-from inspector.model.breaks import BreakCost, BreaksView, CompileWarning, Finding, GraphBreak, Recompilation
-from inspector.model.code import (CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost, Launch,
-                                  LoopNest, MachineCode, ParallelChoice, ThreadScaling, Tiling, TimeSplit, TritonLaunch)
+from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Finding, Ignored, ParseCount, Sample,
+                                      SourceFile, Trace)
+from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
+from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost,
+                                  Launch, LoopNest, MachineCode, ParallelChoice, SizeCall, ThreadScaling, Tiling,
+                                  TimeSplit, TritonLaunch)
 from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine,
                                         ComparedRun, ComparedVariant, Comparison, Confounder, Hunk, LineVerdicts, Place,
                                         RunPair, TimeGoes, TimeRow)
 from inspector.model.fixes import Trial
 from inspector.model.lines import LineVerdict, Reason
-from inspector.model.runs import FunctionRun, InternalError, Program, Recompile, StanceRun, SweepPoint, Variant
-from inspector.model.timing import BreakEven, MachineLoad, Rounds, Timing, Transfer
+from inspector.model.runs import (CodeLocation, CrossCheck, FunctionRun, InternalError, Program, ProgramFunction,
+                                  Recompile, SampleVariant, StanceRun, SweepEntry, SweepPoint)
+from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
 from inspector.model.words import STATUSES, Backend, How, LineStatus, ReasonKind, Status, Vectorized, Words
 
-FORMAT = "inspector.analysis/1"  # the JSON renderer's output (docs/record.md, "The analysis")
+FORMAT = "inspector.analysis/2"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
-    "FORMAT", "STATUSES", "STEADY", "VECTORIZED", "Analysis", "Backend", "Bandwidth", "BreakChange", "BreakCost",
-    "BreakEven", "BreaksView", "CallsChange", "CodePair", "CompilePhases", "CompileWarning", "ComparedLine",
-    "ComparedRun", "ComparedVariant", "Comparison", "Confounder", "Decisions", "Env", "Evidence", "Finding",
-    "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel", "KernelCost",
-    "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad", "ParallelChoice",
-    "ParseCount", "Place", "Program", "Reason", "ReasonKind", "Recompilation", "Recompile", "Rounds", "RunPair",
-    "Sample", "SourceFile", "StanceRun", "Status", "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes", "TimeRow",
-    "TimeSplit", "Timing", "Transfer", "Trial", "TritonLaunch", "Variant", "Vectorized", "Words", "to_json",
+    "FORMAT", "Analysis", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven", "BreaksView",
+    "CallsChange", "CodeLocation", "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison",
+    "CompilePhases", "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env",
+    "Evidence", "Finding", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored",
+    "InternalError", "Kernel", "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest",
+    "MachineCode", "MachineLoad", "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason",
+    "ReasonKind", "Recompilation", "Recompile", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample",
+    "SampleVariant", "SizeCall", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
+    "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "Trial",
+    "TritonLaunch", "VECTORIZED", "Vectorized", "Words", "to_json",
 ]
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from inspector.model.breaks import Finding
-from inspector.model.runs import InternalError, Program, SweepPoint, Variant
+from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
+from inspector.model.code import Graph
+from inspector.model.fixes import Trial
+from inspector.model.runs import InternalError, Program, ProgramFunction, SampleVariant, SweepPoint
 from inspector.model.timing import MachineLoad, Rounds
+from inspector.model.words import Status, coerce
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,46 @@ class ParseCount:
 
 
 @dataclass(frozen=True)
+class Trace:
+    """torch's structured trace of the run's compiles, for tlparse: its folder (beside the record) and its logs."""
+
+    dir: Optional[str]
+    logs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One compiled variant's graph breaks and warnings, with their cost (the breaks view)."""
+
+    variant: str
+    status: Status
+    error: Optional[str]
+    graphs: tuple[Graph, ...]
+    cost: Optional[BreakCost]
+    breaks: tuple[GraphBreak, ...]
+    warnings: tuple[CompileWarning, ...]
+    recompilation: Optional[Recompilation]
+    tried: tuple[Trial, ...]  # the fixes inspector tried on it
+    bounds: tuple[str, ...]  # what inspector's bounds on its own cost cut short
+
+    def __post_init__(self) -> None:
+        coerce(self, "status", Status)
+
+
+@dataclass(frozen=True)
+class BreaksView:
+    """What ``inspector breaks`` shows: per compiled variant its findings, with the flags it tried."""
+
+    sample: str
+    torch: Optional[str]
+    population: int
+    variants: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
 class Analysis:
-    """Everything derived from one record: what every renderer reads."""
+    """Everything derived from one record: what every renderer reads. A sample's variants, or a program's run
+    (``program``, its compiled functions there: ``variants`` is then empty)."""
 
     schema: str
     inspector: str
@@ -106,27 +147,30 @@ class Analysis:
     reference: Optional[str]
     interrupted: bool
     probe_restarts: int
-    trace_dir: Optional[str]
-    variants: list[Variant]
-    sweep: list[SweepPoint]
+    trace: Optional[Trace]
+    variants: tuple[SampleVariant, ...]
+    sweep: tuple[SweepPoint, ...]
     parse: list[ParseCount]
     internal_errors: list[InternalError]  # every one of the run
-    findings: list[Finding]  # costliest first
-    rounds: Optional[Rounds] = None  # the alternating rounds, when it was timed in them
-    program: Optional[Program] = None  # a program's run (``inspector run``): its variants are its compiled functions
-    trace_logs: list[str] = field(default_factory=list)  # torch's trace logs in ``trace_dir``, for tlparse
-    load: Optional[MachineLoad] = None  # the machine over all of the run's timing windows
+    findings: tuple[Finding, ...]  # costliest first
+    rounds: Optional[Rounds]  # the alternating rounds, when it was timed in them
+    program: Optional[Program]  # a program's run (``inspector run``)
+    load: Optional[MachineLoad]  # the machine over all of the run's timing windows
 
-    def variant(self, vid):
+    def variant(self, vid: str) -> SampleVariant:
         return next(v for v in self.variants if v.id == vid)
 
-    def file(self, display):
+    def function(self, fid: str) -> ProgramFunction:
+        """A program's compiled function."""
+        return next(f for f in (self.program.functions if self.program else ()) if f.id == fid)
+
+    def file(self, display: str) -> Optional[SourceFile]:
         return next((f for f in self.files if f.display == display), None)
 
     @property
-    def failed(self):
+    def failed(self) -> list[SampleVariant]:
         return [v for v in self.variants if v.failed]
 
     @property
-    def not_understood(self):
+    def not_understood(self) -> int:
         return sum(len(p.problems) for p in self.parse)

@@ -1,13 +1,10 @@
-"""Graph breaks and their silent cousins (unrolled loops, recompilations), and the breaks view."""
+"""Graph breaks and their silent cousins (unrolled loops, recompilations)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
-from inspector.model.code import Graph
-from inspector.model.fixes import Trial
-from inspector.model.words import Status, coerce
 
 
 @dataclass(frozen=True)
@@ -64,32 +61,3 @@ class Recompilation:
     limit: Optional[str]  # "recompile_limit = 8" when Dynamo hit it and gave up compiling
     guards: list[list]  # [guard that failed, times]
     text: str  # what it means for the timings, in one sentence
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One compiled variant's graph breaks and warnings, with their cost (the breaks view)."""
-
-    variant: str
-    status: Status
-    error: Optional[str]
-    graphs: list[Graph]
-    cost: Optional[BreakCost]
-    breaks: list[GraphBreak]
-    warnings: list[CompileWarning]
-    recompilation: Optional[Recompilation] = None
-    tried: list[Trial] = field(default_factory=list)  # inspector breaks --try-fixes
-    bounds: list[str] = field(default_factory=list)  # what inspector's bounds on its own cost cut short
-
-    def __post_init__(self):
-        coerce(self, "status", Status)
-
-
-@dataclass(frozen=True)
-class BreaksView:
-    """What ``inspector breaks`` shows: per compiled variant its findings, with the flags it tried."""
-
-    sample: str
-    torch: Optional[str]
-    population: int
-    variants: list[Finding]

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
+from inspector.model.lines import LineVerdict
 from inspector.model.words import Backend, coerce
 
 
@@ -298,3 +300,38 @@ class ThreadScaling:
     speedup: Optional[float]  # their time on 1 thread / on ``threads``, from launches taken in turn
     specialised: Optional[str]  # why they could not run on fewer threads (torch 2.1 compiles the count in)
     text: Optional[str]  # what it means, in one sentence
+
+
+@dataclass(frozen=True)
+class SizeCall:
+    """A compiled function called at one further population size (``breaks --population-sizes``): its first and
+    steady call's seconds, how many times it compiled again there, and the guards that failed (torch's words)."""
+
+    population: int
+    first_call_s: Optional[float]
+    steady_s: Optional[float]
+    recompiles: int
+    guards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CompiledCode:
+    """What torch.compile made of one function's calls, analysed from the raw facts alone
+    (``inspector.analysis.compiled.build``): its graphs and their kernels, with what each cost; its graph breaks and
+    the time outside compiled graphs; their silent cousins (unrolled loops, recompiles); its source lines' verdicts;
+    where a profiled call's time went, compile time by phase and whether its threads paid; its calls at further
+    population sizes; and what inspector's bounds on its own cost cut short. Empty for an eager variant."""
+
+    kernels: tuple[Kernel, ...] = ()
+    graphs: tuple[Graph, ...] = ()
+    breaks: tuple[GraphBreak, ...] = ()
+    break_cost: Optional[BreakCost] = None
+    warnings: tuple[CompileWarning, ...] = ()
+    lines: tuple[LineVerdict, ...] = ()
+    time_split: Optional[TimeSplit] = None
+    compile_phases: Optional[CompilePhases] = None
+    threads: Optional[ThreadScaling] = None
+    recompile_count: int = 0  # graphs compiled after the first call
+    recompilation: Optional[Recompilation] = None
+    sizes: tuple[SizeCall, ...] = ()
+    bounds: tuple[str, ...] = ()  # sentences

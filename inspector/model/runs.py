@@ -1,16 +1,15 @@
-"""What ran: a variant's run and everything derived from it, a program's compiled function over its run, a sweep."""
+"""What ran: a sample's variants, a program's compiled functions over its run, the sizes of a sweep; each built once by
+one function of ``inspector.analysis`` from the record's raw facts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Optional
 
-from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
-from inspector.model.code import CompilePhases, Graph, Kernel, ThreadScaling, TimeSplit
+from inspector.model.code import CompiledCode
 from inspector.model.fixes import Trial
-from inspector.model.lines import LineVerdict
-from inspector.model.timing import BreakEven, MachineLoad, Timing, Transfer
-from inspector.model.words import STATUSES, Status, coerce
+from inspector.model.timing import Speedups, Timing
+from inspector.model.words import Status, coerce
 
 
 @dataclass(frozen=True)
@@ -23,66 +22,66 @@ class InternalError:
 
 
 @dataclass(frozen=True)
-class Variant:
-    """One variant's run and everything derived from it."""
+class CodeLocation:
+    """Where a function's code is: its file (as the stacks name it), first line, name and last line (None: not
+    recorded)."""
+
+    file: Optional[str]
+    line: Optional[int]
+    name: Optional[str]
+    end_line: Optional[int]
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """A variant's output against the variant it was compared with (``against``): whether it ``matches`` (None: not
+    checked) and, where it does not, how (``mismatch``)."""
+
+    against: Optional[str] = None
+    matches: Optional[bool] = None
+    mismatch: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class SampleVariant:
+    """One variant of a sample: what it is (``kind``: python | numpy | torch; ``family``: the variants that compute
+    one function, checked and compared within it; ``location``: where its code is), how its run ended (``status``,
+    and where it failed: ``error_line``, ``error_stage`` compile | run | inspector, ``error_detail``), its output
+    checked, its timing and speedups, what torch.compile made of it (``code``; empty for an eager variant), the fixes
+    inspector tried on it, and the probe's peak resident memory while it ran."""
 
     id: str
     function: str
-    kind: str  # python | numpy | torch
+    kind: str
     compiled: bool
     device: str
-    preview: bool
+    preview: bool  # a Triton codegen preview for a CPU target: generated, never run
+    family: str
+    location: Optional[CodeLocation]
     status: Status
     error: Optional[str]
     error_line: Optional[int]
-    error_stage: Optional[str]  # compile | run | inspector
+    error_stage: Optional[str]
     error_detail: Optional[str]
+    check: CrossCheck
     timing: Optional[Timing]
-    measured_population: Optional[int]
-    matches_reference: Optional[bool]
-    mismatch: Optional[str]
-    family: str = ""  # variants of one family compute one function: checked, and compared, within it
-    checked_against: Optional[str] = None  # the variant its output was compared with
-    code: dict = field(default_factory=dict)  # where its code is: {"file", "line", "name"}
-    speedup_vs_python: Optional[float] = None
-    speedup_vs_numpy: Optional[float] = None
-    speedup_vs_python_spread: Optional[list[float]] = None  # [lowest, highest] of the rounds' ratios (timed in rounds)
-    speedup_vs_numpy_spread: Optional[list[float]] = None
-    break_even: Optional[BreakEven] = None
-    kernels: list[Kernel] = field(default_factory=list)
-    graphs: list[Graph] = field(default_factory=list)
-    breaks: list[GraphBreak] = field(default_factory=list)
-    break_cost: Optional[BreakCost] = None
-    warnings: list[CompileWarning] = field(default_factory=list)
-    lines: list[LineVerdict] = field(default_factory=list)
-    time_split: Optional[TimeSplit] = None
-    compile_phases: Optional[CompilePhases] = None
-    recompile_count: int = 0
-    recompilation: Optional[Recompilation] = None
-    load: Optional[MachineLoad] = None  # while it was timed
-    threads: Optional[ThreadScaling] = None
-    peak_memory_bytes: Optional[int] = None  # the probe's peak resident memory while it ran this variant
-    bounds: list[str] = field(default_factory=list)  # what inspector's bounds on its own cost cut short, in sentences
-    run: Optional[FunctionRun] = None  # a compiled function of a program (``inspector run``), over the run
-    transfer: Optional[Transfer] = None  # CUDA
-    internal_errors: list[InternalError] = field(default_factory=list)
-    trials: list[Trial] = field(default_factory=list)  # the fixes inspector tried on it
+    speedups: Speedups
+    code: CompiledCode
+    trials: tuple[Trial, ...]
+    internal_errors: tuple[InternalError, ...]
+    peak_memory_bytes: Optional[int]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         coerce(self, "status", Status)
 
     @property
-    def failed(self):
-        return self.status in (Status.ERROR, Status.TIMEOUT) or self.matches_reference is False
+    def failed(self) -> bool:
+        return self.status in (Status.ERROR, Status.TIMEOUT) or self.check.matches is False
 
     @property
-    def ok_compiled(self):
+    def ok_compiled(self) -> bool:
         """Compiled, and it ran (status ok)."""
         return self.compiled and self.status == Status.OK
-
-    def line_summary(self):
-        """{status: number of distinct lines with that verdict}."""
-        return {s: len({e.line for e in self.lines if e.status == s}) for s in STATUSES}
 
 
 @dataclass(frozen=True)
@@ -130,6 +129,31 @@ class FunctionRun:
 
 
 @dataclass(frozen=True)
+class ProgramFunction:
+    """A function a program compiled with ``torch.compile`` (``inspector run``), over the program's run: what it is
+    and where its code is, how its calls ended (``error``: what the last call that raised raised), its steady calls'
+    timing, its calls measured where they happened (``run``), and what torch.compile made of all of its calls."""
+
+    id: str
+    function: str
+    location: Optional[CodeLocation]
+    device: str
+    status: Status
+    error: Optional[str]
+    timing: Optional[Timing]  # its steady calls'
+    run: FunctionRun
+    code: CompiledCode
+    internal_errors: tuple[InternalError, ...]
+
+    def __post_init__(self) -> None:
+        coerce(self, "status", Status)
+
+    @property
+    def failed(self) -> bool:
+        return self.status in (Status.ERROR, Status.TIMEOUT)
+
+
+@dataclass(frozen=True)
 class Program:
     """A program run unchanged under ``inspector run``."""
 
@@ -139,6 +163,7 @@ class Program:
     wall_s: Optional[float]
     ended: str  # "normally", or why inspector saw nothing of its end
     outside: Optional[dict]  # {"graphs", "breaks"} compiled outside the tracked functions
+    functions: tuple[ProgramFunction, ...]  # the functions it compiled with torch.compile, as the probe tracked them
     eager: dict[str, float] = field(default_factory=dict)  # {function id: seconds per call run eagerly} (inspector.inspect)
     made_by: str = "run"  # run (inspector run), capture or inspect (the Python API)
     load: Optional[dict] = None  # how busy the machine was while it ran (the parent's /proc window; raw facts)
@@ -146,8 +171,24 @@ class Program:
 
 
 @dataclass(frozen=True)
+class SweepEntry:
+    """One variant at one population size of a sweep: how its run ended, its timing and speedups there."""
+
+    id: str
+    kind: str
+    compiled: bool
+    family: str
+    status: Status
+    timing: Optional[Timing]
+    speedups: Speedups
+
+    def __post_init__(self) -> None:
+        coerce(self, "status", Status)
+
+
+@dataclass(frozen=True)
 class SweepPoint:
     """One population size of a sweep: each variant's timing and speedups at that size."""
 
     population: int
-    variants: list[Variant]  # without kernels or lines
+    variants: tuple[SweepEntry, ...]

@@ -14,28 +14,6 @@ class BreakEven:
 
 
 @dataclass(frozen=True)
-class Timing:
-    """A variant's timed runs, and what they mean for the whole population."""
-
-    median_s: float
-    min_s: float
-    max_s: float
-    runs: int
-    number: int
-    first_call_s: Optional[float]
-    samples_s: list[float]
-    per_population_s: float  # the median scaled to the whole population (Python measures a subset)
-    compile_s: Optional[float]  # compiled variants: torch's compile time, else first call minus median
-    rounds_s: dict[int, float] = field(default_factory=dict)  # {round: median of that round, per population} (Rounds)
-    scale: float = 1.0  # population over the individuals measured: min_s and max_s times it are per population
-
-    @property
-    def per_population_range(self):
-        """(fastest, slowest) run scaled to the whole population, as per_population_s is."""
-        return self.min_s * self.scale, self.max_s * self.scale
-
-
-@dataclass(frozen=True)
 class MachineLoad:
     """How busy the machine was while a variant was timed (None: unknown: no /proc, or a window too short for
     /proc's 10 ms ticks)."""
@@ -56,6 +34,48 @@ class Transfer:
     to_device_bytes: Optional[int]
     to_host_s: Optional[float]  # None: no output to copy back
     to_host_bytes: Optional[int]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A variant's timed runs, and what they mean for the whole population: its median scaled to it
+    (``per_population_s``; ``scale``: the population over the ``measured_population`` individuals timed), its
+    compile time (torch's, else the first call minus the median), each alternating round's median (``rounds_s``),
+    how busy the machine was meanwhile (``load``), and a CUDA variant's copies to and from the device (``transfer``,
+    timed once)."""
+
+    median_s: float
+    min_s: float
+    max_s: float
+    runs: int
+    number: int
+    first_call_s: Optional[float]
+    samples_s: tuple[float, ...]
+    per_population_s: float
+    compile_s: Optional[float]
+    rounds_s: dict[int, float]  # {round: median of that round, per population} (Rounds)
+    scale: float  # min_s and max_s times it are per population
+    measured_population: Optional[int]  # None: the whole population
+    load: Optional[MachineLoad]
+    transfer: Optional[Transfer]
+
+    @property
+    def per_population_range(self) -> tuple[float, float]:
+        """(fastest, slowest) run scaled to the whole population, as per_population_s is."""
+        return self.min_s * self.scale, self.max_s * self.scale
+
+
+@dataclass(frozen=True)
+class Speedups:
+    """How many times faster a variant ran than its family's fastest eager Python and NumPy variants (the ratio of
+    the times their rows show), with the lowest and highest of the rounds' side-by-side ratios where both were timed
+    in the same alternating rounds, and its break-even against the fastest eager NumPy or torch variant."""
+
+    vs_python: Optional[float] = None
+    vs_numpy: Optional[float] = None
+    vs_python_spread: Optional[tuple[float, float]] = None
+    vs_numpy_spread: Optional[tuple[float, float]] = None
+    break_even: Optional[BreakEven] = None
 
 
 @dataclass(frozen=True)

@@ -52,11 +52,11 @@ def sweep_plot(sweep):
     """Each variant's speedup (vs NumPy, else vs Python) at each swept population size, on log-log axes."""
     if len(sweep) < 2:
         return None
-    basis = "numpy" if any(v.speedup_vs_numpy for s in sweep for v in s.variants) else "python"
+    basis = "numpy" if any(v.speedups.vs_numpy for s in sweep for v in s.variants) else "python"
     series = {}
     for s in sweep:
         for v in s.variants:
-            speedup = getattr(v, f"speedup_vs_{basis}")
+            speedup = v.speedups.vs_numpy if basis == "numpy" else v.speedups.vs_python
             if speedup and v.id != basis:
                 series.setdefault(v.id, []).append((s.population, speedup))
     if not series:

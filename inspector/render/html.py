@@ -7,7 +7,8 @@ from pathlib import Path
 import jinja2
 
 from inspector.analysis import compare
-from inspector.model import STATUSES, Backend, ReasonKind, Status
+from inspector.analysis.trials import strided_lines
+from inspector.model import STATUSES, Backend, ReasonKind, SampleVariant, Status
 from inspector.render import charts, comparison as comparison_words, highlight
 from inspector.render.base import Renderer
 from inspector.render import views
@@ -106,10 +107,10 @@ class HtmlRenderer(Renderer):
 
     def program(self, analysis):
         """The report of a program's run (``inspector run``): its compiled functions, each as a compiled variant."""
-        costliest = max(analysis.variants, key=lambda v: v.run.total_s, default=None)
-        compiled = [dict(_compiled_view(v, analysis.files, limit=PROGRAM_LIMIT), open=v is costliest)
-                    for v in analysis.variants]
         p = analysis.program
+        costliest = max(p.functions, key=lambda v: v.run.total_s, default=None)
+        compiled = [dict(_compiled_view(v, analysis.files, limit=PROGRAM_LIMIT), open=v is costliest)
+                    for v in p.functions]
         rows = [{"v": c["v"], "anchor": c["anchor"], "where": _where(c["v"], analysis.files),
                  "share": c["v"].run.total_s / p.wall_s if p.wall_s else None,
                  "kernels_share": c["split"].kernels_s / c["split"].total_s if c["split"] and c["split"].kernels_s
@@ -136,13 +137,13 @@ def _index_row(stem, analysis):
                          "eager": eager, "vs": eager.timing.per_population_s / compiled.timing.per_population_s
                          if compiled and eager else None})
     compiled = [v for v in analysis.variants if v.compiled and not v.preview]
-    recompiled = [v for v in compiled if v.recompilation]
+    again = [(v.id, v.code.recompilation) for v in compiled if v.code.recompilation]
     row = {"stem": stem, "title": analysis.sample.title, "missing": False, "families": families,
            "torch": analysis.env.torch, "created": analysis.created, "interrupted": analysis.interrupted,
-           "breaks": len({(b.file, b.line) for v in compiled for b in v.breaks}),
-           "recompiles": sum(v.recompilation.count for v in recompiled),
-           "limit": [f"{v.id}: {'recompile limit hit' if v.recompilation.limit else 'on every call'}"
-                     for v in recompiled if v.recompilation.limit or v.recompilation.every_call],
+           "breaks": len({(b.file, b.line) for v in compiled for b in v.code.breaks}),
+           "recompiles": sum(r.count for _, r in again),
+           "limit": [f"{vid}: {'recompile limit hit' if r.limit else 'on every call'}"
+                     for vid, r in again if r.limit or r.every_call],
            "failed": [v.id for v in analysis.variants if v.failed], "internal": len(analysis.internal_errors),
            "busy": views.caution(analysis) is not None}
     times = [f["time_s"] for f in families]
@@ -184,9 +185,9 @@ def _anchor(vid):
 
 def _where(v, files):
     """"ga.py:18": where a compiled function is defined, in the report's file names."""
-    path = v.code.get("file")
+    path = v.location.file if v.location else None
     shown = next((f.display for f in files if f.path == path), path)
-    return f"{shown}:{v.code.get('line')}" if path else ""
+    return f"{shown}:{v.location.line}" if path else ""
 
 
 def _compiled_view(v, files, limit=None):
@@ -197,17 +198,18 @@ def _compiled_view(v, files, limit=None):
     costliest first where they were timed) and one graph's whole output code, so that a program with hundreds of
     graphs gives a page that opens quickly; the rest is in the record.
     """
-    shared = sorted({r.text for e in v.lines for r in e.why if r.not_vectorized})
-    tried = list(dict.fromkeys(r.text for e in v.lines for r in e.why if r.kind == ReasonKind.TRIED))  # said once, above
-    overruled = list(dict.fromkeys(r.text for e in v.lines for r in e.why if r.kind in SAID_ONCE))  # so is this
+    code = v.code
+    shared = sorted({r.text for e in code.lines for r in e.why if r.not_vectorized})
+    overruled = list(dict.fromkeys(r.text for e in code.lines for r in e.why if r.kind in SAID_ONCE))  # said once
     anchor = _anchor(v.id)
-    ordered = sorted(v.kernels, key=lambda k: (k.cost.time_s is None, -(k.cost.time_s or 0))) if limit else v.kernels
+    ordered = sorted(code.kernels, key=lambda k: (k.cost.time_s is None, -(k.cost.time_s or 0))) if limit \
+        else code.kernels
     shown = ordered[:limit] if limit else ordered
     shown_nests = {f"{k.id}#{n.index}" for k in shown for n in k.loop_nests if n.lines[0] <= KERNEL_LINES}
     colors = {k.id: KERNEL_COLORS[i % len(KERNEL_COLORS)] for i, k in enumerate(shown)}  # a line and its kernels
     views = []
     for i, file in enumerate(files):
-        entries = [e for e in v.lines if e.file == file.display]
+        entries = [e for e in code.lines if e.file == file.display]
         if entries:
             prefix = anchor if file.kind == "sample" else f"{anchor}-f{i}"
             annotated = _annotated(file, entries, shared, prefix, colors, shown_nests)
@@ -215,23 +217,40 @@ def _compiled_view(v, files, limit=None):
             views.append({"file": file, "annotated": annotated, "open": file.kind in ("sample", "user"),
                           "summary": f"{sum(1 for e in entries if e.status == 'parallel')} of {len(placed)} lines "
                                      "with a verdict ran in parallel loops"})
-    kernels = [dict(_kernel_view(k, [e for e in v.lines if k.id in e.kernels], files[0].display), color=colors[k.id])
-               for k in shown]
+    kernels = [dict(_kernel_view(k, [e for e in code.lines if k.id in e.kernels], files[0].display),
+                    color=colors[k.id]) for k in shown]
     timed = sorted((kv for kv in kernels if kv["k"].cost.time_s is not None), key=lambda kv: -kv["k"].cost.time_s)
-    output_code = [c for g in v.graphs for c in g.output_code]
+    output_code = [c for g in code.graphs for c in g.output_code]
     shown_code = [_cut(code, OUTPUT_CODE_LINES // 2, OUTPUT_CODE_LINES // 2)
                   for code in (output_code[:1] if limit else output_code)]
-    split = v.time_split
+    split = code.time_split
     total = split.total_s if split else None
     rest = [(label, getattr(split, key)) for key, label in (
         ("wrapper_s", "wrapper: between kernels, inside compiled graphs"),
         ("outside_graphs_s", "outside compiled graphs: guards, conversions, Python between graphs"))] if split else []
+    sample_variant = isinstance(v, SampleVariant)
     return {"v": v, "sentence": sentence(v, files[0].display), "files": views, "kernels": kernels,
-            "more_kernels": len(v.kernels) - len(shown), "more_code": len(output_code) - len(shown_code),
-            "shared": shared, "tried": tried, "overruled": overruled,
+            "more_kernels": len(code.kernels) - len(shown), "more_code": len(output_code) - len(shown_code),
+            "shared": shared, "tried": _tried(v) if sample_variant else [], "overruled": overruled,
+            "run": None if sample_variant else v.run, "preview": sample_variant and v.preview,
+            "error_line": v.error_line if sample_variant else None,
+            "error_detail": v.error_detail if sample_variant else None, "ok": v.status == Status.OK and (
+                not sample_variant or v.compiled),
             "anchor": anchor, "timed": timed, "split": split if total else None,
             "rest": [{"label": label, "s": s, "share": s / total} for label, s in rest if s is not None and total],
-            "phases": charts.phase_bar(v.compile_phases), "output_code": shown_code}
+            "phases": charts.phase_bar(code.compile_phases), "output_code": shown_code}
+
+
+def _tried(v):
+    """The fixes tried on a variant, in words, each once, in the order of the first of its lines each was about:
+    the strided lines for the layout and the tiling heuristic, the lines of the breaks its flag removes."""
+    strided = {(e.file, e.line) for e in strided_lines(v.code)}
+
+    def about(t, e):
+        if t.flag and t.fix != "tiling-off":
+            return any(b.flag == t.flag and (b.file, b.line) == (e.file, e.line) for b in v.code.breaks)
+        return (e.file, e.line) in strided
+    return list(dict.fromkeys(t.text for e in v.code.lines for t in v.trials if about(t, e)))
 
 
 def _kernel_view(k, entries, sample):

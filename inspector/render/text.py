@@ -67,9 +67,9 @@ class TextRenderer(Renderer):
                     _failure(console, v.id, v.status, v.error)
                 if v.ok_compiled:
                     console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
-                    for b in v.bounds:
+                    for b in v.code.bounds:
                         console.print(f"    bounded: {b}", markup=False)
-                    for b in v.breaks:
+                    for b in v.code.breaks:
                         _graph_break(console, b)
             _not_understood(console, analysis)
         return _out(console)
@@ -85,31 +85,31 @@ class TextRenderer(Renderer):
         columns = ["function", "calls", "calls that recompiled", "compile", "time in it", "per call", "in kernels"]
         for name in columns + (["eager, same arguments"] if p.eager else []):
             table.add_column(name, justify="left" if name == "function" else "right")
-        for v in analysis.variants:
-            run, split = v.run, v.time_split
+        for v in p.functions:
+            run, split = v.run, v.code.time_split
             share = f"{100 * split.kernels_s / split.total_s:.0f} %" if split and split.kernels_s is not None else "-"
             eager = p.eager.get(v.id)
             against = f" (compiled: {ratio(eager / v.timing.median_s)})" if eager and v.timing else ""
             table.add_row(v.id, str(run.calls), str(len(run.recompiles)), seconds(run.compile_s), seconds(run.total_s),
                           seconds(v.timing.median_s if v.timing else None), share,
                           *([seconds(eager) + against] if p.eager else []))
-        console.print(table if analysis.variants else "the program compiled nothing with torch.compile", markup=False)
-        for v in analysis.variants:
+        console.print(table if p.functions else "the program compiled nothing with torch.compile", markup=False)
+        for v in p.functions:
             if v.status == Status.OK:
                 console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
                 if v.error:
                     _failure(console, f"    call {v.run.error_call}", "raised", v.error)
             else:
                 _failure(console, v.id, v.status, v.error)
-            for note in run_notes(v):
+            for note in run_notes(v.run):
                 console.print(f"    {note}", markup=False)
-            for b in v.breaks:
+            for b in v.code.breaks:
                 _graph_break(console, b)
             for c in v.run.recompiles:
                 why = recompile_why(c)
                 console.print(f"    recompiled at call {c.call} ({seconds(c.seconds)}): {why}", markup=False)
-            if v.recompilation and v.recompilation.limit:
-                console.print(f"    {v.recompilation.text}", markup=False, style="yellow")
+            if v.code.recompilation and v.code.recompilation.limit:
+                console.print(f"    {v.code.recompilation.text}", markup=False, style="yellow")
         fixes = views.program_fixes(analysis)
         if fixes:
             console.print("Could be tried (not measured: inspector run does not run your program again):", markup=False)
@@ -188,7 +188,7 @@ def timing_table(analysis, rows):
         time = seconds(r.time_s) if v.status == Status.OK else v.status
         marks = "".join(f" [{n}]" for n in r.marks)
         table.add_row(v.id, time + marks, ratio(r.vs_numpy), ratio(r.vs_fastest) if r.vs_fastest != 1 else "fastest",
-                      break_even(v.break_even), match(v))
+                      break_even(v.speedups.break_even), match(v))
     return table
 
 

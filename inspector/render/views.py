@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from inspector.analysis import trials as trials_mod
-from inspector.model import Status
+from inspector.model import SampleVariant, Status
 from inspector.render.words import NOISY, break_even, error_parts, places, ratio, seconds, timing_notes
 
 
@@ -42,7 +42,7 @@ class Change:
 class Row:
     """One row of the timings table: every number on it from the same measurements."""
 
-    v: object  # the Variant
+    v: SampleVariant
     time_s: Optional[float]
     range_s: Optional[tuple]  # (fastest, slowest) run, scaled as time_s is
     vs_numpy: Optional[float]
@@ -90,30 +90,31 @@ def _headline(family, fastest, eager, compiled, analysis, timed):
     elif not fastest.compiled:
         said.append(f"Compiling does not pay here: the fastest compiled variant, {compiled.id}, is "
                     f"{ratio(t / compiled.timing.per_population_s)} than {fastest.id}.")
-    elif compiled.break_even and compiled.break_even.calls is not None:
-        said.append(f"Compiling pays after {break_even(compiled.break_even)} ({seconds(compiled.timing.compile_s)} of "
+    elif compiled.speedups.break_even and compiled.speedups.break_even.calls is not None:
+        said.append(f"Compiling pays after {break_even(compiled.speedups.break_even)} "
+                    f"({seconds(compiled.timing.compile_s)} of "
                     f"compile against {seconds(eager.timing.per_population_s - t)} saved per call).")
-    breaks = {(b.file, b.line) for v in timed if v.compiled for b in v.breaks}
-    recompiles = sum(v.recompilation.count for v in timed if v.compiled and v.recompilation)
+    breaks = {(b.file, b.line) for v in timed if v.compiled for b in v.code.breaks}
+    recompiles = sum(v.code.recompilation.count for v in timed if v.compiled and v.code.recompilation)
     said.append(f"{_count(len(breaks), 'graph break')}, {_count(recompiles, 'recompile')}." if breaks or recompiles
                 else "No graph breaks or recompiles.")
     said[-1] = said[-1][0].upper() + said[-1][1:]
     pays = ("" if compiled is None else
             f"compiling does not pay ({compiled.id} {ratio(t / compiled.timing.per_population_s)})"
-            if not fastest.compiled else f"compiling pays after {break_even(compiled.break_even)}")
+            if not fastest.compiled else f"compiling pays after {break_even(compiled.speedups.break_even)}")
     short = "; ".join(x for x in (
         f"{family}: {fastest.id}, {seconds(t)}" + (f", {numpy}" if numpy else ""),
         pays, f"{_count(len(breaks), 'graph break')}, {_count(recompiles, 'recompile')}"
         if breaks or recompiles else "") if x)
-    return Headline(family, fastest.id, t, fastest.speedup_vs_numpy, eager.id if eager else None, vs_eager,
+    return Headline(family, fastest.id, t, fastest.speedups.vs_numpy, eager.id if eager else None, vs_eager,
                     compiled.id if compiled else None, said, short)
 
 
 def _vs_numpy(v):
     """"4.3x NumPy", unless ``v`` is the NumPy variant its ratio is taken against (or there is none)."""
-    if not v.speedup_vs_numpy or (v.kind == "numpy" and not v.compiled):
+    if not v.speedups.vs_numpy or (v.kind == "numpy" and not v.compiled):
         return None
-    return f"{_times(v.speedup_vs_numpy)} NumPy"
+    return f"{_times(v.speedups.vs_numpy)} NumPy"
 
 
 def _of(family):
@@ -149,8 +150,8 @@ def _all_changes(analysis):
         if not v.ok_compiled or v.preview:
             continue
         trials = {t.fix: t for t in v.trials}
-        outside = v.break_cost.outside_s if v.break_cost else None
-        for b in v.breaks:
+        outside = v.code.break_cost.outside_s if v.code.break_cost else None
+        for b in v.code.breaks:
             flag = next((t for t in v.trials if b.flag and t.flag == b.flag), None)
             if b.fix:
                 _keep(found, Change(b.fix[0].upper() + b.fix[1:], v.id, [(b.file, b.line)], outside, _stake(
@@ -160,14 +161,14 @@ def _all_changes(analysis):
                 _keep(found, _tried(f"Set torch._dynamo.config.{name} = {value} before compiling (--config "
                                     f"{b.flag}): it removes this break.", v, [(b.file, b.line)], outside,
                                     "outside compiled graphs per call", flag))
-        if v.recompilation and (v.recompilation.every_call or v.recompilation.limit):
-            _keep(found, Change(f"Stop the recompiles: {v.recompilation.text}.", v.id, [], v.timing.per_population_s
+        if v.code.recompilation and (v.code.recompilation.every_call or v.code.recompilation.limit):
+            _keep(found, Change(f"Stop the recompiles: {v.code.recompilation.text}.", v.id, [], v.timing.per_population_s
                                 if v.timing else None, _stake(v.timing.per_population_s if v.timing else None,
                                                              "per call, compiles included")))
-        strided = trials_mod.strided_lines(v)
+        strided = trials_mod.strided_lines(v.code)
         if strided:
             kernels = {k for e in strided for k in e.kernels}
-            stake = sum(k.cost.time_s for k in v.kernels if k.id in kernels and k.cost.time_s) or None
+            stake = sum(k.cost.time_s for k in v.code.kernels if k.id in kernels and k.cost.time_s) or None
             lines = sorted({(e.file, e.line) for e in strided})
             what = "in the kernels of these lines per profiled call"
             _keep(found, _tried("Store the population column-major (shape (d, N), or np.asfortranarray) so that "
@@ -226,7 +227,7 @@ def table(analysis):
         for text in timing_notes(v, population) + failed:
             marks.append(notes.setdefault(text, len(notes) + 1))
         rows.append(Row(v, t.per_population_s if t else None, t.per_population_range if t else None,
-                        v.speedup_vs_numpy, fastest[v.family] / t.per_population_s if t and v.family in fastest
+                        v.speedups.vs_numpy, fastest[v.family] / t.per_population_s if t and v.family in fastest
                         else None, marks))
     return Table(rows, [(n, text) for text, n in notes.items()], skipped)
 
@@ -239,7 +240,7 @@ def caution(analysis):
     load = analysis.load
     if load and load.busy:
         said.append(f"{' and '.join(load.why)} while the variants were timed")
-    spreads = [v.speedup_vs_numpy_spread for v in analysis.variants if v.speedup_vs_numpy_spread
+    spreads = [v.speedups.vs_numpy_spread for v in analysis.variants if v.speedups.vs_numpy_spread
                and v.kind != "numpy"]
     moved = [s for s in spreads if s[1] > NOISY * s[0]]
     if spreads and len(moved) * 2 > len(spreads):
@@ -257,15 +258,15 @@ def program_fixes(analysis):
     if not (analysis.program and analysis.program.try_fixes):
         return []
     said = []
-    for v in analysis.variants:
-        strided = sorted({(e.file, e.line) for e in trials_mod.strided_lines(v)})
+    for v in analysis.program.functions:
+        strided = sorted({(e.file, e.line) for e in trials_mod.strided_lines(v.code)})
         if strided:
             said.append((v.id, "its input column-major (np.asfortranarray(pop); for a tensor, "
                                "pop.t().contiguous().t()) or Inductor's tiling heuristic off (torch.compile(fn, "
                                "options={\"cpp.enable_tiling_heuristics\": False})), for the strided loads that "
                                f"kept lines {places(strided, analysis.sample.path)} scalar; inspector report "
                                "measures both on a sample"))
-        for flag in dict.fromkeys(b.flag for b in v.breaks if b.flag):
+        for flag in dict.fromkeys(b.flag for b in v.code.breaks if b.flag):
             name, _, value = flag.split(".", 1)[1].partition("=")
             said.append((v.id, f"torch._dynamo.config.{name} = {value} before compiling, which removes a graph break; "
                                f"inspector breaks measures it on a sample (--config {flag})"))
@@ -280,14 +281,14 @@ def program_headlines(analysis):
     """A program's first lines: per compiled function that was called, its share of the run, what compiling cost
     against the time in it, its steady time per call, breaks and recompiles; the costliest first."""
     p, said = analysis.program, []
-    for v in sorted((v for v in analysis.variants if v.run.calls), key=lambda v: -v.run.total_s):
+    for v in sorted((v for v in p.functions if v.run.calls), key=lambda v: -v.run.total_s):
         run = v.run
         share = f" ({run.total_s / p.wall_s:.0%} of the run)" if p.wall_s else ""
         compiling = f", {seconds(run.compile_s)} of it compiling" if run.compile_s else ""
         steady = (f"; {seconds(v.timing.median_s)} per call over {_count(run.steady_calls, 'steady call')}"
                   if v.timing else "; no steady call to time")
-        breaks = f"; {_count(len(v.breaks), 'graph break')}, {_count(len(run.recompiles), 'call')} that recompiled" \
-            if v.breaks or run.recompiles else ""
+        breaks = f"; {_count(len(v.code.breaks), 'graph break')}, {_count(len(run.recompiles), 'call')} that " \
+            "recompiled" if v.code.breaks or run.recompiles else ""
         raised = f"; raised an exception at call {run.error_call} (below)" if v.error else ""
         said.append(f"{v.id}: {seconds(run.total_s)} in {_count(run.calls, 'call')}{share}{compiling}{steady}"
                     f"{breaks}{raised}.")

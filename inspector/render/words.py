@@ -3,7 +3,8 @@
 import math
 from collections import Counter
 
-from inspector.model import Backend, Kernel, LineStatus, ReasonKind, Status, Vectorized
+from inspector.model import (Backend, CompiledCode, Kernel, LineStatus, ProgramFunction, ReasonKind, Status,
+                             Vectorized)
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
 
@@ -82,20 +83,21 @@ def timing_notes(v, population):
     """What the time column of a variant means, when it is not one plain full-population median: each applicable
     note (the machine's state while it was timed is the page's one caution, not a row's)."""
     notes = []
-    if v.recompilation and (v.recompilation.every_call or v.recompilation.limit):
-        notes.append(v.recompilation.text)
-    if v.measured_population and v.measured_population < population:
+    again, t = v.code.recompilation, v.timing
+    if again and (again.every_call or again.limit):
+        notes.append(again.text)
+    if t and t.measured_population and t.measured_population < population:
         notes.append("measured on the first individuals only (as many as the budget allowed: see every timing "
                      "figure), the time scaled to the whole population")
     if v.preview:
         notes.append("not run: a Triton codegen preview for a CPU target, generated and never run or timed")
-    copies = v.transfer
+    copies = t.transfer if t else None
     if copies:
         back = f" and the output back in {seconds(copies.to_host_s)}" if copies.to_host_s else ""
         notes.append(f"inputs moved to the GPU once, not timed: copying the population there takes "
                      f"{seconds(copies.to_device_s)}{back}, which a caller holding NumPy arrays pays on every call")
-    if v.threads and v.threads.speedup and v.threads.speedup < 1:
-        notes.append(v.threads.text)
+    if v.code.threads and v.code.threads.speedup and v.code.threads.speedup < 1:
+        notes.append(v.code.threads.text)
     return notes
 
 
@@ -104,16 +106,17 @@ def sentence(v, sample):
     other than the sample (its path ``sample``) are named with their file."""
     if v.status != Status.OK:
         return f"{v.status}: {error_parts(v.error)[0]}".rstrip(": ")
-    if v.run and not v.run.calls:
+    if isinstance(v, ProgramFunction) and not v.run.calls:
         if v.run.inlined_into:
             return (f"never called itself: inlined into {' and '.join(v.run.inlined_into)}, whose compiled graphs "
                     "hold its code (its lines' verdicts are there).")
         return "never called after torch.compile (nothing of it compiled)."
-    lines = [e for e in v.lines if e.status]
+    code = v.code
+    lines = [e for e in code.lines if e.status]
     distinct = {(e.file, e.line) for e in lines}
     parallel = {(e.file, e.line) for e in lines if e.status == LineStatus.PARALLEL}
     vectorized = {(e.file, e.line) for e in lines if e.vectorized == Vectorized.ALL}
-    verb = "would run" if v.preview else "ran"
+    verb = "would run" if not isinstance(v, ProgramFunction) and v.preview else "ran"
     parts = [f"{len(parallel)} of {len(distinct)} lines {verb} in parallel kernels"]
     if {e.vectorized for e in lines} - {None} != {"n/a"}:  # SIMD is a CPU notion: Triton lines are n/a
         parts[-1] += f", {len(vectorized)} vectorized"
@@ -125,35 +128,37 @@ def sentence(v, sample):
             others.setdefault(e.status, {})[(e.file, e.line)] = None
     for status, where in sorted(others.items()):
         parts.append(f"{status} at line{'s' if len(where) > 1 else ''} {places(where, sample)}")
-    if v.breaks:
+    if code.breaks:
         where = ", ".join((f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}")
-                          + (f" {b.count}x" if b.count > 1 else "") for b in v.breaks)
-        part = f"{len(v.breaks)} graph break{'s' if len(v.breaks) > 1 else ''} ({where})"
-        if v.break_cost:
-            part += f" leave {v.break_cost.outside_fraction:.0%} of each call outside compiled graphs"
+                          + (f" {b.count}x" if b.count > 1 else "") for b in code.breaks)
+        part = f"{len(code.breaks)} graph break{'s' if len(code.breaks) > 1 else ''} ({where})"
+        if code.break_cost:
+            part += f" leave {code.break_cost.outside_fraction:.0%} of each call outside compiled graphs"
         parts.append(part)
-    machine = machine_code(v)
+    machine = machine_code(code)
     if machine:
         parts.append(machine)
-    if v.threads and v.threads.speedup:
-        parts.append(v.threads.text)
-    loops = [w for w in v.warnings if w.kind == "unrolled-loop"]
+    if code.threads and code.threads.speedup:
+        parts.append(code.threads.text)
+    loops = [w for w in code.warnings if w.kind == "unrolled-loop"]
     if loops:
         parts.append(f"{len(loops)} Python loop{'s' if len(loops) > 1 else ''} unrolled into the graph by Dynamo "
                      f"(line{'s' if len(loops) > 1 else ''} {', '.join(str(n) for w in loops for n in w.lines)})")
-    if v.recompilation:
-        parts.append(f"{v.recompilation.count} recompilation(s) after the first call"
-                     + (f", recompile limit hit ({v.recompilation.limit})" if v.recompilation.limit else "")
-                     + (", on every call" if v.recompilation.every_call else ""))
+    again = code.recompilation
+    if again:
+        parts.append(f"{again.count} recompilation(s) after the first call"
+                     + (f", recompile limit hit ({again.limit})" if again.limit else "")
+                     + (", on every call" if again.every_call else ""))
     return "; ".join(parts) + "."
 
 
-def machine_code(v):
-    """A compiled variant's machine code in one clause: the C++ loop nests it holds packed SIMD in, and those where it
+def machine_code(code: CompiledCode):
+    """A compiled function's machine code in one clause: the C++ loop nests it holds packed SIMD in, and those where it
     overrules Inductor's code (the line verdicts follow it); for Triton kernels, that it does not apply."""
-    cpp = [k for k in v.kernels if k.backend == Backend.CPP]
+    cpp = [k for k in code.kernels if k.backend == Backend.CPP]
     if not cpp:
-        return "machine code not applicable (Triton kernels)" if any(k.backend == Backend.TRITON for k in v.kernels) else None
+        return "machine code not applicable (Triton kernels)" if any(k.backend == Backend.TRITON
+                                                                       for k in code.kernels) else None
     if not any(k.machine for k in cpp):
         return "machine code not recorded"
     told = [(k, n) for k in cpp for n in k.loop_nests if n.machine]
@@ -186,10 +191,10 @@ def program_title(analysis):
     return f"inspector.{p.made_by}({analysis.sample.title}) · {seconds(p.wall_s)}"
 
 
-def run_notes(v):
-    """Sentences on how a program's compiled function ran beyond its timings: the stances its calls ran under, calls
-    torch ran eagerly, a code object it shares with other compiled functions."""
-    run, notes = v.run, []
+def run_notes(run):
+    """Sentences on how a program's compiled function ran beyond its timings (``run``, its FunctionRun): the stances
+    its calls ran under, calls torch ran eagerly, a code object it shares with other compiled functions."""
+    notes = []
     for s in run.stances:
         calls = f"call {s.first}" if s.first == s.last else f"calls {s.first}-{s.last}"
         how = {True: "eagerly", False: "compiled", None: "compiled or eagerly (not told for a module)"}[s.eager]
@@ -221,4 +226,4 @@ def places(where, sample, listed=4):
 
 def match(v):
     """Whether a variant matched the reference: yes, NO, or - (not checked)."""
-    return {True: "yes", False: "NO", None: "-"}[v.matches_reference]
+    return {True: "yes", False: "NO", None: "-"}[v.check.matches]

@@ -74,10 +74,10 @@ def test_failed_variants_exit_1_and_the_others_are_measured(bad_run):
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr and "inspector: error:" not in proc.stderr
     for vid in ("numpy", "numpy_last"):
-        assert a.variant(vid).status == "ok" and a.variant(vid).matches_reference is True
+        assert a.variant(vid).status == "ok" and a.variant(vid).check.matches is True
     assert a.reference == "numpy" and a.probe_restarts == 3
     for v in a.variants:  # the report marks each failed variant with its message
-        for message in (v.error, v.mismatch):
+        for message in (v.error, v.check.mismatch):
             assert message is None or str(escape(message)) in html, message
     assert not [p.name for p in out.iterdir() if p.name.startswith(".")]  # no temporary files left
 
@@ -94,7 +94,7 @@ def test_variant_that_raises(bad_run):
 
 def test_variant_returning_wrong_length(bad_run):
     proc, _, a, _, _ = bad_run
-    assert a.variant("numpy_short").matches_reference is False
+    assert a.variant("numpy_short").check.matches is False
     assert "numpy_short: does not match: returned shape (199,), expected (200,) or (200, k)" in proc.stderr
 
 
@@ -108,10 +108,10 @@ def test_variant_returning_strings(bad_run):
 def test_variant_returning_nan_names_first_differing_individuals(bad_run):
     proc, _, a, _, _ = bad_run
     v = a.variant("numpy_nan")
-    assert v.matches_reference is False
-    assert v.mismatch.startswith("2 of 200 individuals differ (first: #5: expected ")
-    assert "got nan; #7: expected " in v.mismatch
-    assert f"numpy_nan: does not match numpy: {v.mismatch}" in proc.stderr
+    assert v.check.matches is False
+    assert v.check.mismatch.startswith("2 of 200 individuals differ (first: #5: expected ")
+    assert "got nan; #7: expected " in v.check.mismatch
+    assert f"numpy_nan: does not match numpy: {v.check.mismatch}" in proc.stderr
 
 
 @pytest.mark.parametrize("vid, how", [("numpy_exits", "exit code 1"), ("numpy_killed", "killed by SIGKILL")])
@@ -171,7 +171,7 @@ def test_a_failure_inside_inspector_is_an_internal_error_and_keeps_what_was_meas
     assert all("injected fault (this is a bug in inspector: please report it" in ln for ln in lines)
     a = analyze(load(tmp_path / "poly.json"))
     v = a.variant("numpy-compiled-cpu")
-    assert v.status == "ok" and v.timing.median_s > 0 and v.lines and v.time_split is None
+    assert v.status == "ok" and v.timing.median_s > 0 and v.code.lines and v.code.time_split is None
     assert "inspector itself failed" in (tmp_path / "poly.html").read_text()
 
 

@@ -32,7 +32,7 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
         if v.device == "cuda" and not a.env.cuda:
             assert v.status == "skipped" and v.error == "CUDA is not available (torch.cuda.is_available() is False)"
             continue
-        assert v.status == "ok" and v.matches_reference is True, (v.id, v.error, v.mismatch)
+        assert v.status == "ok" and v.check.matches is True, (v.id, v.error, v.check.mismatch)
         assert v.timing.min_s <= v.timing.median_s <= v.timing.max_s and v.timing.runs >= 3
     assert a.reference == "python"
     # one progress line per variant and size, then the seed-style table
@@ -43,10 +43,10 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
     assert f"wrote {out / 'trig.html'} and {out / 'trig.json'}" in proc.stderr
     # what a compiled run must capture for the line verdicts: provenance on every helper line
     v = a.variant("numpy-compiled-cpu")
-    assert v.kernels and all(k.parallel for k in v.kernels if k.generated)
-    helper = [e for e in v.lines if e.function != v.function]
+    assert v.code.kernels and all(k.parallel for k in v.code.kernels if k.generated)
+    helper = [e for e in v.code.lines if e.function != v.function]
     assert helper and all(e.status == "parallel" and "provenance" in e.how for e in helper)
-    assert v.time_split.kernels_s > 0 and v.timing.first_call_s > v.timing.median_s
+    assert v.code.time_split.kernels_s > 0 and v.timing.first_call_s > v.timing.median_s
     assert [s.population for s in a.sweep] == [1000, 2000]
     # each kernel also timed on 1 thread (the same compiled code), and how busy the machine was meanwhile
     for raw in record.variants:
@@ -54,14 +54,14 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
             assert raw.load.wall_s > 0 and raw.load.cpus == a.env.cpu_count
         if raw.id.endswith("-compiled-cpu") and a.env.threads > 1:
             one = {e.name for e in raw.thread_scaling.events if e.threads == 1}
-            assert one >= {k.name for k in a.variant(raw.id).kernels if k.generated}
+            assert one >= {k.name for k in a.variant(raw.id).code.kernels if k.generated}
             assert not raw.recompiles.graphs  # timing on 1 thread compiled nothing anew
-    assert v.threads.points[0][0] == 1 and v.threads.speedup == v.threads.points[0][1] / v.threads.points[-1][1]
+    assert v.code.threads.points[0][0] == 1 and v.code.threads.speedup == v.code.threads.points[0][1] / v.code.threads.points[-1][1]
     # then every variant that ran, timed again in 3 rounds, each in turn: the ratios are taken side by side
     ran = {raw.id for raw in record.variants if raw.status == "ok"}
     fixes = {t.id for t in record.trials}  # the fixes tried are timed in the same rounds
     assert set(record.rounds.variants) == ran | fixes and a.rounds.count == 3
-    assert all(len(v.timing.rounds_s) == 3 and v.speedup_vs_numpy_spread for v in a.variants if v.id in ran)
+    assert all(len(v.timing.rounds_s) == 3 and v.speedups.vs_numpy_spread for v in a.variants if v.id in ran)
     html = (out / "trig.html").read_text()
     assert "Speedup against population size" in html and "Where the time goes" in html
     # torch's structured trace beside the record: tlparse reads it with the command the README gives
@@ -148,9 +148,9 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
                        "-v", "torch-compiled-cpu", "--no-profile", "--rounds", 0, "-o", out)
         assert proc.returncode == 0, proc.stderr
         a = analyze(load(next(out.glob("*.json"))))
-        runs.append({v.id: [(e.line, e.status, e.vectorized, e.kernels, e.nests, e.how) for e in v.lines]
+        runs.append({v.id: [(e.line, e.status, e.vectorized, e.kernels, e.nests, e.how) for e in v.code.lines]
                      for v in a.variants if v.status == "ok"})
-        machine.append([k.machine and k.machine.describe() for v in a.variants for k in v.kernels
+        machine.append([k.machine and k.machine.describe() for v in a.variants for k in v.code.kernels
                         if k.backend == "cpp"])
         assert not next(p for p in a.parse if p.artifact == "machine code").problems
     assert runs[0] == runs[1] == runs[2]
@@ -166,8 +166,8 @@ def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
     a = analyze(load(tmp_path / "five_problems.json"))
     assert {v.family for v in a.variants} == {"sphere", "ackley", "griewank"}
     for v in a.variants:
-        assert v.matches_reference is True and (v.checked_against or "").endswith(v.family) or v.kind == "python"
-        assert v.speedup_vs_python is not None  # against its own family's Python variant
+        assert v.check.matches is True and (v.check.against or "").endswith(v.family) or v.kind == "python"
+        assert v.speedups.vs_python is not None  # against its own family's Python variant
 
 
 def test_a_library_is_annotated_and_its_break_shown_at_its_site(tmp_path):
@@ -176,11 +176,11 @@ def test_a_library_is_annotated_and_its_break_shown_at_its_site(tmp_path):
                    "-v", "numpy", "-v", "numpy-compiled-cpu", "--rounds", 0, "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     a = analyze(load(tmp_path / "pymoo_g7.json"))
-    (b,) = a.variant("numpy-compiled-cpu").breaks
+    (b,) = a.variant("numpy-compiled-cpu").code.breaks
     assert (b.file, b.where) == ("pymoo/gradient/toolbox/__init__.py", "library") and b.count >= 1
     assert b.chain[0] == ["samples/libraries/pymoo_g7.py", 23] and "torch.compiler.disable" in b.fix
     g = a.file("pymoo/problems/single/g.py")
-    verdicts = {g.text(e.line)[:2]: e.status for e in a.variant("numpy-compiled-cpu").lines if e.file == g.display}
+    verdicts = {g.text(e.line)[:2]: e.status for e in a.variant("numpy-compiled-cpu").code.lines if e.file == g.display}
     assert {verdicts[f"g{i}"] for i in range(1, 9)} == {"parallel"} and verdicts["f "] == "parallel"
     html = (tmp_path / "pymoo_g7.html").read_text()
     assert "<code>pymoo/problems/single/g.py</code>" in html and "Graph break at pymoo/gradient" in html
@@ -228,7 +228,7 @@ def test_a_variant_timed_while_another_process_loads_the_machine_says_so(tmp_pat
     facts = record.variants[0].load
     assert facts.wall_s > 0.3 and facts.others_cpu_s > 0.3 * facts.wall_s
     v = analyze(record).variant("numpy")
-    assert v.load.others_share >= 0.2 and v.load.busy.startswith("timed on a busy machine: other processes used")
+    assert v.timing.load.others_share >= 0.2 and v.timing.load.busy.startswith("timed on a busy machine: other processes used")
     # one caution for the page, with the figures, on the page and the terminal
     said = views.caution(analyze(record))
     assert said.startswith("other processes used") and "while the variants were timed" in said

@@ -67,20 +67,20 @@ def test_a_ga_program_runs_as_it_is_and_the_report_shows_what_compiled(tmp_path)
     assert proc.stdout.count("best of this generation") == 8 and "done: 8 generations, population 4,500" in proc.stdout
     assert "fitness" in proc.stderr and f"wrote {tmp_path / 'ga.html'}" in proc.stderr
     a = analyze(load(tmp_path / "ga.json"))
-    (f,) = a.variants
+    (f,) = a.program.functions
     assert (f.id, f.run.calls, a.program.exit) == ("fitness", 8, 0)
     # how busy the machine was while it ran, the program's own CPU time left out (what compare --program shows)
     assert a.load and a.load.cpus and 0 <= a.load.others_share <= 1
     item = line_of(a, "best = value.min().item()")
-    assert item in {b.line for b in f.breaks}
+    assert item in {b.line for b in f.code.breaks}
     # both recompilations, each at its call with the guard that failed
     said = {c.call: " ".join(c.reasons) for c in f.run.recompiles}
     assert "size mismatch at index 0. expected 3000, actual 4500" in said[5]
     assert any("___stack0 ==" in text and "after a graph break" in text for text in said.values())
-    verdicts = {e.line: e.status for e in f.lines}
+    verdicts = {e.line: e.status for e in f.code.lines}
     for text in ("value = (pop**2", "excess = torch.clamp", "value = value + penalty"):
         assert verdicts[line_of(a, text)] == "parallel", text
-    assert f.timing.median_s > 0 and f.run.steady_calls >= 1 and f.run.profiled_call and f.time_split.kernels_s > 0
+    assert f.timing.median_s > 0 and f.run.steady_calls >= 1 and f.run.profiled_call and f.code.time_split.kernels_s > 0
     html = (tmp_path / "ga.html").read_text()
     assert "<code>fitness</code>" in html and "at call 5" in html and "Your source, line by line" in html
     tlparse(tmp_path / "ga.trace" / "torch_trace.log", tmp_path / "ga.tlparse")
@@ -93,9 +93,9 @@ def test_methods_and_functions_compiled_anywhere_are_found_and_the_exit_status_i
     assert proc.returncode == 3, proc.stderr
     a = analyze(load(tmp_path / "out" / "messy.json"))
     # in the order the program compiled them: the imported module's decorator first
-    assert [(v.id, v.run.calls) for v in a.variants] == [("shifted", 3), ("Scorer.score", 3), ("helper", 3)]
-    assert all(e.status == "parallel" for v in a.variants for e in v.lines)
-    assert {e.file for e in a.variant("shifted").lines} == {"helper_mod.py"}
+    assert [(v.id, v.run.calls) for v in a.program.functions] == [("shifted", 3), ("Scorer.score", 3), ("helper", 3)]
+    assert all(e.status == "parallel" for v in a.program.functions for e in v.code.lines)
+    assert {e.file for e in a.function("shifted").code.lines} == {"helper_mod.py"}
     # a program that raises: Python's traceback (not inspector's frames), exit 1, the report still written
     failed = run_cli("run", "-o", tmp_path / "out", "-m", "messy", "raise", cwd=tmp_path, env=ENV)
     assert failed.returncode == 1 and "ValueError: boom" in failed.stderr
@@ -119,7 +119,7 @@ def test_ctrl_c_reaches_the_program_and_the_report_keeps_what_ran(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, stderr
     a = analyze(load(tmp_path / "out" / "messy.json"))
-    assert a.program.exit == 130 and a.variant("helper").run.calls > 3
+    assert a.program.exit == 130 and a.function("helper").run.calls > 3
 
 
 AS_IT_IS = textwrap.dedent('''\
@@ -166,7 +166,7 @@ def test_the_program_sees_what_python_gives_it_and_its_traceback_has_no_inspecto
     # Python's traceback as the bare run prints it (inspector's summary follows it), no frame of inspector's
     assert ours.stderr.startswith(bare.stderr) and "inspector" not in ours.stderr[:len(bare.stderr)]
     assert "Traceback" in bare.stderr and "USDT" not in ours.stderr
-    (f,) = analyze(load(tmp_path / "out" / "as_it_is.json")).variants
+    (f,) = analyze(load(tmp_path / "out" / "as_it_is.json")).program.functions
     # --no-trace --no-profile: the calls after the compile are all the program's own, none traced or profiled
     assert (f.run.calls, f.run.traced_call, f.run.profiled_call) == (4, None, None)
     assert f.run.steady_calls == f.timing.runs == 2
@@ -180,13 +180,13 @@ def test_odd_calls_once_never_eager_first_stances_and_closures_are_told_as_torch
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "odd_calls.html").exists() and "USDT" not in proc.stderr
     a = analyze(load(tmp_path / "odd_calls.json"))
-    normalise, penalty, fitness, first, second = a.variants
+    normalise, penalty, fitness, first, second = a.program.functions
     # called once: its compile and nothing after it, the report written all the same
     assert (normalise.run.calls, normalise.timing, normalise.run.compiled_at) == (1, None, 1)
     assert penalty.run.calls == 0 and penalty.run.inlined_into == ["fitness"]
     # eager first call (force_eager): compiled at call 2, which is no recompile; torch logs only the closure's
     assert (fitness.run.compiled_at, fitness.run.recompiles) == (2, [])
-    assert logged.count("Recompiling function") == sum(len(v.run.recompiles) for v in a.variants) == 1
+    assert logged.count("Recompiling function") == sum(len(v.run.recompiles) for v in a.program.functions) == 1
     stances = [(s.first, s.last, s.stance, s.eager) for s in fitness.run.stances]
     assert stances[0] == (1, 1, "force_eager", True) and (7, 9, "eager_on_recompile", True) in stances
     assert fitness.run.eager_calls == 4 and fitness.run.fallbacks == 3 and "rank mismatch" in fitness.run.fallback_guards[0][1]
@@ -234,7 +234,7 @@ def test_a_functions_error_and_each_break_are_told_once(tmp_path):
     assert proc.stderr.count("get_labels: error: Unsupported: Data-dependent branching\n") == 1
     assert proc.stderr.count("Hint: Use `torch.cond`") == 1 and "get_labels: get_labels" not in proc.stderr
     a = analyze(load(tmp_path / "out" / "swarm.json"))
-    sites = [(b.line, b.cause, b.flag) for b in a.variant("step").breaks]
+    sites = [(b.line, b.cause, b.flag) for b in a.function("step").code.breaks]
     assert sites == [(line_of(a, text), "item", "dynamo.capture_scalar_outputs=True")
                      for text in ("torch.arange(k.max())", "pos.min().item()")]
     html = (tmp_path / "out" / "swarm.html").read_text()
@@ -249,9 +249,9 @@ def test_a_large_program_gives_a_page_bounded_by_what_it_shows_each_line_once_pe
                    "--still")
     assert proc.returncode == 0 and "done: 4 frames" in proc.stdout, proc.stderr
     a = analyze(load(tmp_path / "fluid.json"))
-    (f,) = a.variants
+    (f,) = a.program.functions
     chains = {}  # (file, line): the call chains that reach it, a verdict each
-    for e in f.lines:
+    for e in f.code.lines:
         chains.setdefault((e.file, e.line), []).append(e.via)
     assert any(len(via) > 1 and file.endswith("solver.py") for (file, _), via in chains.items())
     page = (tmp_path / "fluid.html").read_text()

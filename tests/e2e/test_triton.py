@@ -30,9 +30,9 @@ def test_preview_shows_the_triton_source_inductor_writes(tmp_path):
     a = analyze(load(tmp_path / "poly.json"))
     assert [v.id for v in a.variants] == ["numpy", "numpy-triton-preview", "torch-triton-preview"]
     for v in a.variants[1:]:
-        (k,) = v.kernels
+        (k,) = v.code.kernels
         assert v.status == "ok" and k.backend == "triton" and k.triton.target == "cpu" and "@triton.jit" in k.code
-        assert all(e.status == "parallel" and e.vectorized == "n/a" for e in v.lines if e.status)
+        assert all(e.status == "parallel" and e.vectorized == "n/a" for e in v.code.lines if e.status)
     html = (tmp_path / "poly.html").read_text()
     assert html.count("Triton preview for a CPU target, not the CUDA kernel; not timed") == 2
     assert "not run: a Triton codegen preview for a CPU target" in html
@@ -70,18 +70,18 @@ def test_cuda_variants_run_triton_kernels_with_their_launch_and_copy_cost(cuda_r
     width, itemsize = a.sample.shape[1], {"float64": 8, "int8": 1}[a.sample.dtype]
     for vid in ("numpy-compiled-cuda", "torch-compiled-cuda"):
         v = a.variant(vid)
-        assert v.status == "ok" and v.matches_reference is True, (vid, v.error, v.mismatch)
+        assert v.status == "ok" and v.check.matches is True, (vid, v.error, v.check.mismatch)
         assert v.timing.median_s > 0
-        copies = v.transfer
+        copies = v.timing.transfer
         assert copies.to_device_bytes == n * width * itemsize and copies.to_device_s > 0
         assert copies.to_host_bytes and copies.to_host_s > 0
-        triton = [k for k in v.kernels if k.backend == "triton"]
+        triton = [k for k in v.code.kernels if k.backend == "triton"]
         assert triton and all(k.triton.target == "cuda" for k in triton)
         for k in triton:
             launch = k.triton
             blocks = {**launch.blocks, **launch.config["kwargs"]}
             assert launch.config["num_warps"] >= 1 and "XBLOCK" in blocks
             assert launch.grid[0] == math.ceil(launch.numels["xnumel"] / blocks["XBLOCK"])
-        lines = [e for e in v.lines if e.status]
+        lines = [e for e in v.code.lines if e.status]
         assert lines and all(e.status == "parallel" and e.vectorized == "n/a" for e in lines)
     assert "inputs moved to the GPU once, not timed" in html and "warps" in html

@@ -28,7 +28,7 @@ BREAKS = {"numpy-compiled-cpu": {"2.13.0": {"if over.any():", "fitness[over] -= 
 def test_each_break_once_with_its_line_reason_and_fix(version):
     a = analysis(version, "knapsack_breaks")
     for vid, expected in ((vid, by_version[version]) for vid, by_version in BREAKS.items()):
-        found = a.variant(vid).breaks
+        found = a.variant(vid).code.breaks
         assert {b.line for b in found} == {line_of(a, text) for text in expected}
         assert len(found) == len({(b.line, b.reason) for b in found})  # each once
         for b in found:
@@ -36,7 +36,7 @@ def test_each_break_once_with_its_line_reason_and_fix(version):
             assert a.sample.source.splitlines()[b.line - 1].strip() == b.code
             if version == "2.13.0":  # torch's explanation and the graph-break registry's id: newer torch only
                 assert b.explanation and b.gb_id.startswith("gb") and b.url.startswith("https://")
-    flags = {b.flag for v in a.variants for b in v.breaks} - {None}
+    flags = {b.flag for v in a.variants for b in v.code.breaks} - {None}
     assert flags == ({SCALARS, DYNAMIC_SHAPES} if version == "2.13.0" else {SCALARS})
 
 
@@ -54,16 +54,16 @@ def test_torch_2_1_gives_no_time_outside_graphs_rather_than_a_wrong_one():
     """Its profiler marks no compiled-graph events, so the cost of a break is unknown, and said to be."""
     a = analysis("2.1.2", "knapsack_breaks")
     assert [f.cost for f in a.findings] == [None, None]
-    assert all(v.time_split.outside_graphs_s is None for v in a.variants if v.compiled and v.status == "ok")
+    assert all(v.code.time_split.outside_graphs_s is None for v in a.variants if v.compiled and v.status == "ok")
 
 
 def test_population_sizes_show_recompiles_with_the_failed_guard():
     a = analysis("2.13.0", "knapsack_breaks")
-    recompiles = [w for w in a.variant("numpy-compiled-cpu").warnings if w.kind == "recompile"]
+    recompiles = [w for w in a.variant("numpy-compiled-cpu").code.warnings if w.kind == "recompile"]
     assert recompiles and all("at population 9,000" in w.text for w in recompiles)
     assert any("size mismatch" in w.text and "expected 10000, actual 9000" in w.text for w in recompiles)
     # the guard in words, as the program summary gives it: no compile id, and where the guarded code is
-    printed = [w.text for w in a.variant("torch-compiled-cpu").warnings if "___stack0" in w.text]
+    printed = [w.text for w in a.variant("torch-compiled-cpu").code.warnings if "___stack0" in w.text]
     assert printed == ["recompiled at population 9,000: ___stack0 == 4749 (at knapsack_breaks.py:55, in the code "
                        "after a graph break)"]
     assert not [w for w in recompiles if "0/0:" in w.text]
@@ -73,14 +73,14 @@ def test_population_sizes_show_recompiles_with_the_failed_guard():
 def test_unrolled_python_loops_are_flagged_each_with_its_trip_count(version):
     a = analysis(version, "penalty_loops")
     v = a.variant("torch-compiled-cpu")
-    assert not v.breaks  # an unrolled loop does not break the graph: the only signal is the traced graph itself
+    assert not v.code.breaks  # an unrolled loop does not break the graph: the only signal is the traced graph itself
     source = a.sample.source.splitlines()
     start = line_of(a, "def fitness_torch")
     loops = [i for i, s in enumerate(source, 1) if s.strip().startswith("for ") and i > start]
-    found = [w for w in v.warnings if w.kind == "unrolled-loop"]
+    found = [w for w in v.code.warnings if w.kind == "unrolled-loop"]
     assert [w.lines for w in found] == [[loops[0]], [loops[1]]]
     assert "its body was traced 10 times" in found[0].text and "its body was traced 6 times" in found[1].text
-    headers = [e for e in v.lines if e.line in loops]
+    headers = [e for e in v.code.lines if e.line in loops]
     assert headers and all(e.why[0].kind == "unrolled-loop" for e in headers)
 
 
@@ -89,7 +89,7 @@ def test_unrolled_python_loops_are_flagged_each_with_its_trip_count(version):
 def test_long_straight_line_code_is_not_an_unrolled_loop(version, stem):
     """A ten-variable objective traces into hundreds of ops from a few statements, with no loop anywhere."""
     a = analysis(version, stem)
-    assert not [w for v in a.variants for w in v.warnings if w.kind == "unrolled-loop"]
+    assert not [w for v in a.variants for w in v.code.warnings if w.kind == "unrolled-loop"]
 
 
 def test_a_message_without_a_location_is_counted_as_not_understood():
@@ -115,7 +115,7 @@ def test_a_break_whose_following_code_the_backend_failed_on_is_one_entry_that_sa
     assert b.after == ("the code after it did not compile: Backend compiler `inductor_failing_after_breaks` failed "
                        "with aten._local_scalar_dense.default; Dynamo ran it as Python")
     assert "Backend compiler exception" in b.text  # torch's words of it kept, under the break's own
-    view = BreaksView("pso_fallback.py", "2.13.0", 1000, [Finding("step", "ok", None, [], None, [b], [])])
+    view = BreaksView("pso_fallback.py", "2.13.0", 1000, [Finding("step", "ok", None, (), None, (b,), (), None, (), ())])
     text = renderer("text").breaks(view)
     assert text.count("pso_fallback.py:18") == 1 and text.count("then the code after it did not compile") == 1
     assert "WON'T CONVERT" not in text

@@ -21,7 +21,7 @@ from inspector.render.words import seconds
 
 
 def poly_kernel(version, vid):
-    (k,) = [k for k in analysis(version, "poly").variant(vid).kernels]
+    (k,) = [k for k in analysis(version, "poly").variant(vid).code.kernels]
     return k
 
 
@@ -327,7 +327,7 @@ def test_where_the_time_goes_pairs_each_kernels_time_per_call_with_the_time_row(
     (pair,) = _interleaved().pairs
     v = next(v for v in pair.variants if v.id == "torch-compiled-cpu")
     goes = v.time_goes
-    (ka,), (kb,) = (r.variant("torch-compiled-cpu").kernels for r in (
+    (ka,), (kb,) = (r.variant("torch-compiled-cpu").code.kernels for r in (
         analyze(load(RECORDS / "interleaved" / f"poly-torch-{ver}.json")) for ver in VERSIONS))
     assert [(r.what, r.a, r.b) for r in goes.kernels] == [(f"{ka.name} → {kb.name}", ka.cost.time_s, kb.cost.time_s)]
     assert (goes.call.what, goes.call.a, goes.call.b) == ("the whole call (timed, as above)", v.time.a, v.time.b)
@@ -358,7 +358,7 @@ def test_two_run_records_of_a_program_compare_per_function(tmp_path):
     its steady time per call, compile, calls and recompiles, kernels and verdicts; the runs were sequential."""
     proc = run_cli("compare", record_path("2.1.2", "ga"), record_path("2.13.0", "ga"), "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
-    old, new = (analysis(v, "ga").variant("fitness") for v in VERSIONS)
+    old, new = (analysis(v, "ga").function("fitness") for v in VERSIONS)
     assert (f"fitness: time per steady call {seconds(old.timing.median_s)} → {seconds(new.timing.median_s)}"
             in proc.stdout)
     assert (f"calls {old.run.calls} → {new.run.calls} (steady: {old.run.steady_calls} → {new.run.steady_calls}); "
@@ -406,10 +406,11 @@ def _penalised(helper_vectorized):
     line 12 (another file, the same number and function), and the helper's own line 12 ``helper_vectorized``."""
     a = analysis("2.13.0", "penalised")
     v = a.variant("torch-compiled-cpu")
-    helper = [e for e in v.lines if e.file == "samples/helpers/penalties.py" and e.line == 12]
-    lines = [replace(e, vectorized=helper_vectorized) if e in helper else e for e in v.lines]
+    helper = [e for e in v.code.lines if e.file == "samples/helpers/penalties.py" and e.line == 12]
+    lines = [replace(e, vectorized=helper_vectorized) if e in helper else e for e in v.code.lines]
     lines += [replace(e, file=a.sample.path) for e in helper]
-    return replace(a, variants=[replace(x, lines=lines) if x is v else x for x in a.variants])
+    return replace(a, variants=tuple(replace(x, code=replace(x.code, lines=tuple(lines))) if x is v else x
+                                     for x in a.variants))
 
 
 def test_lines_of_two_files_with_one_number_are_compared_apart():

@@ -23,20 +23,20 @@ def test_profiled_kernels_are_the_captured_kernels_with_their_times(version, ste
     assert bandwidth.gb_s > 0 and bandwidth.bytes > 0
     for vid in ("numpy-compiled-cpu", "torch-compiled-cpu"):
         v = a.variant(vid)
-        split = v.time_split
+        split = v.code.time_split
         assert split.unmatched == [] and 0 < split.kernels_s <= split.total_s
         n, genes = a.sample.shape
         itemsize = 1 if stem == "sum" else 8
-        for k in v.kernels:
+        for k in v.code.kernels:
             c = k.cost
             assert c.time_s > 0 and c.launches_per_call == 1 and 0 < c.time_share <= 1
             # the population's bytes in, one float64 / int64 per individual out
             assert (c.read_bytes, c.written_bytes) == (n * genes * itemsize, n * 8)
             assert c.gb_s == pytest.approx((c.read_bytes + c.written_bytes) / c.time_s / 1e9)
             assert c.bandwidth_fraction == pytest.approx(c.gb_s / bandwidth.gb_s)
-        lines = [e for e in v.lines if e.kernels]
+        lines = [e for e in v.code.lines if e.kernels]
         assert all(e.time_share > 0 for e in lines)
-        phases = v.compile_phases
+        phases = v.code.compile_phases
         if version == "2.1.2":  # no compile metrics: the compile time is the first call's extra time
             assert phases is None and v.timing.compile_s == pytest.approx(v.timing.first_call_s - v.timing.median_s)
             continue
@@ -48,12 +48,12 @@ def test_profiled_kernels_are_the_captured_kernels_with_their_times(version, ste
 def test_many_launches_and_the_time_outside_graphs_of_a_graph_break():
     a = analysis("2.13.0", "sum")
     v = a.variant("numpy_apply-compiled-cpu")
-    (k,) = [k for k in v.kernels if k.cost.time_s]
+    (k,) = [k for k in v.code.kernels if k.cost.time_s]
     assert k.cost.launches_per_call == a.sample.population  # one compiled row_sum per individual
     assert (k.cost.read_bytes, k.cost.written_bytes) == (1000, 8)
-    split = v.time_split
+    split = v.code.time_split
     assert split.outside_graphs_s > split.kernels_s
-    eager = [e for e in v.lines if e.status == "graph-break"]
+    eager = [e for e in v.code.lines if e.status == "graph-break"]
     assert eager and all(e.time_s == split.outside_graphs_s for e in eager)
 
 
@@ -82,9 +82,9 @@ def test_a_population_sweep_gives_speedup_at_each_size():
     assert [s.population for s in a.sweep] == [2000, 20_000]
     for point in a.sweep:
         v = next(v for v in point.variants if v.id == "numpy-compiled-cpu")
-        assert v.timing.median_s > 0 and v.speedup_vs_numpy > 0 and v.timing.compile_s > 0
-    last = {v.id: v.speedup_vs_numpy for v in a.sweep[-1].variants}
-    assert last == {v.id: v.speedup_vs_numpy for v in a.variants}  # the last size is this run
+        assert v.timing.median_s > 0 and v.speedups.vs_numpy > 0 and v.timing.compile_s > 0
+    last = {v.id: v.speedups.vs_numpy for v in a.sweep[-1].variants}
+    assert last == {v.id: v.speedups.vs_numpy for v in a.variants}  # the last size is this run
     plot = charts.sweep_plot(a.sweep)
     assert plot["basis"] == "numpy" and {s["id"] for s in plot["lines"]} >= {"numpy-compiled-cpu", "python"}
     assert [t["label"] for t in plot["xticks"]] == ["2,000", "20,000"]
@@ -120,21 +120,21 @@ def test_machine_load_is_the_other_processes_share_and_unknown_without_proc():
 def test_parallel_kernels_timed_on_one_thread_say_whether_parallel_paid(vid):
     a = analysis("2.13.0", "trig")
     v = a.variant(vid)
-    t = v.threads
+    t = v.code.threads
     assert t.threads == a.env.threads > 1 and t.specialised is None and [p[0] for p in t.points] == [1, t.threads]
-    parallel = [k for k in v.kernels if k.parallel]
+    parallel = [k for k in v.code.kernels if k.parallel]
     assert parallel and all(k.cost.thread_speedup == pytest.approx(k.cost.threads_s[1] / k.cost.threads_s[t.threads])
                             for k in parallel)
     per_call = {n: sum(k.cost.threads_s[n] * (k.cost.launches_per_call or 1) for k in parallel) for n in (1, t.threads)}
     assert t.points == [[n, pytest.approx(s)] for n, s in per_call.items()]
     assert t.speedup == pytest.approx(t.points[0][1] / t.points[-1][1])
     assert t.text.startswith("its parallel kernels ran ") and f"on {t.threads} threads" in t.text
-    said = [r for e in v.lines if e.status == "parallel" for r in e.why if r.kind.startswith("parallel-")]
+    said = [r for e in v.code.lines if e.status == "parallel" for r in e.why if r.kind.startswith("parallel-")]
     assert said and all(r.kind == ("parallel-paid" if t.speedup >= cost.PAID else "parallel-did-not-pay") for r in said)
 
 
 def test_torch_2_1_kernels_have_the_thread_count_compiled_in_and_say_so():
-    t = analysis("2.1.2", "trig").variant("numpy-compiled-cpu").threads
+    t = analysis("2.1.2", "trig").variant("numpy-compiled-cpu").code.threads
     assert t.points == [] and t.speedup is None
     assert t.specialised.startswith("this torch compiles the thread count into its kernels (#pragma omp parallel "
                                     f"num_threads({t.threads}))")
@@ -143,13 +143,13 @@ def test_torch_2_1_kernels_have_the_thread_count_compiled_in_and_say_so():
 def test_a_call_that_runs_a_graph_per_row_is_not_profiled_and_the_report_says_so():
     """torch 2.13 compiles np.apply_along_axis's row function and calls it once per row; 2.1 gives up on the frame
     and runs it eagerly (no graph: nothing to bound)."""
-    assert not analysis("2.1.2", "first_draft").variant("numpy-compiled-cpu").graphs
+    assert not analysis("2.1.2", "first_draft").variant("numpy-compiled-cpu").code.graphs
     a = analysis("2.13.0", "first_draft")
     per_row = a.variant("numpy-compiled-cpu")
-    (bound,) = per_row.bounds
+    (bound,) = per_row.code.bounds
     assert bound.startswith("not profiled: one call runs ") and "compiled graphs (a graph per row?)" in bound
-    assert per_row.time_split is None and all(k.cost.time_s is None for k in per_row.kernels)
-    assert not a.variant("torch-compiled-cpu").bounds  # a few graphs per call: profiled as usual
+    assert per_row.code.time_split is None and all(k.cost.time_s is None for k in per_row.code.kernels)
+    assert not a.variant("torch-compiled-cpu").code.bounds  # a few graphs per call: profiled as usual
     assert all(v.peak_memory_bytes > 2**20 for v in a.variants if v.status == "ok")
     html = renderer("html").report(a)
     assert f"inspector's own cost was bounded: {escape(bound)}" in html and "peak memory" in html  # a column
@@ -172,8 +172,8 @@ def test_times_and_ratios_come_from_the_same_alternating_rounds(version):
     assert set(rounds) - trials == {v.id for v in a.variants if v.status == "ok" and not v.preview}
     for v in (a.variant(vid) for vid in rounds if vid not in trials):
         mine = per_round(v.id)
-        for reference, said, spread in ((numpy, v.speedup_vs_numpy, v.speedup_vs_numpy_spread),
-                                        (python, v.speedup_vs_python, v.speedup_vs_python_spread)):
+        for reference, said, spread in ((numpy, v.speedups.vs_numpy, v.speedups.vs_numpy_spread),
+                                        (python, v.speedups.vs_python, v.speedups.vs_python_spread)):
             # the row's time is the median of its rounds, its ratio that of the two times; the spread the rounds'
             assert v.timing.per_population_s == pytest.approx(statistics.median(mine.values()))
             assert said == pytest.approx(statistics.median(reference.values()) / statistics.median(mine.values()))

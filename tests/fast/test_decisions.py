@@ -9,12 +9,12 @@ from inspector.record import load
 def _reasons(a, vid, text):
     """The reasons of the verdict on the line holding ``text``."""
     line = line_of(a, text)
-    return [r for e in a.variant(vid).lines if e.line == line for r in e.why]
+    return [r for e in a.variant(vid).code.lines if e.line == line for r in e.why]
 
 
 def _constraints_nest(a, vid):
     """The loop nest computing ten_genes' constraints: the one whose tiling the heuristic turned off."""
-    return next(n for k in a.variant(vid).kernels for n in k.loop_nests
+    return next(n for k in a.variant(vid).code.kernels for n in k.loop_nests
                 if n.decisions and any(t.branch == "non-contiguous" for t in n.decisions.tiling))
 
 
@@ -31,9 +31,9 @@ def test_ten_genes_constraints_name_the_tiling_decision_with_inductors_numbers()
 
 def test_a_vectorized_nest_with_gathered_loads_says_so_on_the_line():
     a = analysis("2.13.0", "ten_genes")
-    gathered = [r.text for e in a.variant("torch-compiled-cpu").lines for r in e.why if r.kind == "gathered"]
+    gathered = [r.text for e in a.variant("torch-compiled-cpu").code.lines for r in e.why if r.kind == "gathered"]
     assert gathered and all("one element at a time" in t and "scalar loads per vector" in t for t in gathered)
-    nests = [n for k in a.variant("torch-compiled-cpu").kernels for n in k.loop_nests if n.decisions
+    nests = [n for k in a.variant("torch-compiled-cpu").code.kernels for n in k.loop_nests if n.decisions
              and n.decisions.gathers]
     assert nests and all(n.vectorized for n in nests)
 
@@ -43,7 +43,7 @@ def test_under_torch_2_1_the_checker_says_why_and_what_was_not_recorded_is_said(
     why = [r for r in _reasons(a, "numpy-compiled-cpu", "g1 = -105 + 4 * x0") if r.not_vectorized]
     assert [r.kind for r in why] == ["not-vectorized-checker"]
     assert "vectorization checker turned SIMD off: torch.float64 not supported by load" in why[0].text
-    nest = next(n for k in a.variant("numpy-compiled-cpu").kernels for n in k.loop_nests if n.decisions)
+    nest = next(n for k in a.variant("numpy-compiled-cpu").code.kernels for n in k.loop_nests if n.decisions)
     assert dict(nest.decisions.unrecorded)["tiling"].startswith("not recorded under torch 2.1.2")
     assert "gather" in dict(nest.decisions.unrecorded)
 
@@ -52,7 +52,7 @@ def test_sum_row_function_is_serial_from_the_recorded_parallel_decision():
     a = analysis("2.13.0", "sum")
     (why,) = [r.text for r in _reasons(a, "numpy_apply-compiled-cpu", "return np.sum(individual)")
               if r.kind == "serial"]
-    choice = next(n.decisions.parallel[0] for k in a.variant("numpy_apply-compiled-cpu").kernels
+    choice = next(n.decisions.parallel[0] for k in a.variant("numpy_apply-compiled-cpu").code.kernels
                   for n in k.loop_nests if n.decisions and n.decisions.parallel)
     assert choice.depth == 0 and choice.work // choice.threads < choice.min_chunk_size
     assert "parallel-depth decision (recorded)" in why
@@ -67,7 +67,7 @@ def test_a_record_without_decisions_says_the_reason_is_not_recorded():
                 n.pop("decisions", None)
         (v.get("capture") or {}).pop("decision_hooks", None)
     a = analyze(RawRecord.from_json(record))
-    texts = [r.text for e in a.variant("numpy-compiled-cpu").lines for r in e.why if r.not_vectorized]
+    texts = [r.text for e in a.variant("numpy-compiled-cpu").code.lines for r in e.why if r.not_vectorized]
     assert texts and all("tiling decision is not recorded" in t for t in texts)
     assert not any("turned SIMD off" in t for t in texts)
 

@@ -11,7 +11,7 @@ from inspector.analysis import analyze, recompiles
 from inspector.record import redact
 from inspector.render.base import renderer
 from inspector.model import BreaksView
-from inspector.raw import RawRecord, RawVariant
+from inspector.raw import RawCapture, RawRecord, RawVariant
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -22,13 +22,13 @@ def test_a_librarys_own_lines_get_verdicts_and_its_break_is_shown_at_its_site(ve
         ("pymoo/problems/single/g.py", "library")]
     v = a.variant("numpy-compiled-cpu")
     g = a.file("pymoo/problems/single/g.py")
-    verdicts = {g.text(e.line): (e.status, e.vectorized) for e in v.lines if e.file == g.display}
+    verdicts = {g.text(e.line): (e.status, e.vectorized) for e in v.code.lines if e.file == g.display}
     constraints = [text for text in verdicts if text[:2] in {f"g{i}" for i in range(1, 9)}]
     # torch 2.1 resumes after the break without compiling pymoo's frame: its lines run as Python, and say so
     expected = ("parallel", "none") if version != "2.1.2" else ("eager", None)
     assert len(constraints) == 8 and {verdicts[c] for c in constraints} == {expected}
     assert verdicts["f = ("] == expected  # the objective, a statement over 16 lines
-    (b,) = v.breaks
+    (b,) = v.code.breaks
     assert (b.file, b.line, b.where, b.cause) == ("pymoo/gradient/toolbox/__init__.py", 14, "library",
                                                   "skipped-function")
     assert b.chain == [["samples/libraries/pymoo_g7.py", line_of(a, "PROBLEM._evaluate(x, out)")],
@@ -36,7 +36,7 @@ def test_a_librarys_own_lines_get_verdicts_and_its_break_is_shown_at_its_site(ve
     assert b.code.startswith("backend_module = importlib.import_module(")
     assert "wrap the call into it at samples/libraries/pymoo_g7.py:" in b.fix and "report it to pymoo" in b.fix
     assert b.flag is None
-    at = {(e.file, e.line): e for e in v.lines}
+    at = {(e.file, e.line): e for e in v.code.lines}
     call = at["samples/libraries/pymoo_g7.py", line_of(a, "PROBLEM._evaluate(x, out)")]
     assert call.status == "graph-break" and any("inside this call, at pymoo/gradient" in r.text for r in call.why)
 
@@ -49,10 +49,10 @@ def test_the_samples_own_helper_module_is_annotated(version):
     helper = a.file("samples/helpers/penalties.py")
     for vid in ("numpy-compiled-cpu", "torch-compiled-cpu"):  # a functools.partial and a lambda of the helper
         v = a.variant(vid)
-        mine = {e.line: e for e in v.lines if e.file == helper.display}
+        mine = {e.line: e for e in v.code.lines if e.file == helper.display}
         assert set(mine) == {7, 12, 16}
         if version == "2.1.2" and vid == "numpy-compiled-cpu":  # 2.1 cannot call the partial inside a graph
-            (b,) = v.breaks
+            (b,) = v.code.breaks
             assert (b.where, b.file, b.chain) == ("torch", "torch/_dynamo/external_utils.py", [])
             assert "before any line of yours ran" in b.fix
             assert mine[7].status == "parallel" and {mine[12].status, mine[16].status} == {"eager"}
@@ -71,17 +71,17 @@ def test_five_problems_are_five_families_each_checked_and_compared_within_itself
         if v.status != "ok" or v.kind == "python":
             continue
         own = v.id.split("-")[0]
-        assert v.checked_against == (own if v.compiled else f"python_{v.family}"), v.id
+        assert v.check.against == (own if v.compiled else f"python_{v.family}"), v.id
         numpy = a.variant(f"numpy_{v.family}")
         mine, theirs = v.timing.rounds_s, numpy.timing.rounds_s  # taken side by side, round by round
-        assert v.speedup_vs_numpy == pytest.approx(statistics.median(theirs.values()) / statistics.median(mine.values()))
+        assert v.speedups.vs_numpy == pytest.approx(statistics.median(theirs.values()) / statistics.median(mine.values()))
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_two_objectives_per_individual_are_timed_and_checked(version):
     a = analysis(version, "two_objectives")
-    assert not a.failed and a.variant("python").matches_reference is True
-    assert {v.id: v.checked_against for v in a.variants if v.status == "ok"} == {
+    assert not a.failed and a.variant("python").check.matches is True
+    assert {v.id: v.check.against for v in a.variants if v.status == "ok"} == {
         "python": None, "numpy": "python", "numpy-compiled-cpu": "numpy", "torch": "python",
         "torch-compiled-cpu": "torch"}
 
@@ -89,11 +89,11 @@ def test_two_objectives_per_individual_are_timed_and_checked(version):
 def test_a_variant_that_hits_the_recompile_limit_says_so_everywhere():
     a = analysis("2.13.0", "recompiling")
     v = a.variant("torch-compiled-cpu")
-    r = v.recompilation
+    r = v.code.recompilation
     assert r.limit == "recompile_limit = 8" and r.count == 8 and r.calls > r.count
     assert r.guards == [[r.guards[0][0], 8]] and r.guards[0][0].startswith("G['CALLS']['n'] == …")
-    assert [w.kind for w in v.warnings] == ["recompile-limit"]
-    assert a.variant("numpy-compiled-cpu").recompilation is None
+    assert [w.kind for w in v.code.warnings] == ["recompile-limit"]
+    assert a.variant("numpy-compiled-cpu").code.recompilation is None
     page = renderer("html").report(a)
     assert "hit torch&#39;s recompile limit (recompile_limit = 8) after 8 recompiles" in page
     assert "hit torch's recompile limit" in renderer("text").report(a)
@@ -108,7 +108,8 @@ def test_a_guard_on_a_fresh_object_each_call_is_one_guard_and_every_call_says_so
                for i in range(1, 6)]
     raw = {"calls": 5, "recompiles": {"graphs": [{"compile_id": r.split(":")[0], "metrics": {"recompile_reason": r}}
                                                  for r in reasons], "limits": []}}
-    r = recompiles.recompilation(RawVariant.from_json(raw))
+    raw = RawVariant.from_json(raw)
+    r = recompiles.recompilation(RawCapture(), raw.recompiles or RawCapture(), False, raw.calls)
     assert r.guards == [["___check_obj_id(___stack0, …), type=<class 'tensor_info'>", 5]]
     assert r.every_call and r.text.startswith("recompiled on every call (5 recompiles in 5 calls after the first)")
 
@@ -123,4 +124,4 @@ def test_a_redacted_record_names_no_path_of_the_machine_and_still_analyses():
     assert out.probe_log == "(redacted: the program's printed output)" and out.env.executable == "<python>"
     a = analyze(out)
     assert [f.display for f in a.files][1:] == ["pymoo/gradient/toolbox/__init__.py", "pymoo/problems/single/g.py"]
-    assert a.variant("numpy-compiled-cpu").breaks[0].where == "library"
+    assert a.variant("numpy-compiled-cpu").code.breaks[0].where == "library"

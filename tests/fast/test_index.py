@@ -51,9 +51,9 @@ def test_breaks_recompiles_and_failed_variants_are_counted():
     html = HtmlRenderer().index([("first_draft", analysis("2.13.0", "first_draft")),
                                  ("recompiling", analysis("2.13.0", "recompiling")), ("gone", None)])
     draft = analysis("2.13.0", "first_draft")
-    sites = {(b.file, b.line) for v in draft.variants if v.compiled for b in v.breaks}
+    sites = {(b.file, b.line) for v in draft.variants if v.compiled for b in v.code.breaks}
     assert f'<td class="num" data-sort="{len(sites)}">{len(sites)}</td>' in _row(html, "first_draft") and sites
-    recompiling = analysis("2.13.0", "recompiling").variant("torch-compiled-cpu").recompilation
+    recompiling = analysis("2.13.0", "recompiling").variant("torch-compiled-cpu").code.recompilation
     row = _row(html, "recompiling")
     assert f'data-sort="{recompiling.count}">{recompiling.count}<div class="small err">torch-compiled-cpu: ' in row
     assert "could not run: no record" in html and 'href="gone.html"' not in html

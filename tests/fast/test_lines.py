@@ -16,11 +16,11 @@ from inspector.record import load
 def test_constraint_kernels_are_parallel_and_every_helper_line_too(version, stem, vid):
     a = analysis(version, stem)
     v = a.variant(vid)
-    cpp = [k for k in v.kernels if k.backend == "cpp"]
+    cpp = [k for k in v.code.kernels if k.backend == "cpp"]
     assert cpp and all(k.parallel for k in cpp)
-    helper_lines = [e for e in v.lines if e.function != v.function and e.status]
+    helper_lines = [e for e in v.code.lines if e.function != v.function and e.status]
     source = a.sample.source.splitlines()
-    returns = [e for e in v.lines if e.function != v.function and source[e.line - 1].strip().startswith("return")]
+    returns = [e for e in v.code.lines if e.function != v.function and source[e.line - 1].strip().startswith("return")]
     assert returns and all(e.status for e in returns)  # every helper's result is computed in a kernel
     for e in helper_lines:  # placed in the kernel's one loop nest (views, in 2.1, by the FX graph alone)
         assert e.status == "parallel" and e.kernels and e.nests, e
@@ -36,14 +36,14 @@ def test_constraint_kernels_are_parallel_and_every_helper_line_too(version, stem
     else:  # trig's loop calls libm's sin and cos: GCC left it scalar too
         assert all(e.vectorized == "none" for e in helper_lines)
         assert all("not-vectorized-checker" in k and "machine-disagrees" not in k for k in kinds)
-    assert not v.breaks
+    assert not v.code.breaks
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_sum_compiled_kernels_are_reductions_vectorized_by_torch_2_13(version):
     a = analysis(version, "sum")
     for vid in ("numpy-compiled-cpu", "torch-compiled-cpu"):
-        cpp = [k for k in a.variant(vid).kernels if k.backend == "cpp"]
+        cpp = [k for k in a.variant(vid).code.kernels if k.backend == "cpp"]
         assert cpp and all(k.reduction and k.vectorized == (version == "2.13.0") for k in cpp), vid
 
 
@@ -52,9 +52,9 @@ def test_apply_along_axis_break_is_on_its_line(version):
     a = analysis(version, "sum")
     v = a.variant("numpy_apply-compiled-cpu")
     line = line_of(a, "return np.apply_along_axis")
-    assert [b.line for b in v.breaks] == [line]
-    assert v.breaks[0].cause == "apply-along-axis" and "apply_along_axis" in v.breaks[0].fix
-    assert any(e.line == line and e.status == "graph-break" for e in v.lines)
+    assert [b.line for b in v.code.breaks] == [line]
+    assert v.code.breaks[0].cause == "apply-along-axis" and "apply_along_axis" in v.code.breaks[0].fix
+    assert any(e.line == line and e.status == "graph-break" for e in v.code.lines)
 
 
 def test_knapsack_numpy_if_and_mask_break_matmul_is_a_library_call():
@@ -64,12 +64,12 @@ def test_knapsack_numpy_if_and_mask_break_matmul_is_a_library_call():
     assert s["over = weight > CAPACITY"] == {"parallel"}
     assert s["if over.any():"] == {"graph-break"}
     assert s["fitness[over] -= PENALTY * (weight[over] - CAPACITY)"] == {"graph-break"}
-    found = {b.line: b for b in a.variant("numpy-compiled-cpu").breaks}
+    found = {b.line: b for b in a.variant("numpy-compiled-cpu").code.breaks}
     assert found[line_of(a, "if over.any():")].cause == "data-dependent-branch"
     mask = found[line_of(a, "fitness[over] -=")]
     assert mask.cause == "dynamic-shape" and "capture_dynamic_output_shape_ops" in mask.fix
     assert any(r.kind == "library-call" and "extern_kernels.mm" in r.text
-               for e in a.variant("numpy-compiled-cpu").lines for r in e.why)
+               for e in a.variant("numpy-compiled-cpu").code.lines for r in e.why)
 
 
 def test_knapsack_under_torch_2_1_generates_the_matmul_and_runs_the_mask_eagerly():
@@ -80,7 +80,7 @@ def test_knapsack_under_torch_2_1_generates_the_matmul_and_runs_the_mask_eagerly
     assert s["totals = population @ ITEMS"] == {"parallel"}
     assert s["if over.any():"] == {"graph-break"}
     assert s["fitness[over] -= PENALTY * (weight[over] - CAPACITY)"] == {"eager"}
-    assert [b.cause for b in a.variant("numpy-compiled-cpu").breaks] == ["data-dependent-branch"]
+    assert [b.cause for b in a.variant("numpy-compiled-cpu").code.breaks] == ["data-dependent-branch"]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -90,7 +90,7 @@ def test_knapsack_torch_item_and_print_break_and_the_rest_stays_parallel(version
     assert s["overweight = (excess > 0).sum().item()"] == {"graph-break"}
     assert s['print(f"knapsack: {overweight} of {len(population)} individuals overweight")'] == {"graph-break"}
     assert s["return value - PENALTY * excess"] == {"parallel"}
-    causes = {b.line: b.cause for b in a.variant("torch-compiled-cpu").breaks}
+    causes = {b.line: b.cause for b in a.variant("torch-compiled-cpu").code.breaks}
     assert causes[line_of(a, "(excess > 0).sum().item()")] == "item"
     assert causes[line_of(a, "print(f")] == "print"
 
@@ -102,7 +102,7 @@ def test_apply_along_axis_row_function_runs_serial_and_eager():
     assert s["if violation > MAX_VIOLATION:"] == {"graph-break"}
     assert s["return -np.inf"] == {"eager"}
     assert s["return -(cost + PENALTY * violation)"] == {"serial"}
-    serial = [r.text for e in a.variant("numpy_apply-compiled-cpu").lines if e.status == "serial"
+    serial = [r.text for e in a.variant("numpy_apply-compiled-cpu").code.lines if e.status == "serial"
               for r in e.why if r.kind == "serial"]
     assert serial and all("cpp.min_chunk_size" in w or "has no loop" in w for w in serial)
     assert any("Inductor's parallel-depth decision (recorded): its loops cover 10 elements, 5 per thread, under "
@@ -135,7 +135,7 @@ def test_matmul_is_extern_between_parallel_lines_and_nan_check_breaks():
 def test_under_torch_2_1_the_64_row_standardisation_is_serial_below_its_minimum_chunk():
     a = analysis("2.1.2", "matmul_fitness")
     line = line_of(a, "scaled = (DATA_TORCH")
-    (e,) = [e for e in a.variant("torch-compiled-cpu").lines if e.line == line]
+    (e,) = [e for e in a.variant("torch-compiled-cpu").code.lines if e.line == line]
     assert e.status == "serial"
     assert any("parallel-depth decision (recorded): its loops cover 512 elements, 256 per thread, under "
                "cpp.min_chunk_size = 4096 per thread" in r.text for r in e.why)
@@ -147,8 +147,8 @@ def test_triton_preview_lines_are_parallel_with_their_load_notes():
     for vid in ("numpy-triton-preview", "torch-triton-preview"):
         v = a.variant(vid)
         assert v.status == "ok" and v.preview and v.device == "cpu (Triton preview)"
-        assert v.timing is None and v.matches_reference is None  # never timed, never cross-checked
-        (k,) = v.kernels  # the whole fitness fuses into one pointwise kernel
+        assert v.timing is None and v.check.matches is None  # never timed, never cross-checked
+        (k,) = v.code.kernels  # the whole fitness fuses into one pointwise kernel
         assert k.backend == "triton" and k.kind == "pointwise" and k.parallel
         for text in ("@triton.jit", "tl.load(", "tl.where(", "tl.program_id(0)"):
             assert text in k.code, text
@@ -157,7 +157,7 @@ def test_triton_preview_lines_are_parallel_with_their_load_notes():
         # the (N, 3) row-major population: each gene is read every 3rd element, uncoalesced on a GPU
         assert k.strided_loads == ["in_ptr0 + (1 + 3*x0)", "in_ptr0 + (2 + 3*x0)", "in_ptr0 + (3*x0)"]
         assert {"Triton grid (program_id)", "strided load", "tl.where"} <= {e.what for e in k.evidence}
-        helper = [e for e in v.lines if e.function.startswith("check_constraints")]
+        helper = [e for e in v.code.lines if e.function.startswith("check_constraints")]
         assert helper and all(e.status == "parallel" and e.vectorized == "n/a" for e in helper)
         assert all("provenance" in e.how and k.id in e.kernels for e in helper)
         assert all(any(r.kind == "triton-loads" and "strided loads" in r.text for r in e.why) for e in helper)
@@ -168,7 +168,7 @@ def test_stacks_replayed_from_the_cache_of_another_checkout_still_map(tmp_path):
     a clone in another folder (CI) must get the same verdicts, and another file's stacks must not count."""
     raw = record_path("2.13.0", "poly").read_text()
     base = analysis("2.13.0", "poly")
-    verdicts = [(e.line, e.status, e.how) for v in base.variants for e in v.lines]
+    verdicts = [(e.line, e.status, e.how) for v in base.variants for e in v.code.lines]
     assert any("provenance" in how for _, _, how in verdicts)  # the premise: the record has provenance
     record = json.loads(raw)
     real = record["sample"]["file"]
@@ -180,10 +180,10 @@ def test_stacks_replayed_from_the_cache_of_another_checkout_still_map(tmp_path):
               for traces in (g.get("kernel_stack_traces") or {}).values() for s in traces]
     assert stacks and all(real not in s for s in stacks) and any("/elsewhere/" in s for s in stacks)
     moved = json.dumps(record)
-    assert [(e.line, e.status, e.how) for v in analyze(RawRecord.from_json(json.loads(moved))).variants for e in v.lines] == verdicts
+    assert [(e.line, e.status, e.how) for v in analyze(RawRecord.from_json(json.loads(moved))).variants for e in v.code.lines] == verdicts
     other = json.loads(moved.replace("checkout/samples/poly.py", "checkout/samples/other.py"))
-    compiled = [v for v in analyze(RawRecord.from_json(other)).variants if v.lines]
-    assert compiled and not any("provenance" in e.how for v in compiled for e in v.lines)
+    compiled = [v for v in analyze(RawRecord.from_json(other)).variants if v.code.lines]
+    assert compiled and not any("provenance" in e.how for v in compiled for e in v.code.lines)
 
 
 def test_schema_1_record_gives_the_verdicts_inspector_0_1_derived():
@@ -195,19 +195,19 @@ def test_schema_1_record_gives_the_verdicts_inspector_0_1_derived():
     for v_old in old["variants"]:
         v = new.variant(v_old["id"])
         assert [(e["line"], e["status"], e["vectorized"], sorted(e["kernels"]), e["how"]) for e in v_old["lines"]] == [
-            (e.line, e.status, e.vectorized, sorted(e.kernels), e.how) for e in v.lines], v.id
+            (e.line, e.status, e.vectorized, sorted(e.kernels), e.how) for e in v.code.lines], v.id
         assert [(b["line"], b["reason"], b["count"]) for b in v_old["graph_breaks"]] == [
-            (b.line, b.reason, b.count) for b in v.breaks]
-        assert v_old["speedup_vs_numpy"] == pytest.approx(v.speedup_vs_numpy)
+            (b.line, b.reason, b.count) for b in v.code.breaks]
+        assert v_old["speedup_vs_numpy"] == pytest.approx(v.speedups.vs_numpy)
         for k_old in v_old["kernels"]:
-            k = next(k for k in v.kernels if k.id == k_old["id"])
+            k = next(k for k in v.code.kernels if k.id == k_old["id"])
             assert (k.backend, k.parallel, k.vectorized, k.strided_loads) == (
                 k_old["backend"], k_old["parallel"], k_old["vectorized"], k_old["strided_loads"])
             assert k.cost.time_s == k_old.get("time_s") and k.cost.read_bytes == k_old.get("read_bytes")
     assert [p["population"] for p in old["sweep"]] == [p.population for p in new.sweep]
     for p_old, p in zip(old["sweep"], new.sweep):
         for v_old, v in zip(p_old["variants"], p.variants):
-            assert v_old["speedup_vs_numpy"] == pytest.approx(v.speedup_vs_numpy)
+            assert v_old["speedup_vs_numpy"] == pytest.approx(v.speedups.vs_numpy)
             assert (v_old["timing"] or {}).get("compile_s") == pytest.approx(v.timing.compile_s if v.timing else None)
 
 
@@ -215,7 +215,7 @@ def _verdicts(a, vid):
     """{stripped source line: (status, vectorized)} of one compiled variant (a line's first verdict)."""
     source = a.sample.source.splitlines()
     found = {}
-    for e in a.variant(vid).lines:
+    for e in a.variant(vid).code.lines:
         found.setdefault(source[e.line - 1].strip(), (e.status, e.vectorized))
     return found
 
@@ -226,7 +226,7 @@ def test_ten_genes_constraints_run_in_a_scalar_nest_and_the_penalty_sum_vectoriz
     (strided column loads), the penalty sum in a vectorized reduction, the final add in a vectorized loop."""
     a = analysis("2.13.0", "ten_genes")
     v = a.variant(vid)
-    (k,) = v.kernels
+    (k,) = v.code.kernels
     assert [n.describe() for n in k.loop_nests] == ["parallel, scalar loop", "parallel, vectorized reduction",
                                                     "parallel, vectorized loop"]
     s = _verdicts(a, vid)
@@ -235,7 +235,7 @@ def test_ten_genes_constraints_run_in_a_scalar_nest_and_the_penalty_sum_vectoriz
         assert s[line] == ("parallel", "none"), line
     penalty = next(text for text in s if text.startswith("penalty = "))
     assert s[penalty] == ("parallel", "all")
-    by_line = {e.line: e for e in v.lines}
+    by_line = {e.line: e for e in v.code.lines}
     e = by_line[line_of(a, penalty)]
     assert e.nests == [f"{k.id}#2"] and "loop_nest" in e.how
     # the objective: most terms in the scalar nest, its last term and the final add in the vectorized one
@@ -258,8 +258,8 @@ def test_torch_2_1_gives_no_fusion_reasons_and_none_is_made_up():
     graphs = raw["capture"]["graphs"]
     assert graphs and all(g.get("nests") and not g.get("fusion") for g in graphs)
     v = analysis("2.1.2", "ten_genes").variant("numpy-compiled-cpu")
-    assert any(len(e.nests) > 1 for e in v.lines)  # split lines, as in 2.13, with no reason to give
-    assert [r for e in v.lines for r in e.why if r.kind == "not-fused"] == []
+    assert any(len(e.nests) > 1 for e in v.code.lines)  # split lines, as in 2.13, with no reason to give
+    assert [r for e in v.code.lines for r in e.why if r.kind == "not-fused"] == []
 
 
 def test_without_nest_records_a_line_in_differing_nests_is_unknown_not_the_kernels_verdict():
@@ -270,7 +270,7 @@ def test_without_nest_records_a_line_in_differing_nests_is_unknown_not_the_kerne
         for g in (v.get("capture") or {}).get("graphs") or []:
             g.pop("nests", None)
     v = analyze(RawRecord.from_json(record)).variant("numpy-compiled-cpu")
-    lines = [e for e in v.lines if e.status]
+    lines = [e for e in v.code.lines if e.status]
     assert lines and all((e.status, e.vectorized) == ("parallel", "unknown") for e in lines)
     assert all(e.how == ["provenance"] and e.nests == [] for e in lines)
     (reason,) = [r for r in lines[0].why if r.kind == "nest-unknown"]
@@ -281,21 +281,21 @@ def test_without_nest_records_a_line_in_differing_nests_is_unknown_not_the_kerne
 def test_a_kernel_launched_twice_is_one_kernel_with_two_launches_and_its_time():
     a = analysis("2.13.0", "hidden_layers")
     v = a.variant("torch-compiled-cpu")
-    tanh = [k for k in v.kernels if k.name.startswith("cpp_fused_tanh")]
+    tanh = [k for k in v.code.kernels if k.name.startswith("cpp_fused_tanh")]
     (k,) = tanh
     assert [launch.position for launch in k.launches] == [1, 3]
     assert k.cost.launches_per_call == 2 and k.cost.time_s > 0
-    extern = [k for k in v.kernels if k.backend == "extern"]
+    extern = [k for k in v.code.kernels if k.backend == "extern"]
     assert [(k.name, len(k.launches)) for k in extern] == [("extern_kernels.bmm", 3)]
-    assert not v.time_split.unmatched
+    assert not v.code.time_split.unmatched
     layers = [line_of(a, "h1 = torch.tanh("), line_of(a, "h2 = torch.tanh(")]
-    assert [k.id in e.kernels for e in v.lines if e.line in layers] == [True, True]
+    assert [k.id in e.kernels for e in v.code.lines if e.line in layers] == [True, True]
 
 
 def test_torch_2_1_generates_the_same_tanh_twice_under_two_names():
     a = analysis("2.1.2", "hidden_layers")
     v = a.variant("torch-compiled-cpu")
-    tanh = [k for k in v.kernels if k.name.startswith("cpp_fused_tanh")]
+    tanh = [k for k in v.code.kernels if k.name.startswith("cpp_fused_tanh")]
     assert [len(k.launches) for k in tanh] == [1, 1]
     assert tanh[0].code.replace(tanh[0].name, "") == tanh[1].code.replace(tanh[1].name, "")
 
@@ -306,7 +306,7 @@ def test_a_torch_variant_lowering_to_the_numpy_variants_graph_gets_its_own_lines
     a = analysis(version, "sum")
     for vid, text in (("numpy-compiled-cpu", "return np.sum(population, axis=1)"),
                       ("torch-compiled-cpu", "return torch.sum(population, dim=1)")):
-        (e,) = [e for e in a.variant(vid).lines if e.line == line_of(a, text)]
+        (e,) = [e for e in a.variant(vid).code.lines if e.line == line_of(a, text)]
         assert e.status == "parallel" and e.kernels, vid
 
 
@@ -316,6 +316,6 @@ def test_view_lines_get_the_verdict_of_the_loops_their_loads_feed(version):
     reads the column (torch 2.1's provenance would have left it without a verdict)."""
     a = analysis(version, "poly")
     for vid in ("numpy-compiled-cpu", "torch-compiled-cpu"):
-        views = [e for e in a.variant(vid).lines if a.sample.source.splitlines()[e.line - 1].strip().startswith(
+        views = [e for e in a.variant(vid).code.lines if a.sample.source.splitlines()[e.line - 1].strip().startswith(
             ("x = solutions[:, 0]", "y = solutions[:, 1]", "z = solutions[:, 2]"))]
         assert len(views) >= 6 and all(e.status == "parallel" and e.nests for e in views), vid

@@ -22,13 +22,13 @@ CPU = ("numpy-compiled-cpu", "torch-compiled-cpu")
 def test_a_scalar_nest_the_compiler_vectorized_is_said_and_the_machine_code_decides(version, vid):
     a = analysis(version, "decoded")
     v = a.variant(vid)
-    (kernel,) = [k for k in v.kernels if k.backend == "cpp"]
+    (kernel,) = [k for k in v.code.kernels if k.backend == "cpp"]
     (nest,) = kernel.loop_nests
     assert not nest.vectorized  # Inductor's code is scalar ...
     code = nest.machine  # ... and the compiler packed its arithmetic: counted per nest, from the record alone
     assert code.simd == "packed" and code.packed_fp > 0 and code.register in ("xmm", "ymm", "zmm")
     assert code.instructions >= code.packed_fp + code.scalar_fp + code.simd_data and not code.unclassified
-    (line,) = [e for e in v.lines if e.kernels]
+    (line,) = [e for e in v.code.lines if e.kernels]
     assert line.vectorized == "all"
     kinds = [r.kind for r in line.why]
     assert "machine-code" in kinds and "machine-disagrees" in kinds
@@ -51,14 +51,14 @@ def test_without_packed_arithmetic_or_without_a_record_the_verdict_is_inductors(
         for entry in (raw.get("capture") or {}).get("machine_code") or []:
             _without_packed(entry)
     v = analyze(RawRecord.from_json(record)).variant("torch-compiled-cpu")
-    (line,) = [e for e in v.lines if e.kernels]
+    (line,) = [e for e in v.code.lines if e.kernels]
     assert line.vectorized == "none" and "machine-disagrees" not in [r.kind for r in line.why]
     assert "machine code: packed SIMD in 0 of 1 C++ loop nests" in sentence(v, "samples/decoded.py")
     for raw in record["variants"]:
         (raw.get("capture") or {}).pop("machine_code", None)
     a = analyze(RawRecord.from_json(record))
     v = a.variant("torch-compiled-cpu")
-    (line,) = [e for e in v.lines if e.kernels]
+    (line,) = [e for e in v.code.lines if e.kernels]
     assert line.vectorized == "none" and not [r for r in line.why if r.kind.startswith("machine")]
     assert "machine code not recorded" in sentence(v, a.sample.path)
 
@@ -67,7 +67,7 @@ def test_triton_kernels_say_machine_code_does_not_apply_once():
     a = analysis("2.13.0", "poly")
     v = a.variant("torch-triton-preview")
     assert "machine code not applicable (Triton kernels)" in sentence(v, a.sample.path)
-    assert not [r for e in v.lines for r in e.why if r.kind.startswith("machine")]
+    assert not [r for e in v.code.lines for r in e.why if r.kind.startswith("machine")]
 
 
 KERNEL = """

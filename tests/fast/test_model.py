@@ -34,9 +34,9 @@ def test_enum_members_read_as_their_words_and_unknown_words_are_refused():
         Reason("not-a-kind", "x")
     v = analysis("2.13.0", "knapsack_breaks").variant("numpy-compiled-cpu")
     assert type(v.status) is Status and v.ok_compiled
-    assert {type(e.status) for e in v.lines if e.status} == {model.LineStatus}
-    assert {type(h) for e in v.lines for h in e.how} == {model.How}
-    assert {type(k.backend) for k in v.kernels} == {model.Backend}
+    assert {type(e.status) for e in v.code.lines if e.status} == {model.LineStatus}
+    assert {type(h) for e in v.code.lines for h in e.how} == {model.How}
+    assert {type(k.backend) for k in v.code.kernels} == {model.Backend}
 
 
 def test_a_cuda_variants_copies_are_a_typed_transfer_said_in_its_timing_notes():
@@ -44,8 +44,8 @@ def test_a_cuda_variants_copies_are_a_typed_transfer_said_in_its_timing_notes():
     raw = next(v for v in record["variants"] if v["id"] == "torch-compiled-cpu")
     raw["transfer"] = {"to_device_s": 0.002, "to_device_bytes": 8000, "to_host_s": None, "to_host_bytes": None}
     v = analyze(RawRecord.from_json(record)).variant("torch-compiled-cpu")
-    assert v.transfer == model.Transfer(0.002, 8000, None, None)
-    assert model.to_json(v)["transfer"] == raw["transfer"]
+    assert v.timing.transfer == model.Transfer(0.002, 8000, None, None)
+    assert model.to_json(v)["timing"]["transfer"] == raw["transfer"]
     assert [n for n in timing_notes(v, 1) if "copying the population there takes 2 ms, which" in n]
 
 
@@ -80,7 +80,8 @@ def test_every_field_of_the_json_output_is_documented():
     analysis_doc = doc[doc.index("## The analysis"):]
     assert f'`"{FORMAT}"`' in analysis_doc
     types = _output_types()
-    assert {model.Variant, model.Kernel, model.LineVerdict, model.Transfer, model.Ignored} <= set(types)
+    assert {model.SampleVariant, model.ProgramFunction, model.CompiledCode, model.SweepEntry, model.Kernel,
+            model.LineVerdict, model.Transfer, model.Ignored} <= set(types)
     missing = [f"{t.__name__}.{f.name}" for t in types for f in dataclasses.fields(t)
                if f"`{f.name}`" not in analysis_doc] + [t.__name__ for t in types if f"`{t.__name__}`" not in analysis_doc]
     assert not missing

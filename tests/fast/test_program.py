@@ -22,9 +22,9 @@ from inspector.render.words import run_notes
 def test_the_gas_compiled_fitness_with_its_breaks_and_recompilations_at_their_calls(version):
     a = analysis(version, "ga")
     raw = load(record_path(version, "ga")).to_json()["variants"][0]
-    (f,) = a.variants
+    (f,) = a.program.functions
     assert (f.id, a.program.exit, a.program.ended, f.run.calls) == ("fitness", 0, "normally", 8)
-    assert line_of(a, "best = value.min().item()") in {b.line for b in f.breaks}
+    assert line_of(a, "best = value.min().item()") in {b.line for b in f.code.breaks}
     # the population grows before generation 4 (of 0-7): the fifth call compiles again
     assert 5 in [c.call for c in f.run.recompiles]
     assert [c.call for c in f.run.recompiles] == [c["call"] for c in raw["run"]["compiles"] if c["kind"] == "recompile"]
@@ -32,7 +32,7 @@ def test_the_gas_compiled_fitness_with_its_breaks_and_recompilations_at_their_ca
     # every call is one of: the first, a recompiling one, the traced one, the profiled one, or a steady one
     passes = sum(1 for n in (f.run.traced_call, f.run.profiled_call) if n)
     assert f.run.steady_calls + len(f.run.recompiles) + passes + f.run.eager_calls + 1 == f.run.calls
-    assert f.run.calls == f.recompilation.calls + 1
+    assert f.run.calls == f.code.recompilation.calls + 1
     assert f.timing.runs == f.run.steady_calls and f.timing.median_s <= f.run.total_s
     text = renderer("text").program(a)
     assert "recompiled at call 5" in text and "graph break at line" in text
@@ -50,7 +50,7 @@ def test_a_function_with_hundreds_of_graphs_gives_a_page_that_stays_small():
     v["recompiles"]["graphs"] += [dict(json.loads(text.replace("cpp_fused_", f"cpp_fused_g{n}_")), compile_id=f"{n}/0")
                                   for n in range(10, 410)]
     a = analyze(RawRecord.from_json(many))
-    kernels = len(a.variants[0].kernels)
+    kernels = len(a.program.functions[0].code.kernels)
     page = renderer("html").program(a)
     assert kernels > 400 and f"and {kernels - 12} more kernels: in the JSON record" in page
     assert len(one) < len(page) < 1_000_000  # twelve kernels of tens of kB each, not four hundred
@@ -59,7 +59,7 @@ def test_a_function_with_hundreds_of_graphs_gives_a_page_that_stays_small():
 @pytest.mark.parametrize("version", VERSIONS)
 def test_functions_called_once_never_or_first_eagerly_and_closures_of_one_decorator(version):
     a = analysis(version, "odd_calls")
-    normalise, penalty, fitness, first, second = a.variants
+    normalise, penalty, fitness, first, second = a.program.functions
     # called once: its compile and nothing after it, and both views render
     assert (normalise.run.calls, normalise.run.compiled_at, normalise.timing) == (1, 1, None)
     page, text = renderer("html").program(a), renderer("text").program(a)
@@ -74,12 +74,12 @@ def test_functions_called_once_never_or_first_eagerly_and_closures_of_one_decora
     assert "shares its code object with" in page
     # the passes take the calls right after the compile, and the machine's memory bandwidth is known
     assert (first.run.traced_call, first.run.profiled_call) == (2, 3)
-    assert a.env.memory_bandwidth and any(k.cost.bandwidth_fraction for v in a.variants for k in v.kernels)
+    assert a.env.memory_bandwidth and any(k.cost.bandwidth_fraction for v in a.program.functions for k in v.code.kernels)
 
 
 def test_calls_under_a_stance_are_told_and_eager_ones_kept_out_of_the_compiled_figures():
     a = analysis("2.13.0", "odd_calls")
-    fitness = a.variant("fitness")
+    fitness = a.function("fitness")
     assert "no call after the compile to set it against" in renderer("html").program(a)  # normalise: called once
     run = fitness.run
     # the first call ran under force_eager: the compile at call 2 is the first, not a recompile
@@ -92,22 +92,22 @@ def test_calls_under_a_stance_are_told_and_eager_ones_kept_out_of_the_compiled_f
     assert run.eager_calls == 4 and run.eager_median_s > 0
     assert fitness.timing.runs == run.steady_calls == 10 - 4 - 1 - 2  # eager, compiling, traced, profiled
     assert run.traced_call == 3 and run.profiled_call == 4  # never an eager call
-    notes = " ".join(run_notes(fitness))
+    notes = " ".join(run_notes(fitness.run))
     assert "call 1 under torch.compiler.set_stance('force_eager'): ran eagerly" in notes
     assert "3 calls ran eagerly instead of recompiling, the first at call 7" in notes
 
 
 def test_restarted_attempts_of_one_compile_count_once():
     record = load(record_path("2.13.0", "ga")).to_json()
-    plain = analyze(RawRecord.from_json(record)).variants[0]
+    plain = analyze(RawRecord.from_json(record)).program.functions[0]
     raw = copy.deepcopy(record)
     v = raw["variants"][0]
     again = [dict(g, compile_id=g["compile_id"] + "_1") for g in v["recompiles"]["graphs"]]
     v["recompiles"]["graphs"] += again  # torch restarted each recompile once: 2/1 and 2/1_1 are one recompile
     for c in v["run"]["compiles"]:
         c["compile_ids"] += [i + "_1" for i in c["compile_ids"]]
-    f = analyze(RawRecord.from_json(raw)).variants[0]
-    assert f.recompilation.count == plain.recompilation.count
+    f = analyze(RawRecord.from_json(raw)).program.functions[0]
+    assert f.code.recompilation.count == plain.code.recompilation.count
     assert [c.graphs for c in f.run.recompiles] == [c.graphs for c in plain.run.recompiles]
 
 
@@ -135,8 +135,8 @@ def test_a_function_that_raised_at_a_later_call_keeps_what_its_compiled_calls_sh
     assert _status(RawVariant.from_json(v)) == "ok"
     assert _status(RawVariant.from_json(dict(v, capture={"graphs": [{"compile_id": "0/0"}]}))) == "error"
     a = analyze(RawRecord.from_json(record))
-    (f,) = a.variants
-    assert f.lines and f.kernels and f.run.error_call == 6
+    (f,) = a.program.functions
+    assert f.code.lines and f.code.kernels and f.run.error_call == 6
     text, page = renderer("text").program(a), renderer("html").program(a)
     assert "call 6: raised: ValueError: boom" in text and "raised at call 6" in page
 
@@ -144,7 +144,7 @@ def test_a_function_that_raised_at_a_later_call_keeps_what_its_compiled_calls_sh
 def test_breaks_first_hit_at_a_later_call_are_listed_once_with_the_first_calls():
     record = load(record_path("2.13.0", "ga")).to_json()
     raw = record["variants"][0]
-    f = analyze(RawRecord.from_json(record)).variants[0]
-    assert raw["recompiles"]["breaks"] and len(f.breaks) == len({(b.file, b.line, b.reason) for b in f.breaks})
+    f = analyze(RawRecord.from_json(record)).program.functions[0]
+    assert raw["recompiles"]["breaks"] and len(f.code.breaks) == len({(b.file, b.line, b.reason) for b in f.code.breaks})
     read = next(p for p in analyze(RawRecord.from_json(record)).parse if p.artifact == "graph-break messages").read
     assert read == len(raw["capture"]["breaks"]) + len(raw["recompiles"]["breaks"])

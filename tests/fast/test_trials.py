@@ -38,12 +38,12 @@ def test_column_major_says_which_lines_are_now_vectorized():
     t = next(t for v in a.variants for t in v.trials if t.fix == "column-major")
     v = a.variant(t.variant)
     g1 = line_of(a, "g1 = -105")
-    before = next(e for e in v.lines if e.line == g1)
+    before = next(e for e in v.code.lines if e.line == g1)
     assert before.vectorized == "none"  # the constraints' nest: scalar, strided loads
     assert (a.sample.path, g1) in t.vectorized_now
     assert f"lines {trials.spans(t.vectorized_now)} now vectorized" in t.text
-    # said where the advice is: on the lines it was about
-    assert any(r.kind == "tried" and r.text == t.text for r in before.why)
+    # said where the advice is, and above the variant's source, whose lines it was about
+    assert f"{t.text} (the fix applied by inspector" in renderer("html").report(a)
 
 
 def test_a_fix_without_gain_is_said_and_never_offered_as_advice():
@@ -69,7 +69,7 @@ def test_the_tiling_heuristic_is_advice_only_with_its_measured_effect(version, s
 
 def test_under_torch_2_1_the_checker_decided_so_the_tiling_heuristic_is_not_tried():
     record = load(record_path("2.1.2", "ten_genes")).to_json()
-    nests = [n for v in analyze(RawRecord.from_json(record)).variants for k in v.kernels for n in k.loop_nests if n.decisions]
+    nests = [n for v in analyze(RawRecord.from_json(record)).variants for k in v.code.kernels for n in k.loop_nests if n.decisions]
     assert nests and all(t.branch == "checker" for n in nests for t in n.decisions.tiling)
     assert [s["fix"] for s in trials.choose(RawRecord.from_json(record), trials.KINDS)] == ["column-major"]
     a = analysis("2.1.2", FIXES)

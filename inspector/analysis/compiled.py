@@ -1,0 +1,151 @@
+"""What torch.compile made of one function's calls, from the record's raw facts alone: ``build`` makes its
+``CompiledCode`` in one go from the raw pieces (``Pieces``) that a sample's variant, a program's function or a fix
+tried on a variant holds, and counts, per kind of torch output, what its parsers read and did not understand."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Optional
+
+from inspector import frames
+from inspector.analysis import breaks, cost, kernels as kernels_mod, lines, machine, recompiles
+from inspector.model import CompiledCode, CompileWarning, Env, Graph, Kernel, LineVerdict, SizeCall, SourceFile
+from inspector.raw import (RawCapture, RawGraph, RawKernelTimes, RawPythonLine, RawRegions, RawSize, RawThreadScaling,
+                           RawTrial, RawVariant)
+
+# the kinds of torch output a compiled function's analysis parses: each counted, with what was not understood
+ARTIFACTS = ("output code", "graph-break messages", "FX graph stack comments", "log records", "Inductor decisions",
+             "machine code")
+Seen = dict[str, tuple[int, list[str]]]  # {artifact: (how many were read, one line per one not understood)}
+NONE = RawCapture.from_json({})
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """The raw facts about one function's compiled code: what its first compiling call compiled (``capture``: its
+    graphs, breaks and machine code, Inductor's decision hooks, the log records read and their problems, recompile
+    limits hit) and what later calls compiled (``recompiles``; a program's function: its own graphs too), and what
+    the probe measured of it: the lines that ran as Python in one steady call, a profiled pass's kernel times and
+    time in and out of compiled graphs, its kernels on fewer threads, a CUDA variant's autotuned launch configs,
+    its calls at further population sizes, how many calls it made after its first, and what inspector's bounds on
+    its own cost cut short."""
+
+    capture: RawCapture
+    recompiles: RawCapture
+    program: bool
+    python_lines: Sequence[RawPythonLine] = ()
+    kernel_times: Optional[RawKernelTimes] = None
+    thread_scaling: Optional[RawThreadScaling] = None
+    regions: Optional[RawRegions] = None
+    launch_configs: Optional[dict[str, Any]] = None
+    sizes: Sequence[RawSize] = ()
+    calls: Optional[int] = None
+    bounds: Sequence[str] = ()
+
+    def compiled(self, kind: Literal["graphs", "breaks", "machine_code"]) -> list[Any]:
+        """The raw ``kind`` of what it compiled: its first call's, and for a program's function also what its later
+        calls compiled (a variant's later passes compile none of their own)."""
+        found = list(getattr(self.capture, kind) or [])
+        return found + list(getattr(self.recompiles, kind) or []) if self.program else found
+
+
+def of_variant(raw: RawVariant) -> Pieces:
+    """The pieces of a sample's variant or a program's function (one with ``run`` facts)."""
+    return Pieces(raw.capture or NONE, raw.recompiles or NONE, bool(raw.run), raw.python_lines or (),
+                  raw.kernel_times, raw.thread_scaling, raw.regions, raw.launch_configs, raw.sizes or (), raw.calls,
+                  raw.bounds or ())
+
+
+def of_trial(raw: RawTrial) -> Pieces:
+    """The pieces of a fix tried on a variant: what it compiled, and its calls at further sizes."""
+    return Pieces(raw.capture or NONE, NONE, False, sizes=raw.sizes or ())
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every compiled function of one record is read against: the files its evidence may name, the machine,
+    and the population's shape."""
+
+    sources: lines.Sources
+    env: Env
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Target:
+    """The function whose lines get verdicts: the file its code is in, and its name there."""
+
+    file: SourceFile
+    function: str
+
+
+def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[CompiledCode, Seen]:
+    """The CompiledCode of one function and what its parsers read: its kernels (each with its cost), graphs and
+    breaks, and, for a ``target`` that ran (None: it did not), its warnings and line verdicts."""
+    graphs_raw = pieces.compiled("graphs")
+    kernels, graphs, seen = _kernels(pieces, graphs_raw)
+    breaks_raw = pieces.compiled("breaks")
+    graph_breaks, break_problems = breaks.distinct(breaks_raw, context.sources)
+    bandwidth = context.env.memory_bandwidth.gb_s if context.env.memory_bandwidth else None
+    kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, graphs_raw, bandwidth)
+    again = recompiles.recompilation(pieces.capture, pieces.recompiles, pieces.program, pieces.calls)
+    warnings: list[CompileWarning] = []
+    verdicts: list[LineVerdict] = []
+    if target:
+        statements = lines.scope(target.file.source, target.function)
+        warnings = breaks.warnings(graphs_raw, again, pieces.sizes, statements, context.sources, target.file)
+        evidence = lines.Evidence(graphs_raw, pieces.python_lines, kernels, graph_breaks,
+                                  [w for w in warnings if w.kind == "unrolled-loop"], split, threads)
+        verdicts = lines.verdicts(evidence, context.sources, context.env, {target.file.path: statements},
+                                  context.shape)
+    seen["graph-break messages"] = (len(breaks_raw), break_problems)
+    seen["log records"] = (pieces.capture.given("records", len(graphs_raw) + len(breaks_raw)),
+                           list(pieces.capture.problems or []))
+    return CompiledCode(
+        kernels=tuple(kernels), graphs=tuple(graphs), breaks=tuple(graph_breaks),
+        break_cost=breaks.cost(pieces.regions),
+        warnings=tuple(warnings), lines=tuple(verdicts), time_split=split, compile_phases=cost.phases(graphs_raw),
+        threads=threads, recompile_count=len(pieces.recompiles.graphs or []), recompilation=again,
+        sizes=tuple(_size(s) for s in pieces.sizes), bounds=tuple(pieces.bounds)), seen
+
+
+def _kernels(pieces: Pieces, graphs_raw: list[RawGraph]) -> tuple[list[Kernel], list[Graph], Seen]:
+    """The kernels of the graphs that produced output code (joined to the probe's nest records and Inductor's
+    decisions, their launch configs and machine code), the Graphs, and what the output code, FX graph comments,
+    decision records and machine code held that was not understood."""
+    graphs, found, problems, decision_problems, parts = [], [], [], [], 0
+    for g in graphs_raw:
+        codes = g.output_code or []
+        if not codes:  # a frame Dynamo entered that produced no graph (or an attempt it restarted)
+            continue
+        names = []
+        for code in codes:
+            split = kernels_mod.split(code, g.compile_id)
+            problems += [f"graph {g.compile_id}: {p} (raw code kept)" for p in split.problems]
+            parts += split.read
+            joined, unread = kernels_mod.with_nest_records(split.kernels, g.nests, pieces.capture.decision_hooks)
+            found += joined
+            decision_problems += [f"graph {g.compile_id}: {p}" for p in unread]
+            names += [k.name for k in split.kernels]
+        graphs.append(Graph(g.compile_id, (g.metrics or {}).get("graph_op_count"), g.fx_graph_cache, names, codes))
+    kernels = kernels_mod.with_launch_configs(kernels_mod.with_ids(found), pieces.launch_configs)
+    kernels, machine_seen = machine.with_machine_code(kernels, pieces.compiled("machine_code"))
+    seen: Seen = {
+        "output code": (parts, problems),
+        "FX graph stack comments": (sum((g.fx_graph or "").count("# File:") for g in graphs_raw),
+                                    [f"graph {g.compile_id}: not read: {c[:160]}" for g in graphs_raw
+                                     for c in frames.unread_comments(g.fx_graph or "")]),
+        "Inductor decisions": (sum(len(n.decisions or []) for g in graphs_raw for n in g.nests or []),
+                               decision_problems),
+        "machine code": machine_seen}
+    return kernels, graphs, seen
+
+
+def _size(raw: RawSize) -> SizeCall:
+    """A call at a further population size, with the guards that failed there (frames re-entered without one say
+    nothing)."""
+    found = raw.recompiles or []
+    return SizeCall(raw.population or 0, raw.first_call_s, raw.steady_s, len(found),
+                    tuple(r.reason for r in found if r.reason))
+

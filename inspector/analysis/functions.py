@@ -1,0 +1,72 @@
+"""A program's compiled functions over its run (``inspector run``), each built once from the program probe's raw
+facts: what it is, how its calls ended, its steady calls' timing, its calls measured where they happened (``run``),
+and what torch.compile made of all of its calls."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from inspector import frames
+from inspector.analysis import compiled, recompiles
+from inspector.analysis.compiled import Context, Seen
+from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of
+from inspector.model import FunctionRun, ProgramFunction, Recompile, StanceRun, Status
+from inspector.raw import RawFallbacks, RawRecord, RawTiming, RawVariant
+from inspector.record import compile_key
+
+
+def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunction, ...], list[tuple[str, Seen]]]:
+    """The program's compiled functions, and what each one's parsers read ((function id, Seen))."""
+    raws = record.variants or []
+    found, seen = [], []
+    for raw in raws:
+        location = location_of(raw.code)
+        target = target_of(location, raw.given("function", ""), context) if raw.status == Status.OK else None
+        code, s = compiled.build(compiled.of_variant(raw), target, context)
+        found.append(ProgramFunction(
+            id=raw.id or "", function=raw.given("function", ""), location=location, device=raw.given("device", "cpu"),
+            status=Status(raw.status), error=raw.error, timing=timing_of(raw, [], None), run=_run(raw, raws),
+            code=code, internal_errors=internal_errors(raw)))
+        seen.append((raw.id or "", s))
+    return tuple(found), seen
+
+
+def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
+    """A program's compiled function over the run, from the program probe's ``run`` facts, with what it shares with
+    the program's other functions (``_shared``). Its recompiles are the compiles torch made of a frame it had
+    compiled before (records before the ``kind`` of a compile counted every compile after the first call)."""
+    run = raw.run
+    assert run is not None  # a program's function always has its run
+    eager = run.eager or RawTiming.from_json({})
+    fallbacks = run.fallbacks or RawFallbacks.from_json({})
+    graphs = compiled.of_variant(raw).compiled("graphs")
+    shares_code, inlined_into = _shared(raw, raws)
+    return FunctionRun(
+        calls=run.calls or 0, total_s=run.total_s or 0.0, compile_s=compile_time(graphs),
+        steady_calls=run.steady_calls or 0, steady_s=run.steady_s or 0.0,
+        recompiles=[Recompile(c.call or 0, c.seconds or 0.0, [recompiles.guard_text(r) for r in c.reasons or []],
+                              len({compile_key(i) or i for i in c.compile_ids or []}))
+                    for c in run.compiles or [] if c.given("kind", "recompile") == "recompile"],
+        traced_call=run.traced_call, profiled_call=run.profiled_call,
+        compiled_at=run.given("compiled_at", 1 if raw.capture and raw.capture.graphs else None),
+        created=raw.created,
+        stances=[StanceRun(s.first or 0, s.last or 0, s.stance, s.eager) for s in run.stances or []],
+        eager_calls=eager.given("runs", 0) or 0, eager_median_s=eager.median_s,
+        fallbacks=fallbacks.given("count", 0) or 0,
+        fallback_guards=[(f.call, f.guard) for f in fallbacks.given("first", []) or []],
+        shares_code=shares_code, inlined_into=inlined_into, error_call=raw.error_call)
+
+
+def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[str]]:
+    """(the other functions with the same code object: torch compiles them as one function, recompiling for the
+    second and counting both against one recompile limit; for a function never called itself, those whose compiled
+    graphs hold its code (their FX graphs' ``# File:`` comments))."""
+    code: Optional[dict] = raw.code.to_json() if raw.code else None
+    if not code:
+        return [], []
+    same = [w.id or "" for w in raws if w is not raw and w.code and w.code.to_json() == code]
+    if raw.run and raw.run.calls:
+        return same, []
+    inlined = [w.id or "" for w in raws if w.id != raw.id and any(
+        frames.inside(g.fx_graph or "", code) for g in compiled.of_variant(w).compiled("graphs"))]
+    return same, inlined

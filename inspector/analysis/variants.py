@@ -1,0 +1,174 @@
+"""A sample's variants, each built once from its raw facts (``variants``): what it is, how its run ended and was
+checked, its timing and speedups against its family's eager variants, what torch.compile made of it, and the fixes
+tried on it; and each size of a population sweep (``sweep``), timed only. Timings and speedups are shared with a
+program's functions and the fixes tried (``timing``)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Optional
+
+from inspector.analysis import compiled, load as load_mod, rounds, trials as trials_mod
+from inspector.analysis.compiled import Context, Seen, Target
+from inspector.model import (BreakEven, CodeLocation, CompiledCode, CrossCheck, InternalError, MachineLoad,
+                             SampleVariant, Speedups, Status, SweepEntry, SweepPoint, Timing, Transfer, Trial)
+from inspector.raw import RawCode, RawGraph, RawRecord, RawRoundTiming, RawTiming, RawTrial, RawVariant
+
+
+def variants(record: RawRecord, context: Context) -> tuple[tuple[SampleVariant, ...], list[tuple[str, Seen]]]:
+    """The record's variants, and what each one's parsers read ((variant id, Seen))."""
+    population = record.sample.population if record.sample else None
+    timed = (record.rounds.variants if record.rounds else None) or {}
+    raws = record.variants or []
+    timings = {raw.id: timing_of(raw, timed.get(raw.id or "") or [], population) for raw in raws}
+    speeds = speedups([(raw, timings[raw.id]) for raw in raws])
+    found, seen = [], []
+    for raw in raws:
+        tried = [t for t in record.trials or [] if t.variant == raw.id]
+        v, s = _variant(raw, timings[raw.id], speeds[raw.id or ""], tried, timed, population, context)
+        found.append(v)
+        seen.append((v.id, s))
+    return tuple(found), seen
+
+
+def _variant(raw: RawVariant, timing: Optional[Timing], speeds: Speedups, tried: Sequence[RawTrial],
+             timed: dict[str, list[RawRoundTiming]], population: Optional[int],
+             context: Context) -> tuple[SampleVariant, Seen]:
+    """One SampleVariant, and what its parsers read."""
+    location = location_of(raw.code)
+    target = target_of(location, raw.given("function", ""), context) if raw.compiled else None
+    code, seen = compiled.build(compiled.of_variant(raw), target if raw.status == Status.OK else None, context)
+    trials = tuple(_trial(t, raw, timing, code, target, timed.get(t.id or "") or [], population, context)
+                   for t in tried)
+    return SampleVariant(
+        id=raw.id or "", function=raw.given("function", ""), kind=raw.kind or "", compiled=bool(raw.compiled),
+        device=raw.given("device", "cpu"), preview=bool(raw.preview), family=raw.given("family", ""),
+        location=location, status=Status(raw.status), error=raw.error, error_line=raw.error_line,
+        error_stage=raw.error_stage, error_detail=raw.error_detail,
+        check=CrossCheck(raw.checked_against, raw.matches_reference, raw.mismatch), timing=timing, speedups=speeds,
+        code=code, trials=trials, internal_errors=internal_errors(raw),
+        peak_memory_bytes=raw.peak_memory.bytes if raw.peak_memory else None), seen
+
+
+def _trial(raw: RawTrial, variant: RawVariant, timing: Optional[Timing], code: CompiledCode, target: Optional[Target],
+           timed: list[RawRoundTiming], population: Optional[int], context: Context) -> Trial:
+    """A fix tried on a variant: its own compiled code analysed as the variant's (its lines against the variant's
+    source) and timed beside it."""
+    after, _ = compiled.build(compiled.of_trial(raw), target if raw.status == Status.OK else None, context)
+    after_timing = timing_from(raw.timing, timed, graphs=(raw.capture.graphs if raw.capture else None) or [],
+                               measured=None, population=population)
+    return trials_mod.trial(raw, timing, code, after_timing, after, variant.sizes or [])
+
+
+def location_of(raw: Optional[RawCode]) -> Optional[CodeLocation]:
+    """Where a function's code is, as the probe recorded it (None: not recorded)."""
+    return CodeLocation(raw.file, raw.line, raw.name, raw.end_line) if raw else None
+
+
+def target_of(location: Optional[CodeLocation], function: str, context: Context) -> Target:
+    """The function whose lines a compiled variant's verdicts cover: where its code is (else the sample), named as
+    its file names it (a sample's variant: as the sample does)."""
+    file = context.sources.by_path.get(location.file or "" if location else "") or context.sources.files[0]
+    return Target(file, location.name or function if location and file.kind != "sample" else function)
+
+
+def internal_errors(raw: RawVariant) -> tuple[InternalError, ...]:
+    return tuple(InternalError(e.where or "", e.error or "", e.detail) for e in raw.internal_errors or [])
+
+
+def timing_of(raw: RawVariant, timed: Sequence[RawRoundTiming], population: Optional[int]) -> Optional[Timing]:
+    """A variant's Timing (``timed``: its alternating rounds)."""
+    return timing_from(raw.timing, timed, graphs=(raw.capture.graphs if raw.capture else None) or [] if raw.compiled
+                       else None, measured=raw.measured_population, population=population,
+                       load=load_mod.machine_load(raw), transfer=_transfer(raw))
+
+
+def timing_from(t: Optional[RawTiming], timed: Sequence[RawRoundTiming], *, graphs: Optional[list[RawGraph]],
+                measured: Optional[int], population: Optional[int], load: Optional[MachineLoad] = None,
+                transfer: Optional[Transfer] = None) -> Optional[Timing]:
+    """The Timing of timed runs (``graphs``: what a compiled function compiled, for its compile time; None: eager).
+    Timed again in alternating rounds (``timed``), its figures are the rounds' (median of the rounds' medians, lowest
+    and highest run, runs in all), so that a row's time and its ratios, taken from the same rounds, agree; the first
+    timing before the rounds stays in the record. None where nothing was timed (a fix tried is timed in the rounds
+    alone)."""
+    timed = [r for r in timed if r.median_s]
+    if not t or (t.median_s is None and not timed):
+        return None
+    if timed:
+        t = t.but(median_s=statistics.median(r.median_s for r in timed if r.median_s),
+                  min_s=min(r.min_s or 0.0 for r in timed), max_s=max(r.max_s or 0.0 for r in timed),
+                  runs=sum(r.given("runs", 0) or 0 for r in timed))
+    median = t.median_s or 0.0
+    compile_s = None
+    if graphs is not None:
+        compile_s = compile_time(graphs)
+        if compile_s is None and t.first_call_s is not None:
+            compile_s = max(0.0, t.first_call_s - median)
+    scale = population / (measured or population) if population else 1.0
+    return Timing(median_s=median, min_s=t.min_s or 0.0, max_s=t.max_s or 0.0, runs=t.given("runs", 0) or 0,
+                  number=t.given("number", 1) or 1, first_call_s=t.first_call_s, samples_s=tuple(t.samples_s or ()),
+                  per_population_s=median * scale, compile_s=compile_s,
+                  rounds_s={r.round: (r.median_s or 0.0) * scale for r in timed if r.round is not None}, scale=scale,
+                  measured_population=measured, load=load, transfer=transfer)
+
+
+def compile_time(graphs: Sequence[RawGraph]) -> Optional[float]:
+    """torch's compile time over ``graphs`` (their metrics' entire_frame_compile_time_s), or None where none says."""
+    times = [t for g in graphs if (t := (g.metrics or {}).get("entire_frame_compile_time_s"))]
+    return sum(times) if times else None
+
+
+def _transfer(raw: RawVariant) -> Optional[Transfer]:
+    """A CUDA variant's copies to and from the device (None without any)."""
+    t = raw.transfer
+    return Transfer(t.to_device_s, t.to_device_bytes, t.to_host_s, t.to_host_bytes) if t else None
+
+
+def speedups(timed: Sequence[tuple[RawVariant, Optional[Timing]]]) -> dict[str, Speedups]:
+    """{variant id: its Speedups}: against the fastest eager Python and NumPy variants of its family (with their
+    spread where both were timed in rounds), and break-even against the fastest eager NumPy or torch one."""
+    def best(kind: str, family: str) -> Optional[Timing]:
+        return min((t for raw, t in timed if t and raw.kind == kind and raw.given("family", "") == family
+                    and not raw.compiled and raw.status == Status.OK), key=lambda t: t.per_population_s, default=None)
+
+    found = {}
+    for raw, t in timed:
+        family = raw.given("family", "")
+        python, numpy = best("python", family), best("numpy", family)
+        eager = [b.per_population_s for b in (numpy, best("torch", family)) if b]
+        (vs_python, python_spread), (vs_numpy, numpy_spread) = _speedup(python, t), _speedup(numpy, t)
+        found[raw.id or ""] = Speedups(vs_python, vs_numpy, python_spread, numpy_spread,
+                                       _break_even(bool(raw.compiled), t, min(eager) if eager else None))
+    return found
+
+
+def _speedup(reference: Optional[Timing],
+             t: Optional[Timing]) -> tuple[Optional[float], Optional[tuple[float, float]]]:
+    """(how many times faster ``t`` ran than ``reference``: the ratio of the times their rows show, (lowest, highest)
+    of the rounds' side-by-side ratios where both were timed in the same alternating rounds, else None)."""
+    if not reference or not t:
+        return None, None
+    side = rounds.side_by_side(reference.rounds_s, t.rounds_s)
+    return reference.per_population_s / t.per_population_s, (side[1][0], side[1][1]) if side else None
+
+
+def _break_even(compiled_: bool, t: Optional[Timing], eager: Optional[float]) -> Optional[BreakEven]:
+    """Calls after which compiling paid off against the best eager variant (``calls`` None: never)."""
+    if not compiled_ or not eager or not t or t.compile_s is None:
+        return None
+    gain = eager - t.per_population_s
+    return BreakEven(t.compile_s / gain if gain > 0 else None)
+
+
+def sweep(record: RawRecord) -> tuple[SweepPoint, ...]:
+    """Each size of a population sweep: every variant's timing (its rounds') and speedups there."""
+    points = []
+    for point in record.sweep or []:
+        raws = point.variants or []
+        timings = {raw.id: timing_of(raw, raw.rounds or [], point.population) for raw in raws}
+        speeds = speedups([(raw, timings[raw.id]) for raw in raws])
+        points.append(SweepPoint(point.population or 0, tuple(
+            SweepEntry(raw.id or "", raw.kind or "", bool(raw.compiled), raw.given("family", ""), Status(raw.status),
+                       timings[raw.id], speeds[raw.id or ""]) for raw in raws)))
+    return tuple(points)
