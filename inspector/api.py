@@ -34,15 +34,17 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from inspector import envs as envs_mod
-from inspector.analysis import breaks as breaks_mod, compare as compare_mod, trials
-from inspector.collect import CollectError, collect, collect_runs, sweep_point
+from inspector.analysis import analyze, breaks as breaks_mod, compare as compare_mod, fixes as fixes_mod
+from inspector.collect import CollectError, Session, sweep_point
+from inspector.collect.files import from_disk
+from inspector.collect.program import collect_program, program_record
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
-from inspector.model import BreaksView
+from inspector.model import BreaksView, Fix, FixKind
 from inspector.collect.progress import Event, RoundStarted, RunStarted
 from inspector.probe.messages import Compiled, Header, Trial, VariantResult
 from inspector.raw import RawCapture, RawEnv, RawSample
 from inspector.record import load, redact as redact_record, save, write_atomic
-from inspector.render.base import renderer
+from inspector.render import renderer
 from inspector.render.words import seconds
 
 
@@ -61,7 +63,6 @@ class Report:
         if self.record is None:
             raise RuntimeError("the capture is still running: use the report after the with block")
         if self._analysis is None:
-            from inspector.analysis import analyze
             try:
                 self._analysis = analyze(self.record)
             except Exception as e:
@@ -252,7 +253,7 @@ def report(path, *, population=None, variants=(), python=None, torch=None, envs=
         last = i == len(sizes) - 1
         records.append(_measure(sample, say, population=n, trace_dir=result.trace_dir if last else None,
                                 kernel_times=last and profile, rounds=rounds if last else 0,
-                                try_fixes=trials.KINDS if last and try_fixes else (), **run))
+                                fixes=fixes_mod.TRYABLE if last and try_fixes else (), **run))
         if records[-1].interrupted:
             break
     record = records[-1]
@@ -271,7 +272,8 @@ def breaks(path, *, variants=(), population=None, sizes=(), python=None, torch=N
     recompiled. Progress lines include each break as soon as the probe sees it. Its Breaks."""
     sample, say = _sample(path, "breaks"), progress or _quiet
     record = _measure(sample, say, stream_breaks=True, only=list(variants) or ["*-compiled-cpu"], config=config,
-                      sizes=list(sizes), try_fixes=("flag", "static") if try_fixes else (), population=population,
+                      sizes=list(sizes), fixes=(FixKind.FLAG, FixKind.STATIC) if try_fixes else (),
+                      population=population,
                       python=interpreter(torch, envs, packages, python, say), timeout=timeout, budget=budget,
                       compile_options=compile_options, kernel_times=False)  # no pass whose figures breaks never shows
     return Breaks(sample, record)
@@ -367,7 +369,6 @@ def _program_file(program, module):
 
 
 def _collect_program(program, args, module, python, **options):
-    from inspector.collect.program import collect_program
     return collect_program(program, [str(a) for a in args], module=module, python=python, **options)
 
 
@@ -403,12 +404,37 @@ def _trace_logs(record, trace_dir):
     return record.but(trace_dir=trace_dir.name if logs else None, trace_logs=names)
 
 
-def _measure(sample, say, stream_breaks=False, runs=None, **options):
-    """collect() (with ``runs``: collect_runs(), a list of records); each mismatch said as soon as known."""
+def measure(sample, runs, *, fixes=(), rounds=0, **options):
+    """The raw records of ``sample``'s runs (``runs``: (interpreter or None, config items)), each with the fixes of
+    the kinds ``fixes`` that apply to its variants tried on its live probe, then every run timed again in ``rounds``
+    alternating rounds: the one way through collect (``inspector.collect.Session``) -> analyze -> the fixes that
+    apply (``inspector.analysis.fixes``) -> the live probe tries them -> the records. ``options``: Session's."""
+    with Session(sample, rounds=rounds, trials=bool(fixes), **options) as session:
+        for python, config in runs:
+            record = session.run(python, config)
+            if fixes and session.live:
+                session.try_fixes([_trial(f, bool(rounds)) for f in fixes_mod.to_try(analyze(record), fixes)])
+            if session.interrupted:
+                break
+        session.time_rounds()
+        return session.records()
+
+
+def _trial(fix: Fix, timed: bool) -> Trial:
+    """The live probe's Trial command for ``fix`` (``inspector.probe.trials``); ``timed``: rounds follow (else the
+    probe times it on its own)."""
+    spec = fix.spec
+    found = {"id": fix.id, "variant": fix.variant, "fix": spec.name, "layout": spec.layout, "config": list(spec.config),
+             "compile_options": dict(spec.compile_options), "sizes": list(spec.sizes)}
+    return Trial.from_json(dict({k: v for k, v in found.items() if v}, time=not timed))
+
+
+def _measure(sample, say, stream_breaks=False, runs=None, python=None, config=(), **options):
+    """measure() (with ``runs``: a list of records, else one run's record under ``python`` with ``config``); each
+    mismatch said as soon as known."""
     progress = _Progress(sample, say, stream_breaks)
     try:
-        records = collect_runs(sample, runs, progress=progress, **options) if runs else [
-            collect(sample, progress=progress, **options)]
+        records = measure(sample, runs or [(python, list(config))], progress=progress, **options)
     except CollectError as e:
         module = envs_mod.missing_module(str(e))
         if module in (None, "numpy", "torch"):
@@ -513,13 +539,11 @@ def inspect(fn, *args, budget=1.0, **kwargs):
 
 
 def _record(header, end, status, made_by):
-    from inspector.collect.program import program_record
     return program_record(header, end, status, reader=_source, made_by=made_by)
 
 
 def _source(path):
     """A file's text from the disk, else from linecache (a notebook cell's code)."""
-    from inspector.collect.files import from_disk
     text = from_disk(path)
     return text if text is not None else "".join(linecache.getlines(path)) or None
 

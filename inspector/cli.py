@@ -19,7 +19,7 @@ from inspector.errors import (CHECK, INTERNAL, INTERRUPTED, OK, PLEASE_REPORT, I
                               InternalFailure)
 from inspector.model import Analysis
 from inspector.record import write_atomic
-from inspector.render.base import renderer
+from inspector.render import renderer
 
 INDEX = "index.html"  # the index of a folder's reports, beside them
 # help shared by several commands

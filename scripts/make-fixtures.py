@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from inspector.analysis.trials import KINDS  # noqa: E402
+from inspector.analysis.fixes import TRYABLE  # noqa: E402
+from inspector.api import measure  # noqa: E402
 from inspector.collect import collect, collect_runs, sweep_point  # noqa: E402
 from inspector.collect.program import collect_program  # noqa: E402
 from inspector.record import save  # noqa: E402
@@ -112,14 +113,14 @@ def _facts(python):
 def _record(python, stem, plan, facts):
     sample = ROOT / "samples" / f"{plan.pop('sample', stem)}.py"
     sweep = plan.pop("sweep", [])
-    options = dict(python=python, budget=0.05, timeout=600, rounds=3, try_fixes=KINDS, **plan)  # as report does
+    options = dict(budget=0.05, timeout=600, rounds=3, fixes=TRYABLE, **plan)  # as report does
     if options.pop("triton_preview", False) and _version(facts["torch"]) >= (2, 13):
         options["triton_preview"] = True
     os.chdir(ROOT)  # the sample path as a user in the checkout gives it
     relative = sample.relative_to(ROOT)
     records = [collect(relative, python=python, budget=0.05, timeout=600, population=n, kernel_times=False)
                for n in sweep]
-    record = collect(relative, **options)
+    (record,) = measure(relative, [(python, [])], **options)
     if records:
         record = record.but(sweep=[sweep_point(r) for r in records + [record]])
     return record

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 
 from inspector.analysis import analyze  # noqa: E402
 from inspector.record import load  # noqa: E402
-from inspector.render.base import renderer  # noqa: E402
+from inspector.render import renderer  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 GOLDEN = ROOT / "tests" / "golden"

@@ -9,10 +9,10 @@ import statistics
 from collections.abc import Sequence
 from typing import Optional
 
-from inspector.analysis import compiled, load as load_mod, rounds, trials as trials_mod
+from inspector.analysis import compiled, fixes, load as load_mod, rounds
 from inspector.analysis.compiled import Context, Seen, Target
 from inspector.model import (BreakEven, CodeLocation, CompiledCode, CrossCheck, InternalError, MachineLoad,
-                             SampleVariant, Speedups, Status, SweepEntry, SweepPoint, Timing, Transfer, Trial)
+                             SampleVariant, Speedups, Status, SweepEntry, SweepPoint, Timing, Transfer, TrialResult)
 from inspector.raw import RawCode, RawGraph, RawRecord, RawRoundTiming, RawTiming, RawTrial, RawVariant
 
 
@@ -39,7 +39,7 @@ def _variant(raw: RawVariant, timing: Optional[Timing], speeds: Speedups, tried:
     location = location_of(raw.code)
     target = target_of(location, raw.given("function", ""), context) if raw.compiled else None
     code, seen = compiled.build(compiled.of_variant(raw), target if raw.status == Status.OK else None, context)
-    trials = tuple(_trial(t, raw, timing, code, target, timed.get(t.id or "") or [], population, context)
+    trials = tuple(_trial(t, timing, code, target, timed.get(t.id or "") or [], population, context)
                    for t in tried)
     return SampleVariant(
         id=raw.id or "", function=raw.given("function", ""), kind=raw.kind or "", compiled=bool(raw.compiled),
@@ -51,14 +51,14 @@ def _variant(raw: RawVariant, timing: Optional[Timing], speeds: Speedups, tried:
         peak_memory_bytes=raw.peak_memory.bytes if raw.peak_memory else None), seen
 
 
-def _trial(raw: RawTrial, variant: RawVariant, timing: Optional[Timing], code: CompiledCode, target: Optional[Target],
-           timed: list[RawRoundTiming], population: Optional[int], context: Context) -> Trial:
-    """A fix tried on a variant: its own compiled code analysed as the variant's (its lines against the variant's
-    source) and timed beside it."""
+def _trial(raw: RawTrial, timing: Optional[Timing], code: CompiledCode, target: Optional[Target],
+           timed: list[RawRoundTiming], population: Optional[int], context: Context) -> TrialResult:
+    """What a fix tried on a variant measured: its own compiled code analysed as the variant's (its lines against
+    the variant's source), timed beside it."""
     after, _ = compiled.build(compiled.of_trial(raw), target if raw.status == Status.OK else None, context)
     after_timing = timing_from(raw.timing, timed, graphs=(raw.capture.graphs if raw.capture else None) or [],
                                measured=None, population=population)
-    return trials_mod.trial(raw, timing, code, after_timing, after, variant.sizes or [])
+    return fixes.result(raw, timing, code, after_timing, after)
 
 
 def location_of(raw: Optional[RawCode]) -> Optional[CodeLocation]:

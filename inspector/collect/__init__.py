@@ -8,18 +8,19 @@ keeps the graphs and breaks it streamed after its first call), and cross-checks 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fnmatch
 import os
 import sys
 import tempfile
 import time
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, TypeVar
 
 from inspector import __version__
-from inspector.analysis import trials
 from inspector.collect import files
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
@@ -27,11 +28,12 @@ from inspector.collect.progress import RoundStarted, RunStarted, quiet
 from inspector.errors import InspectorError
 from inspector.probe.messages import (Compiled, Fatal, Header, Internal, Message, Ready, Round, RoundResult, Start,
                                       Trial, TrialAnswer, Unknown, VariantResult)
-from inspector.raw import RawError, RawProbeMessages, RawRecord, RawSweepPoint, RawVariant
+from inspector.raw import RawCapture, RawError, RawGraph, RawProbeMessages, RawRecord, RawSweepPoint, RawVariant
 from inspector.record import SCHEMA
 
 M = TypeVar("M", bound=Message)
 LOG_TAIL = 20_000
+EMPTY_CAPTURE, EMPTY_GRAPH = RawCapture.from_json({}), RawGraph.from_json({})
 # what a sweep size keeps of a variant: its timing and what the timing's meaning needs
 SWEEP_KEYS = ("id", "function", "kind", "compiled", "device", "preview", "status", "error", "timing", "load",
               "measured_population", "family")
@@ -49,59 +51,127 @@ def collect(sample, *, python=None, config=(), **options):
     return collect_runs(sample, [(python, list(config))], **options)[0]
 
 
-def collect_runs(sample, runs, *, rounds=0, population=None, only=None, compile_options=(), timeout=300.0,
-                 trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False, rtol=None,
-                 try_fixes=(), progress=quiet):
-    """Run ``sample`` once per (interpreter or None, config items) of ``runs``; return their RawRecords.
+def collect_runs(sample, runs, **options):
+    """Run ``sample`` once per (interpreter or None, config items) of ``runs``, then time them in the rounds the
+    ``options`` ask for (those of ``Session``); return their RawRecords. No fix is tried: ``inspector.api`` drives
+    a Session to try them."""
+    with Session(sample, **options) as session:
+        for python, config in runs:
+            session.run(python, config)
+            if session.interrupted:
+                break
+        session.time_rounds()
+        return session.records()
+
+
+class Session:
+    """The probes of one sample's runs, driven one step at a time by their caller (``inspector.api``), as a profiler
+    drives its session: ``run`` the variants under one interpreter and config (the run's record so far), ``try``
+    fixes on the last run's probe, kept live (``trials``), ``time_rounds`` (every run's variants again, the runs
+    taking turns), then ``records``. Its probes are let go on ``close`` (leaving a ``with`` block).
 
     ``only``: variant ids or glob patterns; ``sizes``: further population sizes each compiled variant is called
     at, to expose recompilations; ``kernel_times``: also time each kernel of the compiled variants, on all threads
     and on fewer (profiled passes); ``triton_preview``: add the ``*-triton-preview`` variants (Triton code for a CPU
     target, never run); ``compile_options``: torch.compile's keywords as KEY=VALUE; ``rtol``: the cross-check's
-    relative tolerance (default: the sample's TOLERANCE, else 1e-5). ``try_fixes``: the kinds of fix
-    (``inspector.analysis.trials.KINDS``) to try on each run's variants where its analysis says they apply, in the
-    same probe, after its variants (the record's ``trials``). ``rounds``: afterwards, every run's variants, and the
-    fixes tried, are timed ``rounds`` times more, the runs taking turns (``_interleave``): half of ``budget`` for
-    the rounds, half for the first timing.
-    ``progress(event)`` sees each message as it arrives, and collect's own steps (``inspector.collect.progress``).
+    relative tolerance (default: the sample's TOLERANCE, else 1e-5). ``rounds``: afterwards, every run's variants,
+    and the fixes tried, are timed ``rounds`` times more, the runs taking turns (``_interleave``): half of ``budget``
+    for the rounds, half for the first timing. ``progress(event)`` sees each message as it arrives, and the
+    Session's own steps (``inspector.collect.progress``).
     """
-    sample = Path(sample)
-    options = ["--seed", str(seed), "--budget", str(budget / 2 if rounds else budget)]
-    options += ["--population", str(population)] if population else []
-    options += ["--sizes", ",".join(map(str, sizes))] if sizes else []
-    options += [] if kernel_times else ["--no-kernel-times"]
-    options += ["--triton-preview"] if triton_preview else []
-    options += ["--rounds"] if rounds else []
-    options += ["--trials"] if try_fixes else []
-    for item in compile_options:
-        options += ["--compile-option", item]
-    with contextlib.ExitStack() as stack:
-        started = []
-        for python, config in runs:
-            progress(RunStarted(python, config))
-            work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="inspector-")))
-            extra = [arg for item in config for arg in ("--config", item)]
-            probes = _ProbeRuns(sample, work, python or sys.executable, options + extra, trace_dir, timeout, progress,
-                                talk=bool(rounds or try_fixes))
-            stack.callback(probes.close)
-            header, results = probes.all(only)
-            tried = probes.try_fixes([Trial.from_json(spec) for spec in trials.choose(
-                RawRecord.from_json(_record(sample, header, results, probes)), try_fixes, timed=bool(rounds))]
-            ) if try_fixes and probes.live else []
-            started.append((probes, header, results, tried, work))
-            if probes.interrupted:
-                break
-        timed = _interleave([s[0] for s in started], rounds, budget / 2 / max(1, rounds), progress)
+
+    def __init__(self, sample, *, rounds=0, trials=False, population=None, only=None, compile_options=(),
+                 timeout=300.0, trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False,
+                 rtol=None, progress=quiet):
+        self.sample, self.rounds, self.trials, self.only, self.rtol = Path(sample), rounds, trials, only, rtol
+        self.timeout, self.trace_dir, self.budget, self.progress = timeout, trace_dir, budget, progress
+        options = ["--seed", str(seed), "--budget", str(budget / 2 if rounds else budget)]
+        options += ["--population", str(population)] if population else []
+        options += ["--sizes", ",".join(map(str, sizes))] if sizes else []
+        options += [] if kernel_times else ["--no-kernel-times"]
+        options += ["--triton-preview"] if triton_preview else []
+        options += ["--rounds"] if rounds else []
+        options += ["--trials"] if trials else []
+        for item in compile_options:
+            options += ["--compile-option", item]
+        self.options = options
+        self._stack = contextlib.ExitStack()
+        self._runs = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Let every probe go (killed) and remove the runs' work folders."""
+        self._stack.close()
+
+    def run(self, python=None, config=()):
+        """Run the variants under ``python`` (None: this interpreter) with the ``config`` items; the run's RawRecord
+        so far: its variants and the files they name (no rounds, trials or cross-check yet). With rounds or trials
+        to come, its probe is kept live for them."""
+        self.progress(RunStarted(python, list(config)))
+        work = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="inspector-")))
+        extra = [arg for item in config for arg in ("--config", item)]
+        probes = _ProbeRuns(self.sample, work, python or sys.executable, self.options + extra, self.trace_dir,
+                            self.timeout, self.progress, talk=bool(self.rounds or self.trials))
+        self._stack.callback(probes.close)
+        header, results = probes.all(self.only)
+        record = RawRecord.from_json(_record(self.sample, header, results, probes))
+        run = _Run(probes, header, results, work, files.read(record))
+        self._runs.append(run)
+        return record.but(files=run.files)
+
+    @property
+    def interrupted(self):
+        """Whether the user interrupted a run (Ctrl-C): what was measured is kept."""
+        return any(r.probes.interrupted for r in self._runs)
+
+    @property
+    def live(self):
+        """Whether the last run's probe is still live (fixes can be tried on it)."""
+        return bool(self._runs and self._runs[-1].probes.live)
+
+    def try_fixes(self, specs: Sequence[Trial]) -> None:
+        """Each fix of ``specs`` (Trial commands: ``inspector.probe.trials``) tried by the last run's live probe: its
+        record's ``trials``."""
+        run = self._runs[-1]
+        run.tried = run.probes.try_fixes(specs) if run.probes.live else []
+
+    def time_rounds(self):
+        """Every run's variants, and the fixes tried, timed ``rounds`` times more, the runs taking turns."""
+        timed = _interleave([r.probes for r in self._runs], self.rounds, self.budget / 2 / max(1, self.rounds),
+                            self.progress)
+        for run, times in zip(self._runs, timed):
+            run.timed = times
+
+    def records(self):
+        """Each run's RawRecord: its variants, rounds and fixes tried, each output cross-checked."""
         records = []
-        for (probes, header, results, tried, work), times in zip(started, timed):
-            record = _record(sample, header, results, probes)
-            if times:
-                record["rounds"] = times
-            if try_fixes:
-                record["trials"] = tried
-            record = cross_check(RawRecord.from_json(record), work, rtol)
-            records.append(record.but(files=files.read(record)))
-    return records
+        for run in self._runs:
+            record = _record(self.sample, run.header, run.results, run.probes)
+            if run.timed:
+                record["rounds"] = run.timed
+            if self.trials:
+                record["trials"] = run.tried
+            records.append(cross_check(RawRecord.from_json(record), run.work, self.rtol).but(files=run.files))
+        return records
+
+
+@dataclass
+class _Run:
+    """One run of a Session: its probes, what they said (the header, each variant's result), its work folder, the
+    files its record keeps, and later the fixes tried on it and its rounds."""
+
+    probes: _ProbeRuns
+    header: Header
+    results: list[RawVariant]
+    work: Path
+    files: dict
+    tried: list = field(default_factory=list)
+    timed: Optional[dict] = None
 
 
 def _interleave(runs, rounds, budget_s, progress):
@@ -128,17 +198,16 @@ def _interleave(runs, rounds, budget_s, progress):
 
 def sweep_point(record):
     """One size of a population sweep: each variant's timing (and its rounds), and the compile metrics its meaning
-    needs."""
+    needs, as the record's RawVariants keep them."""
     rounds = (record.rounds.variants if record.rounds else None) or {}
+    dropped = frozenset(f.name for f in dataclasses.fields(RawVariant)) - {"other", "absent", *SWEEP_KEYS}
 
     def point(v):
-        graphs = [{"metrics": {"entire_frame_compile_time_s": (g.metrics or {}).get("entire_frame_compile_time_s")}}
-                  for g in (v.capture.graphs if v.capture else None) or []]
-        facts = v.to_json()
-        return dict({k: facts.get(k) for k in SWEEP_KEYS}, capture={"graphs": graphs},
-                    rounds=[r.to_json() for r in rounds.get(v.id) or []])
-    return RawSweepPoint.from_json({"population": record.sample.population,
-                                    "variants": [point(v) for v in record.variants]})
+        graphs = [EMPTY_GRAPH.but(metrics={"entire_frame_compile_time_s": (g.metrics or {}).get(
+            "entire_frame_compile_time_s")}) for g in (v.capture.graphs if v.capture else None) or []]
+        kept = dataclasses.replace(v, **dict.fromkeys(dropped), other={}, absent=v.absent | dropped)
+        return kept.but(capture=EMPTY_CAPTURE.but(graphs=graphs), rounds=list(rounds.get(v.id) or []))
+    return RawSweepPoint(population=record.sample.population, variants=[point(v) for v in record.variants])
 
 
 class _ProbeRuns:

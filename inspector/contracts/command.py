@@ -25,6 +25,7 @@ from inspector.contracts.versions import release
 from inspector.errors import InspectorError, Interrupted, InternalFailure
 from inspector.raw import RawRecord
 from inspector.record import RecordError, load, write_atomic
+from inspector.render import renderer
 
 # the CI's own name for the job, where it sets one (GitHub: the job's id; matrix legs share it, so name them)
 CI_JOBS = ("GITHUB_JOB", "CI_JOB_NAME", "CIRCLE_JOB", "BUILDKITE_LABEL", "SYSTEM_JOBDISPLAYNAME", "JOB_NAME")
@@ -216,7 +217,6 @@ def _save(out: Path, made: list[Made]) -> Path:
     """Write each run's record (``<name>.json``, its job kept) and HTML report into ``out``, and an index of the
     samples' (the folder index has no row for a program's run); the folder's path."""
     from inspector.api import Report
-    from inspector.render.base import renderer
     names = [n for n, _ in made]
     done = []
     for name, record in made:

@@ -24,26 +24,27 @@ from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Eviden
 from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine,
                                         ComparedRun, ComparedVariant, Comparison, Confounder, Hunk, LineVerdicts, Place,
                                         RunPair, TimeGoes, TimeRow)
-from inspector.model.fixes import Trial
+from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.lines import LineVerdict, Reason
 from inspector.model.runs import (CodeLocation, CrossCheck, FunctionRun, InternalError, Program, ProgramFunction,
                                   Recompile, SampleVariant, StanceRun, SweepEntry, SweepPoint)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
-from inspector.model.words import STATUSES, Backend, How, LineStatus, ReasonKind, Status, Vectorized, Words
+from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, ReasonKind, Status, Vectorized,
+                                   Words)
 
 FORMAT = "inspector.analysis/2"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
     "FORMAT", "Analysis", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven", "BreaksView",
     "CallsChange", "CodeLocation", "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison",
-    "CompilePhases", "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env",
-    "Evidence", "Finding", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored",
+    "CompilePhases", "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env", "Evidence",
+    "Finding", "Fix", "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored",
     "InternalError", "Kernel", "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest",
     "MachineCode", "MachineLoad", "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason",
     "ReasonKind", "Recompilation", "Recompile", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample",
-    "SampleVariant", "SizeCall", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
-    "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "Trial",
-    "TritonLaunch", "VECTORIZED", "Vectorized", "Words", "to_json",
+    "SampleVariant", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry",
+    "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer",
+    "TrialEffect", "TrialResult", "TrialSpec", "TritonLaunch", "VECTORIZED", "Vectorized", "Words", "to_json",
 ]
 
 

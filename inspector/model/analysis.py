@@ -7,7 +7,7 @@ from typing import Optional
 
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import Graph
-from inspector.model.fixes import Trial
+from inspector.model.fixes import TrialResult
 from inspector.model.runs import InternalError, Program, ProgramFunction, SampleVariant, SweepPoint
 from inspector.model.timing import MachineLoad, Rounds
 from inspector.model.words import Status, coerce
@@ -114,7 +114,7 @@ class Finding:
     breaks: tuple[GraphBreak, ...]
     warnings: tuple[CompileWarning, ...]
     recompilation: Optional[Recompilation]
-    tried: tuple[Trial, ...]  # the fixes inspector tried on it
+    tried: tuple[TrialResult, ...]  # the fixes inspector tried on it
     bounds: tuple[str, ...]  # what inspector's bounds on its own cost cut short
 
     def __post_init__(self) -> None:

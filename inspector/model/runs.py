@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from inspector.model.code import CompiledCode
-from inspector.model.fixes import Trial
+from inspector.model.fixes import TrialResult
 from inspector.model.timing import Speedups, Timing
 from inspector.model.words import Status, coerce
 
@@ -67,7 +67,7 @@ class SampleVariant:
     timing: Optional[Timing]
     speedups: Speedups
     code: CompiledCode
-    trials: tuple[Trial, ...]
+    trials: tuple[TrialResult, ...]
     internal_errors: tuple[InternalError, ...]
     peak_memory_bytes: Optional[int]
 

@@ -90,7 +90,6 @@ class ReasonKind(Words):
     MACHINE_DISAGREES = "machine-disagrees"
     MACHINE_LANE = "machine-lane"
     FIX = "fix"
-    TRIED = "tried"
     NOT_VECTORIZED_STRIDED = "not-vectorized-strided"
     NOT_VECTORIZED_NO_LOOP = "not-vectorized-no-loop"
     NOT_VECTORIZED_DTYPE = "not-vectorized-dtype"
@@ -107,3 +106,17 @@ def coerce(value: Any, name: str, kind: type[Words]) -> None:
     constructor was given are checked against the closed set."""
     word = getattr(value, name)
     object.__setattr__(value, name, None if word is None else kind(word))
+
+
+class FixKind(Words):
+    """What a fix changes (``inspector.analysis.fixes``, where each kind's precondition is): the population's
+    ``layout`` (column-major) where strided loads kept lines scalar, Inductor's ``tiling`` heuristic off where it turned
+    SIMD off for them, a Dynamo ``flag`` that removes a graph break, ``static`` shapes (dynamic=False) where a size
+    change recompiled; a graph ``break``'s usual rewrite, and stopping ``recompiles`` on every call or at the limit."""
+
+    LAYOUT = "layout"
+    TILING = "tiling"
+    FLAG = "flag"
+    STATIC = "static"
+    BREAK = "break"
+    RECOMPILES = "recompiles"

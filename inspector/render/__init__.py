@@ -2,3 +2,15 @@
 
 They read ``inspector.model`` values only, and never import torch.
 """
+
+from inspector.render.base import Renderer
+from inspector.render.html import HtmlRenderer
+from inspector.render.json import JsonRenderer
+from inspector.render.text import TextRenderer
+
+FORMATS: dict[str, type[Renderer]] = {"html": HtmlRenderer, "text": TextRenderer, "json": JsonRenderer}
+
+
+def renderer(name: str, **options: object) -> Renderer:
+    """The renderer for a format name: html, text or json."""
+    return FORMATS[name](**options)

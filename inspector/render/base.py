@@ -22,9 +22,3 @@ class Renderer:
         """A comparison of runs (``inspector.analysis.compare.compare``)."""
         raise NotImplementedError(f"the {self.name} renderer has no comparison view")
 
-
-def renderer(name, **options):
-    """The renderer for a format name: html, text or json."""
-    from inspector.render import html, json, text
-    formats = {"html": html.HtmlRenderer, "text": text.TextRenderer, "json": json.JsonRenderer}
-    return formats[name](**options)

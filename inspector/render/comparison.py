@@ -37,12 +37,20 @@ def moved(speedup):
     return f"{speedup:.3g}x faster" if speedup > 1 else f"{1 / speedup:.3g}x slower"
 
 
+def between(low, high):
+    """The range of ratios (old over new) from ``low`` to ``high`` in words: "1.9x to 2.3x faster", "1.1x to 1.4x
+    slower", or "1.2x slower to 1.1x faster"."""
+    if low >= 1 or high < 1:
+        a, b = sorted((low, high) if low >= 1 else (1 / low, 1 / high))
+        return f"{a:.3g}x to {b:.3g}x {'faster' if low >= 1 else 'slower'}"
+    return f"{1 / low:.3g}x slower to {high:.3g}x faster"
+
+
 def spread(t):
     """"1.99x to 2.24x slower in 6 alternating rounds" (the lowest and highest round of a TimeRow), or ""."""
     if not t or not t.spread:
         return ""
-    low, high = (moved(x) for x in t.spread)
-    return f"{low} to {high} in {t.rounds} alternating rounds"
+    return f"{between(*t.spread)} in {t.rounds} alternating rounds"
 
 
 def summary(pair):
@@ -139,12 +147,12 @@ def _lines(entries):
     by_file = {}
     for e in sorted(entries, key=lambda e: e.file is not None):
         by_file.setdefault(e.file, set()).add(e.line)
-    where = "; ".join(_spans(numbers) + (f" of {file}" if file else "") for file, numbers in by_file.items())
+    where = "; ".join(spans(numbers) + (f" of {file}" if file else "") for file, numbers in by_file.items())
     functions = ", ".join(dict.fromkeys(e.function for e in entries))
     return f"{where} ({functions})"
 
 
-def _spans(numbers):
+def spans(numbers):
     """'lines 48-51, 58', or 'line 7'."""
     spans = []
     for n in sorted(numbers):

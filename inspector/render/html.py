@@ -7,9 +7,9 @@ from pathlib import Path
 import jinja2
 
 from inspector.analysis import compare
-from inspector.analysis.trials import strided_lines
+from inspector.analysis import fixes
 from inspector.model import STATUSES, Backend, ReasonKind, SampleVariant, Status
-from inspector.render import charts, comparison as comparison_words, highlight
+from inspector.render import charts, comparison as comparison_words, fixes as fix_words, highlight
 from inspector.render.base import Renderer
 from inspector.render import views
 from inspector.render.words import (break_even, error_parts, launched, match, program_title, ratio, reason,
@@ -63,6 +63,7 @@ class HtmlRenderer(Renderer):
         sample = analysis.sample
         index = {f.display: i for i, f in enumerate(analysis.files)}
         heads = views.headlines(analysis)
+        tried = [f for f in fixes.candidates(analysis) if f.tried]
         shown = next((h.compiled for h in heads if h.compiled), None)  # its section opens; the others are folded
 
         def line_anchor(variant, display, line):
@@ -74,7 +75,8 @@ class HtmlRenderer(Renderer):
             sweep=charts.sweep_plot(analysis.sweep), headlines=heads,
             changes=views.changes(analysis), without_gain=views.tried_without_gain(analysis),
             table=views.table(analysis), caution=views.caution(analysis), line_anchor=line_anchor,
-            compiled=[dict(_compiled_view(v, analysis.files), open=v.id == shown)
+            compiled=[dict(_compiled_view(v, analysis.files, tried=[f for f in tried if f.variant == v.id]),
+                           open=v.id == shown)
                       for v in analysis.variants if v.compiled],
             findings=[f for f in analysis.findings if f.breaks or f.warnings], status_mark=STATUS_MARK,
             families=sorted({v.family for v in analysis.variants}),
@@ -190,13 +192,14 @@ def _where(v, files):
     return f"{shown}:{v.location.line}" if path else ""
 
 
-def _compiled_view(v, files, limit=None):
+def _compiled_view(v, files, limit=None, tried=()):
     """Per-line verdicts of one compiled variant joined to the highlighted source of each file and to its kernels.
 
     Only the functions the variant reaches are shown; libraries are folded; reasons shared by many lines (why SIMD
     was off) are lifted out of the per-line notes and shown once. ``limit``: at most this many kernels (the
     costliest first where they were timed) and one graph's whole output code, so that a program with hundreds of
-    graphs gives a page that opens quickly; the rest is in the record.
+    graphs gives a page that opens quickly; the rest is in the record. ``tried``: the fixes tried on it (Fixes),
+    said once above its source.
     """
     code = v.code
     shared = sorted({r.text for e in code.lines for r in e.why if r.not_vectorized})
@@ -231,7 +234,7 @@ def _compiled_view(v, files, limit=None):
     sample_variant = isinstance(v, SampleVariant)
     return {"v": v, "sentence": sentence(v, files[0].display), "files": views, "kernels": kernels,
             "more_kernels": len(code.kernels) - len(shown), "more_code": len(output_code) - len(shown_code),
-            "shared": shared, "tried": _tried(v) if sample_variant else [], "overruled": overruled,
+            "shared": shared, "tried": _tried(v, tried), "overruled": overruled,
             "run": None if sample_variant else v.run, "preview": sample_variant and v.preview,
             "error_line": v.error_line if sample_variant else None,
             "error_detail": v.error_detail if sample_variant else None, "ok": v.status == Status.OK and (
@@ -241,16 +244,20 @@ def _compiled_view(v, files, limit=None):
             "phases": charts.phase_bar(code.compile_phases), "output_code": shown_code}
 
 
-def _tried(v):
-    """The fixes tried on a variant, in words, each once, in the order of the first of its lines each was about:
-    the strided lines for the layout and the tiling heuristic, the lines of the breaks its flag removes."""
-    strided = {(e.file, e.line) for e in strided_lines(v.code)}
+def _tried(v, tried):
+    """What trying each fix of ``tried`` on ``v`` measured, in words, each once: those about its source lines in the
+    order of the first line each is about (in the order they were tried where they share it), then those about the
+    whole function (static shapes)."""
+    if not tried:
+        return []
+    first = {}
+    for i, e in enumerate(v.code.lines):
+        first.setdefault((e.file, e.line), i)
+    position = {t.id: i for i, t in enumerate(v.trials)}
 
-    def about(t, e):
-        if t.flag and t.fix != "tiling-off":
-            return any(b.flag == t.flag and (b.file, b.line) == (e.file, e.line) for b in v.code.breaks)
-        return (e.file, e.line) in strided
-    return list(dict.fromkeys(t.text for e in v.code.lines for t in v.trials if about(t, e)))
+    def order(fix):
+        return min((first[fl] for fl in fix.lines if fl in first), default=len(first)), position.get(fix.tried.id, 0)
+    return list(dict.fromkeys(fix_words.trial(f.tried) for f in sorted(tried, key=order)))
 
 
 def _kernel_view(k, entries, sample):
@@ -299,7 +306,7 @@ def _annotated(file, entries, shared, prefix, colors, shown_nests):
         if here and here[0].line == number:
             for e in here:
                 why = _bounded([r for r in e.why if not (r.not_vectorized and r.text in shared)
-                                and r.kind not in (ReasonKind.FIX, ReasonKind.TRIED, *SAID_ONCE)])
+                                and r.kind not in (ReasonKind.FIX, *SAID_ONCE)])
                 notes.append({"status": e.status, "text": f"{e.status}{_via(e)}" + (": " + "; ".join(why) if why else ""),
                               "vectorized": e.vectorized, "how": ", ".join(e.how)})
         timed = max((e for e in here if e.time_share is not None), key=lambda e: e.time_share, default=None)

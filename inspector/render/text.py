@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from inspector.model import Status
-from inspector.render import comparison as comparison_words, views
+from inspector.render import comparison as comparison_words, fixes as fix_words, views
 from inspector.render.base import Renderer
 from inspector.render.words import (break_even, error_parts, match, program_title, ratio, recompile_why, run_notes,
                                     places, seconds, sentence)
@@ -148,12 +148,7 @@ class TextRenderer(Renderer):
                     if value:
                         console.print(f"      {label}: {value}", markup=False)
             for t in row.tried:
-                gone = f"break at line {', '.join(map(str, t.gone))} gone" if t.gone else "the break stayed"
-                console.print(f"  tried --config {t.flag}: {t.breaks_before} -> {t.breaks_after} breaks, {gone}, "
-                              f"median {seconds(t.median_before_s)} -> {seconds(t.median_after_s)}"
-                              + (f" ({t.status}: {t.error})" if t.status != Status.OK else "") if t.flag else
-                              f"  {t.text}" + "".join(f"; at {n:,}: steady call {seconds(b)} -> {seconds(a)}"
-                                                      for n, b, a, _, _ in t.sizes), markup=False)
+                console.print(_tried(t), markup=False)
             for w in row.warnings:
                 console.print(f"  warning: {w.text}", markup=False, style="yellow")
             for b in row.bounds:
@@ -210,6 +205,19 @@ def _graph_break(console, b):
     """One graph break of a variant's summary: where, torch's reason, and what became of the code after it."""
     where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
     console.print(f"    graph break at {where}: {b.reason}" + (f"; then {b.after}" if b.after else ""), markup=False)
+
+
+def _tried(t):
+    """A fix tried on a variant, as the breaks listing says it: a config flag with the breaks it removed and the
+    medians; another with what it measured and its steady calls at further sizes."""
+    if t.spec.config:
+        e, flag = t.effect, t.spec.config[0]
+        gone = f"break at line {', '.join(map(str, e.gone))} gone" if e.gone else "the break stayed"
+        return (f"  tried --config {flag}: {e.breaks_before} -> {e.breaks_after} breaks, {gone}, "
+                f"median {seconds(t.median_before_s)} -> {seconds(t.median_after_s)}"
+                + (f" ({t.status}: {t.error})" if t.status != Status.OK else ""))
+    return f"  {fix_words.trial(t)}" + "".join(f"; at {s.population:,}: steady call {seconds(s.steady_before_s)} -> "
+                                               f"{seconds(s.steady_after_s)}" for s in t.sizes)
 
 
 def _not_understood(console, analysis):

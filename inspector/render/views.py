@@ -5,9 +5,10 @@ one caution about the machine. Templates and the terminal only print these."""
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from inspector.analysis import trials as trials_mod
-from inspector.model import SampleVariant, Status
-from inspector.render.words import NOISY, break_even, error_parts, places, ratio, seconds, timing_notes
+from inspector.analysis import fixes
+from inspector.model import FixKind, SampleVariant, Status
+from inspector.render import fixes as fix_words
+from inspector.render.words import NOISY, break_even, error_parts, ratio, seconds, timing_notes
 
 
 @dataclass(frozen=True)
@@ -131,11 +132,12 @@ def _count(n, what):
 
 
 def changes(analysis):
-    """Every fix inspector knows for the compiled variants that ran, each once, the largest time at stake first:
-    each graph break's usual rewrite (the time its variant spends outside compiled graphs) and the config flag
-    that removes it, a recompile's guard (the time of a call that compiles), the layout of strided loads and the
-    tiling heuristic off (the time of the kernels they slowed). A fix inspector tried carries its measured effect;
-    one that measured no gain is not here but in ``tried_without_gain``."""
+    """Every fix inspector knows for the compiled variants that ran that is advice (``inspector.analysis.fixes``),
+    each once, the largest time at stake first: each graph break's usual rewrite (the time its variant spends outside
+    compiled graphs) and the config flag that removes it, a recompile's guard (the time of a call that compiles), the
+    layout of strided loads and the tiling heuristic off (the time of the kernels they slowed), static shapes where a
+    size recompiled. A fix inspector tried carries its measured effect; one that measured no gain is not here but in
+    ``tried_without_gain``."""
     return [c for c in _all_changes(analysis) if c.gain is not False]
 
 
@@ -146,46 +148,15 @@ def tried_without_gain(analysis):
 
 def _all_changes(analysis):
     found = {}
-    for v in analysis.variants:
-        if not v.ok_compiled or v.preview:
-            continue
-        trials = {t.fix: t for t in v.trials}
-        outside = v.code.break_cost.outside_s if v.code.break_cost else None
-        for b in v.code.breaks:
-            flag = next((t for t in v.trials if b.flag and t.flag == b.flag), None)
-            if b.fix:
-                _keep(found, Change(b.fix[0].upper() + b.fix[1:], v.id, [(b.file, b.line)], outside, _stake(
-                    outside, "outside compiled graphs per call"), None if flag else _flag(b)))
-            if flag:
-                name, _, value = b.flag.split(".", 1)[1].partition("=")
-                _keep(found, _tried(f"Set torch._dynamo.config.{name} = {value} before compiling (--config "
-                                    f"{b.flag}): it removes this break.", v, [(b.file, b.line)], outside,
-                                    "outside compiled graphs per call", flag))
-        if v.code.recompilation and (v.code.recompilation.every_call or v.code.recompilation.limit):
-            _keep(found, Change(f"Stop the recompiles: {v.code.recompilation.text}.", v.id, [], v.timing.per_population_s
-                                if v.timing else None, _stake(v.timing.per_population_s if v.timing else None,
-                                                             "per call, compiles included")))
-        strided = trials_mod.strided_lines(v.code)
-        if strided:
-            kernels = {k for e in strided for k in e.kernels}
-            stake = sum(k.cost.time_s for k in v.code.kernels if k.id in kernels and k.cost.time_s) or None
-            lines = sorted({(e.file, e.line) for e in strided})
-            what = "in the kernels of these lines per profiled call"
-            _keep(found, _tried("Store the population column-major (shape (d, N), or np.asfortranarray) so that "
-                                "the genes each line reads are contiguous: these lines ran in scalar loops because "
-                                "of strided loads.", v, lines, stake, what, trials.get("column-major")))
-            if "tiling-off" in trials:  # advice only with its measured effect
-                _keep(found, _tried("Turn Inductor's tiling heuristic off for this function (torch.compile(fn, "
-                                    "options={\"cpp.enable_tiling_heuristics\": False})): it kept these lines "
-                                    "scalar because of their strided loads.", v, lines, stake, what,
-                                    trials["tiling-off"]))
+    candidates = fixes.candidates(analysis)
+    flagged = {(f.variant, f.spec.config[0]) for f in candidates if f.kind == FixKind.FLAG and f.tried}
+    for fix in candidates:
+        if fix.tried or fixes.advised(fix):
+            flag_tried = (fix.variant, fix.cause.flag) in flagged if fix.kind == FixKind.BREAK else False
+            _keep(found, Change(fix_words.advice(fix), fix.variant, list(fix.lines), fix.stake_s,
+                                fix_words.stake(fix), fix_words.note(fix, flag_tried),
+                                fix.tried.gain if fix.tried else None))
     return sorted(found.values(), key=lambda c: -(c.stake_s or 0))
-
-
-def _tried(text, v, lines, stake_s, what, trial):
-    """The Change of a fix inspector can try, with its Trial's effect where it was tried."""
-    return Change(text, v.id, lines, stake_s, _stake(stake_s, what), trial.text if trial else None,
-                  trial.gain if trial else None)
 
 
 def _keep(found, change):
@@ -197,15 +168,6 @@ def _keep(found, change):
     lines = sorted(set(before.lines) | set(change.lines), key=lambda fl: (str(fl[0]), fl[1] or 0))
     best = change if (change.stake_s or 0) > (before.stake_s or 0) else before
     found[change.text] = replace(best, lines=lines)
-
-
-def _stake(seconds_, what):
-    return f"{seconds(seconds_)} {what}" if seconds_ else "time at stake not measured"
-
-
-def _flag(b):
-    """Where a config flag removes the break: ``inspector breaks`` tries it and measures it."""
-    return f"inspector breaks FILE tries --config {b.flag} and measures it" if b.flag else None
 
 
 def table(analysis):
@@ -257,24 +219,10 @@ def program_fixes(analysis):
     sample calling the function. Nothing unless the run asked for them (``--try-fixes``, the default)."""
     if not (analysis.program and analysis.program.try_fixes):
         return []
-    said = []
-    for v in analysis.program.functions:
-        strided = sorted({(e.file, e.line) for e in trials_mod.strided_lines(v.code)})
-        if strided:
-            said.append((v.id, "its input column-major (np.asfortranarray(pop); for a tensor, "
-                               "pop.t().contiguous().t()) or Inductor's tiling heuristic off (torch.compile(fn, "
-                               "options={\"cpp.enable_tiling_heuristics\": False})), for the strided loads that "
-                               f"kept lines {places(strided, analysis.sample.path)} scalar; inspector report "
-                               "measures both on a sample"))
-        for flag in dict.fromkeys(b.flag for b in v.code.breaks if b.flag):
-            name, _, value = flag.split(".", 1)[1].partition("=")
-            said.append((v.id, f"torch._dynamo.config.{name} = {value} before compiling, which removes a graph break; "
-                               f"inspector breaks measures it on a sample (--config {flag})"))
-        if any("size mismatch" in r for c in v.run.recompiles for r in c.reasons):
-            said.append((v.id, "torch.compile(fn, dynamic=False) or torch._dynamo.mark_static(x, 0) on the input whose "
-                               "size changed (kernels stay specialised, one compile per size), or dynamic=True (one "
-                               "compile for every size); inspector breaks --population-sizes shows the recompiles"))
-    return said
+    order = {f.id: i for i, f in enumerate(analysis.program.functions)}
+    said = sorted((f for f in fixes.candidates(analysis) if f.kind in fix_words.PROGRAM_ORDER),
+                  key=lambda f: (order[f.variant], fix_words.PROGRAM_ORDER.index(f.kind)))
+    return [(f.variant, fix_words.program(f, analysis.sample.path)) for f in said]
 
 
 def program_headlines(analysis):

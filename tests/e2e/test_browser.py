@@ -48,7 +48,7 @@ def browser():
 @pytest.fixture(scope="session")
 def report_html(browser, tmp_path_factory):
     """The report of the ten-gene sample (one kernel of three loop nests), from its checked-in record."""
-    from inspector.render.base import renderer
+    from inspector.render import renderer
     path = tmp_path_factory.mktemp("browser") / "ten_genes.html"
     path.write_text(renderer("html").report(analysis("2.13.0", "ten_genes")), encoding="utf-8")
     return path
@@ -271,7 +271,7 @@ def test_the_first_screen_names_the_fastest_and_the_page_fits_any_screen(stem, f
     from collections import Counter
 
     from inspector.render import views
-    from inspector.render.base import renderer
+    from inspector.render import renderer
     a = analysis("2.13.0", stem)
     path = tmp_path / f"{stem}.html"
     path.write_text(renderer("html").program(a) if a.program else renderer("html").report(a), encoding="utf-8")
@@ -311,7 +311,7 @@ def test_the_first_screen_names_the_fastest_and_the_page_fits_any_screen(stem, f
 
 
 def test_kernels_open_folded_files_break_notes_stay_and_keys_move_to_the_lines_that_took_time(opened, tmp_path):
-    from inspector.render.base import renderer
+    from inspector.render import renderer
     path = tmp_path / "pymoo_g7.html"
     path.write_text(renderer("html").report(analysis("2.13.0", "pymoo_g7")), encoding="utf-8")
     o = opened(path)

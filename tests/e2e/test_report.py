@@ -96,7 +96,7 @@ def test_json_format_prints_the_analysis(tmp_path):
     data = json.loads(proc.stdout)
     assert data["format"] == FORMAT
     v = next(v for v in data["variants"] if v["id"] == "numpy-compiled-cpu")
-    assert v["kernels"][0]["parallel"] and {e["status"] for e in v["lines"]} == {"parallel"}
+    assert v["code"]["kernels"][0]["parallel"] and {e["status"] for e in v["code"]["lines"]} == {"parallel"}
 
 
 def test_a_folder_reports_every_sample_and_links_them_from_an_index(tmp_path):

@@ -12,7 +12,7 @@ from conftest import ROOT, line_of, run_cli, tlparse
 from inspector.analysis import analyze
 from inspector.record import load
 from inspector.render import html as html_module
-from inspector.render.base import renderer
+from inspector.render import renderer
 
 HELPER = '''\
 import torch

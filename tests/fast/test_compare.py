@@ -16,7 +16,7 @@ from inspector.model import Confounder, Kernel, LineVerdicts, TimeRow
 from inspector.raw import RawRecord
 from inspector.record import load
 from inspector.render import comparison as comparison_words
-from inspector.render.base import renderer
+from inspector.render import renderer
 from inspector.render.words import seconds
 
 

@@ -12,7 +12,7 @@ from inspector.analysis.load import machine_load
 from inspector.raw import RawLoad, RawVariant
 from inspector.record import load
 from inspector.render import charts
-from inspector.render.base import renderer
+from inspector.render import renderer
 
 
 @pytest.mark.parametrize("version", VERSIONS)

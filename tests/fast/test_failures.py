@@ -8,7 +8,7 @@ from conftest import FIXTURES, record_path
 from inspector.analysis import analyze
 from inspector.raw import RawRecord
 from inspector.record import load
-from inspector.render.base import renderer
+from inspector.render import renderer
 
 ERROR = (FIXTURES / "torch-2.13.0" / "fullgraph_error.txt").read_text()
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import VERSIONS, analysis, line_of, record_path
 from inspector.analysis import analyze, recompiles
 from inspector.record import redact
-from inspector.render.base import renderer
+from inspector.render import renderer
 from inspector.model import BreaksView
 from inspector.raw import RawCapture, RawRecord, RawVariant
 

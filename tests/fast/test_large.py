@@ -11,7 +11,7 @@ from inspector.analysis import lines
 from inspector.model import Reason
 from inspector.raw import RawFusion, RawGraph
 from inspector.render import html
-from inspector.render.base import renderer
+from inspector.render import renderer
 
 CHAINS = 30  # call sites of one helper, as an unrolled loop calling it from several lines gives
 SERIAL = 20  # serial loop nests a line's operations run in

@@ -15,7 +15,7 @@ from inspector.record import load
 from inspector.render.words import timing_notes
 from inspector.model import FORMAT, BreaksView, Reason, ReasonKind, Status
 from inspector.raw import RawRecord
-from inspector.render.base import renderer
+from inspector.render import renderer
 
 
 def _strings(data):
@@ -29,7 +29,7 @@ def _strings(data):
 
 def test_enum_members_read_as_their_words_and_unknown_words_are_refused():
     assert Status.OK == "ok" and str(Status.OK) == f"{Status.OK}" == "ok" and {"ok": 1}[Status.OK] == 1
-    assert Reason("tried", "x").kind is ReasonKind.TRIED and Reason("not-vectorized-tail", "x").not_vectorized
+    assert Reason("fix", "x").kind is ReasonKind.FIX and Reason("not-vectorized-tail", "x").not_vectorized
     with pytest.raises(ValueError, match="not-a-kind"):
         Reason("not-a-kind", "x")
     v = analysis("2.13.0", "knapsack_breaks").variant("numpy-compiled-cpu")
@@ -85,7 +85,8 @@ def test_every_field_of_the_json_output_is_documented():
     missing = [f"{t.__name__}.{f.name}" for t in types for f in dataclasses.fields(t)
                if f"`{f.name}`" not in analysis_doc] + [t.__name__ for t in types if f"`{t.__name__}`" not in analysis_doc]
     assert not missing
-    for enum in (model.Status, model.Backend, model.LineStatus, model.Vectorized, model.How, model.ReasonKind):
+    for enum in (model.Status, model.Backend, model.LineStatus, model.Vectorized, model.How, model.ReasonKind,
+                 model.FixKind):
         assert f"`{enum.__name__}`" in analysis_doc
         words = [m.value.removeprefix("not-vectorized-") for m in enum]
         assert all(w in analysis_doc for w in words), enum

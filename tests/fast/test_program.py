@@ -14,7 +14,7 @@ from inspector.record import load
 from inspector.api import program_name
 from inspector.collect.program import _status
 from inspector.raw import RawRecord, RawVariant
-from inspector.render.base import renderer
+from inspector.render import renderer
 from inspector.render.words import run_notes
 
 

@@ -12,7 +12,7 @@ from inspector.api import render
 from inspector import raw
 from inspector.raw import RawRecord, RawVariant
 from inspector.record import SCHEMA, RecordError, load, migrate, save
-from inspector.render.base import renderer
+from inspector.render import renderer
 
 
 @pytest.mark.parametrize("content, message", [

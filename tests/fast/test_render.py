@@ -16,7 +16,7 @@ from inspector.raw import RawRecord
 from inspector.render import html as html_module
 from inspector.record import load
 from inspector.render import views
-from inspector.render.base import Renderer, renderer
+from inspector.render import Renderer, renderer
 from inspector.render.words import ratio, seconds
 
 _spec = importlib.util.spec_from_file_location("make_goldens", ROOT / "scripts" / "make-goldens.py")
@@ -126,7 +126,7 @@ def test_analysis_and_rendering_never_import_torch():
             "import inspector, inspector.cli, inspector.record, inspector.model, inspector.collect\n"
             "from inspector.analysis import analyze\n"
             "from inspector.record import load\n"
-            "from inspector.render.base import renderer\n"
+            "from inspector.render import renderer\n"
             f"a = analyze(load({str(record_path('2.13.0', 'knapsack_breaks'))!r}))\n"
             "[renderer(f).report(a) for f in ('html', 'text', 'json')]\n"
             "assert 'torch' not in sys.modules, sorted(m for m in sys.modules if m.startswith('torch'))\n")

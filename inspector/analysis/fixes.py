@@ -1,0 +1,224 @@
+"""Which fix applies to what: the one place that decides it. ``candidates(analysis)`` lists every fix whose
+precondition the record shows, each kind's precondition a predicate of its own (``strided_lines``, ``has_rewrite``,
+``removing_flag``, ``recompiles_each_call``, ``size_recompiled``), each fix with what trying it measured where it was
+tried; ``to_try`` picks those a sample's run tries on its live probe; ``result`` reads what a trial measured;
+``advised`` says whether a fix is advice. The words for fixes are ``inspector.render.fixes``'.
+
+A fix is tried in the probe that ran the variants (``inspector.probe.trials``), on the variant that needs it most,
+and timed side by side with it in the alternating rounds; a fix inspector can try is advice only where it measured a
+gain, and some (the tiling heuristic, a flag) only once tried.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Optional, Union
+
+from inspector.analysis import rounds
+from inspector.model import (Analysis, CompiledCode, Fix, FixKind, GraphBreak, LineStatus, LineVerdict, ProgramFunction,
+                             SampleVariant, SizeCompared, Status, Timing, TrialEffect, TrialResult, TrialSpec,
+                             Vectorized)
+from inspector.raw import RawTrial
+
+Unit = Union[SampleVariant, ProgramFunction]
+Tried = dict[tuple[str, str], TrialResult]  # {(variant id, trial name): what trying it measured}
+TILING_OFF = "cpp.enable_tiling_heuristics=False"
+HEURISTIC = ("non-contiguous", "small-inner-range")  # the branches of Inductor's tiling that the heuristic took
+SCALAR = (Vectorized.NONE, Vectorized.SOME)  # a line with C++ units left scalar
+SIZE_GUARD = "size mismatch"  # torch's words for a guard on a tensor's size
+GAIN = 1.05  # a trial at least this much faster (and faster in every round) gained; anything else did not
+TRYABLE = (FixKind.TILING, FixKind.FLAG, FixKind.STATIC, FixKind.LAYOUT)  # config fixes first: a layout trial
+#                                                                           changes the population's strides
+ADVISED_UNTRIED = (FixKind.BREAK, FixKind.RECOMPILES, FixKind.LAYOUT, FixKind.STATIC)  # advice on their precondition
+
+
+def strided_lines(code: CompiledCode, branches: Optional[Sequence[str]] = None) -> list[LineVerdict]:
+    """The precondition of the layout (and, with ``branches``, of the tiling heuristic): the line verdicts not (all)
+    vectorized whose C++ loop nests load strided elements. ``branches``: only nests whose recorded tiling decision
+    took one of these branches (a nest with no decision recorded counts by its strided loads alone)."""
+    nests = {f"{k.id}#{n.index}": n for k in code.kernels for n in k.loop_nests}
+
+    def about(key: str) -> bool:
+        n = nests.get(key)
+        decided = n.decisions.tiling if n and n.decisions else ()
+        return bool(n and n.strided_loads) and (not branches or not decided or any(
+            t.branch in branches for t in decided))
+    return [e for e in code.lines if e.vectorized in SCALAR and any(about(n) for n in e.nests)]
+
+
+def has_rewrite(b: GraphBreak) -> bool:
+    """The precondition of a break's rewrite: torch's words name its usual fix."""
+    return bool(b.fix)
+
+
+def removing_flag(b: GraphBreak) -> Optional[str]:
+    """The precondition of a flag: a Dynamo config flag that removes the break (KEY=VALUE), or None."""
+    return b.flag
+
+
+def recompiles_each_call(unit: Unit) -> bool:
+    """The precondition of stopping the recompiles: it recompiled on every call, or until Dynamo's limit."""
+    again = unit.code.recompilation
+    return bool(again and (again.every_call or again.limit))
+
+
+def size_recompiled(unit: Unit) -> bool:
+    """The precondition of static shapes: a call at another population size compiled again on a guard of a size
+    (a sample's variant at further sizes; a program's function during its run)."""
+    guards = [r for c in unit.run.recompiles for r in c.reasons] if isinstance(unit, ProgramFunction) else [
+        g for s in unit.code.sizes for g in s.guards]
+    return any(SIZE_GUARD in g for g in guards)
+
+
+def candidates(analysis: Analysis) -> list[Fix]:
+    """Every fix that applies where the record shows its precondition, each with what trying it measured where it
+    was tried: for each compiled variant that ran (a program: each of its functions), each graph break's usual
+    rewrite and the flag that removes it, a recompilation's guard, the layout and the tiling heuristic of strided
+    loads, and static shapes where a size recompiled, in that order."""
+    tried = {(t.variant, t.spec.name): t for v in analysis.variants for t in v.trials}
+    units: Sequence[Unit] = analysis.program.functions if analysis.program else [
+        v for v in analysis.variants if v.ok_compiled and not v.preview]
+    return [fix for unit in units for rule in RULES for fix in rule(unit, tried)]
+
+
+def _breaks(unit: Unit, tried: Tried) -> list[Fix]:
+    """Each break's usual rewrite, each followed by the flag that removes it (once per flag, about all its breaks):
+    time outside compiled graphs at stake."""
+    code, found, seen = unit.code, [], set()
+    outside = code.break_cost.outside_s if code.break_cost else None
+    for b in code.breaks:
+        if has_rewrite(b):
+            found.append(Fix(FixKind.BREAK, unit.id, ((b.file, b.line),), outside, None, b))
+        flag = removing_flag(b)
+        if flag and flag not in seen:
+            seen.add(flag)
+            lines = sorted({(x.file, x.line) for x in code.breaks if x.flag == flag}, key=lambda fl: (str(fl[0]),
+                                                                                                       fl[1] or 0))
+            spec = TrialSpec(re.sub(r"=.*$", "", flag).split(".")[-1], config=(flag,))
+            found.append(Fix(FixKind.FLAG, unit.id, tuple(lines), outside, spec, b, tried.get((unit.id, spec.name))))
+    return found
+
+
+def _recompiles(unit: Unit, tried: Tried) -> list[Fix]:
+    """Stopping recompiles on every call or at the limit: the time of a call, compiles included, at stake."""
+    if not recompiles_each_call(unit):
+        return []
+    stake = unit.timing.per_population_s if unit.timing else None
+    return [Fix(FixKind.RECOMPILES, unit.id, (), stake, None, unit.code.recompilation)]
+
+
+def _strided(unit: Unit, tried: Tried, kind: FixKind, spec: TrialSpec,
+             precondition: Callable[[CompiledCode], list[LineVerdict]]) -> list[Fix]:
+    """A fix about the strided lines (the layout, the tiling heuristic): all of them, and the time of their
+    kernels per profiled call at stake."""
+    if not precondition(unit.code):
+        return []
+    strided = strided_lines(unit.code)
+    kernels = {k for e in strided for k in e.kernels}
+    stake = sum(k.cost.time_s for k in unit.code.kernels if k.id in kernels and k.cost.time_s) or None
+    lines = tuple(sorted({(e.file, e.line) for e in strided}))
+    return [Fix(kind, unit.id, lines, stake, spec, tried=tried.get((unit.id, spec.name)))]
+
+
+def _layout(unit: Unit, tried: Tried) -> list[Fix]:
+    return _strided(unit, tried, FixKind.LAYOUT, TrialSpec("column-major", layout="column-major"), strided_lines)
+
+
+def _tiling(unit: Unit, tried: Tried) -> list[Fix]:
+    return _strided(unit, tried, FixKind.TILING, TrialSpec("tiling-off", config=(TILING_OFF,)),
+                    lambda code: strided_lines(code, HEURISTIC))
+
+
+def _static(unit: Unit, tried: Tried) -> list[Fix]:
+    """Static shapes where a size recompiled: called again at the sizes its variant was."""
+    if not size_recompiled(unit):
+        return []
+    sizes = tuple(s.population for s in unit.code.sizes)
+    spec = TrialSpec("dynamic-false", compile_options={"dynamic": False}, sizes=sizes)
+    return [Fix(FixKind.STATIC, unit.id, (), None, spec, tried=tried.get((unit.id, spec.name)))]
+
+
+RULES: tuple[Callable[[Unit, Tried], list[Fix]], ...] = (_breaks, _recompiles, _layout, _tiling, _static)
+
+
+def can_try(fix: Fix, analysis: Analysis) -> bool:
+    """Whether a sample's run can try ``fix`` on its variant: one inspector applies without editing code, on a
+    compiled CPU variant that ran (no Triton preview, no Python one); the layout needs a population of rows."""
+    v = next((v for v in analysis.variants if v.id == fix.variant), None)
+    return bool(fix.spec and v and v.ok_compiled and v.device == "cpu" and not v.preview and v.kind != "python"
+                and (fix.kind != FixKind.LAYOUT or len(analysis.sample.shape) == 2))
+
+
+def to_try(analysis: Analysis, kinds: Sequence[FixKind]) -> list[Fix]:
+    """The fixes of ``kinds`` a sample's run tries, where it can (``can_try``): the layout and the tiling heuristic
+    once, on the variant with the most time at stake in their kernels; a flag and static shapes on each variant they
+    apply to; in TRYABLE's order."""
+    found: dict[object, Fix] = {}
+    for fix in candidates(analysis):
+        if fix.kind not in kinds or not fix.spec or not can_try(fix, analysis):
+            continue
+        key = (fix.variant, fix.spec.name) if fix.kind in (FixKind.FLAG, FixKind.STATIC) else fix.spec.name
+        if key not in found or (fix.stake_s or 0) > (found[key].stake_s or 0):
+            found[key] = fix
+    return sorted(found.values(), key=lambda f: TRYABLE.index(f.kind))
+
+
+def advised(fix: Fix) -> bool:
+    """Whether a fix is advice: tried with a measured gain, or not tried and of a kind advised on its precondition
+    alone (a flag or the tiling heuristic only with its measured effect). A fix tried without gain is said as tried,
+    never advised."""
+    return fix.tried.gain if fix.tried else fix.kind in ADVISED_UNTRIED
+
+
+def spec_of(raw: RawTrial) -> TrialSpec:
+    """How a recorded trial was made."""
+    return TrialSpec(raw.fix or (raw.id or "").split("~")[-1], raw.layout, tuple(raw.config or ()),
+                     dict(raw.compile_options or {}), tuple(s.population or 0 for s in raw.sizes or []))
+
+
+def kind_of(spec: TrialSpec) -> FixKind:
+    """The kind of fix a trial made: the population's layout, static shapes, the tiling heuristic, or a flag."""
+    if spec.layout:
+        return FixKind.LAYOUT
+    if spec.compile_options:
+        return FixKind.STATIC
+    return FixKind.TILING if spec.config == (TILING_OFF,) else FixKind.FLAG
+
+
+def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_timing: Optional[Timing],
+           after: CompiledCode) -> TrialResult:
+    """What a trial measured: ``before`` the CompiledCode of the variant it changed (``timing``: its Timing),
+    ``after`` the trial's own, analysed as its variant's (``after_timing``). A trial called at further sizes is
+    compared on its steady call at the last (its recompiles over all)."""
+    side = rounds.side_by_side(timing.rounds_s, after_timing.rounds_s) if timing and after_timing else None
+    speedup = side[0] if side else timing.median_s / after_timing.median_s if timing and after_timing else None
+    spread = (side[1][0], side[1][1]) if side else None
+    at = [(b, a) for b, a in zip(before.sizes, after.sizes) if b.population == a.population]
+    if raw.sizes:
+        speedup = at[-1][0].steady_s / at[-1][1].steady_s if at and at[-1][0].steady_s and at[-1][1].steady_s \
+            else None
+    ok = raw.status == Status.OK and raw.matches_variant is not False
+    spec = spec_of(raw)
+    return TrialResult(
+        id=raw.id or "", variant=raw.variant or "", kind=kind_of(spec), spec=spec, status=raw.status or "error",
+        error=raw.error, matches=raw.matches_variant, mismatch=raw.mismatch, speedup=speedup, spread=spread,
+        rounds=len(side[2]) if side else 0, median_before_s=timing.median_s if timing else None,
+        median_after_s=after_timing.median_s if after_timing else None, effect=_effect(before, after),
+        gain=bool(ok and speedup and speedup >= GAIN and (spread is None or spread[0] > 1)), alone=bool(raw.alone),
+        sizes=tuple(SizeCompared(b.population, b.steady_s, a.steady_s, b.recompiles, a.recompiles) for b, a in at))
+
+
+def _effect(before: CompiledCode, after: CompiledCode) -> TrialEffect:
+    """What a trial changed: lines now vectorized or parallel that were not, and its breaks."""
+    scalar = {(e.file, e.line) for e in before.lines if e.vectorized in SCALAR}
+    serial = {(e.file, e.line) for e in before.lines if e.status == LineStatus.SERIAL}
+    left = {(b.file, b.line, b.cause) for b in after.breaks}
+    return TrialEffect(
+        vectorized_now=tuple(sorted(fl for fl in {(e.file, e.line) for e in after.lines
+                                                  if e.vectorized == Vectorized.ALL} if fl in scalar)),
+        parallel_now=tuple(sorted(fl for fl in {(e.file, e.line) for e in after.lines
+                                                if e.status == LineStatus.PARALLEL} if fl in serial)),
+        breaks_before=len(before.breaks), breaks_after=len(after.breaks),
+        gone=tuple(sorted(b.line for b in before.breaks if b.line is not None
+                          and (b.file, b.line, b.cause) not in left)))

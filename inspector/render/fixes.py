@@ -1,0 +1,105 @@
+"""The words for fixes, shared by every renderer (``inspector.analysis.fixes`` decides which applies to what): a fix
+as advice, the time at stake, what trying it measured, and how a program's could be tried."""
+
+from inspector.model import Fix, FixKind, TrialResult, TrialSpec
+from inspector.render.comparison import between, moved, spans
+from inspector.render.words import places, seconds
+
+# how to make the population column-major, the tiling heuristic off, and a recompiled size static, as a user does
+COLUMN_MAJOR = "shape (d, N), or np.asfortranarray"
+TILING_OFF = 'torch.compile(fn, options={"cpp.enable_tiling_heuristics": False})'
+STATIC = ("torch.compile(fn, dynamic=False) or torch._dynamo.mark_static(x, 0) on the input whose size changed "
+          "(kernels stay specialised, one compile per size), or dynamic=True (one compile for every size)")
+LABELS = {FixKind.LAYOUT: "column-major", FixKind.TILING: "the tiling heuristic off", FixKind.STATIC: "dynamic=False"}
+STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outside compiled graphs per call",
+          FixKind.RECOMPILES: "per call, compiles included",
+          FixKind.LAYOUT: "in the kernels of these lines per profiled call",
+          FixKind.TILING: "in the kernels of these lines per profiled call"}
+
+
+def advice(fix):
+    """A fix as one sentence of advice."""
+    if fix.kind == FixKind.BREAK:
+        return fix.cause.fix[0].upper() + fix.cause.fix[1:]
+    if fix.kind == FixKind.FLAG:
+        flag = fix.spec.config[0]
+        return f"Set {_dynamo(flag)} before compiling (--config {flag}): it removes this break."
+    if fix.kind == FixKind.RECOMPILES:
+        return f"Stop the recompiles: {fix.cause.text}."
+    if fix.kind == FixKind.LAYOUT:
+        return (f"Store the population column-major ({COLUMN_MAJOR}) so that the genes each line reads are contiguous: "
+                "these lines ran in scalar loops because of strided loads.")
+    if fix.kind == FixKind.TILING:
+        return (f"Turn Inductor's tiling heuristic off for this function ({TILING_OFF}): it kept these lines scalar "
+                "because of their strided loads.")
+    return f"Compile with static shapes ({STATIC}): a change of population size recompiled it."
+
+
+def stake(fix):
+    """The time a fix is about, in words, with what it is."""
+    return f"{seconds(fix.stake_s)} {STAKES[fix.kind]}" if fix.stake_s else "time at stake not measured"
+
+
+def note(fix, flag_tried):
+    """What is known of a fix's effect: what trying it measured, or, for a break's rewrite whose flag was not tried
+    (``flag_tried``: it was), how inspector measures the flag; None otherwise."""
+    if fix.tried:
+        return trial(fix.tried)
+    flag = fix.cause.flag if fix.kind == FixKind.BREAK else None
+    return f"inspector breaks FILE tries --config {flag} and measures it" if flag and not flag_tried else None
+
+
+def trial(t: TrialResult):
+    """"tried: column-major → 3.1x faster (2.9x to 3.3x faster in 3 alternating rounds), lines 23-32 now
+    vectorized"."""
+    label = LABELS.get(t.kind) or what(t.spec)
+    if t.status != "ok":
+        return f"tried: {label} → failed: {t.error or t.status}"
+    if t.matches is False:
+        return f"tried: {label} → its output differs from the variant's ({t.mismatch}): not advice"
+    if t.speedup is None:
+        return f"tried: {label} → not timed"
+    how = (f" ({between(*t.spread)} in {t.rounds} alternating round{'s' if t.rounds > 1 else ''})" if t.spread
+           else f" (one steady call each at {t.sizes[-1].population:,}, one after the other; recompiles "
+                f"{sum(s.recompiles_before for s in t.sizes)} → {sum(s.recompiles_after for s in t.sizes)} over the "
+                "sizes)" if t.sizes else " (timed one after the other, not side by side)")
+    said = [f"{moved(t.speedup)}{how}" if t.gain else f"no gain: {moved(t.speedup)}{how}"]
+    e = t.effect
+    said += [f"{spans({n for _, n in e.vectorized_now})} now vectorized"] if e.vectorized_now else []
+    said += [f"{spans({n for _, n in e.parallel_now})} now parallel"] if e.parallel_now else []
+    said += [f"graph breaks {e.breaks_before} → {e.breaks_after}"] if e.breaks_before != e.breaks_after else []
+    return f"tried: {label} → " + ", ".join(said)
+
+
+def what(spec: TrialSpec):
+    """A fix as a user applies it."""
+    if spec.layout == "column-major":
+        return f"the population column-major ({COLUMN_MAJOR})"
+    options = ", ".join(f"{k}={v!r}" for k, v in spec.compile_options.items())
+    return ", ".join(f"--config {c}" for c in spec.config) or (
+        f"torch.compile(fn, {options})" if options else spec.name)
+
+
+def program(fix: Fix, sample):
+    """How a program's fix could be tried (``inspector run`` does not run the program again), or None for a kind it
+    does not list (a break's rewrite, a recompilation: said with the breaks; the tiling heuristic: said with the
+    layout); ``sample``: the program's path, whose lines are named by number."""
+    if fix.kind == FixKind.LAYOUT:
+        return (f"its input column-major ({COLUMN_MAJOR}) or Inductor's tiling heuristic off ({TILING_OFF}), for the "
+                f"strided loads that kept lines {places(fix.lines, sample)} scalar; inspector report measures both on "
+                "a sample")
+    if fix.kind == FixKind.FLAG:
+        return (f"{_dynamo(fix.spec.config[0])} before compiling, which removes a graph break; inspector breaks "
+                f"measures it on a sample (--config {fix.spec.config[0]})")
+    if fix.kind == FixKind.STATIC:
+        return f"{STATIC}; inspector breaks --population-sizes shows the recompiles"
+    return None
+
+
+PROGRAM_ORDER = (FixKind.LAYOUT, FixKind.FLAG, FixKind.STATIC)  # a program function's fixes, as listed
+
+
+def _dynamo(flag):
+    """"torch._dynamo.config.capture_scalar_outputs = True" for dynamo.capture_scalar_outputs=True."""
+    name, _, value = flag.split(".", 1)[1].partition("=")
+    return f"torch._dynamo.config.{name} = {value}"

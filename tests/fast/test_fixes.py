@@ -1,0 +1,171 @@
+"""Fixes as values (analysis/fixes.py), from checked-in records: each kind's precondition holding and not holding,
+what each fix tried measured (matched to its Fix), which a run tries, and that a fix is advice only as its kind and
+its measured effect say."""
+
+import dataclasses
+import statistics
+
+import pytest
+
+from conftest import analysis, line_of, record_path
+from inspector.analysis import analyze, fixes
+from inspector.model import FixKind
+from inspector.raw import RawRecord
+from inspector.record import load
+from inspector.render import fixes as fix_words, renderer, views
+
+FIXES = "ten_genes-fixes"  # ten_genes at its default size: the layout and the tiling heuristic tried
+
+
+def _of(a, kind, vid=None):
+    return [f for f in fixes.candidates(a) if f.kind == kind and (vid is None or f.variant == vid)]
+
+
+def test_the_layout_and_the_tiling_heuristic_apply_to_strided_lines_the_heuristic_kept_scalar():
+    a = analysis("2.13.0", "ten_genes")
+    v = a.variant("numpy-compiled-cpu")
+    strided = fixes.strided_lines(v.code)
+    assert strided and fixes.strided_lines(v.code, fixes.HEURISTIC) == strided
+    (layout,), (tiling,) = _of(a, FixKind.LAYOUT, v.id), _of(a, FixKind.TILING, v.id)
+    assert layout.lines == tiling.lines == tuple(sorted({(e.file, e.line) for e in strided}))
+    kernels = {k for e in strided for k in e.kernels}
+    assert layout.stake_s == pytest.approx(sum(k.cost.time_s for k in v.code.kernels if k.id in kernels))
+    assert layout.spec.layout == "column-major" and tiling.spec.config == (fixes.TILING_OFF,)
+    # under torch 2.1 the vectorization checker decided, not the heuristic: the layout applies, the tiling does not
+    old = analysis("2.1.2", "ten_genes")
+    code = old.variant("numpy-compiled-cpu").code
+    assert fixes.strided_lines(code) and not fixes.strided_lines(code, fixes.HEURISTIC)
+    assert _of(old, FixKind.LAYOUT, "numpy-compiled-cpu") and not _of(old, FixKind.TILING)
+    # no strided load, neither
+    s = analysis("2.13.0", "sum")
+    assert not any(fixes.strided_lines(v.code) for v in s.variants)
+    assert not _of(s, FixKind.LAYOUT) and not _of(s, FixKind.TILING)
+
+
+@pytest.mark.parametrize("version", ["2.1.2", "2.13.0"])
+def test_a_breaks_rewrite_and_its_flag_apply_where_torch_names_them(version):
+    a = analysis(version, "knapsack_breaks")
+    v = a.variant("torch-compiled-cpu")
+    flagged = [b for b in v.code.breaks if fixes.removing_flag(b)]
+    assert flagged and all(fixes.has_rewrite(b) for b in v.code.breaks)
+    (flag,) = _of(a, FixKind.FLAG, v.id)
+    assert flag.spec.config == (flagged[0].flag,) and set(flag.lines) == {(b.file, b.line) for b in flagged}
+    assert flag.stake_s == v.code.break_cost.outside_s if v.code.break_cost else flag.stake_s is None
+    assert len(_of(a, FixKind.BREAK, v.id)) == len(v.code.breaks)
+    unnamed = dataclasses.replace(flagged[0], fix=None, flag=None)
+    assert not fixes.has_rewrite(unnamed) and fixes.removing_flag(unnamed) is None
+    # a break inside a library: its rewrite is the library's call, and no flag
+    (lib,) = analysis(version, "pymoo_g7").variant("numpy-compiled-cpu").code.breaks
+    assert fixes.has_rewrite(lib) and fixes.removing_flag(lib) is None
+
+
+def test_stopping_recompiles_applies_to_a_variant_that_recompiled_on_every_call_only():
+    a = analysis("2.1.2", "recompiling")
+    (fix,) = _of(a, FixKind.RECOMPILES)
+    v = a.variant(fix.variant)
+    assert fixes.recompiles_each_call(v) and fix.cause is v.code.recompilation
+    assert fix.stake_s == v.timing.per_population_s
+    assert not any(fixes.recompiles_each_call(v) for v in analysis("2.13.0", "trig").variants)
+
+
+def test_static_shapes_apply_where_a_size_recompiled_on_a_guard_of_a_size():
+    a = analysis("2.13.0", "knapsack_breaks")
+    v = a.variant("numpy-compiled-cpu")
+    assert fixes.size_recompiled(v) and any(fixes.SIZE_GUARD in g for s in v.code.sizes for g in s.guards)
+    (fix,) = _of(a, FixKind.STATIC, v.id)
+    assert fix.spec.compile_options == {"dynamic": False} and fix.spec.sizes == tuple(s.population
+                                                                                        for s in v.code.sizes)
+    assert fixes.size_recompiled(analysis("2.13.0", "ga").function("fitness"))  # a program's, from its calls
+    assert not any(fixes.size_recompiled(v) for v in analysis("2.13.0", "trig").variants)
+
+
+def test_each_fix_tried_is_matched_to_its_fix_with_its_side_by_side_speedup():
+    record = load(record_path("2.13.0", FIXES)).to_json()
+    rounds = record["rounds"]["variants"]
+    a = analysis("2.13.0", FIXES)
+    tried = {f.tried.id: f for f in fixes.candidates(a) if f.tried}
+    assert set(tried) == {t["id"] for t in record["trials"]}
+    for raw in record["trials"]:
+        fix = tried[raw["id"]]
+        t = fix.tried
+        assert fix.id == t.id and fix.variant == t.variant == raw["variant"] and fix.kind == t.kind
+        assert t.spec.name == raw["fix"] and t.status == "ok" and t.matches is True
+        before = {r["round"]: r["median_s"] for r in rounds[raw["variant"]]}
+        after = {r["round"]: r["median_s"] for r in rounds[raw["id"]]}
+        ratios = [before[r] / after[r] for r in sorted(before.keys() & after.keys())]
+        assert t.speedup == pytest.approx(statistics.median(ratios)) and t.rounds == len(ratios) == 3
+        assert t.spread == (min(ratios), max(ratios))
+        assert t.gain == (t.speedup >= fixes.GAIN and min(ratios) > 1)
+        assert fix_words.trial(t).startswith(f"tried: {fix_words.LABELS[t.kind]} → ")
+
+
+def test_column_major_says_which_lines_are_now_vectorized():
+    a = analysis("2.13.0", FIXES)
+    (fix,) = [f for f in fixes.candidates(a) if f.kind == FixKind.LAYOUT and f.tried]
+    t = fix.tried
+    g1 = line_of(a, "g1 = -105")
+    before = next(e for e in a.variant(t.variant).code.lines if e.line == g1)
+    assert before.vectorized == "none"  # the constraints' nest: scalar, strided loads
+    assert (a.sample.path, g1) in t.effect.vectorized_now and (a.sample.path, g1) in fix.lines
+    said = fix_words.trial(t)
+    assert "lines 42-44, 50-59, 71-72 now vectorized" in said
+    # said where the advice is, and above the variant's source, whose lines it was about
+    assert f"{said} (the fix applied by inspector" in renderer("html").report(a)
+
+
+def test_a_fix_is_advice_only_as_its_kind_and_its_measured_effect_say():
+    a = analysis("2.13.0", FIXES)
+    found = fixes.candidates(a)
+    assert all(fixes.advised(f) == f.tried.gain for f in found if f.tried)
+    untried = [f for f in found if not f.tried]
+    assert untried and all(fixes.advised(f) == (f.kind in fixes.ADVISED_UNTRIED) for f in untried)
+    assert not fixes.advised(dataclasses.replace(_of(analysis("2.13.0", "ga"), FixKind.FLAG)[0], tried=None))
+    advice, idle = views.changes(a), views.tried_without_gain(a)
+    for t in (f.tried for f in found if f.tried):
+        said = fix_words.trial(t)
+        assert any(c.tried == said for c in (advice if t.gain else idle)), said
+        assert not any(c.tried == said for c in (idle if t.gain else advice)), said
+    text, html = renderer("text").report(a), renderer("html").report(a)
+    for c in idle:
+        assert f"tried, no gain (not advice): {c.text}" in text and "Tried, no gain (not advice)" in html
+
+
+@pytest.mark.parametrize("version", ["2.1.2", "2.13.0"])
+@pytest.mark.parametrize("stem", ["ten_genes", FIXES, "poly", "trig", "knapsack_breaks"])
+def test_the_tiling_heuristic_is_advice_only_with_its_measured_effect(version, stem):
+    a = analyze(load(record_path(version, stem)))
+    for c in views.changes(a) + views.tried_without_gain(a):
+        if "tiling" in c.text:
+            assert c.tried and c.tried.startswith("tried: the tiling heuristic off → ") and c.gain is not None
+
+
+def test_a_run_tries_each_fix_where_it_can():
+    ten = fixes.to_try(analysis("2.13.0", "ten_genes"), fixes.TRYABLE)
+    assert [f.spec.name for f in ten] == ["tiling-off", "column-major"]  # config first, layout last
+    assert len({f.variant for f in ten}) == 1
+    knapsack = analysis("2.13.0", "knapsack_breaks")
+    flags = {(f.variant, f.spec.config[0]) for f in fixes.to_try(knapsack, (FixKind.FLAG,))}
+    assert ("torch-compiled-cpu", "dynamo.capture_scalar_outputs=True") in flags
+    static = fixes.to_try(knapsack, (FixKind.STATIC,))  # 9,000 recompiled on size
+    assert {(f.variant, f.spec.sizes[0]) for f in static} == {("numpy-compiled-cpu", 9000),
+                                                              ("torch-compiled-cpu", 9000)}
+    assert fixes.to_try(analysis("2.13.0", "sum"), fixes.TRYABLE) == []
+    old = analysis("2.1.2", "ten_genes")  # the vectorization checker decided: the tiling heuristic is not tried
+    assert [f.spec.name for f in fixes.to_try(old, fixes.TRYABLE)] == ["column-major"]
+    record = load(record_path("2.13.0", "ten_genes")).to_json()
+    one = RawRecord.from_json(dict(record, sample=dict(record["sample"], shape=[5])))
+    assert [f.spec.name for f in fixes.to_try(analyze(one), fixes.TRYABLE)] == ["tiling-off"]  # no rows, no layout
+
+
+def test_a_program_says_what_could_be_tried_and_how_not_measured():
+    record = load(record_path("2.13.0", "ga")).to_json()
+    record["program"]["try_fixes"] = False
+    assert views.program_fixes(analyze(RawRecord.from_json(record))) == []  # not asked for (--no-try-fixes)
+    record["program"]["try_fixes"] = True
+    a = analyze(RawRecord.from_json(record))
+    said = views.program_fixes(a)
+    assert said and all(vid == "fitness" for vid, _ in said)
+    assert fixes.to_try(a, fixes.TRYABLE) == []  # a program runs as it is
+    text = renderer("text").program(a)
+    assert "Could be tried (not measured" in text and "capture_scalar_outputs = True" in text
+    assert "dynamic=False" in text and fix_words.COLUMN_MAJOR in text
