@@ -31,7 +31,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from collections.abc import Sequence
+from typing import Any, Callable, Optional
 
 from inspector import envs as envs_mod
 from inspector.analysis import analyze, breaks as breaks_mod, compare as compare_mod, fixes as fixes_mod
@@ -42,7 +43,7 @@ from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, 
 from inspector.model import BreaksView, Fix, FixKind
 from inspector.collect.progress import Event, RoundStarted, RunStarted
 from inspector.probe.messages import Compiled, Header, Trial, VariantResult
-from inspector.raw import RawCapture, RawEnv, RawSample
+from inspector.raw import RawCapture, RawEnv, RawRecord, RawSample
 from inspector.record import load, redact as redact_record, save, write_atomic
 from inspector.render import renderer
 from inspector.render.words import seconds
@@ -404,7 +405,8 @@ def _trace_logs(record, trace_dir):
     return record.but(trace_dir=trace_dir.name if logs else None, trace_logs=names)
 
 
-def measure(sample, runs, *, fixes=(), rounds=0, **options):
+def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str]]], *,
+            fixes: Sequence[FixKind] = (), rounds: int = 0, **options: Any) -> list[RawRecord]:
     """The raw records of ``sample``'s runs (``runs``: (interpreter or None, config items)), each with the fixes of
     the kinds ``fixes`` that apply to its variants tried on its live probe, then every run timed again in ``rounds``
     alternating rounds: the one way through collect (``inspector.collect.Session``) -> analyze -> the fixes that

@@ -20,7 +20,7 @@ from pathlib import Path
 from inspector.analysis.parse import wrapper as wrapper_parse
 from inspector.analysis.rounds import side_by_side
 from inspector.errors import InspectorError
-from inspector.model import (VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine, ComparedRun,
+from inspector.model import (VECTORIZED, Analysis, BreakChange, CallsChange, CodePair, ComparedLine, ComparedRun,
                              ComparedVariant, Comparison, Confounder, Env, Hunk, LineVerdicts, ProgramFunction, RunPair,
                              SampleVariant, STEADY, TimeGoes, TimeRow)
 
@@ -185,7 +185,7 @@ def config(analysis):
         f"{k}={v}" for k, v in sorted(analysis.compile_options.items())])
 
 
-def compare(analyses):
+def compare(analyses: list[Analysis]) -> Comparison:
     """The Comparison of ``analyses[0]`` (the baseline) with each other run."""
     if len(analyses) < 2:
         raise CompareError("compare needs at least two records")

@@ -91,8 +91,8 @@ def _parallel(backend, values):
 
 
 def _extern_facts():
-    return dict(kind="library call", parallel_regions=0, vectorized=None, reduction=False, ops=0, loads=0,
-                strided_loads=[], masked_loads=0, trip_counts=[], evidence=[])
+    return dict(kind="library call", parallel_regions=0, vectorized=None, ops=0, loads=0, strided_loads=[],
+                masked_loads=0, evidence=[])
 
 
 def with_ids(kernels):

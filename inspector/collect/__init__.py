@@ -104,11 +104,11 @@ class Session:
     def __exit__(self, *exc):
         self.close()
 
-    def close(self):
+    def close(self) -> None:
         """Let every probe go (killed) and remove the runs' work folders."""
         self._stack.close()
 
-    def run(self, python=None, config=()):
+    def run(self, python: Optional[str] = None, config: Sequence[str] = ()) -> RawRecord:
         """Run the variants under ``python`` (None: this interpreter) with the ``config`` items; the run's RawRecord
         so far: its variants and the files they name (no rounds, trials or cross-check yet). With rounds or trials
         to come, its probe is kept live for them."""
@@ -125,12 +125,12 @@ class Session:
         return record.but(files=run.files)
 
     @property
-    def interrupted(self):
+    def interrupted(self) -> bool:
         """Whether the user interrupted a run (Ctrl-C): what was measured is kept."""
         return any(r.probes.interrupted for r in self._runs)
 
     @property
-    def live(self):
+    def live(self) -> bool:
         """Whether the last run's probe is still live (fixes can be tried on it)."""
         return bool(self._runs and self._runs[-1].probes.live)
 
@@ -140,14 +140,14 @@ class Session:
         run = self._runs[-1]
         run.tried = run.probes.try_fixes(specs) if run.probes.live else []
 
-    def time_rounds(self):
+    def time_rounds(self) -> None:
         """Every run's variants, and the fixes tried, timed ``rounds`` times more, the runs taking turns."""
         timed = _interleave([r.probes for r in self._runs], self.rounds, self.budget / 2 / max(1, self.rounds),
                             self.progress)
         for run, times in zip(self._runs, timed):
             run.timed = times
 
-    def records(self):
+    def records(self) -> list[RawRecord]:
         """Each run's RawRecord: its variants, rounds and fixes tried, each output cross-checked."""
         records = []
         for run in self._runs:

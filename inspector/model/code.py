@@ -230,12 +230,10 @@ class Kernel:
     parallel: Optional[bool]
     parallel_regions: int
     vectorized: Optional[bool]  # None: not a CPU notion (Triton) or no code (extern)
-    reduction: bool
     ops: int
     loads: int
     strided_loads: list[str]
     masked_loads: int
-    trip_counts: list[str]
     evidence: list[Evidence]
     launches: list[Launch]  # in call() order
     handle: Optional[str] = None  # provenance debug handle
@@ -248,8 +246,18 @@ class Kernel:
         coerce(self, "backend", Backend)
 
     @property
-    def generated(self):
+    def generated(self) -> bool:
         return self.backend != Backend.EXTERN
+
+    @property
+    def reduction(self) -> bool:
+        """Whether it reduces (its kind says so: reduction, or a Triton reduction heuristic)."""
+        return "reduction" in self.kind
+
+    @property
+    def trip_counts(self) -> list[int]:
+        """The trip counts of its loop nests, where they are numbers."""
+        return [n.trip_count for n in self.loop_nests if n.trip_count is not None]
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,28 @@
 """The interface every output format implements: typed values in (``inspector.model``), a string out."""
 
+from __future__ import annotations
+
+from inspector.model import Analysis, BreaksView, Comparison
+
 
 class Renderer:
     """One output format. Each method renders one kind of document; a format without that view says so."""
 
     name = ""
 
-    def report(self, analysis):
+    def report(self, analysis: Analysis) -> str:
         """One run: timings, kernels, line verdicts, breaks, costs."""
         raise NotImplementedError(f"the {self.name} renderer has no report view")
 
-    def breaks(self, view):
+    def breaks(self, view: BreaksView) -> str:
         """The ``inspector breaks`` findings (a BreaksView)."""
         raise NotImplementedError(f"the {self.name} renderer has no breaks view")
 
-    def program(self, analysis):
+    def program(self, analysis: Analysis) -> str:
         """A program's run (``inspector run``): its compiled functions over the run."""
         raise NotImplementedError(f"the {self.name} renderer has no program view")
 
-    def comparison(self, comparison):
+    def comparison(self, comparison: Comparison) -> str:
         """A comparison of runs (``inspector.analysis.compare.compare``)."""
         raise NotImplementedError(f"the {self.name} renderer has no comparison view")
 

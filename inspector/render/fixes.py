@@ -1,6 +1,10 @@
 """The words for fixes, shared by every renderer (``inspector.analysis.fixes`` decides which applies to what): a fix
 as advice, the time at stake, what trying it measured, and how a program's could be tried."""
 
+from __future__ import annotations
+
+from typing import Optional
+
 from inspector.model import Fix, FixKind, TrialResult, TrialSpec
 from inspector.render.comparison import between, moved, spans
 from inspector.render.words import places, seconds
@@ -17,7 +21,7 @@ STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outs
           FixKind.TILING: "in the kernels of these lines per profiled call"}
 
 
-def advice(fix):
+def advice(fix: Fix) -> str:
     """A fix as one sentence of advice."""
     if fix.kind == FixKind.BREAK:
         return fix.cause.fix[0].upper() + fix.cause.fix[1:]
@@ -35,12 +39,12 @@ def advice(fix):
     return f"Compile with static shapes ({STATIC}): a change of population size recompiled it."
 
 
-def stake(fix):
+def stake(fix: Fix) -> str:
     """The time a fix is about, in words, with what it is."""
     return f"{seconds(fix.stake_s)} {STAKES[fix.kind]}" if fix.stake_s else "time at stake not measured"
 
 
-def note(fix, flag_tried):
+def note(fix: Fix, flag_tried: bool) -> Optional[str]:
     """What is known of a fix's effect: what trying it measured, or, for a break's rewrite whose flag was not tried
     (``flag_tried``: it was), how inspector measures the flag; None otherwise."""
     if fix.tried:
@@ -49,7 +53,7 @@ def note(fix, flag_tried):
     return f"inspector breaks FILE tries --config {flag} and measures it" if flag and not flag_tried else None
 
 
-def trial(t: TrialResult):
+def trial(t: TrialResult) -> str:
     """"tried: column-major → 3.1x faster (2.9x to 3.3x faster in 3 alternating rounds), lines 23-32 now
     vectorized"."""
     label = LABELS.get(t.kind) or what(t.spec)
@@ -71,7 +75,7 @@ def trial(t: TrialResult):
     return f"tried: {label} → " + ", ".join(said)
 
 
-def what(spec: TrialSpec):
+def what(spec: TrialSpec) -> str:
     """A fix as a user applies it."""
     if spec.layout == "column-major":
         return f"the population column-major ({COLUMN_MAJOR})"
@@ -80,7 +84,7 @@ def what(spec: TrialSpec):
         f"torch.compile(fn, {options})" if options else spec.name)
 
 
-def program(fix: Fix, sample):
+def program(fix: Fix, sample: str) -> Optional[str]:
     """How a program's fix could be tried (``inspector run`` does not run the program again), or None for a kind it
     does not list (a break's rewrite, a recompilation: said with the breaks; the tiling heuristic: said with the
     layout); ``sample``: the program's path, whose lines are named by number."""
@@ -99,7 +103,7 @@ def program(fix: Fix, sample):
 PROGRAM_ORDER = (FixKind.LAYOUT, FixKind.FLAG, FixKind.STATIC)  # a program function's fixes, as listed
 
 
-def _dynamo(flag):
+def _dynamo(flag: str) -> str:
     """"torch._dynamo.config.capture_scalar_outputs = True" for dynamo.capture_scalar_outputs=True."""
     name, _, value = flag.split(".", 1)[1].partition("=")
     return f"torch._dynamo.config.{name} = {value}"

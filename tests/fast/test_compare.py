@@ -71,8 +71,8 @@ def test_identical_code_with_renamed_temporaries_and_kernels_compares_identical(
 
 def _kernel(kid, name, code):
     return Kernel(id=kid, name=name, graph="0/0", backend="cpp", kind="pointwise", code=code, parallel=True,
-                  parallel_regions=1, vectorized=False, reduction=False, ops=1, loads=1, strided_loads=[],
-                  masked_loads=0, trip_counts=[], evidence=[], launches=[])
+                  parallel_regions=1, vectorized=False, ops=1, loads=1, strided_loads=[],
+                  masked_loads=0, evidence=[], launches=[])
 
 
 def test_kernels_are_matched_by_their_source_lines_not_their_position():

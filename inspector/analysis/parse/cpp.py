@@ -33,12 +33,10 @@ def facts(code):
         kind="reduction" if reduction else "pointwise",
         parallel_regions=len(re.findall(r"#pragma omp parallel", code)),
         vectorized=bool(VECTOR.search(code)),
-        reduction=reduction,
         ops=len(OP.findall(code)),
         loads=len(loads.cpp_loads(code)),
         strided_loads=loads.strided_cpp(code),
         masked_loads=0,
-        trip_counts=[n.trip_count for n in nests if n.trip_count is not None],
         evidence=evidence(code),
         loop_nests=nests,
     ), problems

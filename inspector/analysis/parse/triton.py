@@ -22,12 +22,10 @@ def facts(code):
         kind=kind.group(1) if kind else "unknown",
         parallel_regions=1,
         vectorized=None,
-        reduction="reduction" in (kind.group(1) if kind else ""),
         ops=len(re.findall(r"^\s*tmp\d+ =", code, re.M)),
         loads=code.count("tl.load("),
         strided_loads=loads.strided_triton(code),
         masked_loads=sum(1 for *_, mask in found if mask),
-        trip_counts=[],
         evidence=evidence(code),
         triton=launch(code),
     ), problems

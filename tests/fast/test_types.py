@@ -1,0 +1,89 @@
+"""One type per thing, each built once, whole: a sample's variant, a program's function, a sweep's size and a fix
+tried are separate types; their compiled code is one value built by one function from raw pieces (a fix tried
+included, with no fake variant); and the shape the code keeps: no analysis-model dataclass over 20 fields, no
+function of the analysis over 60 lines, and no module of collect or the probe importing the analysis."""
+
+import ast
+import dataclasses
+import inspect
+
+from conftest import ROOT, analysis, record_path
+from inspector import model
+from inspector.analysis import compiled, lines
+from inspector.analysis.variants import location_of, target_of
+from inspector.model import CompiledCode, ProgramFunction, SampleVariant, SweepEntry, TrialResult
+from inspector.record import load
+
+MAX_FIELDS = 20
+MAX_LINES = 60
+
+
+def _context(a):
+    return compiled.Context(lines.Sources(a.files), a.env, tuple(a.sample.shape))
+
+
+def test_no_dataclass_of_the_analysis_model_has_more_than_20_fields():
+    found = {name: len(dataclasses.fields(t)) for name, t in vars(model).items()
+             if isinstance(t, type) and dataclasses.is_dataclass(t)}
+    assert "SampleVariant" in found and "Analysis" in found
+    assert {name: n for name, n in found.items() if n > MAX_FIELDS} == {}
+
+
+def test_no_function_of_the_analysis_is_over_60_lines():
+    long = []
+    for path in sorted((ROOT / "inspector" / "analysis").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_LINES:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length} lines)")
+    assert not long
+
+
+def test_collect_and_the_probe_import_nothing_from_the_analysis():
+    found = []
+    for folder in ("collect", "probe"):
+        for path in sorted((ROOT / "inspector" / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [
+                    f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []
+                found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.startswith("inspector.analysis")]
+    assert not found
+
+
+def test_a_samples_variants_a_programs_functions_and_a_sweeps_sizes_are_types_of_their_own():
+    sample, program = analysis("2.13.0", "ten_genes-fixes"), analysis("2.13.0", "ga")
+    assert sample.variants and all(type(v) is SampleVariant for v in sample.variants) and sample.program is None
+    assert program.variants == () and all(type(f) is ProgramFunction and f.run for f in program.program.functions)
+    eager = sample.variant("numpy")
+    assert eager.code == CompiledCode() and eager.trials == ()  # an eager variant compiled nothing
+    swept = analysis("2.13.0", "trig").sweep
+    assert swept and all(type(e) is SweepEntry for point in swept for e in point.variants)
+    assert not hasattr(SweepEntry, "code") and not hasattr(SampleVariant, "run")
+
+
+def test_a_variants_compiled_code_is_built_once_by_one_function_from_its_raw_pieces():
+    a = analysis("2.13.0", "ten_genes-fixes")
+    raw = next(r for r in load(record_path("2.13.0", "ten_genes-fixes")).variants if r.id == "torch-compiled-cpu")
+    v = a.variant(raw.id)
+    target = target_of(location_of(raw.code), raw.function, _context(a))
+    code, seen = compiled.build(compiled.of_variant(raw), target, _context(a))
+    assert code == v.code and set(seen) == set(compiled.ARTIFACTS)
+    # the line verdicts say the time of their kernels, made with the verdicts, not added to them afterwards
+    assert any(e.time_share for e in code.lines) and inspect.signature(lines.verdicts).parameters["evidence"]
+
+
+def test_a_fix_tried_reads_its_own_pieces_against_its_variants_source():
+    a = analysis("2.13.0", "ten_genes-fixes")
+    record = load(record_path("2.13.0", "ten_genes-fixes"))
+    raw = next(t for t in record.trials if t.fix == "column-major")
+    variant = next(r for r in record.variants if r.id == raw.variant)
+    target = target_of(location_of(variant.code), variant.function, _context(a))
+    after, _ = compiled.build(compiled.of_trial(raw), target, _context(a))
+    v = a.variant(raw.variant)
+    (t,) = [t for t in v.trials if t.id == raw.id]
+    assert type(t) is TrialResult
+    assert {(e.file, e.line) for e in after.lines} == {(e.file, e.line) for e in v.code.lines}
+    vectorized = {(e.file, e.line) for e in after.lines if e.vectorized == "all"}
+    assert t.effect.vectorized_now and set(t.effect.vectorized_now) <= vectorized
+    assert t.effect.breaks_before == len(v.code.breaks) and t.effect.breaks_after == len(after.breaks)
