@@ -54,9 +54,10 @@ def test_config_flags_that_remove_a_break_are_tried(knapsack):
     _, rows = knapsack
     source = (ROOT / "samples/knapsack_breaks.py").read_text().splitlines()
     item_line = next(i for i, s in enumerate(source, 1) if ".sum().item()" in s)
-    tried = {t["flag"]: t for t in rows["torch-compiled-cpu"]["tried"]}
+    tried = {t["spec"]["config"][0]: t for t in rows["torch-compiled-cpu"]["tried"] if t["kind"] == "flag"}
     t = tried["dynamo.capture_scalar_outputs=True"]
-    assert t["status"] == "ok" and item_line in t["gone"] and t["breaks_after"] < t["breaks_before"]
+    effect = t["effect"]
+    assert t["status"] == "ok" and item_line in effect["gone"] and effect["breaks_after"] < effect["breaks_before"]
     assert t["median_before_s"] > 0 and t["median_after_s"] > 0
 
 
@@ -66,11 +67,13 @@ def test_population_sizes_report_recompiles_with_the_failed_guard(knapsack):
     assert recompiles and all("at population 2,000" in w["text"] for w in recompiles)
     assert any("size mismatch" in w["text"] and "expected 3000, actual 2000" in w["text"] for w in recompiles)
     # where a size recompiled, dynamic=False is tried at the same sizes and compared there
-    (static,) = [t for t in rows["numpy-compiled-cpu"]["tried"] if t["fix"] == "dynamic-false"]
+    (static,) = [t for t in rows["numpy-compiled-cpu"]["tried"] if t["kind"] == "static"]
     assert static["status"] == "ok" and static["matches"] is True, static
-    (population, before, after, _, recompiled), = static["sizes"]
-    assert population == 2000 and before > 0 and after > 0 and recompiled >= 1
-    assert static["speedup"] == pytest.approx(before / after) and static["text"].startswith("tried: dynamic=False")
+    assert static["spec"]["name"] == "dynamic-false" and static["spec"]["compile_options"] == {"dynamic": False}
+    (size,) = static["sizes"]
+    assert size["population"] == 2000 and size["steady_before_s"] > 0 and size["steady_after_s"] > 0
+    assert size["recompiles_after"] >= 1
+    assert static["speedup"] == pytest.approx(size["steady_before_s"] / size["steady_after_s"])
 
 
 def test_a_clean_sample_exits_0_and_a_broken_one_2(tmp_path):

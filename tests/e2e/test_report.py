@@ -10,7 +10,7 @@ from conftest import ROOT, record_path, run_cli, tlparse
 from inspector.analysis import analyze
 from inspector.model import FORMAT
 from inspector.record import SCHEMA, load
-from inspector.render import views
+from inspector.render import fixes as fix_words, views
 
 
 @pytest.fixture(scope="module")
@@ -80,13 +80,14 @@ def test_the_fixes_for_strided_loads_are_tried_side_by_side_and_shown_where_the_
         assert t.capture.graphs and len(record.rounds.variants[t.id]) == 3
         assert f"trying {t.fix} on {t.variant}" in proc.stderr
     a = analyze(record)
-    trials = {t.fix: t for v in a.variants for t in v.trials}
-    assert trials["column-major"].vectorized_now  # column-major: the constraint lines' loads are contiguous
-    assert all(t.rounds == 3 and t.speedup > 0 and t.text.startswith("tried: ") for t in trials.values())
+    trials = {t.spec.name: t for v in a.variants for t in v.trials}
+    assert trials["column-major"].effect.vectorized_now  # column-major: the constraint lines' loads are contiguous
+    assert all(t.rounds == 3 and t.speedup > 0 for t in trials.values())
     html = (out / "trig.html").read_text()
     for t in trials.values():
-        assert escape(t.text, quote=False) in html
-        assert any(c.tried == t.text for c in (views.changes(a) if t.gain else views.tried_without_gain(a)))
+        said = fix_words.trial(t)
+        assert said.startswith("tried: ") and escape(said, quote=False) in html
+        assert any(c.tried == said for c in (views.changes(a) if t.gain else views.tried_without_gain(a)))
 
 
 def test_json_format_prints_the_analysis(tmp_path):
