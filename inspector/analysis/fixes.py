@@ -201,7 +201,7 @@ def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_
     ok = raw.status == Status.OK and raw.matches_variant is not False
     spec = spec_of(raw)
     return TrialResult(
-        id=raw.id or "", variant=raw.variant or "", kind=kind_of(spec), spec=spec, status=raw.status or "error",
+        id=raw.id or "", variant=raw.variant or "", kind=kind_of(spec), spec=spec, status=Status(raw.status or "error"),
         error=raw.error, matches=raw.matches_variant, mismatch=raw.mismatch, speedup=speedup, spread=spread,
         rounds=len(side[2]) if side else 0, median_before_s=timing.median_s if timing else None,
         median_after_s=after_timing.median_s if after_timing else None, effect=_effect(before, after),

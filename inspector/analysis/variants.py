@@ -98,7 +98,7 @@ def timing_from(t: Optional[RawTiming], timed: Sequence[RawRoundTiming], *, grap
     if timed:
         t = t.but(median_s=statistics.median(r.median_s for r in timed if r.median_s),
                   min_s=min(r.min_s or 0.0 for r in timed), max_s=max(r.max_s or 0.0 for r in timed),
-                  runs=sum(r.given("runs", 0) or 0 for r in timed))
+                  runs=sum(int(r.given("runs", 0) or 0) for r in timed))
     median = t.median_s or 0.0
     compile_s = None
     if graphs is not None:

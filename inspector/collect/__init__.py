@@ -2,7 +2,9 @@
 
 The probe streams JSON lines (see ``inspector.probe``); this side enforces the per-variant timeout, survives a
 dying probe (restarting it for the variants left), keeps everything already measured (a variant that times out
-keeps the graphs and breaks it streamed after its first call), and cross-checks every variant's output.
+keeps the graphs and breaks it streamed after its first call), and cross-checks every variant's output. A
+``Session`` does it a step at a time for its caller (``inspector.api``), which decides between the steps which
+fixes the live probe tries: nothing here reads the analysis.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ class Sample:
     file: Optional[str]  # the absolute path the probe loaded
     title: str
     description: str
-    population: int
+    population: Optional[int]  # None: a program's run
     default_population: Optional[int]
     seed: Optional[int]
     shape: list[int]

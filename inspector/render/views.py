@@ -35,7 +35,7 @@ class Change:
     lines: list  # [(file display, line)]
     stake_s: Optional[float]  # seconds per call the fix is about (measured), None where unknown
     stake: str  # that time in words, with what it is
-    tried: Optional[str] = None  # its measured effect (a Trial's text), or how inspector can measure it
+    tried: Optional[str] = None  # its measured effect (a TrialResult in words), or how inspector can measure it
     gain: Optional[bool] = None  # tried: whether it measured a gain (False: not advice); None: not tried
 
 
