@@ -89,7 +89,7 @@ def test_variant_that_raises(bad_run):
                                                                 "run")
     assert "ValueError: negative weight in gene 3 (line 22)" in progress_line(proc, "numpy_raises")
     assert "Traceback" in v.error_detail  # kept for --verbose and the report's details
-    assert v.internal_errors == []  # the user's error, not inspector's
+    assert v.internal_errors == ()  # the user's error, not inspector's
 
 
 def test_variant_returning_wrong_length(bad_run):

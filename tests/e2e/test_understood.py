@@ -19,7 +19,7 @@ def test_while_loop_cond_and_nested_region_subgraphs_are_understood_counted_and_
     assert record.unknown() == []
     a = analyze(record)
     assert [(p.artifact, p.problems) for p in a.parse if p.problems] == []
-    doubled, branch = (a.variant(f) for f in ("doubled", "branch"))
+    doubled, branch = (a.function(f).code for f in ("doubled", "branch"))
     body = next(k for k in doubled.kernels if any(x.subgraph == "while_loop_body_graph_0" for x in k.launches))
     condition = next(k for k in doubled.kernels if any(x.subgraph == "while_loop_cond_graph_0" for x in k.launches))
     assert [x.repeat for x in body.launches] == ["loop"] and [x.repeat for x in condition.launches] == [None, "loop"]
@@ -28,7 +28,7 @@ def test_while_loop_cond_and_nested_region_subgraphs_are_understood_counted_and_
     taken = [k for k in branch.kernels if k.launches and k.launches[0].repeat == "branch"]
     assert sorted(k.launches[0].subgraph for k in taken) == ["false_graph_0", "true_graph_0"]
     assert sum(k.cost.launches_per_call or 0 for k in taken) == 1  # one branch per call, whichever the data picked
-    (region,) = [k for k in a.variant("stacked").kernels if k.launches[0].subgraph]
+    (region,) = [k for k in a.function("stacked").code.kernels if k.launches[0].subgraph]
     assert len(region.launches) == region.cost.launches_per_call == 2  # the region is called twice per call
     page = html.unescape((tmp_path / "control_flow.html").read_text())
     assert "launched from while_loop_body_graph_0: once per iteration of the loop" in page
