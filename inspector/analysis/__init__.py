@@ -74,8 +74,9 @@ def _internal(raw: RawError, where: str = "") -> InternalError:
 
 
 def _program(raw: RawProgram, made: tuple[ProgramFunction, ...]) -> Program:
-    given = {k: getattr(raw, k) for k in Program.__dataclass_fields__ if k != "functions" and k not in raw.absent}
-    return Program(**given, functions=made)
+    given = {k: getattr(raw, k) for k in Program.__dataclass_fields__ if k not in ("functions", "load")
+             and k not in raw.absent}
+    return Program(**given, functions=made, load=raw.load.to_json() if raw.load else None)
 
 
 def _rounds(raw: RawRounds | None) -> Rounds | None:

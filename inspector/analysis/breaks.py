@@ -13,14 +13,14 @@ from inspector.analysis.parse import breaks as parse
 from inspector.frames import Frame
 from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, ProgramFunction, Recompilation,
                              SampleVariant, SourceFile, Status)
-from inspector.raw import RawGraph, RawSize
+from inspector.raw import RawBreak, RawGraph, RawRegions, RawSize
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
 PROBE_FRAME = re.compile(r"[/\\]inspector[/\\]probe[/\\]\w+\.py$")  # inspector's probe calling the user's code
 UNROLLED_MIN_TIMES = 2  # a loop body traced this many times over into one graph was unrolled
 
 
-def distinct(entries, sources):
+def distinct(entries: Sequence[RawBreak], sources: Sources) -> tuple[list[GraphBreak], list[str]]:
     """(GraphBreaks, problems): each break once, at its real site, with how many times torch reported it.
 
     The site is the innermost frame outside torch, inspector and the standard library (often a library's line, not
@@ -130,7 +130,7 @@ def _library_fix(site, line, chain):
             f"supports instead, or report it to {package}")
 
 
-def cost(regions):
+def cost(regions: Optional[RawRegions]) -> Optional[BreakCost]:
     """Seconds per call outside compiled graphs (Python between graphs), from the profiler pass's ``regions``."""
     if not regions:
         return None

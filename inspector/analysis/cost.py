@@ -24,7 +24,7 @@ PAID = 1.1  # a parallel kernel this much faster on all threads than on one paid
 PHASE_KEYS = ("dynamo_s", "aot_s", "inductor_s", "codegen_s", "build_s")
 
 
-def phases(graphs):
+def phases(graphs: Sequence[RawGraph]) -> Optional[CompilePhases]:
     """Compile seconds split as torch reports them, summed over the (raw) graphs, and cache outcomes."""
     graphs = [g for g in graphs if g.metrics]
     if not graphs:

@@ -4,7 +4,7 @@ and what torch.compile made of all of its calls."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from inspector import frames
 from inspector.analysis import compiled, recompiles
@@ -61,7 +61,7 @@ def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[st
     """(the other functions with the same code object: torch compiles them as one function, recompiling for the
     second and counting both against one recompile limit; for a function never called itself, those whose compiled
     graphs hold its code (their FX graphs' ``# File:`` comments))."""
-    code: Optional[dict] = raw.code.to_json() if raw.code else None
+    code: Optional[dict[str, Any]] = raw.code.to_json() if raw.code else None
     if not code:
         return [], []
     same = [w.id or "" for w in raws if w is not raw and w.code and w.code.to_json() == code]

@@ -11,10 +11,11 @@ import ast
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import Any, Optional
 
 from inspector.analysis.parse import cpp, decisions, triton, wrapper
 from inspector.model import Backend, Kernel, Launch
+from inspector.raw import RawNest
 
 HANDLE = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+?):(\d+)")
 FACTORIES = {"cpp_pybinding": ("cpp", cpp.facts), "cpp": ("cpp", cpp.facts), "triton": ("triton", triton.facts)}
@@ -95,19 +96,20 @@ def _extern_facts():
                 masked_loads=0, evidence=[])
 
 
-def with_ids(kernels):
+def with_ids(kernels: list[Kernel]) -> list[Kernel]:
     """Kernels of several graphs with ids unique within the variant: the name, or name@graph when it repeats."""
     names = [k.name for k in kernels]
     return [k if names.count(k.name) == 1 else replace(k, id=f"{k.name}@{k.graph}") for k in kernels]
 
 
-def with_launch_configs(kernels, configs):
+def with_launch_configs(kernels: list[Kernel], configs: Optional[dict[str, Any]]) -> list[Kernel]:
     """Join a CUDA variant's autotuned ``launch_configs`` to its Triton kernels (the grid they ran with)."""
     return [replace(k, triton=triton.launch(k.code, configs[k.name]))
             if k.backend == Backend.TRITON and (configs or {}).get(k.name) else k for k in kernels]
 
 
-def with_nest_records(kernels, records, hooks=None):
+def with_nest_records(kernels: list[Kernel], records: Optional[list[RawNest]],
+                      hooks: Optional[dict[str, Any]] = None) -> tuple[list[Kernel], list[str]]:
     """(kernels, [problems]): the C++ kernels of one graph with each loop nest joined to the probe's nest records (the
     code Inductor generated for a nest, the user stacks of the FX nodes it computes, and Inductor's decisions for it:
     ``hooks`` says which decisions the capture could record): each record joins the nest whose code it shares most, if

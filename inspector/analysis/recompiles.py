@@ -47,7 +47,7 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, program: bool,
     return Recompilation(count, calls, every_call, limit, guards, _sentence(count, calls, every_call, limit, guards))
 
 
-def guard_text(reason):
+def guard_text(reason: str) -> str:
     """A failed guard in a few words, from torch's recompile reason: "___stack0 == 74.9 (at ga.py:24, in the code
     after a graph break)": its first line without the compile id and the source comment, and where the guarded
     code is, from the reason's user stack, else from the end of that comment (torch adds the stack only where the

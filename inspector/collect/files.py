@@ -8,7 +8,7 @@ from typing import Optional
 
 from inspector import frames
 from inspector.files import kind
-from inspector.raw import RawCapture, RawRecord
+from inspector.raw import RawCapture, RawEnv, RawRecord
 
 
 def referenced(record: RawRecord) -> set[str]:
@@ -36,8 +36,10 @@ def read(record: RawRecord, reader: Optional[Callable[[str], Optional[str]]] = N
     named = referenced(record)
     traced = {p.file for v in record.variants or [] for p in v.python_lines or [] if p.file is not None}
     found = {}
+    env = record.env or RawEnv()
     for path in sorted(named | traced):
-        if kind(path, record.env, sample_file) in (("user", "library", "stdlib") if path in named else ("user",)):
+        kinds: tuple[Optional[str], ...] = ("user", "library", "stdlib") if path in named else ("user",)
+        if kind(path, env, sample_file) in kinds:
             text = (reader or from_disk)(path)
             if text is not None:
                 found[path] = text

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from enum import Enum
+from typing import Any
 
 from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Finding, Ignored, ParseCount, Sample,
                                       SourceFile, Trace)
@@ -48,7 +49,7 @@ __all__ = [
 ]
 
 
-def to_json(value: object) -> object:
+def to_json(value: object) -> Any:
     """Plain JSON data (dicts, lists, numbers, strings) for any value of this package."""
     if isinstance(value, Enum):
         return value.value

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import Graph
@@ -46,7 +46,7 @@ class SourceFile:
     kind: str  # sample | user | library | stdlib (a library of the standard library)
     source: str
 
-    def text(self, line):
+    def text(self, line: int) -> str:
         """The stripped text of ``line`` (1-based), or ""."""
         lines = self.source.splitlines()
         return lines[line - 1].strip() if 0 < line <= len(lines) else ""
@@ -142,8 +142,8 @@ class Analysis:
     sample: Sample
     env: Env
     files: list[SourceFile]  # the sample first, then the user's modules, then libraries
-    config: list  # [{"key", "value"}]
-    compile_options: dict  # torch.compile's keywords the run used
+    config: list[dict[str, Any]]  # [{"key", "value"}]
+    compile_options: dict[str, Any]  # torch.compile's keywords the run used
     reference: Optional[str]
     interrupted: bool
     probe_restarts: int

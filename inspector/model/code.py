@@ -213,7 +213,7 @@ class KernelCost:
     written_bytes: Optional[int] = None
     gb_s: Optional[float] = None
     bandwidth_fraction: Optional[float] = None
-    threads_s: dict[int, float] = field(default_factory=dict)  # {threads: median seconds per launch}, launches taken in turn
+    threads_s: dict[int, float] = field(default_factory=dict)  # {threads: median s per launch}, taken in turn
     thread_speedup: Optional[float] = None  # its launch on 1 thread / on torch's threads (above 1: parallel paid)
 
 

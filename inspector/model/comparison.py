@@ -124,8 +124,8 @@ class ComparedLine(Place):
     b: Optional[LineVerdicts]
 
     @property
-    def changed(self):
-        return bool(self.a and self.b) and self.a.verdicts != self.b.verdicts
+    def changed(self) -> bool:
+        return self.a is not None and self.b is not None and self.a.verdicts != self.b.verdicts
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from inspector.model.words import How, LineStatus, ReasonKind, Vectorized, coerce
 
@@ -19,11 +19,11 @@ class Reason:
     kind: ReasonKind
     text: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         coerce(self, "kind", ReasonKind)
 
     @property
-    def not_vectorized(self):
+    def not_vectorized(self) -> bool:
         return self.kind.startswith("not-vectorized-")
 
 
@@ -35,7 +35,7 @@ class LineVerdict:
     line: int
     end_line: int
     function: str
-    via: list[list]  # call sites, outermost first: [file display, line]
+    via: list[list[Any]]  # call sites, outermost first: [file display, line]
     status: Optional[LineStatus]  # None: no evidence names it
     vectorized: Optional[Vectorized]
     kernels: list[str]  # kernel ids
@@ -45,7 +45,7 @@ class LineVerdict:
     time_s: Optional[float] = None
     time_share: Optional[float] = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         coerce(self, "status", LineStatus)
         coerce(self, "vectorized", Vectorized)
         object.__setattr__(self, "how", [How(h) for h in self.how])

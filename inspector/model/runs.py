@@ -4,7 +4,7 @@ one function of ``inspector.analysis`` from the record's raw facts."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from inspector.model.code import CompiledCode
 from inspector.model.fixes import TrialResult
@@ -122,7 +122,8 @@ class FunctionRun:
     eager_calls: int = 0  # calls torch ran without compiled code (a stance, before the first compile)
     eager_median_s: Optional[float] = None  # their median
     fallbacks: int = 0  # calls under eager_on_recompile that ran eagerly instead of recompiling
-    fallback_guards: list[tuple] = field(default_factory=list)  # [(call, the failed guard)] of the first of them
+    # [(call, the failed guard)] of the first of them
+    fallback_guards: list[tuple[Optional[int], Optional[str]]] = field(default_factory=list)
     shares_code: list[str] = field(default_factory=list)  # other tracked functions with the same code object
     inlined_into: list[str] = field(default_factory=list)  # functions whose compiled graphs hold this one's code
     error_call: Optional[int] = None  # the call that raised the variant's ``error`` (the last that raised)
@@ -162,11 +163,12 @@ class Program:
     exit: int  # its exit status (inspector run exits with it)
     wall_s: Optional[float]
     ended: str  # "normally", or why inspector saw nothing of its end
-    outside: Optional[dict]  # {"graphs", "breaks"} compiled outside the tracked functions
+    outside: Optional[dict[str, int]]  # {"graphs", "breaks"} compiled outside the tracked functions
     functions: tuple[ProgramFunction, ...]  # the functions it compiled with torch.compile, as the probe tracked them
-    eager: dict[str, float] = field(default_factory=dict)  # {function id: seconds per call run eagerly} (inspector.inspect)
+    eager: dict[str, float] = field(default_factory=dict)  # {function id: s per call run eagerly} (inspect)
     made_by: str = "run"  # run (inspector run), capture or inspect (the Python API)
-    load: Optional[dict] = None  # how busy the machine was while it ran (the parent's /proc window; raw facts)
+    load: Optional[dict[str, Any]] = None  # how busy the machine was while it ran (the parent's /proc window: the
+    #                                        record's raw facts, as JSON)
     try_fixes: bool = False  # say which fixes could be tried, and how (inspector run does not re-run the program)
 
 

@@ -3,24 +3,12 @@ and the templates read the words."""
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
+from inspector.raw import Status, Words
 
-class Words(str, Enum):
-    """A string-valued enum whose members print as their values (``enum.StrEnum`` from Python 3.11)."""
-
-    __str__ = str.__str__
-    __format__ = str.__format__
-
-
-class Status(Words):
-    """How a variant's (or a trial's) run ended."""
-
-    OK = "ok"
-    ERROR = "error"
-    SKIPPED = "skipped"
-    TIMEOUT = "timeout"
+__all__ = ["STATUSES", "Backend", "FixKind", "How", "LineStatus", "ReasonKind", "Status", "Vectorized", "Words",
+           "coerce"]
 
 
 class Backend(Words):

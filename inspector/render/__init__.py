@@ -3,6 +3,8 @@
 They read ``inspector.model`` values only, and never import torch.
 """
 
+from typing import Any, Literal, overload
+
 from inspector.render.base import Renderer
 from inspector.render.html import HtmlRenderer
 from inspector.render.json import JsonRenderer
@@ -11,6 +13,12 @@ from inspector.render.text import TextRenderer
 FORMATS: dict[str, type[Renderer]] = {"html": HtmlRenderer, "text": TextRenderer, "json": JsonRenderer}
 
 
-def renderer(name: str, **options: object) -> Renderer:
+@overload
+def renderer(name: Literal["html"], **options: Any) -> HtmlRenderer: ...
+@overload
+def renderer(name: str, **options: Any) -> Renderer: ...
+
+
+def renderer(name: str, **options: Any) -> Renderer:
     """The renderer for a format name: html, text or json."""
     return FORMATS[name](**options)

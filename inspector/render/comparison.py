@@ -1,6 +1,8 @@
 """A comparison of runs in plain words, shared by the HTML and text renderers."""
 
 import math
+from collections.abc import Iterable
+from typing import Optional
 
 from inspector.model import Env
 from inspector.render.words import ratio, seconds
@@ -27,7 +29,7 @@ def speedup(t):
                                if t.spread else "")
 
 
-def moved(speedup):
+def moved(speedup: Optional[float]) -> str:
     """A change of time (a ratio, old over new) in words: "2.13x slower", "1.4x faster", "as fast"; "-" for None
     (not timed under both)."""
     if not speedup:
@@ -37,7 +39,7 @@ def moved(speedup):
     return f"{speedup:.3g}x faster" if speedup > 1 else f"{1 / speedup:.3g}x slower"
 
 
-def between(low, high):
+def between(low: float, high: float) -> str:
     """The range of ratios (old over new) from ``low`` to ``high`` in words: "1.9x to 2.3x faster", "1.1x to 1.4x
     slower", or "1.2x slower to 1.1x faster"."""
     if low >= 1 or high < 1:
@@ -152,7 +154,7 @@ def _lines(entries):
     return f"{where} ({functions})"
 
 
-def spans(numbers):
+def spans(numbers: Iterable[int]) -> str:
     """'lines 48-51, 58', or 'line 7'."""
     spans = []
     for n in sorted(numbers):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from inspector.model import Fix, FixKind, TrialResult, TrialSpec
+from inspector.model import Fix, FixKind, GraphBreak, Recompilation, TrialResult, TrialSpec
 from inspector.render.comparison import between, moved, spans
 from inspector.render.words import places, seconds
 
@@ -23,12 +23,12 @@ STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outs
 
 def advice(fix: Fix) -> str:
     """A fix as one sentence of advice."""
-    if fix.kind == FixKind.BREAK:
+    if isinstance(fix.cause, GraphBreak) and fix.kind == FixKind.BREAK and fix.cause.fix:
         return fix.cause.fix[0].upper() + fix.cause.fix[1:]
     if fix.kind == FixKind.FLAG:
-        flag = fix.spec.config[0]
+        flag = _flag(fix)
         return f"Set {_dynamo(flag)} before compiling (--config {flag}): it removes this break."
-    if fix.kind == FixKind.RECOMPILES:
+    if isinstance(fix.cause, Recompilation):
         return f"Stop the recompiles: {fix.cause.text}."
     if fix.kind == FixKind.LAYOUT:
         return (f"Store the population column-major ({COLUMN_MAJOR}) so that the genes each line reads are contiguous: "
@@ -49,7 +49,7 @@ def note(fix: Fix, flag_tried: bool) -> Optional[str]:
     (``flag_tried``: it was), how inspector measures the flag; None otherwise."""
     if fix.tried:
         return trial(fix.tried)
-    flag = fix.cause.flag if fix.kind == FixKind.BREAK else None
+    flag = fix.cause.flag if isinstance(fix.cause, GraphBreak) and fix.kind == FixKind.BREAK else None
     return f"inspector breaks FILE tries --config {flag} and measures it" if flag and not flag_tried else None
 
 
@@ -69,8 +69,8 @@ def trial(t: TrialResult) -> str:
                 "sizes)" if t.sizes else " (timed one after the other, not side by side)")
     said = [f"{moved(t.speedup)}{how}" if t.gain else f"no gain: {moved(t.speedup)}{how}"]
     e = t.effect
-    said += [f"{spans({n for _, n in e.vectorized_now})} now vectorized"] if e.vectorized_now else []
-    said += [f"{spans({n for _, n in e.parallel_now})} now parallel"] if e.parallel_now else []
+    said += [f"{spans({n for _, n in e.vectorized_now if n})} now vectorized"] if e.vectorized_now else []
+    said += [f"{spans({n for _, n in e.parallel_now if n})} now parallel"] if e.parallel_now else []
     said += [f"graph breaks {e.breaks_before} → {e.breaks_after}"] if e.breaks_before != e.breaks_after else []
     return f"tried: {label} → " + ", ".join(said)
 
@@ -93,14 +93,19 @@ def program(fix: Fix, sample: str) -> Optional[str]:
                 f"strided loads that kept lines {places(fix.lines, sample)} scalar; inspector report measures both on "
                 "a sample")
     if fix.kind == FixKind.FLAG:
-        return (f"{_dynamo(fix.spec.config[0])} before compiling, which removes a graph break; inspector breaks "
-                f"measures it on a sample (--config {fix.spec.config[0]})")
+        return (f"{_dynamo(_flag(fix))} before compiling, which removes a graph break; inspector breaks "
+                f"measures it on a sample (--config {_flag(fix)})")
     if fix.kind == FixKind.STATIC:
         return f"{STATIC}; inspector breaks --population-sizes shows the recompiles"
     return None
 
 
 PROGRAM_ORDER = (FixKind.LAYOUT, FixKind.FLAG, FixKind.STATIC)  # a program function's fixes, as listed
+
+
+def _flag(fix: Fix) -> str:
+    """The config item (KEY=VALUE) a flag fix sets."""
+    return fix.spec.config[0] if fix.spec and fix.spec.config else ""
 
 
 def _dynamo(flag: str) -> str:

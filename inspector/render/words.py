@@ -2,6 +2,8 @@
 
 import math
 from collections import Counter
+from collections.abc import Iterable
+from typing import Optional
 
 from inspector.model import (Backend, CompiledCode, Kernel, LineStatus, ProgramFunction, ReasonKind, Status,
                              Vectorized)
@@ -19,7 +21,7 @@ def recompile_why(c):
     return "torch named no failed guard: a frame compiled for its first time (such as the code after a graph break)"
 
 
-def seconds(value):
+def seconds(value: Optional[float]) -> str:
     """A duration for people: 6.91 s, 48.0 ms, 180 µs."""
     if value is None:
         return "-"
@@ -53,7 +55,7 @@ def launched(k: Kernel, short: bool = False) -> str:
                 "once" if counted == 1 else f"{counted:g} times")))
 
 
-def ratio(value):
+def ratio(value: Optional[float]) -> str:
     """A speedup for people: 6.5x, or 16x slower (rather than 0.0625x)."""
     if value is None:
         return "-"
@@ -213,7 +215,8 @@ def run_notes(run):
     return notes
 
 
-def places(where, sample, listed=4):
+def places(where: Iterable[tuple[Optional[str], Optional[int]]], sample: str,
+           listed: int = 4) -> str:
     """(file, line) pairs as "3, 7, helpers/p.py:12, 16, numpy/x.py (19 lines)": the sample's lines by number,
     another file's after its name, counted when there are more than ``listed``."""
     by_file = {}

@@ -56,7 +56,8 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
             one = {e.name for e in raw.thread_scaling.events if e.threads == 1}
             assert one >= {k.name for k in a.variant(raw.id).code.kernels if k.generated}
             assert not raw.recompiles.graphs  # timing on 1 thread compiled nothing anew
-    assert v.code.threads.points[0][0] == 1 and v.code.threads.speedup == v.code.threads.points[0][1] / v.code.threads.points[-1][1]
+    threads = v.code.threads
+    assert threads.points[0][0] == 1 and threads.speedup == threads.points[0][1] / threads.points[-1][1]
     # then every variant that ran, timed again in 3 rounds, each in turn: the ratios are taken side by side
     ran = {raw.id for raw in record.variants if raw.status == "ok"}
     fixes = {t.id for t in record.trials}  # the fixes tried are timed in the same rounds
@@ -229,7 +230,8 @@ def test_a_variant_timed_while_another_process_loads_the_machine_says_so(tmp_pat
     facts = record.variants[0].load
     assert facts.wall_s > 0.3 and facts.others_cpu_s > 0.3 * facts.wall_s
     v = analyze(record).variant("numpy")
-    assert v.timing.load.others_share >= 0.2 and v.timing.load.busy.startswith("timed on a busy machine: other processes used")
+    window = v.timing.load
+    assert window.others_share >= 0.2 and window.busy.startswith("timed on a busy machine: other processes used")
     # one caution for the page, with the figures, on the page and the terminal
     said = views.caution(analyze(record))
     assert said.startswith("other processes used") and "while the variants were timed" in said

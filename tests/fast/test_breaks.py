@@ -115,7 +115,8 @@ def test_a_break_whose_following_code_the_backend_failed_on_is_one_entry_that_sa
     assert b.after == ("the code after it did not compile: Backend compiler `inductor_failing_after_breaks` failed "
                        "with aten._local_scalar_dense.default; Dynamo ran it as Python")
     assert "Backend compiler exception" in b.text  # torch's words of it kept, under the break's own
-    view = BreaksView("pso_fallback.py", "2.13.0", 1000, [Finding("step", "ok", None, (), None, (b,), (), None, (), ())])
+    finding = Finding("step", "ok", None, (), None, (b,), (), None, (), ())
+    view = BreaksView("pso_fallback.py", "2.13.0", 1000, (finding,))
     text = renderer("text").breaks(view)
     assert text.count("pso_fallback.py:18") == 1 and text.count("then the code after it did not compile") == 1
     assert "WON'T CONVERT" not in text
