@@ -20,6 +20,7 @@ from inspector.errors import (CHECK, INTERNAL, INTERRUPTED, OK, PLEASE_REPORT, I
 from inspector.model import Analysis
 from inspector.record import write_atomic
 from inspector.render import renderer
+from inspector.render.comparison import regression
 
 INDEX = "index.html"  # the index of a folder's reports, beside them
 # help shared by several commands
@@ -395,8 +396,8 @@ def compare(
     _emit(result.text(color=sys.stdout.isatty()))
     say(f"wrote {target}")
     worse = result.regressions(max_slowdown / 100) if fail_on_regression else []
-    for line in worse:
-        say(f"regression: {line}")
+    for r in worse:
+        say(f"regression: {regression(r)}")
     raise typer.Exit(CHECK if worse else result.exit_code)
 
 

@@ -21,6 +21,7 @@ from enum import Enum
 from typing import Any, Optional, TypeVar
 
 R = TypeVar("R", bound="Raw")
+JSON = dict[str, Any]  # a JSON object as torch or the user wrote it (metrics, config, compile options, launch configs)
 
 
 class Words(str, Enum):
@@ -370,7 +371,7 @@ class RawGraph(Raw):
     nests: Optional[list[RawNest]] = None
     fusion: Optional[list[RawFusion]] = None
     kernel_stack_traces: Any = None
-    metrics: Optional[dict[str, Any]] = None
+    metrics: Optional[JSON] = None
     fx_graph_cache: Any = None
 
 
@@ -542,7 +543,7 @@ class RawVariant(Raw):
     kernel_times: Optional[RawKernelTimes] = None
     thread_scaling: Optional[RawThreadScaling] = None
     transfer: Optional[RawTransfer] = None
-    launch_configs: Optional[dict[str, Any]] = None
+    launch_configs: Optional[JSON] = None
     peak_memory: Optional[RawPeakMemory] = None
     bounds: Optional[list[Any]] = None
     run: Optional[RawRun] = None
@@ -575,7 +576,7 @@ class RawTrial(Raw):
     fix: Optional[str] = None
     layout: Optional[str] = None
     config: Optional[list[Any]] = None
-    compile_options: Optional[dict[str, Any]] = None
+    compile_options: Optional[JSON] = None
     status: Optional[str] = None
     error: Optional[str] = None
     alone: Optional[bool] = None
@@ -621,7 +622,7 @@ class RawRecord(Raw):
     sample: Optional[RawSample] = None
     env: Optional[RawEnv] = None
     config: Optional[list[Any]] = None
-    compile_options: Optional[dict[str, Any]] = None
+    compile_options: Optional[JSON] = None
     files: Optional[dict[str, str]] = None
     redacted: Optional[bool] = None
     trace_dir: Optional[str] = None

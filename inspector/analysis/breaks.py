@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Optional
 
 from inspector import files, frames as parse_frames
 from inspector.analysis import recompiles
 from inspector.analysis.lines import Scope, Sources
 from inspector.analysis.parse import breaks as parse
+from inspector.analysis.parse.breaks import BreakFacts
 from inspector.frames import Frame
 from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, ProgramFunction, Recompilation,
                              SampleVariant, SourceFile, Status)
-from inspector.raw import RawBreak, RawGraph, RawRegions, RawSize
+from inspector.raw import RawBreak, RawEnv, RawGraph, RawRegions, RawSize
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
 PROBE_FRAME = re.compile(r"[/\\]inspector[/\\]probe[/\\]\w+\.py$")  # inspector's probe calling the user's code
 UNROLLED_MIN_TIMES = 2  # a loop body traced this many times over into one graph was unrolled
+Seen = dict[tuple[Optional[str], Optional[int], str], GraphBreak]  # {(path, line, what): the break}
 
 
 def distinct(entries: Sequence[RawBreak], sources: Sources) -> tuple[list[GraphBreak], list[str]]:
@@ -29,86 +32,94 @@ def distinct(entries: Sequence[RawBreak], sources: Sources) -> tuple[list[GraphB
     compiler backend then failed on the code after a break (torch's WON'T CONVERT message and the "Backend compiler
     exception" break that follows it) is told once, as that break's ``after``. Problems: the messages that name no
     location."""
-    seen, later, problems = {}, [], []
+    seen: Seen = {}
+    later: list[BreakFacts] = []
+    problems: list[str] = []
     for b in _reports(entries):
-        if b["line"] is None:
-            problems.append(f"graph break {b['compile_id']}: no file and line in torch's message: {b['reason']}")
-        if b["resumes"] is not None:  # placed once every break it may follow is known
+        if b.line is None:
+            problems.append(f"graph break {b.compile_id}: no file and line in torch's message: {b.reason}")
+        if b.resumes is not None:  # placed once every break it may follow is known
             later.append(b)
         else:
             _add(seen, b, sources)
     for b in later:
         path = _site(b, sources)[0]
-        follows = next((o for (p, n, _), o in seen.items() if (p, n) == (path, b["resumes"])), None)
-        if not follows:
+        follows = next((key for key in seen if key[:2] == (path, b.resumes)), None)
+        if follows is None:
             _add(seen, b, sources)
-        elif not follows["after"]:
-            why = (b["explanation"] or b["reason"]).split(". ")[0].rstrip(".")  # less torch's "Adding a graph break."
-            follows.update(after=f"the code after it did not compile: {why}; Dynamo ran it as Python",
-                           text=f"{follows['text']}\n\n{_shown(b['text'], sources)}")
-    fields = GraphBreak.__dataclass_fields__
-    return [GraphBreak(**{k: v for k, v in b.items() if k in fields}) for b in seen.values()], problems
+        elif not seen[follows].after:
+            why = (b.explanation or b.reason).split(". ")[0].rstrip(".")  # less torch's "Adding a graph break."
+            seen[follows] = replace(seen[follows], after=f"the code after it did not compile: {why}; Dynamo ran it "
+                                    "as Python", text=f"{seen[follows].text}\n\n{_shown(b.text, sources)}")
+    return list(seen.values()), problems
 
 
-def _reports(entries):
+def _reports(entries: Sequence[RawBreak]) -> list[BreakFacts]:
     """The break entries parsed, less torch's WON'T CONVERT messages that a break of the same compile tells again."""
     parsed = [parse.parse(entry) for entry in entries]
-    told = {b["compile_id"] for b in parsed if not parse.WONT_CONVERT.match(b["text"])}
-    return [b for b in parsed if not (parse.WONT_CONVERT.match(b["text"]) and b["compile_id"] in told)]
+    told = {b.compile_id for b in parsed if not parse.WONT_CONVERT.match(b.text)}
+    return [b for b in parsed if not (parse.WONT_CONVERT.match(b.text) and b.compile_id in told)]
 
 
-def _site(b, sources):
+def _site(b: BreakFacts, sources: Sources
+          ) -> tuple[Optional[str], Optional[int], Optional[SourceFile], list[tuple[SourceFile, int]]]:
     """(path, line, SourceFile or None, chain) of a parsed break: its innermost frame in an annotated file."""
-    frames = b["frames"]  # those above inspector's own call of the compiled function are its callers' (a program's)
+    frames = b.frames  # those above inspector's own call of the compiled function are its callers' (a program's)
     frames = frames[1 + max((i for i, f in enumerate(frames) if PROBE_FRAME.search(f.file or "")), default=-1):]
     chain = [(f, frame.line) for frame in frames if (f := sources.resolve(frame)) and f.kind != "stdlib"]
-    if not chain and b["file"]:
-        at = sources.resolve(Frame(b["file"], b["line"], None, None))
-        chain = [(at, b["line"])] if at else []
-    site, line = chain[-1] if chain else (None, b["line"])
-    return (site.path if site else b["file"]), line, site, chain
+    if not chain and b.file and b.line is not None:
+        at = sources.resolve(Frame(b.file, b.line, None, None))
+        chain = [(at, b.line)] if at else []
+    if not chain:
+        return b.file, b.line, None, chain
+    site, line = chain[-1]
+    return site.path, line, site, chain
 
 
-def _add(seen, b, sources):
-    """Count a parsed break into ``seen`` {(path, line, what): break}: a new entry, or one more report of one."""
+def _add(seen: Seen, b: BreakFacts, sources: Sources) -> None:
+    """Count a parsed break into ``seen``: a new entry, or one more report of one."""
     path, line, site, chain = _site(b, sources)
-    key = (path, line, b["cause"] if b["cause"] != "unknown" else b["gb_id"] or b["reason"])
+    key = (path, line, b.cause if b.cause != "unknown" else b.gb_id or b.reason)
     if key in seen:  # the same break reported again: it could not resume if any report says so
-        seen[key]["count"] += 1
-        seen[key]["resumable"] = seen[key]["resumable"] and b["resumable"]
+        known = seen[key]
+        seen[key] = replace(known, count=known.count + 1, resumable=known.resumable and b.resumable)
         return
-    fix, flag, where, file = b["fix"], b["flag"], site.kind if site else None, site.display if site else b["file"]
+    fix, flag, where, file = b.fix, b.flag, site.kind if site else None, site.display if site else b.file
     if site and site.kind == "library":
         fix, flag = _library_fix(site, line, chain), None
-    elif not site and b["file"] and TORCH_FILE.search(b["file"]):
-        where, file, flag = "torch", "torch/" + TORCH_FILE.split(b["file"])[-1], None
+    elif not site and b.file and TORCH_FILE.search(b.file):
+        where, file, flag = "torch", "torch/" + TORCH_FILE.split(b.file)[-1], None
         fix = ("the break is in torch's own code, before any line of yours ran: this torch could not trace the "
                "call of the variant itself (a functools.partial or callable object, say); the functions it calls "
                "are compiled as frames of their own. A plain function as the variant may avoid it")
-    seen[key] = dict(b, text=_shown(b["text"], sources), file=file, line=line, count=1, fix=fix, flag=flag, after=None,
-                     code=site.text(line) if site else None, where=where, chain=[[f.display, n] for f, n in chain])
+    seen[key] = GraphBreak(
+        file=file, line=line, code=site.text(line) if site and line is not None else None, where=where,
+        chain=[(f.display, n) for f, n in chain], reason=b.reason, resumable=b.resumable, cause=b.cause,
+        explanation=b.explanation, hints=b.hints, gb_id=b.gb_id, url=b.url, fix=fix, flag=flag, count=1,
+        compile_id=b.compile_id, mechanism=b.mechanism, text=_shown(b.text, sources))
 
 
-def first_seen(entries, env, sample_path, sample_file):
-    """[(file, line, reason)] of break entries (RawBreaks; ``env``: a RawEnv) as soon as the probe streams them,
-    before any record exists: each at its innermost frame in an annotated file (the sample, the user's modules, a
-    library), each once."""
-    seen = {}
+def first_seen(entries: Sequence[RawBreak], env: RawEnv, sample_path: str,
+               sample_file: Optional[str]) -> list[tuple[Optional[str], Optional[int], str]]:
+    """[(file, line, reason)] of break entries as soon as the probe streams them, before any record exists: each at
+    its innermost frame in an annotated file (the sample, the user's modules, a library), each once."""
+    seen: dict[tuple[Optional[str], Optional[int], str], None] = {}
     for b in _reports(entries):
-        sites = [(f.file, f.line, kind) for f in b["frames"]
+        sites = [(f.file, f.line, kind) for f in b.frames
                  if (kind := files.kind(f.file, env, sample_file)) in ("sample", "user", "library")]
-        path, line, kind = sites[-1] if sites else (b["file"], b["line"], None)
-        shown = files.display(path, kind, sample_path, sample_file, env) if kind else path
-        seen.setdefault((shown, line, b["reason"]), None)
+        path, line, kind = sites[-1] if sites else (b.file, b.line, None)
+        shown = files.display(path, kind, sample_path, sample_file, env) if kind and path else path
+        seen.setdefault((shown, line, b.reason), None)
     return list(seen)
 
 
-def _shown(text, sources):
+def _shown(text: str, sources: Sources) -> str:
     """torch's message with the frames of its traceback that are torch's, inspector's or frozen left out."""
     head, marker, trace = text.partition(parse.USER_CODE)
     if not marker:
         return text
-    blocks, current = [], []
+    blocks: list[list[str]] = []
+    current: list[str] = []
     for line in trace.splitlines(keepends=True):
         if line.lstrip().startswith('File "') and current:
             blocks.append(current)
@@ -120,7 +131,7 @@ def _shown(text, sources):
     return head + marker + "".join(line for b in kept for line in b)
 
 
-def _library_fix(site, line, chain):
+def _library_fix(site: SourceFile, line: Optional[int], chain: list[tuple[SourceFile, int]]) -> str:
     """What to do about a break inside a library: it is not the user's code to rewrite."""
     package = site.display.split("/", 1)[0]
     mine = next(((f, n) for f, n in chain if f.kind != "library"), None)
@@ -132,7 +143,7 @@ def _library_fix(site, line, chain):
 
 def cost(regions: Optional[RawRegions]) -> Optional[BreakCost]:
     """Seconds per call outside compiled graphs (Python between graphs), from the profiler pass's ``regions``."""
-    if not regions:
+    if not regions or regions.total_s is None or regions.graphs_s is None:
         return None
     outside = max(0.0, regions.total_s - regions.graphs_s)
     return BreakCost(outside, regions.graphs_s, outside / regions.total_s if regions.total_s else 0.0)

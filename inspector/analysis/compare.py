@@ -10,19 +10,25 @@ Records of a program (``inspector run``) compare per compiled function: its stea
 calls and recompiles; a program's runs were made one after the other, so each run's machine load is said.
 """
 
+from __future__ import annotations
+
 import difflib
+import functools
 import os
 import re
 import statistics
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Optional, Union
 
 from inspector.analysis.parse import wrapper as wrapper_parse
 from inspector.analysis.rounds import side_by_side
 from inspector.errors import InspectorError
-from inspector.model import (VECTORIZED, Analysis, BreakChange, CallsChange, CodePair, ComparedLine, ComparedRun,
-                             ComparedVariant, Comparison, Confounder, Env, Hunk, LineVerdicts, ProgramFunction, RunPair,
-                             SampleVariant, STEADY, TimeGoes, TimeRow)
+from inspector.model import (STEADY, VECTORIZED, Analysis, BreakChange, CallsChange, CodePair, ComparedLine,
+                             ComparedRun, ComparedVariant, Comparison, Confounder, Env, Hunk, Kernel, LineStatus,
+                             LineVerdict, LineVerdicts, MachineLoad, ProgramFunction, Regression, RegressionKind,
+                             RunPair, SampleVariant, Status, TimeGoes, TimeRow, Vectorized)
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
@@ -53,20 +59,26 @@ CONFOUNDERS = (
     ("cuda", "CUDA device", "another GPU"),
 )
 TOP_KERNELS = 5  # kernels per variant in "where the time goes"
+Unit = Union[SampleVariant, ProgramFunction]  # what is compared: a sample's variant, or a program's function
+CodeLine = tuple[int, str, str]  # (line number, the line stripped, the line normalised)
+Row = tuple[str, list[CodeLine], list[CodeLine]]  # a diff row: same | cosmetic | structural, lines of a, of b
+LineKey = tuple[Optional[str], Union[int, str, None]]  # a line as both runs name it (see _place)
+FunctionLine = tuple[str, Optional[str], Union[int, str, None]]  # (function, *LineKey)
+Matched = tuple[list[tuple[Kernel, Kernel]], list[Kernel], list[Kernel]]  # (pairs, only under a, only under b)
 
 
 class CompareError(InspectorError):
     """The records cannot be compared; one line for the user."""
 
 
-def normalise(code):
+def normalise(code: str) -> list[str]:
     """The lines of kernel ``code`` with the noise removed (see the module docstring)."""
     return [norm for _, _, norm in _code_lines(code)]
 
 
-def _code_lines(code):
-    """[(line number, the line stripped, the line normalised)] of the lines of ``code`` normalisation keeps."""
-    kept = []
+def _code_lines(code: str) -> list[CodeLine]:
+    """The CodeLines of ``code`` that normalisation keeps."""
+    kept: list[CodeLine] = []
     for number, raw in enumerate(code.splitlines(), 1):
         line = raw
         for pattern, replacement in RULES:
@@ -77,11 +89,12 @@ def _code_lines(code):
     return [(n, raw, norm) for (n, raw, _), norm in zip(kept, _renumber([k[2] for k in kept]))]
 
 
-def _renumber(lines):
+def _renumber(lines: list[str]) -> list[str]:
     """tmpN, tmp_accN and bufN renumbered per family in order of first appearance."""
-    names, counts = {}, {}
+    names: dict[str, str] = {}
+    counts: dict[str, int] = {}
 
-    def rename(m):
+    def rename(m: re.Match[str]) -> str:
         if m.group(0) not in names:
             counts[m.group(1)] = counts.get(m.group(1), -1) + 1
             names[m.group(0)] = f"{m.group(1)}{counts[m.group(1)]}"
@@ -90,11 +103,11 @@ def _renumber(lines):
     return [NUMBERED.sub(rename, line) for line in lines]
 
 
-def hunks(a, b):
+def hunks(a: str, b: str) -> list[Hunk]:
     """The Hunks of the diff of two kernels' code ([] when the code is the same line for line). Structural hunks
     show normalised lines, with CONTEXT lines around them; cosmetic ones the lines as they are (stripped)."""
     la, lb = _code_lines(a), _code_lines(b)
-    rows = []  # (kind, lines of a, lines of b): same, cosmetic (equal once normalised) or structural
+    rows: list[Row] = []  # same, cosmetic (equal once normalised) or structural
     opcodes = difflib.SequenceMatcher(None, [x[2] for x in la], [x[2] for x in lb]).get_opcodes()
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
@@ -109,10 +122,11 @@ def hunks(a, b):
     return [_hunk(kind, rows[lo:hi + 1]) for lo, hi, kind in spans]
 
 
-def _spans(changed, size, context, gap, taken=frozenset()):
-    """[(first, last)] row spans around the ``changed`` rows (ascending), ``context`` rows on each side; spans
+def _spans(changed: list[int], size: int, context: int, gap: int,
+           taken: Union[set[int], frozenset[int]] = frozenset()) -> list[list[int]]:
+    """[first, last] row spans around the ``changed`` rows (ascending), ``context`` rows on each side; spans
     apart by at most ``gap`` rows, none of them ``taken``, are one."""
-    spans = []
+    spans: list[list[int]] = []
     for i in changed:
         lo, hi = max(0, i - context), min(size - 1, i + context)
         if spans and lo - spans[-1][1] - 1 <= gap and not taken & set(range(spans[-1][1] + 1, lo)):
@@ -122,9 +136,9 @@ def _spans(changed, size, context, gap, taken=frozenset()):
     return spans
 
 
-def _hunk(kind, rows):
+def _hunk(kind: str, rows: list[Row]) -> Hunk:
     """One hunk (see hunks) of ``rows``."""
-    lines = []
+    lines: list[str] = []
     for what, xs, ys in rows:
         if what == "structural":
             lines += [f"-{x[2]}" for x in xs] + [f"+{y[2]}" for y in ys]
@@ -137,19 +151,21 @@ def _hunk(kind, rows):
     return Hunk(kind, (min(a), max(a)) if a else None, (min(b), max(b)) if b else None, tuple(lines))
 
 
-def ops(kernel):
+def ops(kernel: Kernel) -> set[str]:
     """Op names in a kernel's name (``cpp_fused_add_mul_0`` -> {add, mul}), noise left out."""
     return {t for t in re.split(r"[_.]", kernel.name) if t and not t.isdigit() and t not in NOISE}
 
 
-def match(kernels_a, kernels_b, lines_a=None, lines_b=None):
+def match(kernels_a: Sequence[Kernel], kernels_b: Sequence[Kernel],
+          lines_a: Optional[dict[str, set[FunctionLine]]] = None,
+          lines_b: Optional[dict[str, set[FunctionLine]]] = None) -> Matched:
     """Pair kernels by shared source lines (``lines_*``: kernel id -> line keys, see _place) and ops.
 
     Returns (pairs [(a, b)], removed [a], added [b]); identical normalised code breaks ties first,
     then similarity, then launch position.
     """
     lines_a, lines_b = lines_a or {}, lines_b or {}
-    scored = []
+    scored: list[tuple[bool, float, int, int, int]] = []
     for i, a in enumerate(kernels_a):
         for j, b in enumerate(kernels_b):
             if a.backend != b.backend:
@@ -158,28 +174,30 @@ def match(kernels_a, kernels_b, lines_a=None, lines_b=None):
             same_ops = _jaccard(ops(a), ops(b))
             if lines or same_ops >= 0.5:
                 scored.append((normalise(a.code) == normalise(b.code), lines + same_ops, -abs(i - j), i, j))
-    pairs, used_a, used_b = [], set(), set()
+    pairs: list[tuple[Kernel, Kernel]] = []
+    used_a: set[int] = set()
+    used_b: set[int] = set()
     for *_, i, j in sorted(scored, key=lambda s: s[:3], reverse=True):
         if i not in used_a and j not in used_b:
             used_a.add(i)
             used_b.add(j)
             pairs.append((kernels_a[i], kernels_b[j]))
-    return (sorted(pairs, key=lambda p: kernels_a.index(p[0])),
+    return (sorted(pairs, key=lambda p: list(kernels_a).index(p[0])),
             [k for i, k in enumerate(kernels_a) if i not in used_a],
             [k for j, k in enumerate(kernels_b) if j not in used_b])
 
 
-def _jaccard(a, b):
+def _jaccard(a: set[str] | set[FunctionLine], b: set[str] | set[FunctionLine]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
-def labels(analyses):
+def labels(analyses: Sequence[Analysis]) -> list[str]:
     """A short name per run: its torch version and --config items, numbered where two are alike."""
     names = [" ".join([f"torch {(a.env.torch or '?').split('+')[0]}", *config(a)]) for a in analyses]
     return [f"{n} (#{i + 1})" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
-def config(analysis):
+def config(analysis: Analysis) -> tuple[str, ...]:
     """The run's --config and --compile-option items as KEY=VALUE strings."""
     return tuple([f"{c['key']}={c['value']}" for c in analysis.config] + [
         f"{k}={v}" for k, v in sorted(analysis.compile_options.items())])
@@ -204,7 +222,7 @@ def compare(analyses: list[Analysis]) -> Comparison:
                       pairs=tuple(_pair(analyses[0], a, names[0], n) for a, n in zip(analyses[1:], names[1:])))
 
 
-def link_reports(result, records, folder):
+def link_reports(result: Comparison, records: Sequence[Union[str, Path]], folder: Union[str, Path]) -> Comparison:
     """``result`` with each run's record (``records``, as given) and its HTML report beside it (the path from
     ``folder``, where the comparison is written; None where `inspector render` has not made it)."""
     runs = []
@@ -215,7 +233,7 @@ def link_reports(result, records, folder):
     return replace(result, runs=tuple(runs))
 
 
-def build(torch):
+def build(torch: Optional[str]) -> str:
     """The build a torch version names in its local version: "CPU-only (+cpu)", "CUDA 12.1 (+cu121)", "ROCm 6.0
     (+rocm6.0)"; "unknown" without one (a wheel from PyPI names none: CUDA on Linux, CPU elsewhere)."""
     local = (torch or "").partition("+")[2]
@@ -227,7 +245,7 @@ def build(torch):
     return f"{what} (+{local})" if what else f"+{local}"
 
 
-def confounders(ra, rb):
+def confounders(ra: Analysis, rb: Analysis) -> list[Confounder]:
     """What differs between two runs besides torch's version, from CONFOUNDERS: [Confounder].
     A value the record does not hold is "unknown", and a change to or from it is said to be unknown; a torch build
     unknown under both runs counts as one when their torch versions differ."""
@@ -244,15 +262,15 @@ def confounders(ra, rb):
     return found
 
 
-def _setting(env, key):
+def _setting(env: Env, key: str) -> str:
     """One CONFOUNDERS setting of a run's Env, in words ("none" for no CUDA device, "unknown" where not recorded)."""
     if key == "build":
         return build(env.torch)
     value = getattr(env, key)
-    return "none" if value is None and key == "cuda" else "unknown" if value is None else value
+    return "none" if value is None and key == "cuda" else "unknown" if value is None else str(value)
 
 
-def load_words(load):
+def load_words(load: Optional[MachineLoad]) -> str:
     """A run's machine load in words: "other processes used 3% of the 2 CPUs, steal 0%, load average 0.4", or
     "not measured" (no /proc, or a record made before inspector measured it)."""
     if load is None:
@@ -264,7 +282,7 @@ def load_words(load):
     return ", ".join(s for s in said if s) + (" (busy)" if load.busy else "")
 
 
-def _pair(ra, rb, a_name, b_name):
+def _pair(ra: Analysis, rb: Analysis, a_name: str, b_name: str) -> RunPair:
     found = confounders(ra, rb)
     warnings = [c.text for c in found]
     if ra.sample.population != rb.sample.population:
@@ -283,18 +301,25 @@ def _pair(ra, rb, a_name, b_name):
             if busy:
                 warnings.append(f"{name} timed {', '.join(busy)} on a busy machine (other processes or steal took "
                                 "CPU time meanwhile): its ratios may be off")
-    va, vb = ({v.id: v for v in (r.program.functions if r.program else r.variants)} for r in (ra, rb))
-    variants = [_variant(va[i], vb[i], ra, rb, a_name, b_name, interleaved) for i in va if i in vb
-                and "skipped" not in (va[i].status, vb[i].status)]
-    variants = tuple(replace(v, control=_control(v, variants)) if v.compiled else v for v in variants)
+    va, vb = (_units(r) for r in (ra, rb))
+    compared = [_variant(va[i], vb[i], ra, rb, a_name, b_name, interleaved) for i in va if i in vb
+                and Status.SKIPPED not in (va[i].status, vb[i].status)]
+    variants = tuple(replace(v, control=_control(v, compared)) if v.compiled else v for v in compared)
     return RunPair(a=a_name, b=b_name, warnings=tuple(warnings), confounders=tuple(found), variants=variants,
                    program=bool(ra.program), interleaved=interleaved, only_a=tuple(i for i in va if i not in vb),
                    only_b=tuple(i for i in vb if i not in va))
 
 
-def _program_warnings(ra, rb, a_name, b_name):
+def _units(run: Analysis) -> dict[str, Unit]:
+    """{id: what is compared} of a run: a program's functions, or a sample's variants."""
+    return {v.id: v for v in (run.program.functions if run.program else run.variants)}
+
+
+def _program_warnings(ra: Analysis, rb: Analysis, a_name: str, b_name: str) -> list[str]:
     """What to keep in mind comparing two runs of a program: they ran one after the other (a program's calls cannot
     take turns with another run's), with each run's machine load; different arguments or exit statuses."""
+    if not (ra.program and rb.program):
+        return []
     out = [f"the runs were sequential (a program's calls cannot alternate with another run's): a machine busier "
            f"during one run changes the ratios; machine load under {a_name}: {load_words(ra.load)}; under "
            f"{b_name}: {load_words(rb.load)}"]
@@ -306,62 +331,58 @@ def _program_warnings(ra, rb, a_name, b_name):
     return out
 
 
-def change(time):
+def change(time: Optional[TimeRow]) -> str:
     """Which way a time row went: faster, slower, "no clear change" (its rounds disagree, or a ratio taken once is
     within CLEAR of 1), or unknown (not timed under both)."""
     if not time or not time.speedup:
         return "unknown"
-    low, high = time.spread or [time.speedup] * 2
+    low, high = time.spread or (time.speedup, time.speedup)
     if not time.spread and 1 / CLEAR < time.speedup < CLEAR:
         return "no clear change"
     return "faster" if low > 1 else "slower" if high < 1 else "no clear change"
 
 
-def _control(v, variants):
+def _control(v: ComparedVariant, variants: Sequence[ComparedVariant]) -> Optional[str]:
     """The id of the eager variant whose change of time is the control for compiled ``v``: its own eager function,
     else its family's eager NumPy variant, else its Python one; None where none ran under both."""
     eager = [e for e in variants if not e.compiled and e.family == v.family and e.change != "unknown"]
-    for fits in (lambda e: e.function == v.function, lambda e: e.kind == "numpy", lambda e: e.kind == "python"):
+    fitting: tuple[Callable[[ComparedVariant], bool], ...] = (
+        lambda e: e.function == v.function, lambda e: e.kind == "numpy", lambda e: e.kind == "python")
+    for fits in fitting:
         found = next((e.id for e in eager if fits(e)), None)
         if found:
             return found
     return None
 
 
-def _times(v):
+def _times(v: Unit) -> dict[str, Optional[float]]:
     """{TIMINGS' what: seconds or None} of a variant; a program's function: its steady time per call, its first
     (compiling) call and torch's compile time over all its compiles (None where torch's metrics do not say)."""
-    found = {what: getattr(v.timing, key) if v.timing else None for what, key in TIMINGS}
+    found: dict[str, Optional[float]] = {what: getattr(v.timing, key) if v.timing else None for what, key in TIMINGS}
     if isinstance(v, ProgramFunction):
         found = {STEADY: found["time"], "first call": found["first call"], "compile, all compiles": v.run.compile_s}
     return found
 
 
-def _row(what, a, b):
+def _row(what: str, a: Optional[float], b: Optional[float]) -> TimeRow:
     """A TimeRow of seconds under each run (None: not there), with their ratio."""
     return TimeRow(what, a, b, a / b if a and b else None)
 
 
-def _variant(a, b, ra, rb, a_name, b_name, interleaved):
-    times_b = _times(b)
-    timing = [_row(what, ta, times_b[what]) for what, ta in _times(a).items()
-              if ta is not None or times_b[what] is not None]
-    side = interleaved and a.timing and b.timing and side_by_side(a.timing.rounds_s, b.timing.rounds_s)
-    if side:  # the time from the rounds, each round's ratio taken side by side
-        speedup, spread, shared = side
-        timing[0] = TimeRow("time", statistics.median(a.timing.rounds_s[r] for r in shared),
-                            statistics.median(b.timing.rounds_s[r] for r in shared), speedup, tuple(spread),
-                            len(shared))
-    sample = isinstance(a, SampleVariant)  # a program's function: a compiled torch one, of no family
-    out = ComparedVariant(id=a.id, family=a.family if sample else "", function=a.function,
-                          kind=a.kind if sample else "torch", compiled=a.compiled if sample else True,
-                          status=(a.status, b.status), errors=(a.error, b.error), timing=tuple(timing), change="")
+def _variant(a: Unit, b: Unit, ra: Analysis, rb: Analysis, a_name: str, b_name: str,
+             interleaved: bool) -> ComparedVariant:
+    if isinstance(a, SampleVariant):
+        family, kind, compiled = a.family, a.kind, a.compiled
+    else:  # a program's function: a compiled torch one, of no family
+        family, kind, compiled = "", "torch", True
+    out = ComparedVariant(id=a.id, family=family, function=a.function, kind=kind, compiled=compiled,
+                          status=(a.status, b.status), errors=(a.error, b.error), timing=_timing(a, b, interleaved),
+                          change="")
     out = replace(out, change=change(out.time))
     if isinstance(a, ProgramFunction) and isinstance(b, ProgramFunction):
         out = replace(out, run=CallsChange(
             calls=(a.run.calls, b.run.calls), steady_calls=(a.run.steady_calls, b.run.steady_calls),
-            recompiles=(len(a.run.recompiles), len(b.run.recompiles)),
-            raised=tuple((v.run.error_call, v.error.strip().splitlines()[0]) if v.error else None for v in (a, b))))
+            recompiles=(len(a.run.recompiles), len(b.run.recompiles)), raised=(_raised(a), _raised(b))))
     if not out.compiled:
         return out
     pairs, removed, added = match(a.code.kernels, b.code.kernels, _kernel_lines(a, ra, rb), _kernel_lines(b, rb, ra))
@@ -372,11 +393,31 @@ def _variant(a, b, ra, rb, a_name, b_name, interleaved):
         added=tuple(k.name for k in added), time_goes=_time_goes(a, b, (pairs, removed, added), a_name, b_name,
                                                                  out.time),
         lines=_verdict_changes(a, b, ra, rb), breaks=_break_changes(a, b, ra, rb),
-        cache=tuple(caches) if all(caches) and caches[0] != caches[1] else None,
+        cache=(caches[0], caches[1]) if all(caches) and caches[0] != caches[1] else None,
         wrapper=CodePair("call()", "call()", tuple(hunks(*calls))) if any(calls) else None)
 
 
-def _time_goes(a, b, matched, a_name, b_name, time):
+def _timing(a: Unit, b: Unit, interleaved: bool) -> tuple[TimeRow, ...]:
+    """The time rows of a variant under two runs (_times), the time from the rounds where the runs took turns:
+    each round's ratio taken side by side."""
+    times_b = _times(b)
+    timing = [_row(what, ta, times_b[what]) for what, ta in _times(a).items()
+              if ta is not None or times_b[what] is not None]
+    side = side_by_side(a.timing.rounds_s, b.timing.rounds_s) if interleaved and a.timing and b.timing else None
+    if side and a.timing and b.timing:
+        speedup, (low, high), shared = side
+        timing[0] = TimeRow("time", statistics.median(a.timing.rounds_s[r] for r in shared),
+                            statistics.median(b.timing.rounds_s[r] for r in shared), speedup, (low, high),
+                            len(shared))
+    return tuple(timing)
+
+
+def _raised(v: ProgramFunction) -> Optional[tuple[Optional[int], str]]:
+    """(the call that raised, the first line of what it raised) of a program's function, or None."""
+    return (v.run.error_call, v.error.strip().splitlines()[0]) if v.error else None
+
+
+def _time_goes(a: Unit, b: Unit, matched: Matched, a_name: str, b_name: str, time: Optional[TimeRow]) -> TimeGoes:
     """Where a compiled call's time went under each run (TimeGoes): its TOP_KERNELS costliest kernels (paired; the
     costliest under either run first) in seconds per call, how many kernels are left out, the whole call (the time
     row ``time``), and the rest of the profiled pass: its kernels, wrapper and time outside compiled graphs (None:
@@ -397,80 +438,86 @@ def _time_goes(a, b, matched, a_name, b_name, time):
                     kernels=tuple(kernels[:TOP_KERNELS]), more=max(0, len(kernels) - TOP_KERNELS), rest=tuple(rest))
 
 
-def wrapper(v):
+def wrapper(v: Unit) -> str:
     """The ``call`` functions of a variant's output code, its generated kernels renamed kernel0, kernel1, ..."""
-    text = []
+    found = []
     for g in v.code.graphs:
         for module in g.output_code:
             try:
-                text.append(wrapper_parse.call_source(module, wrapper_parse.parse(module)))
+                found.append(wrapper_parse.call_source(module, wrapper_parse.parse(module)))
             except wrapper_parse.WrapperError:
                 continue
-    text = "\n".join(text)
+    text = "\n".join(found)
     generated = [k.name for k in v.code.kernels if k.generated]
     for n, name in enumerate(dict.fromkeys(generated)):
         text = re.sub(rf"\b{re.escape(name)}\b", f"kernel{n}", text)
     return text
 
 
-def _kernel_pair(ka, kb):
+def _kernel_pair(ka: Kernel, kb: Kernel) -> CodePair:
     return CodePair(ka.name, kb.name, tuple(hunks(ka.code, kb.code)), tuple(
         f"{what}: {_yes(getattr(ka, what))} → {_yes(getattr(kb, what))}"
         for what in ("parallel", "vectorized") if getattr(ka, what) != getattr(kb, what)))
 
 
-def _yes(flag):
+def _yes(flag: Optional[bool]) -> str:
     return {True: "yes", False: "no", None: "n/a"}[flag]
 
 
-def _place(run, other, file, line):
+def _place(run: Analysis, other: Analysis, file: Optional[str], line: Optional[int]) -> LineKey:
     """A line of ``run`` as both runs can name it: its file (None for the sample, which each run names as it was
     given) and, where that file's source is the same under ``other``, its number, else its stripped text ("" where
     the record does not hold the file): lines of a changed file are matched by their text."""
     sample = file == run.sample.path
-    mine, theirs = run.file(file), other.files[0] if sample else other.file(file)
+    mine = run.file(file) if file else None
+    theirs = other.files[0] if sample else other.file(file) if file else None
     return None if sample else file, line if (mine and mine.source) == (theirs and theirs.source) else _text(
         run, file, line)
 
 
-def _text(run, file, line):
+def _text(run: Analysis, file: Optional[str], line: Optional[int]) -> str:
     """The stripped text of a line of ``run``, read from its own file ("" where the record does not hold it)."""
-    found = run.file(file)
+    found = run.file(file) if file else None
     return found.text(line) if found and line else ""
 
 
-def _kernel_lines(v, run, other):
+def _kernel_lines(v: Unit, run: Analysis, other: Analysis) -> dict[str, set[FunctionLine]]:
     """{kernel id: {(function, *_place)}} of the lines a variant's kernels compute."""
-    keys = {}
+    keys: dict[str, set[FunctionLine]] = {}
     for e in v.code.lines:
         for kid in e.kernels:
             keys.setdefault(kid, set()).add((e.function, *_place(run, other, e.file, e.line)))
     return keys
 
 
-def _verdicts(v, run, other):
+def _verdicts(v: Unit, run: Analysis, other: Analysis) -> dict[FunctionLine, tuple[LineVerdict, LineVerdicts]]:
     """{(function, *_place): (its first LineVerdict, the LineVerdicts of all its call sites together)}."""
-    found = {}
+    found: dict[FunctionLine, list[LineVerdict]] = {}
     for e in v.code.lines:
         if e.status:
             found.setdefault((e.function, *_place(run, other, e.file, e.line)), []).append(e)
-    return {key: (es[0], LineVerdicts(
-        tuple(dict.fromkeys((e.status, e.vectorized if e.vectorized in VECTORIZED else None) for e in es)),
-        tuple(sorted({h for e in es for h in e.how})))) for key, es in found.items()}
+    return {key: (es[0], LineVerdicts(tuple(dict.fromkeys(_status_pair(e) for e in es)),
+                                      tuple(sorted({h for e in es for h in e.how})))) for key, es in found.items()}
 
 
-def _verdict_changes(a, b, ra, rb):
+def _status_pair(e: LineVerdict) -> tuple[LineStatus, Optional[Vectorized]]:
+    """A verdict's (status, vectorized: a key of VECTORIZED, or None where it says nothing)."""
+    assert e.status is not None
+    return e.status, e.vectorized if e.vectorized in VECTORIZED else None
+
+
+def _verdict_changes(a: Unit, b: Unit, ra: Analysis, rb: Analysis) -> tuple[ComparedLine, ...]:
     """The lines with a verdict under either run (ComparedLine), in line order (the second run's where it has one)."""
     va, vb = _verdicts(a, ra, rb), _verdicts(b, rb, ra)
     found = []
     for key in dict.fromkeys([*va, *vb]):
         e, run = (vb[key][0], rb) if key in vb else (va[key][0], ra)
         found.append(ComparedLine(file=key[1], line=e.line, function=e.function, text=_text(run, e.file, e.line),
-                                  a=va.get(key, (None, None))[1], b=vb.get(key, (None, None))[1]))
-    return tuple(sorted(found, key=lambda c: c.line))
+                                  a=va[key][1] if key in va else None, b=vb[key][1] if key in vb else None))
+    return tuple(sorted(found, key=lambda c: c.line or 0))
 
 
-def _break_changes(a, b, ra, rb):
+def _break_changes(a: Unit, b: Unit, ra: Analysis, rb: Analysis) -> tuple[BreakChange, ...]:
     """Graph breaks gained or lost (BreakChange), matched by their place and their normalised cause (torch versions
     word the same break differently; the cause is the same), or their reason where the cause is unknown."""
     ka, kb = ({(_place(r, o, x.file, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.code.breaks}
@@ -480,29 +527,36 @@ def _break_changes(a, b, ra, rb):
                  for key, x in mine.items() if key not in other)
 
 
-def regressions(result, max_slowdown=0.1):
-    """What got worse from the baseline to each other run of a Comparison, in sentences: a variant that ran and now
-    fails, a line verdict further down STATUSES (or less vectorized), a graph break gained, a program's function
-    that now raises or recompiles more, a compiled variant or function slower by more than ``max_slowdown`` (a
-    fraction; with rounds, slower in every round)."""
+def regressions(result: Comparison, max_slowdown: float = 0.1) -> list[Regression]:
+    """What got worse from the baseline to each other run of a Comparison (``render.comparison.regression`` says
+    each): a variant that ran and now fails, a line verdict further down STATUSES (or less vectorized), a graph
+    break gained, a program's function that now raises or recompiles more, a compiled variant or function slower by
+    more than ``max_slowdown`` (a fraction; with rounds, slower in every round)."""
+    return [r for pair in result.pairs for v in pair.variants for r in _worse(pair, v, max_slowdown)]
+
+
+def _worse(pair: RunPair, v: ComparedVariant, max_slowdown: float) -> list[Regression]:
+    """The Regressions of one compared variant, in the order regressions lists them."""
+    new = functools.partial(Regression, pair.a, pair.b, v.id, v.function)
     found = []
-    for pair in result.pairs:
-        for v in pair.variants:
-            where = f"{v.id} ({pair.a} → {pair.b})"
-            if v.status[0] == "ok" and v.status[1] != "ok":
-                found.append(f"{where}: {v.status[1]}: {v.errors[1]}")
-            for e in v.changed_lines:
-                if None not in (e.a.rank, e.b.rank) and e.b.rank > e.a.rank:
-                    found.append(f"{where}: {e.where}: {e.a.describe()} → {e.b.describe()}")
-            found += [f"{where}: a graph break gained at {b.where}: {b.reason}" for b in v.breaks
-                      if b.change == "gained"]
-            if v.run and v.run.raised[1] and not v.run.raised[0]:
-                found.append(f"{where}: raised at call {v.run.raised[1][0]}: {v.run.raised[1][1]}")
-            if v.run and v.run.recompiles[1] > v.run.recompiles[0]:
-                found.append(f"{where}: recompiles {v.run.recompiles[0]} → {v.run.recompiles[1]}")
-            time = v.time
-            best = time and (time.spread or [None, time.speedup])[1]
-            if best and v.compiled and best < 1 / (1 + max_slowdown):
-                found.append(f"{where}: {1 / time.speedup:.2f}x slower" + (
-                    f" (in every one of {time.rounds} rounds)" if time.rounds else ""))
+    if v.status[0] == Status.OK and v.status[1] != Status.OK:
+        found.append(new(RegressionKind.STATUS, status=v.status[1], error=v.errors[1]))
+    found += [new(RegressionKind.LINE, line=e) for e in v.changed_lines if _worse_line(e)]
+    found += [new(RegressionKind.BREAK, graph_break=b) for b in v.breaks if b.change == "gained"]
+    raised = v.run.raised if v.run else (None, None)
+    if raised[1] and not raised[0]:
+        found.append(new(RegressionKind.RAISED, call=raised[1][0], error=raised[1][1]))
+    if v.run and v.run.recompiles[1] > v.run.recompiles[0]:
+        found.append(new(RegressionKind.RECOMPILES, recompiles=v.run.recompiles))
+    time = v.time
+    best = time and (time.spread or (None, time.speedup))[1]
+    if time and best and v.compiled and best < 1 / (1 + max_slowdown):
+        found.append(new(RegressionKind.TIME, time=time))
     return found
+
+
+def _worse_line(e: ComparedLine) -> bool:
+    """Whether a changed line's verdict got worse: further down STATUSES, or less vectorized (a rank unknown under
+    either run is neither)."""
+    ranks = (e.a.rank if e.a else None, e.b.rank if e.b else None)
+    return ranks[0] is not None and ranks[1] is not None and ranks[1] > ranks[0]

@@ -17,7 +17,8 @@ CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)')
 TRITON_SIGNATURE = re.compile(r"""['"]signature['"]:\s*\{([^}]*)\}""")
 TRITON_PARAM = re.compile(r"""['"](\w+)['"]:\s*['"]([^'"]*)['"]""")
 ITEMSIZE = {"double": 8, "float": 4, "int64_t": 8, "long": 8, "int32_t": 4, "int": 4, "int16_t": 2, "int8_t": 1,
-            "uint8_t": 1, "signed char": 1, "unsigned char": 1, "char": 1, "short": 2, "bool": 1, "half": 2, "bfloat16": 2, "fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2,
+            "uint8_t": 1, "signed char": 1, "unsigned char": 1, "char": 1, "short": 2, "bool": 1, "half": 2,
+            "bfloat16": 2, "fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2,
             "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "i1": 1}
 EAGER = ("eager", "graph-break")
 PAID = 1.1  # a parallel kernel this much faster on all threads than on one paid for its threads
@@ -26,25 +27,24 @@ PHASE_KEYS = ("dynamo_s", "aot_s", "inductor_s", "codegen_s", "build_s")
 
 def phases(graphs: Sequence[RawGraph]) -> Optional[CompilePhases]:
     """Compile seconds split as torch reports them, summed over the (raw) graphs, and cache outcomes."""
-    graphs = [g for g in graphs if g.metrics]
-    if not graphs:
+    metrics = [(g.metrics, g.fx_graph_cache) for g in graphs if g.metrics]
+    if not metrics:
         return None
-    total, cache = dict.fromkeys(PHASE_KEYS, 0.0), {}
-    for g in graphs:
-        if g.fx_graph_cache:
-            cache[g.fx_graph_cache] = cache.get(g.fx_graph_cache, 0) + 1
-        m = g.metrics
-        nested = [m.get(k) for k in ("entire_frame_compile_time_s", "backend_compile_time_s",
-                                     "inductor_compile_time_s", "code_gen_time_s")]
-        nested.append((m.get("triton_compile_time_us") or 0) / 1e6)
-        for i in range(len(nested) - 2, -1, -1):  # a phase torch did not report (a cache hit) took no time
-            nested[i] = nested[i] if nested[i] is not None else nested[i + 1]
+    total, cache = dict.fromkeys(PHASE_KEYS, 0.0), dict[str, int]()
+    for m, outcome in metrics:
+        if outcome:
+            cache[outcome] = cache.get(outcome, 0) + 1
+        reported: list[Optional[float]] = [m.get(k) for k in ("entire_frame_compile_time_s", "backend_compile_time_s",
+                                                              "inductor_compile_time_s", "code_gen_time_s")]
+        nested = [(m.get("triton_compile_time_us") or 0) / 1e6]
+        for seconds in reversed(reported):  # a phase torch did not report (a cache hit) took no time
+            nested.insert(0, seconds if seconds is not None else nested[0])
         for key, outer, inner in zip(PHASE_KEYS, nested, nested[1:] + [0.0]):
             total[key] += max(0.0, outer - inner)
     return CompilePhases(**total, total_s=sum(total.values()), cache=cache)
 
 
-def _op(name):
+def _op(name: str) -> str:
     """One name for a library call in the wrapper (extern_kernels.mm, aten.mm.default) and the profiler (aten::mm)."""
     for prefix in ("aten::", "extern_kernels.", "aten."):
         if name.startswith(prefix):
@@ -124,7 +124,7 @@ def _traffic(graphs: Sequence[RawGraph], kernels: Sequence[Kernel]) -> dict[str,
     return moved
 
 
-def traffic(output_code, kernels):
+def traffic(output_code: str, kernels: dict[str, Kernel]) -> dict[str, tuple[int, int]]:
     """{kernel name: (bytes read, bytes written) per launch} for the launches in ``call`` whose sizes are known.
 
     ``kernels``: {name: Kernel}. Sizes come from the wrapper (see parse.wrapper.launches); dtypes from the
@@ -134,7 +134,7 @@ def traffic(output_code, kernels):
         tree = wrapper.parse(output_code)
     except wrapper.WrapperError:
         return {}
-    found = {}
+    found: dict[str, tuple[int, int]] = {}
     for call in wrapper.launches(tree, set(kernels))[0]:
         if call.name in kernels and call.name not in found:
             bytes_moved = _moved(_params(kernels[call.name]), call.numels)
@@ -143,7 +143,7 @@ def traffic(output_code, kernels):
     return found
 
 
-def _params(kernel):
+def _params(kernel: Kernel) -> list[tuple[str, Optional[int]]]:
     """[(parameter name, item size or None)] of a cpp or Triton kernel, in launch-argument order."""
     if kernel.backend == Backend.TRITON:
         signature = TRITON_SIGNATURE.search(kernel.code)
@@ -158,7 +158,7 @@ def _params(kernel):
     return params
 
 
-def _moved(params, sizes):
+def _moved(params: list[tuple[str, Optional[int]]], sizes: list[Optional[int]]) -> Optional[tuple[int, int]]:
     """(bytes read, bytes written) of one launch; None when a pointer's size or dtype is unknown."""
     read = written = 0
     for (name, itemsize), n in zip(params, sizes):
@@ -193,7 +193,7 @@ def _scaling(scaling: Optional[RawThreadScaling], kernels: Sequence[Kernel]) -> 
     parallel = [k for k in kernels if k.parallel and k.cost.thread_speedup]
     if not parallel:
         return None
-    points = [[t, sum(k.cost.threads_s[t] * (k.cost.launches_per_call or 1) for k in parallel)]
+    points = [(t, sum(k.cost.threads_s[t] * (k.cost.launches_per_call or 1) for k in parallel))
               for t in sorted(set.intersection(*(set(k.cost.threads_s) for k in parallel)))]
     speedup = points[0][1] / points[-1][1]
     return ThreadScaling(n, points, speedup, None, _scaling_text(n, speedup))

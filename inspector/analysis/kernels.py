@@ -7,18 +7,23 @@ from ``call`` and the subgraph functions it calls (``parse.wrapper``). A kernel 
 launches.
 """
 
+from __future__ import annotations
+
 import ast
 import re
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from inspector.analysis.parse import cpp, decisions, triton, wrapper
-from inspector.model import Backend, Kernel, Launch
-from inspector.raw import RawNest
+from inspector.analysis.parse import LIBRARY_CALL, KernelFacts, cpp, decisions, triton, wrapper
+from inspector.model import Backend, Decisions, Kernel, Launch
+from inspector.raw import JSON, RawNest
 
 HANDLE = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+?):(\d+)")
-FACTORIES = {"cpp_pybinding": ("cpp", cpp.facts), "cpp": ("cpp", cpp.facts), "triton": ("triton", triton.facts)}
+FACTORIES = {"cpp_pybinding": Backend.CPP, "cpp": Backend.CPP, "triton": Backend.TRITON}  # async_compile.<factory>
+PARSERS: dict[Backend, Callable[[str], tuple[KernelFacts, list[str]]]] = {Backend.CPP: cpp.facts,
+                                                                          Backend.TRITON: triton.facts}
 MIN_SHARED = 0.5  # a nest record joins the parsed nest whose (stripped) lines it holds at least half of
 
 
@@ -39,11 +44,11 @@ def split(output_code: str, graph: Optional[str] = None) -> Split:
         tree = wrapper.parse(output_code)
     except wrapper.WrapperError as e:
         return Split([], [str(e)])
-    defined = {}
+    defined: dict[str, tuple[Backend, str]] = {}
     for node in tree.body:
         found = _definition(node)
         if found:
-            defined[found[0]] = found[1:]
+            defined[found[0]] = found[1], found[2]
     calls, unknown = wrapper.launches(tree, set(defined))
     problems = _wrapper_problems(tree, list(dict.fromkeys(unknown)))
     handles = dict(HANDLE.findall(output_code))
@@ -52,14 +57,16 @@ def split(output_code: str, graph: Optional[str] = None) -> Split:
         launches.setdefault(call.name, []).append(Launch(position, call.subgraph, call.repeat))
     kernels = []
     for name in list(launches) + [n for n in defined if n not in launches]:
-        backend, code = defined.get(name, ("extern", ""))
-        values, not_read = FACTORIES[backend][1](code) if backend != Backend.EXTERN else (_extern_facts(), [])
+        backend, code = defined.get(name, (Backend.EXTERN, ""))
+        f, not_read = PARSERS[backend](code) if backend in PARSERS else (LIBRARY_CALL, [])
         problems += [f"{name}: " + "; ".join(not_read)] if not_read else []
         shown = name if backend != Backend.EXTERN else name.replace("torch.ops.", "")
         kernels.append(Kernel(
-            id=shown, name=shown, graph=graph, backend=backend, code=code, parallel=_parallel(backend, values),
-            launches=launches.get(name, []),
-            handle=f"{name}:{handles[name]}" if name in handles else None, **values))
+            id=shown, name=shown, graph=graph, backend=backend, code=code, parallel=_parallel(backend, f),
+            launches=launches.get(name, []), handle=f"{name}:{handles[name]}" if name in handles else None,
+            kind=f.kind, parallel_regions=f.parallel_regions, vectorized=f.vectorized, ops=f.ops, loads=f.loads,
+            strided_loads=f.strided_loads, masked_loads=f.masked_loads, evidence=f.evidence,
+            loop_nests=f.loop_nests, triton=f.triton))
     return Split(kernels, problems, 1 + len(kernels))
 
 
@@ -74,26 +81,23 @@ def _wrapper_problems(tree: ast.Module, unknown: list[str]) -> list[str]:
             f"{'a known library call' if one else 'known library calls'}"]
 
 
-def _definition(node):
+def _definition(node: ast.stmt) -> Optional[tuple[str, Backend, str]]:
     """(name, backend, code) of a top-level ``name = async_compile.<factory>(..., code)``, else None."""
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
             and isinstance(node.value, ast.Call)):
         return None
     factory = wrapper.dotted_name(node.value.func) or ""
-    backend = FACTORIES.get(factory.removeprefix("async_compile."), (None,))[0]
+    backend = FACTORIES.get(factory.removeprefix("async_compile."))
     strings = [a.value for a in node.value.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     if not factory.startswith("async_compile.") or backend is None or not strings:
         return None
     return node.targets[0].id, backend, strings[-1]
 
 
-def _parallel(backend, values):
-    return {"cpp": values["parallel_regions"] > 0, "triton": True}.get(backend)
-
-
-def _extern_facts():
-    return dict(kind="library call", parallel_regions=0, vectorized=None, ops=0, loads=0, strided_loads=[],
-                masked_loads=0, evidence=[])
+def _parallel(backend: Backend, facts: KernelFacts) -> Optional[bool]:
+    """Whether a kernel runs in parallel: a C++ kernel with an OpenMP region, a Triton kernel (its grid); None for a
+    library call."""
+    return {Backend.CPP: facts.parallel_regions > 0, Backend.TRITON: True}.get(backend)
 
 
 def with_ids(kernels: list[Kernel]) -> list[Kernel]:
@@ -102,14 +106,15 @@ def with_ids(kernels: list[Kernel]) -> list[Kernel]:
     return [k if names.count(k.name) == 1 else replace(k, id=f"{k.name}@{k.graph}") for k in kernels]
 
 
-def with_launch_configs(kernels: list[Kernel], configs: Optional[dict[str, Any]]) -> list[Kernel]:
+def with_launch_configs(kernels: list[Kernel], configs: Optional[JSON]) -> list[Kernel]:
     """Join a CUDA variant's autotuned ``launch_configs`` to its Triton kernels (the grid they ran with)."""
-    return [replace(k, triton=triton.launch(k.code, configs[k.name]))
-            if k.backend == Backend.TRITON and (configs or {}).get(k.name) else k for k in kernels]
+    tuned = configs or {}
+    return [replace(k, triton=triton.launch(k.code, tuned[k.name]))
+            if k.backend == Backend.TRITON and tuned.get(k.name) else k for k in kernels]
 
 
 def with_nest_records(kernels: list[Kernel], records: Optional[list[RawNest]],
-                      hooks: Optional[dict[str, Any]] = None) -> tuple[list[Kernel], list[str]]:
+                      hooks: Optional[Mapping[str, Any]] = None) -> tuple[list[Kernel], list[str]]:
     """(kernels, [problems]): the C++ kernels of one graph with each loop nest joined to the probe's nest records (the
     code Inductor generated for a nest, the user stacks of the FX nodes it computes, and Inductor's decisions for it:
     ``hooks`` says which decisions the capture could record): each record joins the nest whose code it shares most, if
@@ -117,7 +122,8 @@ def with_nest_records(kernels: list[Kernel], records: Optional[list[RawNest]],
     two layers) gets the stacks of both, and the decisions of the first."""
     if not records:
         return kernels, []
-    nests, holding = [], {}  # (kernel id, nest index, its stripped lines); {stripped line: positions in nests}
+    nests: list[tuple[str, int, set[str]]] = []  # (kernel id, nest index, its stripped lines)
+    holding: dict[str, list[int]] = {}  # {stripped line: positions in nests}
     for k in [k for k in kernels if k.backend == Backend.CPP]:
         lines = k.code.splitlines()
         for n in k.loop_nests:
@@ -125,20 +131,25 @@ def with_nest_records(kernels: list[Kernel], records: Optional[list[RawNest]],
             for line in mine:
                 holding.setdefault(line, []).append(len(nests))
             nests.append((k.id, n.index, mine))
-    stacks, nodes, decided, problems = {}, {}, {}, []
+    stacks: dict[tuple[str, int], list[str]] = {}
+    nodes: dict[tuple[str, int], list[str]] = {}
+    decided: dict[tuple[str, int], Optional[Decisions]] = {}
+    problems: list[str] = []
     for record in records:
-        shared = Counter()
+        shared = Counter[int]()
         for line in {line.strip() for line in record.code or [] if line.strip()}:
             shared.update(holding.get(line, ()))
-        score, kernel_id, index = max(((count / len(nests[i][2]), *nests[i][:2]) for i, count in shared.items()),
-                                      default=(0, None, None))
-        if score >= MIN_SHARED:
-            stacks.setdefault((kernel_id, index), []).extend(o.stack for o in record.origins)
-            nodes.setdefault((kernel_id, index), []).extend(record.nodes or [])
-            if (kernel_id, index) not in decided:
-                decided[kernel_id, index], found = decisions.parse(record.decisions, hooks)
-                problems += found
-    return [replace(k, loop_nests=[replace(n, stacks=list(dict.fromkeys(stacks[k.id, n.index])),
-                                           nodes=list(dict.fromkeys(nodes[k.id, n.index])),
-                                           decisions=decided[k.id, n.index])
-                                   if (k.id, n.index) in stacks else n for n in k.loop_nests]) for k in kernels], problems
+        best = max(((count / len(nests[i][2]), nests[i][0], nests[i][1]) for i, count in shared.items()), default=None)
+        if best is None or best[0] < MIN_SHARED:
+            continue
+        key = best[1], best[2]
+        stacks.setdefault(key, []).extend(o.stack or "" for o in record.origins or [])
+        nodes.setdefault(key, []).extend(record.nodes or [])
+        if key not in decided:
+            decided[key], found = decisions.parse(record.decisions, hooks)
+            problems += found
+    joined = [replace(k, loop_nests=[replace(n, stacks=list(dict.fromkeys(stacks[k.id, n.index])),
+                                             nodes=list(dict.fromkeys(nodes[k.id, n.index])),
+                                             decisions=decided[k.id, n.index])
+                                     if (k.id, n.index) in stacks else n for n in k.loop_nests]) for k in kernels]
+    return joined, problems

@@ -22,6 +22,7 @@ from typing import Optional, Union
 
 from inspector import frames as parse_frames
 from inspector.analysis import cost, machine
+from inspector.analysis.machine import Unit
 from inspector.files import same_path
 from inspector.model import (Backend, CompileWarning, Env, GraphBreak, How, Kernel, LineStatus, LineVerdict, LoopNest,
                              ParallelChoice, Reason, ReasonKind, SourceFile, ThreadScaling, Tiling, TimeSplit,
@@ -30,7 +31,6 @@ from inspector.raw import RawGraph, RawPythonLine
 
 LISTED = 12  # nests or kernels named in one reason's text
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
-Unit = tuple[Kernel, Optional[LoopNest]]  # where a line's operations run: a loop nest, or a kernel as a whole
 Place = tuple[tuple[str, ...], Optional[int]]  # (kernel ids, nest index or None): one alternative of a group
 Key = tuple[str, int, tuple[tuple[str, int], ...]]  # (path, line, the call sites above it: (path, line))
 # {compile id: [(nodes of one, nodes of the other, the scheduler's reason, the pair as said)]} (see _fusion)
@@ -259,7 +259,7 @@ def _placed(key: Key, e: _Entry, info: Statement, by_id: dict[str, Kernel], evid
     time_s, share = cost.heat(status, kernel_ids, evidence.kernels, evidence.split)
     return LineVerdict(
         file=e.file.display, line=line, end_line=info.end, function=info.function,
-        via=[[sources.by_path[p].display, n] for p, n in via], status=status, vectorized=vectorized,
+        via=[(sources.by_path[p].display, n) for p, n in via], status=status, vectorized=vectorized,
         kernels=kernel_ids, nests=sorted({f"{k.id}#{n.index}" for g in groups if len(g) == 1 for k, n in g if n}),
         why=why + cost.thread_reasons(status, kernel_ids, by_id, evidence.threads), how=e.how,
         time_s=time_s, time_share=share)
@@ -322,8 +322,13 @@ def _groups(evidence: dict[How, set[Place]], by_id: dict[str, Kernel]) -> list[l
     for how in (How.PROVENANCE, How.ORIGIN, How.FX_GRAPH):
         for kernel_ids, _ in sorted(evidence.get(how, ()), key=_place_order):
             if kernel_ids not in placed:
-                groups.append([(by_id[i], n) for i in kernel_ids for n in (by_id[i].loop_nests or [None])])
+                groups.append([u for i in kernel_ids for u in _units(by_id[i])])
     return [g for g in groups if g]
+
+
+def _units(kernel: Kernel) -> list[Unit]:
+    """A kernel's units: each of its loop nests, or the kernel as a whole where it has none."""
+    return [(kernel, n) for n in kernel.loop_nests] or [(kernel, None)]
 
 
 def _place_order(place: Place) -> tuple[tuple[str, ...], int]:
@@ -424,7 +429,8 @@ def _fusion(graphs: Sequence[RawGraph]) -> Fusion:
     """{compile id: [(nodes of one, nodes of the other, reason, the pair as said)]}: the scheduler's records of the
     pairs it did not fuse (torch >= 2.2; a fused node is named ``op1_op4``), read once per graph."""
     return {g.compile_id: [(set(one.split("_")), set(two.split("_")), r.reason, f"{one} with {two}")
-                           for r in g.fusion or [] for one, two in [r.nodes]] for g in graphs}
+                           for r in g.fusion or [] if r.nodes and len(r.nodes) == 2 for one, two in [r.nodes]]
+            for g in graphs}
 
 
 def _fusion_reasons(units: list[Unit], fusion: Fusion) -> list[Reason]:
@@ -432,26 +438,27 @@ def _fusion_reasons(units: list[Unit], fusion: Fusion) -> list[Reason]:
     scheduler said why it did not fuse a node of one with a node of the other (``fusion``: as ``_fusion`` gives it).
     Each scheduler record is matched to the units holding its nodes, so a line in hundreds of nests costs no more
     than its records."""
-    def nodes(unit):
+    def nodes(unit: Unit) -> set[str]:
         kernel, nest = unit
         return set(nest.nodes or []) if nest else {name for n in kernel.loop_nests for name in n.nodes or []}
 
-    def name(unit):
+    def name(unit: Unit) -> str:
         kernel, nest = unit
         return f"{kernel.name} nest {nest.index}" if nest and len(kernel.loop_nests) > 1 else kernel.name
 
     generated = [u for u in _distinct(units) if u[0].generated and nodes(u)]
     if len({u[0].id for u in generated}) > 1:  # across kernels: compare kernels, not each nest of each
         generated = _distinct((k, None) for k, _ in generated)
-    holders = {}  # node name: the units (their positions in ``generated``) that compute it
+    holders: dict[str, set[int]] = {}  # node name: the units (their positions in ``generated``) that compute it
     for i, unit in enumerate(generated):
         for node in nodes(unit):
             holders.setdefault(node, set()).add(i)
 
-    def holding(names):
+    def holding(names: set[str]) -> set[int]:
         return set.intersection(*(holders.get(n, set()) for n in names))
 
-    said = {}  # (i, j), i < j: {reason: the node pairs it was given for}, in the order the scheduler said them
+    # (i, j), i < j: {reason: the node pairs it was given for}, in the order the scheduler said them
+    said: dict[tuple[int, int], dict[Optional[str], list[str]]] = {}
     for graph in dict.fromkeys(k.graph for k, _ in generated):
         for one, two, reason, pair in fusion.get(graph, []):
             found = {(min(i, j), max(i, j)) for i in holding(one) for j in holding(two) if i != j}
@@ -461,7 +468,8 @@ def _fusion_reasons(units: list[Unit], fusion: Fusion) -> list[Reason]:
     why = []
     for (i, j), reasons in sorted(said.items()):
         a, b = generated[i], generated[j]
-        pair = f"nests {a[1].index} and {b[1].index} of {a[0].name}" if a[0] is b[0] else f"{name(a)} and {name(b)}"
+        (ka, na), (kb, nb) = a, b
+        pair = f"nests {na.index} and {nb.index} of {ka.name}" if ka is kb and na and nb else f"{name(a)} and {name(b)}"
         why.append(Reason(ReasonKind.NOT_FUSED, f"{pair} are separate loops: Inductor's scheduler did not fuse them: "
                           + "; ".join(f"{reason} ({pairs[0]}{f' and {len(pairs) - 1} more' if pairs[1:] else ''})"
                                       for reason, pairs in reasons.items())))
@@ -477,8 +485,8 @@ def _nest_reasons(groups: list[list[Unit]]) -> list[Reason]:
     """Say where a line's operations are split across nests that run differently, and where the evidence does not
     say which nest (or kernel) computes it while they differ."""
     why = []
-    placed = _distinct(u for g in groups if len(g) == 1 for u in g if u[1])
-    if len({u[1].describe() for u in placed}) > 1:
+    placed = [(k, n) for k, n in _distinct(u for g in groups if len(g) == 1 for u in g) if n]
+    if len({n.describe() for _, n in placed}) > 1:
         why.append(Reason(ReasonKind.SPLIT_NESTS, "its operations run in {} loop nests: {}".format(
             len(placed), _listed([f"{k.name} nest {n.index} ({n.describe()})" for k, n in placed]))))
     for g in groups:
@@ -530,7 +538,7 @@ def _parallel_decision(c: ParallelChoice) -> str:
     said = "Inductor's parallel-depth decision (recorded)"
     if not c.levels:
         return f"{said}: none of its loop levels can be an OpenMP loop (a reduction over all of it, or no loop)"
-    if c.work is not None and c.work // c.threads < c.min_chunk_size:
+    if c.work is not None and c.min_chunk_size is not None and c.work // c.threads < c.min_chunk_size:
         return (f"{said}: its loops cover {c.work:,} elements, {c.work // c.threads:,} per thread, under "
                 f"cpp.min_chunk_size = {c.min_chunk_size} per thread ({c.threads} threads)")
     return f"{said} chose {c.depth} parallel loop levels of {len(c.levels)}, yet its code has no OpenMP loop"
@@ -538,8 +546,9 @@ def _parallel_decision(c: ParallelChoice) -> str:
 
 def _serial_guess(nest: LoopNest, env: Env) -> str:
     chunk = env.min_chunk_size
-    if nest.work is not None and chunk and nest.work // (env.threads or 1) < chunk:
-        return (f"from the code, its loops cover {nest.work:,} elements, {nest.work // env.threads:,} per thread, "
+    per_thread = nest.work // (env.threads or 1) if nest.work is not None else None
+    if per_thread is not None and chunk and per_thread < chunk:
+        return (f"from the code, its loops cover {nest.work:,} elements, {per_thread:,} per thread, "
                 f"below cpp.min_chunk_size = {chunk} per thread")
     if nest.work is None and nest.trip:
         return (f"from the code, its loop runs over {nest.trip} elements, a size known only at run time (dynamic "
@@ -561,7 +570,7 @@ def not_vectorized_reasons(units: list[Unit], shape: Sequence[int], env: Env) ->
     """Why the scalar C++ loop nests (or kernels) ``units`` of a line are scalar, as ``not-vectorized-*`` Reasons:
     Inductor's recorded tiling decision for each nest, or, where the record has none, what its code shows, said as
     such. One Reason per distinct text."""
-    reasons = {}
+    reasons: dict[str, Reason] = {}
     for kernel, nest in _distinct(units):
         r = _not_vectorized(kernel, nest, shape, env)
         reasons.setdefault(r.text, r)
@@ -580,7 +589,7 @@ def _not_vectorized(kernel: Kernel, nest: Optional[LoopNest], shape: Sequence[in
     strided = nest.strided_loads
     seen = (f"its code has strided loads {', '.join(strided[:3])} from {_layout(shape)}" if strided
             else "its code has no strided load")
-    return Reason(ReasonKind.NOT_VECTORIZED_STRIDED if strided else "not-vectorized-unrecorded",
+    return Reason(ReasonKind.NOT_VECTORIZED_STRIDED if strided else ReasonKind.NOT_VECTORIZED_UNRECORDED,
                   f"Inductor's tiling decision is {_unrecorded(nest, env, 'tiling')}; {seen}")
 
 
@@ -598,7 +607,8 @@ def _tiling_reason(t: Tiling, nest: LoopNest, shape: Sequence[int]) -> Reason:
         strided = f"; strided loads {', '.join(nest.strided_loads[:3])} from {_layout(shape)}" if nest.strided_loads \
             else ""
         return Reason(ReasonKind.NOT_VECTORIZED_STRIDED, (
-            f"{count} of its {ops} operations index memory non-contiguously ({kinds}{f'; {count / ops:.2f} of all' if ops else ''}), "
+            f"{count} of its {ops} operations index memory non-contiguously "
+            f"({kinds}{f'; {count / ops:.2f} of all' if ops else ''}), "
             f"reaching the limit of Inductor's tiling heuristic (cpp.enable_tiling_heuristics: {limits}), which "
             f"turned SIMD off{strided}"))
     if t.branch == "dtype":
@@ -619,9 +629,10 @@ def _tiling_reason(t: Tiling, nest: LoopNest, shape: Sequence[int]) -> Reason:
     if t.branch == "no-loop":
         return Reason(ReasonKind.NOT_VECTORIZED_NO_LOOP, "nothing to vectorize, its kernel has no loop")
     if t.branch == "checker":
-        return Reason(ReasonKind.NOT_VECTORIZED_CHECKER, f"Inductor's vectorization checker turned SIMD off: {t.message}")
-    return Reason(ReasonKind.NOT_VECTORIZED_UNRECORDED, f"Inductor's tiling decision was recorded as {t.branch!r}, which "
-                                               "inspector does not know")
+        return Reason(ReasonKind.NOT_VECTORIZED_CHECKER,
+                      f"Inductor's vectorization checker turned SIMD off: {t.message}")
+    return Reason(ReasonKind.NOT_VECTORIZED_UNRECORDED,
+                  f"Inductor's tiling decision was recorded as {t.branch!r}, which inspector does not know")
 
 
 def _tail(t: Tiling, env: Env) -> str:
@@ -639,9 +650,9 @@ def vector_reasons(units: list[Unit]) -> list[Reason]:
     buffer, and ops with no vector form run lane by lane (recorded where Inductor generated them)."""
     why = []
     for kernel, nest in _distinct(units):
-        d = nest.decisions if nest else None
-        if not d:
+        if nest is None or nest.decisions is None:
             continue
+        d = nest.decisions
         where = f"{kernel.name} nest {nest.index}" if len(kernel.loop_nests) > 1 else kernel.name
         loads = [g for g in d.gathers if not g.store]
         stores = [g for g in d.gathers if g.store]

@@ -13,13 +13,15 @@ Where a nest's own counts disagree with Inductor's code (a scalar nest the C++ c
 ``at::vec`` nest without packed arithmetic), the machine code decides.
 """
 
+from __future__ import annotations
+
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Optional
 
 from inspector.analysis.parse import cpp
-from inspector.model import Backend, Kernel, LoopNest, MachineCode, Reason
+from inspector.model import Backend, Kernel, LoopNest, MachineCode, Reason, ReasonKind
 from inspector.raw import RawCounts, RawMachineCode
 from inspector.record import kernel_key
 
@@ -27,6 +29,7 @@ REGION = re.compile(r"#pragma omp parallel\b")
 OUTLINED = re.compile(r"(?:_omp_fn\.|\.omp_outlined\.)\.?(\d*)$")
 COUNTS = ("instructions", "packed_fp", "scalar_fp", "packed_int", "simd_data", "gather")
 VECTOR_MATH = re.compile(r"^Sleef_")
+Unit = tuple[Kernel, Optional[LoopNest]]  # where a line's operations run: a loop nest, or a kernel as a whole
 LIBM = {f"{name}{suffix}" for suffix in ("", "f") for name in (
     "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "exp",
     "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt", "hypot", "erf", "erfc", "lgamma",
@@ -90,7 +93,7 @@ def _per_nest(kernel: Kernel, functions: dict[str, RawCounts], lines: Optional[d
     if len(outlined) != len(regions):
         return nests, [f"{len(outlined)} OpenMP outlined functions for {len(regions)} parallel regions: its machine "
                        "code is not told apart per loop nest"]
-    owner = {}  # nest index: the functions holding it, where they hold no other nest
+    owner: dict[int, list[str]] = {}  # nest index: the functions holding it, where they hold no other nest
     if not regions and len(nests) == 1 and "kernel" in functions:
         owner[nests[0].index] = ["kernel"]
     for (first, last), (_, name) in zip(regions, outlined):
@@ -119,7 +122,7 @@ def _code(functions: Iterable[tuple[str, RawCounts]]) -> Optional[MachineCode]:
     functions = list(functions)
     if not functions:
         return None
-    total: dict[str, int] = {c: sum(getattr(f, c) or 0 for _, f in functions) for c in COUNTS}
+    total = {c: sum(getattr(f, c) or 0 for _, f in functions) for c in COUNTS}
     calls = _merged(f.calls for _, f in functions)
     widths = [f.register for _, f in functions if f.register]
     return MachineCode(
@@ -134,14 +137,14 @@ def _code(functions: Iterable[tuple[str, RawCounts]]) -> Optional[MachineCode]:
 
 def _merged(dicts: Iterable[Optional[dict[str, int]]]) -> tuple[tuple[str, int], ...]:
     """((name, count), ...) summed over ``dicts``, most first."""
-    total = {}
+    total: dict[str, int] = {}
     for d in dicts:
         for name, n in (d or {}).items():
             total[name] = total.get(name, 0) + n
     return tuple(sorted(total.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def own(unit):
+def own(unit: Unit) -> Optional[MachineCode]:
     """The machine code of a unit (kernel, nest or None) alone: a nest's own, or a one-nest kernel's; else None."""
     kernel, nest = unit
     if nest is not None:
@@ -149,7 +152,7 @@ def own(unit):
     return kernel.machine if len(kernel.loop_nests) <= 1 else None
 
 
-def vectorized(unit):
+def vectorized(unit: Unit) -> Optional[bool]:
     """Whether a C++ unit's operations run in SIMD: its own machine code's answer where it decides (packed or
     scalar), else Inductor's code's."""
     kernel, nest = unit
@@ -160,11 +163,13 @@ def vectorized(unit):
     return source if code is None or not code.decides else code.simd == "packed"
 
 
-def reasons(units, listed):
+def reasons(units: Sequence[Unit], listed: Callable[[list[str]], str]) -> list[Reason]:
     """The machine code beside the source verdict, for a line's C++ units: one ``machine-code`` Reason with a phrase
     per unit, one ``machine-disagrees`` naming the units whose machine code overrules Inductor's code, and one
     ``machine-lane`` for vector code calling scalar math; ``listed`` joins a reason's items, the first few of many."""
-    said, disagree, lane = {}, [], []
+    said: dict[str, str] = {}
+    disagree: list[str] = []
+    lane: list[str] = []
     for kernel, nest in units:
         code = own((kernel, nest)) if kernel.backend == Backend.CPP else None
         shown = code or (kernel.machine if kernel.backend == Backend.CPP else None)
@@ -184,9 +189,9 @@ def reasons(units, listed):
             lane.append(f"{where} calls " + ", ".join(f"{n} x{c}" for n, c in code.scalar_math))
     why = []
     if said:
-        why.append(Reason("machine-code", "machine code: " + listed([f"{w}: {d}" for w, d in said.items()])))
+        why.append(Reason(ReasonKind.MACHINE_CODE, "machine code: " + listed([f"{w}: {d}" for w, d in said.items()])))
     if disagree:
-        why.append(Reason("machine-disagrees", listed(disagree) + "; the verdict follows the machine code"))
+        why.append(Reason(ReasonKind.MACHINE_DISAGREES, listed(disagree) + "; the verdict follows the machine code"))
     if lane:
-        why.append(Reason("machine-lane", listed(lane) + ": scalar math functions, one vector lane per call"))
+        why.append(Reason(ReasonKind.MACHINE_LANE, listed(lane) + ": scalar math functions, one vector lane per call"))
     return why

@@ -34,16 +34,16 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, program: bool,
               if (m := LIMIT.search(text))]
     if not graphs and not limits:
         return None
-    guards = {}
+    counted: dict[str, int] = {}
     for g in graphs:
         reason = ((g.metrics or {}).get("recompile_reason") or "").strip()
         if reason:  # one guard, whatever value or object it held each time: "G['CALLS']['n'] == …"
             guard = OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", guard_text(reason)))
-            guards[guard] = guards.get(guard, 0) + 1
+            counted[guard] = counted.get(guard, 0) + 1
     count = len({compile_key(g.compile_id) or g.compile_id for g in graphs})  # 2/1_1 is 2/1 again
     every_call = bool(calls and count >= EVERY_CALL_MIN and count >= calls - 1)
     limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
-    guards = [[text, n] for text, n in sorted(guards.items(), key=lambda kv: -kv[1])]
+    guards = sorted(counted.items(), key=lambda kv: -kv[1])
     return Recompilation(count, calls, every_call, limit, guards, _sentence(count, calls, every_call, limit, guards))
 
 
@@ -63,7 +63,8 @@ def guard_text(reason: str) -> str:
     return f"{guard} (at {os.path.basename(path)}:{line}{after})"
 
 
-def _sentence(count, calls, every_call, limit, guards):
+def _sentence(count: int, calls: Optional[int], every_call: bool, limit: Optional[str],
+              guards: list[tuple[str, int]]) -> str:
     """What a recompilation means for the timings, in one sentence."""
     guard = f"; the guard that failed: {guards[0][0]}" if guards else ""
     if limit:

@@ -1,4 +1,3 @@
-# mypy: disable-error-code="no-untyped-call"
 """The one adapter between inspector's analysis model and ``inspector check``: what a record shows, as check's own
 typed facts. Everything else in inspector.contracts reads these, never the model, so that a change of the model is a
 change of this file.
@@ -15,23 +14,26 @@ What is read, from ``analyze(record)`` (inspector.model) and the record itself:
 - per line verdict: ``file``, ``line``, ``end_line``, ``function``, ``status``, ``vectorized``, the texts of its
   ``why`` by kind, and its ``nests`` ("kernel id#index"), each nest's (else its kernel's) ``machine`` code
   (``simd`` and the head of ``describe()``).
-- ``regressions``: compare.compare and compare.regressions of two records, unchanged (see its docstring).
+- ``regressions``: compare.compare and compare.regressions of two records (see its docstring), each Regression with
+  its place and its words (``render.comparison.worse``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from inspector.analysis import analyze
 from inspector.analysis import compare as compare_mod
 from inspector.analysis.rounds import side_by_side
-from inspector.model import ProgramFunction, SampleVariant
+from inspector.model import LineStatus, ProgramFunction, Regression, RegressionKind, SampleVariant
 from inspector.raw import RawRecord
+from inspector.render.comparison import worse
 
 SERIAL, EAGER, LIBRARY = ("serial",), ("eager", "graph-break", "fix"), ("library-call", "generated-around")
 SCALAR = ("inductor-scalar", "machine-disagrees")  # besides every not-vectorized-* kind
 MAX_SLOWDOWN = 0.1  # compare --fail-on-regression's default
+CALLS = (RegressionKind.RAISED, RegressionKind.RECOMPILES)  # a Worse of kind "calls"
 
 
 @dataclass(frozen=True)
@@ -239,34 +241,16 @@ def _nest(kernel: str, index: int | None, machine: Any) -> Nest:
 
 
 def regressions(before: RawRecord, after: RawRecord) -> list[Worse]:
-    """What got worse from ``before`` (a baseline) to ``after``, by ``compare --fail-on-regression``'s rules: one
-    call of compare.regressions per part of each compared variant (its status, each line, each break, its calls,
-    its time), so that each regression keeps its place. compare.CompareError when the records are of different
-    samples."""
+    """What got worse from ``before`` (a baseline) to ``after``, by ``compare --fail-on-regression``'s rules
+    (compare.regressions), each at its place. compare.CompareError when the records are of different samples."""
     result = compare_mod.compare([analyze(before), analyze(after)])
-    found = []
-    for pair in result.pairs:
-        for v in pair.variants:
-            for kind, part, where, line, eager in _parts(v):
-                narrowed = replace(result, pairs=(replace(pair, variants=(part,)),))
-                prefix = f"{v.id} ({pair.a} → {pair.b}): " + (f"{where}: " if kind == "line" else "")
-                found += [Worse(v.id, v.function, kind, part.lines[0].file if part.lines else where, line,
-                                text.removeprefix(prefix), eager, pair.interleaved)
-                          for text in compare_mod.regressions(narrowed, MAX_SLOWDOWN)]
-    return found
+    interleaved = {pair.b: pair.interleaved for pair in result.pairs}
+    return [Worse(r.variant, r.function, "calls" if r.kind in CALLS else r.kind.value,
+                  r.place.file if r.place else None, r.place.line if r.place else None, worse(r), _eager_now(r),
+                  interleaved[r.b]) for r in compare_mod.regressions(result, MAX_SLOWDOWN)]
 
 
-def _parts(v: Any) -> list[tuple[str, Any, str | None, int | None, bool]]:
-    """(kind, the compared variant with only that part, its file (a line: its place in words), line, runs eagerly
-    now) of each part of ``v``."""
-    bare = replace(v, status=("ok", "ok"), lines=(), breaks=(), run=None, timing=())
-    parts: list[tuple[str, Any, str | None, int | None, bool]] = [
-        ("status", replace(bare, status=v.status), None, None, False),
-        ("calls", replace(bare, run=v.run), None, None, False),
-        ("time", replace(bare, timing=v.timing), None, None, False)]
-    for e in v.changed_lines:
-        now = e.b.verdicts if e.b else ()
-        parts.append(("line", replace(bare, lines=(e,)), e.where, e.line,
-                      any(status in ("eager", "graph-break") for status, _ in now)))
-    parts += [("break", replace(bare, breaks=(b,)), b.file, b.line, True) for b in v.breaks]
-    return parts
+def _eager_now(r: Regression) -> bool:
+    """Whether a regression's line now runs eagerly, or breaks the graph (a break gained: it does)."""
+    now = r.line.b.verdicts if r.line and r.line.b else ()
+    return r.kind == RegressionKind.BREAK or any(s in (LineStatus.EAGER, LineStatus.GRAPH_BREAK) for s, _ in now)

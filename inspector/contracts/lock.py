@@ -1,4 +1,3 @@
-# mypy: disable-error-code="no-untyped-call"
 """``inspector.lock``: what each line and function is today, per run (its torch, job and machine), and the record it
 was read from, redacted and compressed, with its digest. ``check --update`` writes it; ``check --baseline`` then
 fails on whatever got worse since, contract or not, by ``compare --fail-on-regression``'s rules (facts.regressions:

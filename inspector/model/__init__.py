@@ -24,9 +24,9 @@ from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Eviden
                                   TimeSplit, TritonLaunch)
 from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine,
                                         ComparedRun, ComparedVariant, Comparison, Confounder, Hunk, LineVerdicts, Place,
-                                        RunPair, TimeGoes, TimeRow)
+                                        Regression, RegressionKind, RunPair, TimeGoes, TimeRow)
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
-from inspector.model.lines import LineVerdict, Reason
+from inspector.model.lines import LineVerdict, Reason, Site
 from inspector.model.runs import (CodeLocation, CrossCheck, FunctionRun, InternalError, Program, ProgramFunction,
                                   Recompile, SampleVariant, StanceRun, SweepEntry, SweepPoint)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
@@ -36,16 +36,16 @@ from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, 
 FORMAT = "inspector.analysis/2"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
-    "FORMAT", "Analysis", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven", "BreaksView",
-    "CallsChange", "CodeLocation", "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison",
-    "CompilePhases", "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env", "Evidence",
-    "Finding", "Fix", "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored",
-    "InternalError", "Kernel", "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest",
-    "MachineCode", "MachineLoad", "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason",
-    "ReasonKind", "Recompilation", "Recompile", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample",
-    "SampleVariant", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry",
-    "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer",
-    "TrialEffect", "TrialResult", "TrialSpec", "TritonLaunch", "VECTORIZED", "Vectorized", "Words", "to_json",
+    "FORMAT", "Analysis", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven", "BreaksView", "CallsChange",
+    "CodeLocation", "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases",
+    "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env", "Evidence", "Finding", "Fix",
+    "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel",
+    "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad",
+    "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason", "ReasonKind", "Recompilation",
+    "Recompile", "Regression", "RegressionKind", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample", "SampleVariant",
+    "Site", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
+    "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
+    "TrialResult", "TrialSpec", "TritonLaunch", "VECTORIZED", "Vectorized", "Words", "to_json",
 ]
 
 

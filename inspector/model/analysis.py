@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import Graph
@@ -11,6 +11,7 @@ from inspector.model.fixes import TrialResult
 from inspector.model.runs import InternalError, Program, ProgramFunction, SampleVariant, SweepPoint
 from inspector.model.timing import MachineLoad, Rounds
 from inspector.model.words import Status, coerce
+from inspector.raw import JSON
 
 
 @dataclass(frozen=True)
@@ -142,8 +143,8 @@ class Analysis:
     sample: Sample
     env: Env
     files: list[SourceFile]  # the sample first, then the user's modules, then libraries
-    config: list[dict[str, Any]]  # [{"key", "value"}]
-    compile_options: dict[str, Any]  # torch.compile's keywords the run used
+    config: list[JSON]  # [{"key", "value"}]
+    compile_options: JSON  # torch.compile's keywords the run used
     reference: Optional[str]
     interrupted: bool
     probe_restarts: int

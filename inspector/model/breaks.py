@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
-
+from inspector.model.lines import Site
 
 @dataclass(frozen=True)
 class GraphBreak:
@@ -15,7 +15,7 @@ class GraphBreak:
     line: Optional[int]
     code: Optional[str]  # the site's source line
     where: Optional[str]  # the site's file: sample | user | library | torch (no frame of any annotated file)
-    chain: list[list[Any]]  # [file display, line] from the user's outermost line down to the site
+    chain: list[Site]  # from the user's outermost line down to the site
     reason: str
     resumable: bool  # False: Dynamo could not resume after it and ran the rest of the frame eagerly
     cause: str  # a normalised cause: data-dependent-branch, item, dynamic-shape, print, unsupported, unknown
@@ -59,5 +59,5 @@ class Recompilation:
     calls: Optional[int]  # calls after the first call, when the record says
     every_call: bool
     limit: Optional[str]  # "recompile_limit = 8" when Dynamo hit it and gave up compiling
-    guards: list[list[Any]]  # [guard that failed, times]
+    guards: list[tuple[str, int]]  # (guard that failed, times), most first
     text: str  # what it means for the timings, in one sentence

@@ -9,6 +9,7 @@ from typing import Optional
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.lines import LineVerdict
 from inspector.model.words import Backend, coerce
+from inspector.raw import JSON
 
 
 @dataclass(frozen=True)
@@ -44,14 +45,14 @@ class Tiling:
 
     branch: str
     factor: Optional[int] = None  # lanes of a float vector on this CPU
-    dtypes: tuple = ()
-    not_vectorizable: tuple = ()
+    dtypes: tuple[str, ...] = ()
+    not_vectorizable: tuple[str, ...] = ()
     ops: Optional[int] = None
-    non_contiguous: tuple = ()  # ((op kind, count), ...): load, store, index_expr, value_expr
+    non_contiguous: tuple[tuple[str, int], ...] = ()  # (op kind, count): load, store, index_expr, value_expr
     mask_ops: Optional[int] = None
     heuristics: Optional[bool] = None  # cpp.enable_tiling_heuristics
     loop_tail_vec: Optional[bool] = None  # cpp.enable_loop_tail_vec
-    ranges: tuple = ()
+    ranges: tuple[str, ...] = ()
     count_limit: Optional[float] = None
     ratio_limit: Optional[float] = None
     small_fraction: Optional[float] = None
@@ -59,7 +60,7 @@ class Tiling:
     message: Optional[str] = None
 
     @property
-    def non_contiguous_count(self):
+    def non_contiguous_count(self) -> int:
         return sum(n for _, n in self.non_contiguous)
 
 
@@ -70,10 +71,10 @@ class ParallelChoice:
 
     work: Optional[int]
     threads: int
-    min_chunk_size: int
+    min_chunk_size: Optional[int]  # None: not in the record
     dynamic_threads: bool
     depth: int
-    levels: tuple
+    levels: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,12 @@ class Decisions:
     """What Inductor decided for one loop nest, recorded where it decided it (``None`` fields: not recorded under
     that torch, with why in ``unrecorded``)."""
 
-    tiling: tuple = ()  # (Tiling, ...): one per kernel proxy the nest holds
-    parallel: tuple = ()  # (ParallelChoice, ...)
-    gathers: tuple = ()  # (Gather, ...), distinct
-    lane_ops: tuple = ()  # ((op, times generated), ...): ops with no vector form, run lane by lane
+    tiling: tuple[Tiling, ...] = ()  # one per kernel proxy the nest holds
+    parallel: tuple[ParallelChoice, ...] = ()
+    gathers: tuple[Gather, ...] = ()  # distinct
+    lane_ops: tuple[tuple[str, int], ...] = ()  # (op, times generated): ops with no vector form, run lane by lane
     tail_vectorized: Optional[bool] = None  # the remainder after the vector loop (None: no vector loop, or unknown)
-    unrecorded: tuple = ()  # ((decision kind, why), ...) that this torch could not record
+    unrecorded: tuple[tuple[str, str], ...] = ()  # (decision kind, why) that this torch could not record
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,8 @@ class MachineCode:
 
     PACKED_SHARE = 0.25  # packed arithmetic against scalar arithmetic, from which the code counts as vectorized
 
-    functions: tuple  # what was counted: symbols (kernel, kernel._omp_fn.N), or a nest's "lines A-B" (line table)
+    # what was counted: symbols (kernel, kernel._omp_fn.N), or a nest's "lines A-B" (line table)
+    functions: tuple[str, ...]
     instructions: int
     packed_fp: int  # packed floating-point arithmetic, compares, conversions (vaddpd, vfmadd231pd, vcmppd)
     scalar_fp: int  # scalar ones (vaddsd, vmulss, vucomisd)
@@ -125,7 +127,7 @@ class MachineCode:
     unclassified: tuple[tuple[str, int], ...]  # (mnemonic, count): in no class, counted, not guessed
 
     @property
-    def simd(self):
+    def simd(self) -> str:
         packed = self.packed_fp + self.packed_int
         if self.vector_math or (packed and packed >= self.PACKED_SHARE * self.scalar_fp):
             return "packed"
@@ -134,15 +136,15 @@ class MachineCode:
         return "moves" if self.register in ("ymm", "zmm") else "scalar"
 
     @property
-    def decides(self):
+    def decides(self) -> bool:
         """Whether it says by itself whether the code is vectorized (packed or scalar only)."""
         return self.simd in ("packed", "scalar")
 
-    def overrules(self, vectorized):
+    def overrules(self, vectorized: Optional[bool]) -> bool:
         """Whether it says the opposite of Inductor's code (``vectorized``: that code is ``at::vec``)."""
         return self.decides and (self.simd == "packed") != bool(vectorized)
 
-    def describe(self):
+    def describe(self) -> str:
         """'packed SIMD (zmm): 24 packed FP, 6 scalar FP; calls Sleef_cosd8_u10 x2' and the like."""
         head = {"packed": f"packed SIMD ({self.register})", "scalar": "scalar only",
                 "mixed": f"some packed SIMD ({self.register})",
@@ -164,7 +166,7 @@ class LoopNest:
     """
 
     index: int
-    lines: tuple
+    lines: tuple[int, int]
     parallel: bool
     vectorized: bool
     reduction: bool
@@ -172,16 +174,16 @@ class LoopNest:
     trip: Optional[str]
     work: Optional[int]  # elements all its loop levels cover (the product of their ranges), when all are numbers
     strided_loads: list[str]
-    stacks: Optional[list] = None
+    stacks: Optional[list[str]] = None
     nodes: Optional[list[str]] = None
     decisions: Optional[Decisions] = None  # None: the record holds none for this nest
     machine: Optional[MachineCode] = None  # its own machine code, where its functions hold no other nest's
 
     @property
-    def trip_count(self):
+    def trip_count(self) -> Optional[int]:
         return int(self.trip) if self.trip and self.trip.isdigit() else None
 
-    def describe(self):
+    def describe(self) -> str:
         """'parallel, vectorized reduction' and the like."""
         kind = "reduction" if self.reduction else "tail" if self.tail else "loop"
         return f"{'parallel' if self.parallel else 'serial'}, {'vectorized' if self.vectorized else 'scalar'} {kind}"
@@ -197,7 +199,7 @@ class TritonLaunch:
     numels: dict[str, int]
     blocks: dict[str, int]
     num_warps: Optional[int]
-    config: Optional[dict] = None  # the autotuned launch config (CUDA runs): the record's launch_configs entry
+    config: Optional[JSON] = None  # the autotuned launch config (CUDA runs): the record's launch_configs entry
     grid: Optional[list[int]] = None  # programs per grid dimension
     text: str = ""
 
@@ -242,7 +244,7 @@ class Kernel:
     cost: KernelCost = KernelCost()
     machine: Optional[MachineCode] = None  # a C++ kernel's, all its functions (None: not recorded)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         coerce(self, "backend", Backend)
 
     @property
@@ -295,7 +297,7 @@ class CompilePhases:
     codegen_s: float
     build_s: float
     total_s: float
-    cache: dict
+    cache: dict[str, int]  # {FX graph cache outcome: graphs}
 
 
 @dataclass(frozen=True)
@@ -304,7 +306,7 @@ class ThreadScaling:
     running them in parallel pay?"""
 
     threads: int  # torch's thread count: the table's times were taken with it
-    points: list  # [[threads, seconds per call in its parallel kernels (median launches)]], 1 thread first
+    points: list[tuple[int, float]]  # (threads, seconds per call in its parallel kernels (median launches)), 1 first
     speedup: Optional[float]  # their time on 1 thread / on ``threads``, from launches taken in turn
     specialised: Optional[str]  # why they could not run on fewer threads (torch 2.1 compiles the count in)
     text: Optional[str]  # what it means, in one sentence

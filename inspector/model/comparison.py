@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from inspector.model.analysis import Env, Sample
-from inspector.model.words import STATUSES, LineStatus, Status, Vectorized
+from inspector.model.words import STATUSES, How, LineStatus, Status, Vectorized, Words
 
 
 STEADY = "time per steady call"  # a program's function's time row: the median of its steady calls
@@ -21,7 +21,7 @@ class TimeRow:
     a: Optional[float]
     b: Optional[float]
     speedup: Optional[float]  # a / b: above 1, the second run is faster
-    spread: Optional[tuple] = None
+    spread: Optional[tuple[float, float]] = None  # (lowest, highest)
     rounds: Optional[int] = None
 
 
@@ -43,9 +43,9 @@ class Hunk:
     "-", "+" or " " (context) first."""
 
     kind: str
-    a: Optional[tuple]
-    b: Optional[tuple]
-    lines: tuple
+    a: Optional[tuple[int, int]]
+    b: Optional[tuple[int, int]]
+    lines: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -55,22 +55,22 @@ class CodePair:
     a: str
     b: str
     hunks: tuple[Hunk, ...]
-    changes: tuple = ()  # "vectorized: no → yes", ...
+    changes: tuple[str, ...] = ()  # "vectorized: no → yes", ...
 
     @property
-    def structural_lines(self):
+    def structural_lines(self) -> list[str]:
         return [ln for h in self.hunks if h.kind == "structural" for ln in h.lines]
 
     @property
-    def identical(self):
+    def identical(self) -> bool:
         return not self.structural_lines
 
     @property
-    def added_lines(self):
+    def added_lines(self) -> int:
         return sum(ln[0] == "+" for ln in self.structural_lines)
 
     @property
-    def removed_lines(self):
+    def removed_lines(self) -> int:
         return sum(ln[0] == "-" for ln in self.structural_lines)
 
 
@@ -83,15 +83,15 @@ class LineVerdicts:
     """A line's verdicts in one run, all its call sites together: distinct (status, vectorized) pairs in order of
     first appearance (vectorized: a key of VECTORIZED, or None where it says nothing), and the evidence used."""
 
-    verdicts: tuple
-    how: tuple
+    verdicts: tuple[tuple[LineStatus, Optional[Vectorized]], ...]
+    how: tuple[How, ...]
 
-    def describe(self):
+    def describe(self) -> str:
         """'parallel, vectorized / eager'."""
         return " / ".join(status + (f", {VECTORIZED[vec]}" if vec else "") for status, vec in self.verdicts)
 
     @property
-    def rank(self):
+    def rank(self) -> Optional[int]:
         """How bad the news is: the worst status, then the least vectorized; None where a status is unknown (no
         worse, no better)."""
         order = list(VECTORIZED)[:3]
@@ -109,7 +109,7 @@ class Place:
     line: Optional[int]
 
     @property
-    def where(self):
+    def where(self) -> str:
         """'line 7', or 'line 7 of samples/helpers/penalties.py'."""
         return f"line {self.line}" + (f" of {self.file}" if self.file else "")
 
@@ -139,12 +139,12 @@ class BreakChange(Place):
 @dataclass(frozen=True)
 class CallsChange:
     """A program's compiled function under two runs: its calls, steady calls and recompiles, and what it raised
-    ((call, the error's first line), or None)."""
+    ((call, the error's first line), or None); each a pair: (under a, under b)."""
 
-    calls: tuple
-    steady_calls: tuple
-    recompiles: tuple
-    raised: tuple
+    calls: tuple[int, int]
+    steady_calls: tuple[int, int]
+    recompiles: tuple[int, int]
+    raised: tuple[Optional[tuple[Optional[int], str]], Optional[tuple[Optional[int], str]]]
 
 
 @dataclass(frozen=True)
@@ -159,41 +159,41 @@ class ComparedVariant:
     function: str
     kind: str
     compiled: bool
-    status: tuple[str, str]  # (under a, under b)
-    errors: tuple
+    status: tuple[Status, Status]  # (under a, under b)
+    errors: tuple[Optional[str], Optional[str]]
     timing: tuple[TimeRow, ...]  # the time row first
     change: str
     run: Optional[CallsChange] = None
     control: Optional[str] = None
-    kernels: tuple = ()  # (CodePair, ...)
-    removed: tuple = ()  # kernel names only under the first run
-    added: tuple = ()
+    kernels: tuple[CodePair, ...] = ()
+    removed: tuple[str, ...] = ()  # kernel names only under the first run
+    added: tuple[str, ...] = ()
     time_goes: Optional[TimeGoes] = None
-    lines: tuple = ()  # (ComparedLine, ...) in line order
-    breaks: tuple = ()  # (BreakChange, ...)
-    cache: Optional[tuple] = None  # Inductor's FX graph cache outcomes, where they differ
+    lines: tuple[ComparedLine, ...] = ()  # in line order
+    breaks: tuple[BreakChange, ...] = ()
+    cache: Optional[tuple[str, str]] = None  # Inductor's FX graph cache outcomes, where they differ
     wrapper: Optional[CodePair] = None
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         """It ran under both."""
         return self.status == (Status.OK, Status.OK)
 
     @property
-    def time(self):
+    def time(self) -> Optional[TimeRow]:
         """Its time row (a program's function: its time per steady call), or None."""
         return self.timing[0] if self.timing and self.timing[0].what in ("time", STEADY) else None
 
     @property
-    def changed_lines(self):
+    def changed_lines(self) -> list[ComparedLine]:
         return [e for e in self.lines if e.changed]
 
     @property
-    def one_sided(self):
+    def one_sided(self) -> list[ComparedLine]:
         return [e for e in self.lines if not (e.a and e.b)]
 
     @property
-    def same_lines(self):
+    def same_lines(self) -> list[ComparedLine]:
         return [e for e in self.lines if e.a and e.b and not e.changed]
 
 
@@ -214,13 +214,13 @@ class RunPair:
 
     a: str
     b: str
-    warnings: tuple  # sentences, the confounders' first
+    warnings: tuple[str, ...]  # sentences, the confounders' first
     confounders: tuple[Confounder, ...]
     variants: tuple[ComparedVariant, ...]
     program: bool
     interleaved: bool  # timed in alternating rounds
-    only_a: tuple  # variant ids
-    only_b: tuple
+    only_a: tuple[str, ...]  # variant ids
+    only_b: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -231,10 +231,10 @@ class ComparedRun:
     label: str
     env: Env
     build: str
-    config: tuple  # KEY=VALUE
-    population: int
+    config: tuple[str, ...]  # KEY=VALUE
+    population: Optional[int]  # None: a program's run
     created: str
-    argv: Optional[list]  # a program's arguments
+    argv: Optional[list[str]]  # a program's arguments
     load: Optional[str]  # a program's machine load, in words
     record: Optional[str] = None
     report: Optional[str] = None
@@ -248,3 +248,42 @@ class Comparison:
     program: bool
     runs: tuple[ComparedRun, ...]
     pairs: tuple[RunPair, ...]
+
+
+class RegressionKind(Words):
+    """What got worse in a compared variant (``compare.regressions``)."""
+
+    STATUS = "status"  # it ran under the baseline and does not now
+    LINE = "line"  # a line verdict further down STATUSES, or less vectorized
+    BREAK = "break"  # a graph break gained
+    RAISED = "raised"  # a program's function raises now
+    RECOMPILES = "recompiles"  # a program's function recompiles more
+    TIME = "time"  # a compiled variant or function slower than the bound
+
+
+@dataclass(frozen=True)
+class Regression:
+    """What got worse in one compared variant (a program's function) from the baseline, run ``a``, to run ``b``, by
+    ``compare.regressions``' rules; ``render.comparison.regression`` says it in words. ``kind`` says which fields
+    hold: STATUS the ``status`` it ended with under ``b``, and its ``error``; LINE the ``line`` (its verdicts under
+    each run); BREAK the ``graph_break`` gained; RAISED the ``call`` that raised and the ``error``'s first line;
+    RECOMPILES the ``recompiles`` (under a, under b); TIME its ``time`` row (the speedup under ``b``, below 1, and
+    the rounds' spread)."""
+
+    a: str
+    b: str
+    variant: str
+    function: str
+    kind: RegressionKind
+    status: Optional[Status] = None
+    error: Optional[str] = None
+    line: Optional[ComparedLine] = None
+    graph_break: Optional[BreakChange] = None
+    call: Optional[int] = None
+    recompiles: Optional[tuple[int, int]] = None
+    time: Optional[TimeRow] = None
+
+    @property
+    def place(self) -> Optional[Place]:
+        """Where in the code: the line, or the break's site; None for the variant as a whole."""
+        return self.line or self.graph_break

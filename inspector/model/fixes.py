@@ -5,10 +5,11 @@ made by ``inspector.analysis.fixes.candidates``), how inspector tries one withou
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
 from inspector.model.breaks import GraphBreak, Recompilation
 from inspector.model.words import FixKind, Status, coerce
+from inspector.raw import JSON
 
 Where = tuple[Optional[str], Optional[int]]  # (a source file's display name, a line)
 
@@ -23,7 +24,7 @@ class TrialSpec:
     name: str
     layout: Optional[str] = None
     config: tuple[str, ...] = ()
-    compile_options: dict[str, Any] = field(default_factory=dict)
+    compile_options: JSON = field(default_factory=dict)
     sizes: tuple[int, ...] = ()
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 from inspector.model.words import How, LineStatus, ReasonKind, Vectorized, coerce
+
+Site = tuple[str, int]  # a place in the user's code: (its file's display name, a line)
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,7 @@ class LineVerdict:
     line: int
     end_line: int
     function: str
-    via: list[list[Any]]  # call sites, outermost first: [file display, line]
+    via: list[Site]  # call sites, outermost first
     status: Optional[LineStatus]  # None: no evidence names it
     vectorized: Optional[Vectorized]
     kernels: list[str]  # kernel ids

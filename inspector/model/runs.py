@@ -4,12 +4,13 @@ one function of ``inspector.analysis`` from the record's raw facts."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
 from inspector.model.code import CompiledCode
 from inspector.model.fixes import TrialResult
 from inspector.model.timing import Speedups, Timing
 from inspector.model.words import Status, coerce
+from inspector.raw import JSON
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ class Program:
     functions: tuple[ProgramFunction, ...]  # the functions it compiled with torch.compile, as the probe tracked them
     eager: dict[str, float] = field(default_factory=dict)  # {function id: s per call run eagerly} (inspect)
     made_by: str = "run"  # run (inspector run), capture or inspect (the Python API)
-    load: Optional[dict[str, Any]] = None  # how busy the machine was while it ran (the parent's /proc window: the
+    load: Optional[JSON] = None  # how busy the machine was while it ran (the parent's /proc window: the
     #                                        record's raw facts, as JSON)
     try_fixes: bool = False  # say which fixes could be tried, and how (inspector run does not re-run the program)
 

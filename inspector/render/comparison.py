@@ -4,7 +4,7 @@ import math
 from collections.abc import Iterable
 from typing import Optional
 
-from inspector.model import Env
+from inspector.model import Env, Regression, RegressionKind
 from inspector.render.words import ratio, seconds
 
 # what an eager variant's change of time measures, by its kind: the control for its family's compiled variants
@@ -174,3 +174,26 @@ def code(v):
 def diff_class(line):
     """The CSS class of a diff line."""
     return {"+": "add", "-": "del"}.get(line[:1], "")
+
+
+def regression(r: Regression) -> str:
+    """A Regression in one line, as ``compare --fail-on-regression`` prints it: where (the variant and its two runs,
+    a line's place), then what got worse (``worse``)."""
+    return f"{r.variant} ({r.a} → {r.b}): " + (f"{r.line.where}: " if r.line else "") + worse(r)
+
+
+def worse(r: Regression) -> str:
+    """What got worse, without where: "parallel, vectorized → serial, not vectorized", "a graph break gained at line
+    7: ...", "raised at call 3: ...", "recompiles 1 → 4", "1.32x slower (in every one of 6 rounds)", "error: ..."."""
+    if r.kind == RegressionKind.LINE and r.line and r.line.a and r.line.b:
+        return f"{r.line.a.describe()} → {r.line.b.describe()}"
+    if r.kind == RegressionKind.BREAK and r.graph_break:
+        return f"a graph break gained at {r.graph_break.where}: {r.graph_break.reason}"
+    if r.kind == RegressionKind.RAISED:
+        return f"raised at call {r.call}: {r.error}"
+    if r.kind == RegressionKind.RECOMPILES and r.recompiles:
+        return f"recompiles {r.recompiles[0]} → {r.recompiles[1]}"
+    if r.kind == RegressionKind.TIME and r.time and r.time.speedup:
+        return f"{1 / r.time.speedup:.2f}x slower" + (
+            f" (in every one of {r.time.rounds} rounds)" if r.time.rounds else "")
+    return f"{r.status}: {r.error}"

@@ -12,7 +12,7 @@ from markupsafe import escape as html_escape
 
 from conftest import RECORDS, VERSIONS, analysis, line_of, record_path, run_cli
 from inspector.analysis import analyze, compare
-from inspector.model import Confounder, Kernel, LineVerdicts, TimeRow
+from inspector.model import Confounder, Kernel, LineVerdicts, RegressionKind, TimeRow
 from inspector.raw import RawRecord
 from inspector.record import load
 from inspector.render import comparison as comparison_words
@@ -137,7 +137,7 @@ def test_records_compare_warns_about_other_machines_breaks_gained_and_cache_hits
     assert "Inductor's FX graph cache: hit under" in text
     html = renderer("html").comparison(result)
     assert 'class="warn"' in html and "graph break gained at line 58" in html
-    assert [r for r in compare.regressions(result) if "graph break" in r] == [
+    assert [r for r in _said(result) if "graph break" in r] == [
         "torch-compiled-cpu (torch 2.13.0 (#1) → torch 2.13.0 (#2)): a graph break gained at line 58: "
         "generic_jump TensorVariable()"]
 
@@ -154,7 +154,8 @@ def test_escaping_in_the_comparison_html():
     record = json.loads(record_path("2.13.0", "poly").read_text())
     record["config"] = [{"key": "<script>alert(1)</script>", "value": 1}]
     record["env"]["numpy"] = "<script>alert(2)</script>"  # said again as a confounder
-    html = renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"), analyze(RawRecord.from_json(record))]))
+    html = renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"),
+                                                        analyze(RawRecord.from_json(record))]))
     assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "NumPy 1.26.4 → &lt;script&gt;alert(2)&lt;/script&gt;:" in html
 
@@ -180,8 +181,13 @@ def test_runs_that_took_turns_are_compared_round_by_round():
     assert text.count("in 6 alternating rounds") == len(pair.variants)
     # a compiled variant slower in every round is a regression; a round where it was not clears it
     slower = {v.id for v in pair.variants if v.compiled and v.time.spread[1] < 1 / 1.1}
-    said = {r.split(" ")[0] for r in compare.regressions(result) if "rounds)" in r}
+    said = {r.split(" ")[0] for r in _said(result) if "rounds)" in r}
     assert said == slower
+
+
+def _said(result):
+    """compare --fail-on-regression's lines (less its "regression: ") for a Comparison."""
+    return [comparison_words.regression(r) for r in compare.regressions(result)]
 
 
 def _verdicts(*verdicts):
@@ -205,8 +211,10 @@ def test_a_worse_line_verdict_is_a_regression_and_a_better_one_is_not():
     changed = replace(pair, variants=(replace(v, lines=tuple(lines), breaks=()),))
     found = compare.regressions(replace(compare.compare([analysis("2.13.0", "knapsack_breaks")] * 2),
                                         pairs=(changed,)))
-    assert found == [f"numpy-compiled-cpu ({pair.a} → {pair.b}): line {first.line}: parallel, vectorized → "
-                     "parallel, not vectorized"]
+    assert [(r.kind, r.variant, r.place, r.line) for r in found] == [
+        (RegressionKind.LINE, "numpy-compiled-cpu", lines[0], lines[0])]
+    assert [comparison_words.regression(r) for r in found] == [
+        f"numpy-compiled-cpu ({pair.a} → {pair.b}): line {first.line}: parallel, vectorized → parallel, not vectorized"]
 
 
 def _interleaved():
@@ -315,11 +323,13 @@ def test_the_per_line_verdict_diff_gives_each_line_its_text_and_both_verdicts():
     assert all(e.a.verdicts == e.b.verdicts for e in v.same_lines) and v.same_lines
     html = renderer("html").comparison(result)
     assert (f'<td>numpy-compiled-cpu</td><td class="num">{line}</td><td class="src">'
-            "<code>totals = population @ ITEMS</code></td><td>parallel, not vectorized</td><td>extern, vectorized</td>") in html
+            "<code>totals = population @ ITEMS</code></td><td>parallel, not vectorized</td>"
+            "<td>extern, vectorized</td>") in html
     # the sample's lines match however each run was given its path
     record = json.loads(record_path("2.13.0", "knapsack_breaks").read_text())
     record["sample"]["path"] = "/elsewhere/samples/knapsack_breaks.py"
-    moved = next(v for v in compare.compare([old, analyze(RawRecord.from_json(record))]).pairs[0].variants if v.id == "numpy-compiled-cpu")
+    moved = next(v for v in compare.compare([old, analyze(RawRecord.from_json(record))]).pairs[0].variants
+                 if v.id == "numpy-compiled-cpu")
     assert moved.lines == v.lines
 
 
@@ -423,7 +433,7 @@ def test_lines_of_two_files_with_one_number_are_compared_apart():
         ("samples/helpers/penalties.py", 12, helper_text, "parallel, vectorized", "parallel, not vectorized")]
     assert (None, 12, "import torch", "parallel, vectorized") in {
         (e.file, e.line, e.text, e.b.describe()) for e in v.same_lines}
-    assert [r.split(": ", 1)[1] for r in compare.regressions(result) if "torch-compiled-cpu" in r] == [
+    assert [r.split(": ", 1)[1] for r in _said(result) if "torch-compiled-cpu" in r] == [
         "line 12 of samples/helpers/penalties.py: parallel, vectorized → parallel, not vectorized"]
     text = renderer("text").comparison(result)
     assert ("line 12 of samples/helpers/penalties.py (box_violation): parallel, vectorized under torch 2.13.0 (#1) → "

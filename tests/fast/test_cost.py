@@ -60,7 +60,8 @@ def test_many_launches_and_the_time_outside_graphs_of_a_graph_break():
 def test_triton_kernel_bytes_from_its_signature():
     code = '''
 triton_poi_fused_0 = async_compile.triton('triton_poi_fused_0', """
-@triton_heuristics.pointwise(size_hints={'x': 1024}, triton_meta={'signature': {'in_ptr0': '*fp64', 'out_ptr0': '*i1', 'xnumel': 'i32', 'XBLOCK': 'constexpr'}})
+@triton_heuristics.pointwise(size_hints={'x': 1024},
+    triton_meta={'signature': {'in_ptr0': '*fp64', 'out_ptr0': '*i1', 'xnumel': 'i32', 'XBLOCK': 'constexpr'}})
 @triton.jit
 def triton_poi_fused_0(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
     pass
@@ -112,7 +113,8 @@ def test_machine_load_is_the_other_processes_share_and_unknown_without_proc():
                                                     cpu_total_s=None, loadavg=[None, None])))
     assert (no_proc.others_share, no_proc.steal_share, no_proc.loadavg, no_proc.busy) == (None, None, None, None)
     assert machine_load(RawVariant()) is None  # a record made before inspector measured the load
-    short = machine_load(RawVariant(load=RawLoad(**dict(quiet, wall_s=0.01, others_cpu_s=0.01))))  # one 10 ms tick: 50 %, or noise
+    # one 10 ms tick: 50 %, or noise
+    short = machine_load(RawVariant(load=RawLoad(**dict(quiet, wall_s=0.01, others_cpu_s=0.01))))
     assert (short.others_share, short.busy) == (None, None)
 
 
@@ -126,7 +128,7 @@ def test_parallel_kernels_timed_on_one_thread_say_whether_parallel_paid(vid):
     assert parallel and all(k.cost.thread_speedup == pytest.approx(k.cost.threads_s[1] / k.cost.threads_s[t.threads])
                             for k in parallel)
     per_call = {n: sum(k.cost.threads_s[n] * (k.cost.launches_per_call or 1) for k in parallel) for n in (1, t.threads)}
-    assert t.points == [[n, pytest.approx(s)] for n, s in per_call.items()]
+    assert t.points == [(n, pytest.approx(s)) for n, s in per_call.items()]
     assert t.speedup == pytest.approx(t.points[0][1] / t.points[-1][1])
     assert t.text.startswith("its parallel kernels ran ") and f"on {t.threads} threads" in t.text
     said = [r for e in v.code.lines if e.status == "parallel" for r in e.why if r.kind.startswith("parallel-")]

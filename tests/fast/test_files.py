@@ -31,8 +31,8 @@ def test_a_librarys_own_lines_get_verdicts_and_its_break_is_shown_at_its_site(ve
     (b,) = v.code.breaks
     assert (b.file, b.line, b.where, b.cause) == ("pymoo/gradient/toolbox/__init__.py", 14, "library",
                                                   "skipped-function")
-    assert b.chain == [["samples/libraries/pymoo_g7.py", line_of(a, "PROBLEM._evaluate(x, out)")],
-                       ["pymoo/problems/single/g.py", 324], ["pymoo/gradient/toolbox/__init__.py", 14]]
+    assert b.chain == [("samples/libraries/pymoo_g7.py", line_of(a, "PROBLEM._evaluate(x, out)")),
+                       ("pymoo/problems/single/g.py", 324), ("pymoo/gradient/toolbox/__init__.py", 14)]
     assert b.code.startswith("backend_module = importlib.import_module(")
     assert "wrap the call into it at samples/libraries/pymoo_g7.py:" in b.fix and "report it to pymoo" in b.fix
     assert b.flag is None
@@ -74,7 +74,8 @@ def test_five_problems_are_five_families_each_checked_and_compared_within_itself
         assert v.check.against == (own if v.compiled else f"python_{v.family}"), v.id
         numpy = a.variant(f"numpy_{v.family}")
         mine, theirs = v.timing.rounds_s, numpy.timing.rounds_s  # taken side by side, round by round
-        assert v.speedups.vs_numpy == pytest.approx(statistics.median(theirs.values()) / statistics.median(mine.values()))
+        assert v.speedups.vs_numpy == pytest.approx(statistics.median(theirs.values())
+                                                    / statistics.median(mine.values()))
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -91,7 +92,7 @@ def test_a_variant_that_hits_the_recompile_limit_says_so_everywhere():
     v = a.variant("torch-compiled-cpu")
     r = v.code.recompilation
     assert r.limit == "recompile_limit = 8" and r.count == 8 and r.calls > r.count
-    assert r.guards == [[r.guards[0][0], 8]] and r.guards[0][0].startswith("G['CALLS']['n'] == …")
+    assert r.guards == [(r.guards[0][0], 8)] and r.guards[0][0].startswith("G['CALLS']['n'] == …")
     assert [w.kind for w in v.code.warnings] == ["recompile-limit"]
     assert a.variant("numpy-compiled-cpu").code.recompilation is None
     page = renderer("html").report(a)
@@ -110,7 +111,7 @@ def test_a_guard_on_a_fresh_object_each_call_is_one_guard_and_every_call_says_so
                                                  for r in reasons], "limits": []}}
     raw = RawVariant.from_json(raw)
     r = recompiles.recompilation(RawCapture(), raw.recompiles or RawCapture(), False, raw.calls)
-    assert r.guards == [["___check_obj_id(___stack0, …), type=<class 'tensor_info'>", 5]]
+    assert r.guards == [("___check_obj_id(___stack0, …), type=<class 'tensor_info'>", 5)]
     assert r.every_call and r.text.startswith("recompiled on every call (5 recompiles in 5 calls after the first)")
 
 

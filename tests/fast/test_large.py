@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from conftest import analysis
 from inspector.analysis import lines
-from inspector.model import Reason
+from inspector.model import Reason, ReasonKind
 from inspector.raw import RawFusion, RawGraph
 from inspector.render import html
 from inspector.render import renderer
@@ -24,8 +24,8 @@ def _grown():
     v = a.variant("numpy-compiled-cpu")
     (k,) = v.code.kernels
     filler = "".join(f"\n// generated line {i}" for i in range(3 * html.KERNEL_LINES))
-    serial = [Reason("serial", f"nest {i} runs single-threaded") for i in range(SERIAL)]
-    placed = [replace(e, via=[[e.file, 100 + n]], why=e.why + serial) for e in v.code.lines if e.kernels
+    serial = [Reason(ReasonKind.SERIAL, f"nest {i} runs single-threaded") for i in range(SERIAL)]
+    placed = [replace(e, via=[(e.file, 100 + n)], why=e.why + serial) for e in v.code.lines if e.kernels
               for n in range(CHAINS)]
     grown = replace(v, code=replace(
         v.code, kernels=(replace(k, code=k.code + filler),),

@@ -123,7 +123,8 @@ def test_the_counts_are_per_function_and_per_source_line_and_an_unknown_instruct
     assert lines["14"]["packed_fp"] == 1 and lines["9"]["scalar_fp"] == 1 and "packed_fp" not in lines["9"]
     entry = RawMachineCode.from_json({"key": kernel_key(KERNEL), "functions": functions, "lines": lines})
     values, _ = cpp.facts(KERNEL)
-    kernel = Kernel(id="k", name="k", graph="0/0", backend="cpp", code=KERNEL, parallel=True, launches=[], **values)
+    kernel = Kernel(id="k", name="k", graph="0/0", backend="cpp", code=KERNEL, parallel=True, launches=[],
+                    **vars(values))
     (joined,), (read, problems) = with_machine_code([kernel], [entry])
     scalar, vector = joined.loop_nests
     assert (scalar.machine.simd, vector.machine.simd) == ("scalar", "packed")
@@ -141,10 +142,11 @@ def test_each_graph_of_a_recompiled_function_gets_its_own_kernels_machine_code()
     values, _ = cpp.facts(KERNEL)
     other = KERNEL.replace("64L", "32L")
     kernels = [Kernel(id=f"k@0/{g}", name="k", graph=f"0/{g}", backend="cpp", code=code, parallel=True, launches=[],
-                      **values) for g, code in enumerate((KERNEL, other))]
+                      **vars(values)) for g, code in enumerate((KERNEL, other))]
     functions, lines = count(DISASSEMBLY, "k.main.cpp")
     entries = [RawMachineCode.from_json({"key": kernel_key(code), "graph": f"0/{g}", "kernel": "k",
-                                         "functions": functions, "lines": lines}) for g, code in enumerate((KERNEL, other))]
+                                         "functions": functions, "lines": lines})
+               for g, code in enumerate((KERNEL, other))]
     joined, (read, problems) = with_machine_code(kernels, entries)
     assert all(k.machine for k in joined) and read == 2
     assert problems == [f"k@0/{g}: 1 instruction not classified (vpdpbusd x1)" for g in (0, 1)]

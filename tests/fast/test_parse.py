@@ -77,8 +77,9 @@ def test_a_kernel_launched_twice_is_one_kernel_with_two_launches():
 
 def test_while_loop_and_cond_subgraphs_are_followed_with_how_often_their_launches_run():
     """torch.while_loop, torch.cond and nested_compile_region (samples/programs/control_flow.py under torch 2.13):
-    call() calls subgraph functions of the module; their kernels are launched from them, per iteration of the loop or when a branch is
-    taken, and the profiled pass counted each launch of the call (the loop ran 3 times: ``i < 3`` from 0)."""
+    call() calls subgraph functions of the module; their kernels are launched from them, per iteration of the loop or
+    when a branch is taken, and the profiled pass counted each launch of the call (the loop ran 3 times: ``i < 3``
+    from 0)."""
     record = json.loads(record_path("2.13.0", "control_flow").read_text())
     doubled, branch = (next(v for v in record["variants"] if v["id"] == f) for f in ("doubled", "branch"))
     loop = kernels.split(doubled["capture"]["graphs"][0]["output_code"][0], "0/0")
@@ -133,7 +134,8 @@ def test_output_code_it_cannot_read_is_a_problem_not_an_empty_answer():
 
 CPP = "r'''\n#include <x.h>\nextern \"C\" void kernel(const double* in_ptr0, double* out_ptr0)\n{{\n{body}\n}}\n'''"
 TRITON = "'''\n@triton_heuristics.pointwise(size_hints={{'x': 1024}})\n@triton.jit\ndef {name}(in_ptr0):\n{body}\n'''"
-BODIES = {"parallel": "    #pragma omp parallel\n    #pragma omp for\n    auto tmp0 = in_ptr0[static_cast<int64_t>(x0)];",
+BODIES = {"parallel": "    #pragma omp parallel\n    #pragma omp for\n"
+                      "    auto tmp0 = in_ptr0[static_cast<int64_t>(x0)];",
           "serial": "    auto tmp0 = in_ptr0[static_cast<int64_t>(3L*x0)];",
           "vector": "    auto tmp0 = at::vec::Vectorized<double>::loadu(in_ptr0 + x0, 8);"}
 
@@ -236,9 +238,9 @@ def test_wrapper_gives_each_launch_its_buffer_sizes(version):
 
 def test_graph_break_in_the_torch_2_1_format():
     b = breaks.parse(RawBreak(text=(FIXTURES / "torch-2.1.2" / "graph-break.txt").read_text(), mechanism="logger"))
-    assert b["file"].endswith("graph_break.py") and b["line"] == 12
-    assert b["reason"].startswith("generic_jump") and "from user code" not in b["reason"]
-    assert b["cause"] == "data-dependent-branch" and "where" in b["fix"]
+    assert b.file.endswith("graph_break.py") and b.line == 12
+    assert b.reason.startswith("generic_jump") and "from user code" not in b.reason
+    assert b.cause == "data-dependent-branch" and "where" in b.fix
 
 
 @pytest.mark.parametrize("version, vid, causes", [
@@ -249,9 +251,9 @@ def test_graph_break_in_the_torch_2_1_format():
 ])
 def test_knapsack_break_messages_name_their_cause_under_each_torch(version, vid, causes):
     parsed = [breaks.parse(RawBreak(text=t)) for t in break_texts(version, "knapsack_breaks", vid)]
-    assert parsed and all(b["file"].endswith("knapsack_breaks.py") and b["line"] for b in parsed)
-    assert {b["cause"] for b in parsed} == causes
-    flags = {b["cause"]: b["flag"] for b in parsed}
+    assert parsed and all(b.file.endswith("knapsack_breaks.py") and b.line for b in parsed)
+    assert {b.cause for b in parsed} == causes
+    flags = {b.cause: b.flag for b in parsed}
     assert flags.get("item", breaks.SCALARS) == breaks.SCALARS
     assert flags.get("dynamic-shape", breaks.DYNAMIC_SHAPES) == breaks.DYNAMIC_SHAPES
 
@@ -261,7 +263,7 @@ def test_the_cause_comes_from_torchs_words_not_the_users_quoted_code():
     quoted = text.replace("code: if over.any():", "code: print(over.item())")
     assert "print(over.item())" in quoted
     b = breaks.parse(RawBreak(text=quoted))
-    assert b["cause"] == "data-dependent-branch" and b["flag"] is None
+    assert b.cause == "data-dependent-branch" and b.flag is None
 
 
 def test_launch_config_gives_the_grid():
@@ -273,8 +275,8 @@ def test_launch_config_gives_the_grid():
             "    tmp0 = tl.load(in_ptr0 + (r0_1 + 1000*x0), r0_mask & xmask, other=0.0)\n")
     facts, problems = triton.facts(code)
     assert problems == []
-    assert facts["strided_loads"] == [] and facts["masked_loads"] == 1  # contiguous along the row
-    assert facts["triton"].size_hints == {"x": 2048, "r0_": 1024} and facts["triton"].target == "cuda"
+    assert facts.strided_loads == [] and facts.masked_loads == 1  # contiguous along the row
+    assert facts.triton and facts.triton.size_hints == {"x": 2048, "r0_": 1024} and facts.triton.target == "cuda"
     ran = triton.launch(code, {"kwargs": {"XBLOCK": 8}, "num_warps": 8, "num_stages": 1})
     assert ran.grid == [250]
     assert ran.text == "grid 250 programs; R0_BLOCK=1024, XBLOCK=8; 8 warps"

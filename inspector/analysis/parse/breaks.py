@@ -1,9 +1,14 @@
 """Dynamo's graph-break messages (the structured trace's artifact, or torch 2.1's log records) as facts."""
 
+from __future__ import annotations
+
 import re
 from dataclasses import dataclass
+from typing import Optional
 
 from inspector import frames as parse_frames
+from inspector.frames import Frame
+from inspector.raw import RawBreak
 
 AT = re.compile(r"Graph break(?: in user code)? at (.+?):(\d+)")
 REASON = re.compile(r"^\s*(?:Graph Break Reason|Reason):\s*(.+)$", re.M)
@@ -33,9 +38,34 @@ class Cause:
     """A normalised cause of a graph break, the phrases of torch's reason that name it, and the usual rewrite."""
 
     kind: str
-    phrases: tuple
+    phrases: tuple[str, ...]
     fix: str
-    flag: str = None  # a config flag that removes the break
+    flag: Optional[str] = None  # a config flag that removes the break
+
+
+@dataclass(frozen=True)
+class BreakFacts:
+    """One break message's facts: where (``file``/``line`` None when it names no location: the caller counts that as
+    not understood) and the frames of its user code, outermost first; the reason in torch's words and its normalised
+    ``cause`` (``unknown`` where none matched) with the usual ``fix`` and ``flag``; ``resumes``: the line of the break
+    whose following code the compiler backend failed on (torch's WON'T CONVERT message), else None."""
+
+    file: Optional[str]
+    line: Optional[int]
+    frames: list[Frame]
+    reason: str
+    resumable: bool
+    explanation: Optional[str]
+    hints: list[str]
+    gb_id: Optional[str]
+    url: Optional[str]
+    cause: str
+    fix: Optional[str]
+    flag: Optional[str]
+    resumes: Optional[int]
+    compile_id: Optional[str]
+    mechanism: Optional[str]
+    text: str
 
 
 NOT_COMPILED = Cause("not-compiled", ("backend compiler exception",),
@@ -63,16 +93,16 @@ CAUSES = (
 )
 
 
-def parse(entry):
-    """One break entry (a ``RawBreak``) -> a dict of its facts; ``file``/``line`` None when the message names no
-    location (the caller counts that as not understood)."""
+def parse(entry: RawBreak) -> BreakFacts:
+    """One break entry's facts."""
     text = entry.text or ""
     not_converted = WONT_CONVERT.match(text)
-    facts = _not_converted(text, not_converted) if not_converted else _graph_break(text)
-    return dict(facts, compile_id=entry.compile_id, mechanism=entry.mechanism, text=text)
+    if not_converted:
+        return _not_converted(text, not_converted, entry)
+    return _graph_break(text, entry)
 
 
-def _graph_break(text):
+def _graph_break(text: str, entry: RawBreak) -> BreakFacts:
     """The facts of a graph-break message."""
     at = AT.search(text)
     frames = parse_frames.stack(text.split(USER_CODE)[-1].split(TORCH_TRACEBACK)[0])
@@ -93,21 +123,20 @@ def _graph_break(text):
                      if ln.strip()]
         if following and not following[0].startswith(("Explanation:", "Hint:")):
             first = f"{following[0]} ({wrapper.group(1)})"
-    explanation = explanation.group(1).strip() if explanation else None
+    explained = explanation.group(1).strip() if explanation else None
     debug = DEBUG_CONTEXT.search(text)
-    cause = cause_of(" ".join(filter(None, [first, explanation, debug and debug.group(1)])))
+    cause = cause_of(" ".join(filter(None, [first, explained, debug.group(1) if debug else None])))
     resumes = RESUMED_AT.search(text) if cause is NOT_COMPILED else None
-    return {
-        "file": file, "line": line, "frames": frames, "reason": first, "resumable": resumable,
-        "explanation": explanation,
-        "hints": list(dict.fromkeys(h.strip() for h in HINT.findall(text))),
-        "gb_id": url.group(2) if url else None, "url": url.group(1) if url else None,
-        "cause": cause.kind if cause else "unknown", "fix": cause and cause.fix, "flag": cause and cause.flag,
-        "resumes": int(resumes.group(1)) if resumes else None,
-    }
+    return BreakFacts(
+        file=file, line=line, frames=frames, reason=first, resumable=resumable, explanation=explained,
+        hints=list(dict.fromkeys(h.strip() for h in HINT.findall(text))),
+        gb_id=url.group(2) if url else None, url=url.group(1) if url else None,
+        cause=cause.kind if cause else "unknown", fix=cause.fix if cause else None, flag=cause.flag if cause else None,
+        resumes=int(resumes.group(1)) if resumes else None, compile_id=entry.compile_id, mechanism=entry.mechanism,
+        text=text)
 
 
-def _not_converted(text, header):
+def _not_converted(text: str, header: re.Match[str], entry: RawBreak) -> BreakFacts:
     """torch's WON'T CONVERT message as the facts of a break: the frame the backend failed on (``resumes``: the
     line of the break whose following code it is, for a resume function), its first line, the exception."""
     trace, _, user = text.partition(PROCESSING)
@@ -117,23 +146,22 @@ def _not_converted(text, header):
     name, file, line = header.group(1), header.group(2), int(header.group(3))
     resumes = RESUMED_AT.match(name)
     what = f"the code after the graph break at line {resumes.group(1)}" if resumes else name
-    return {
-        "file": file, "line": line, "frames": parse_frames.stack(user), "resumable": False,
-        "reason": f"the compiler backend failed on {what} ({exception}): Dynamo ran it as Python",
-        "explanation": f"the compiler backend failed with {exception}", "hints": [], "gb_id": None, "url": None,
-        "cause": NOT_COMPILED.kind, "fix": NOT_COMPILED.fix, "flag": None,
-        "resumes": int(resumes.group(1)) if resumes else None,
-    }
+    return BreakFacts(
+        file=file, line=line, frames=parse_frames.stack(user), resumable=False,
+        reason=f"the compiler backend failed on {what} ({exception}): Dynamo ran it as Python",
+        explanation=f"the compiler backend failed with {exception}", hints=[], gb_id=None, url=None,
+        cause=NOT_COMPILED.kind, fix=NOT_COMPILED.fix, flag=None, resumes=int(resumes.group(1)) if resumes else None,
+        compile_id=entry.compile_id, mechanism=entry.mechanism, text=text)
 
 
-def cause_of(words):
+def cause_of(words: str) -> Optional[Cause]:
     """The first cause whose phrase appears in ``words`` (torch's reason, explanation and debug context, never
     the user's quoted code), or None."""
     lowered = words.lower()
     return next((c for c in CAUSES if any(p in lowered for p in c.phrases)), None)
 
 
-def _first_line(text):
+def _first_line(text: str) -> str:
     """The reason in the older one-line form: 'Graph break: REASON from user code at:' (torch 2.1)."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not AT.search(ln)]
     if not lines:

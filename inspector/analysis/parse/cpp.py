@@ -5,9 +5,12 @@ A kernel often holds several top-level loops ("nests"): a scalar loop computing 
 each nest, not of the kernel; this parser finds the nests and says what it could not read.
 """
 
-import re
+from __future__ import annotations
 
-from inspector.analysis.parse import loads
+import re
+from typing import Optional
+
+from inspector.analysis.parse import KernelFacts, loads
 from inspector.model import Evidence, LoopNest
 
 OMP = re.compile(r"#pragma omp (parallel|for)")
@@ -25,11 +28,11 @@ HEADER = re.compile(r"for\s*\(\s*(?:int64_t|long|int|auto)\s+(\w+)\s*=\s*(.+?);\
 CAST = re.compile(r"static_cast<[\w:]+>\((.*)\)$")
 
 
-def facts(code):
+def facts(code: str) -> tuple[KernelFacts, list[str]]:
     """The kernel's properties (the ``Kernel`` fields a C++ kernel fills) and what was not understood."""
     nests, problems = loop_nests(code)
     reduction = bool(ACCUMULATOR.search(code))
-    return dict(
+    return KernelFacts(
         kind="reduction" if reduction else "pointwise",
         parallel_regions=len(re.findall(r"#pragma omp parallel", code)),
         vectorized=bool(VECTOR.search(code)),
@@ -42,7 +45,7 @@ def facts(code):
     ), problems
 
 
-def evidence(code):
+def evidence(code: str) -> list[Evidence]:
     """The lines of ``code`` that show it runs in parallel, vectorized, reduces per thread, or loads strided."""
     found = []
     for number, line in enumerate(code.splitlines(), 1):
@@ -54,10 +57,12 @@ def evidence(code):
     return found
 
 
-def loop_nests(code):
+def loop_nests(code: str) -> tuple[list[LoopNest], list[str]]:
     """([LoopNest], problems): every top-level loop over Inductor's indices, with the lines its body spans."""
     lines = code.splitlines()
-    nests, problems, i = [], [], 0
+    nests: list[LoopNest] = []
+    problems: list[str] = []
+    i = 0
     while i < len(lines):
         if not FOR.match(lines[i]):
             i += 1
@@ -85,7 +90,7 @@ def loop_nests(code):
     return nests, problems
 
 
-def body_end(lines, start):
+def body_end(lines: list[str], start: int) -> int:
     """The index of the last line of the ``for`` at ``start``: its matching brace, or its one statement."""
     depth, opened = 0, False
     for j in range(start, len(lines)):
@@ -99,7 +104,7 @@ def body_end(lines, start):
     return len(lines) - 1
 
 
-def _bounds(header):
+def _bounds(header: str) -> tuple[Optional[str], Optional[str]]:
     """(elements the loop index runs over, its start), as text: "20000" or a symbolic size; (None, None) when the
     header is not understood."""
     m = HEADER.search(header)
@@ -111,25 +116,27 @@ def _bounds(header):
     return (end if start == "0" else f"{end} - {start}"), start
 
 
-def _work(lines):
+def _work(lines: list[str]) -> Optional[int]:
     """Elements the nest's loops cover (its range times that of its widest inner loop, recursively): what
     Inductor weighs against its minimum chunk per thread; None when a range is symbolic or not understood."""
     trip, _ = _bounds(lines[0])
     if not (trip or "").isdigit():
         return None
-    inner, i = [], 1
+    inner: list[Optional[int]] = []
+    i = 1
     while i < len(lines) - 1:
         header = HEADER.search(lines[i]) if FOR.match(lines[i]) else None
         end = body_end(lines, i) if header else i
         if header and INDEX.match(header.group(1)):
             inner.append(_work(lines[i:end + 1]))
         i = end + 1
-    if None in inner:
+    known = [n for n in inner if n is not None]
+    if len(known) < len(inner):
         return None
-    return int(trip) * max(inner, default=1)
+    return int(trip or 0) * max(known, default=1)
 
 
-def _plain(expr):
+def _plain(expr: str) -> str:
     """``static_cast<int64_t>(20000L)`` -> ``20000``."""
     expr = expr.strip()
     while (m := CAST.fullmatch(expr)):

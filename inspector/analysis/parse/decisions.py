@@ -1,15 +1,20 @@
 """Inductor's decisions for one loop nest, as the probe recorded them (inspector/probe/decisions.py), to Decisions."""
 
+from __future__ import annotations
+
 from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional
 
 from inspector.model import Decisions, Gather, ParallelChoice, Tiling
-from inspector.raw import RawTilingLimits
+from inspector.raw import RawDecision, RawTilingLimits
 
 VECTOR_KERNELS = ("CppVecKernel", "CppTile2DKernel")  # kernel classes Inductor generates a vector loop with
 KINDS = ("tiling", "checker", "parallel", "gather", "lane", "kernel", "dropped")
 
 
-def parse(entries, hooks):
+def parse(entries: Optional[Sequence[RawDecision]],
+          hooks: Optional[Mapping[str, Any]]) -> tuple[Optional[Decisions], list[str]]:
     """(Decisions, [what could not be read]) of one nest record's ``decisions`` (RawDecisions); ``hooks``: the capture's
     {decision kind: "recorded" or why not}, absent in records made before decisions were recorded (then None)."""
     if entries is None:
@@ -32,11 +37,11 @@ def parse(entries, hooks):
                                       tuple(e.levels or ())) for e in entries if e.kind == "parallel"),
         gathers=tuple(dict.fromkeys(Gather(e.buffer or "?", e.index or "?", bool(e.store), e.lanes)
                                     for e in entries if e.kind == "gather")),
-        lane_ops=tuple(sorted(Counter(e.op for e in entries if e.kind == "lane").items())),
+        lane_ops=tuple(sorted(Counter(e.op or "?" for e in entries if e.kind == "lane").items())),
         tail_vectorized=tail, unrecorded=unrecorded), problems
 
 
-def _tiling(e):
+def _tiling(e: RawDecision) -> Tiling:
     limits = e.limits or RawTilingLimits()
     return Tiling(
         branch=e.branch or "unknown", factor=e.factor, dtypes=tuple(e.dtypes or ()),

@@ -1,24 +1,29 @@
 """A Triton kernel's source: its heuristic, loads and masks, and what it fixes about its launch."""
 
+from __future__ import annotations
+
 import ast
 import re
+from dataclasses import replace
+from typing import Optional
 
-from inspector.analysis.parse import loads
+from inspector.analysis.parse import KernelFacts, loads
 from inspector.model import Evidence, TritonLaunch
+from inspector.raw import JSON
 
 KIND = re.compile(r"@triton_heuristics\.(\w+)")
 SIZE_HINTS = re.compile(r"size_hints=(\{[^}]*\})")
 GRID_DIMENSIONS = {"Grid1D": "x", "Grid2D": "xy", "Grid3D": "xyz"}
 
 
-def facts(code):
+def facts(code: str) -> tuple[KernelFacts, list[str]]:
     """The kernel's properties (the ``Kernel`` fields a Triton kernel fills) and what was not understood."""
     kind = KIND.search(code)
     found = loads.triton_loads(code)
     unread = code.count("tl.load(") - len(found)
     problems = [f"{unread} of {code.count('tl.load(')} Triton loads not understood (their strides are unknown)"
                 ] if unread else []
-    return dict(
+    return KernelFacts(
         kind=kind.group(1) if kind else "unknown",
         parallel_regions=1,
         vectorized=None,
@@ -31,7 +36,7 @@ def facts(code):
     ), problems
 
 
-def evidence(code):
+def evidence(code: str) -> list[Evidence]:
     found = []
     for number, line in enumerate(code.splitlines(), 1):
         what = ("Triton grid (program_id)" if "tl.program_id" in line
@@ -43,7 +48,7 @@ def evidence(code):
     return found
 
 
-def launch(code, config=None):
+def launch(code: str, config: Optional[JSON] = None) -> TritonLaunch:
     """What the source fixes about the launch (size hints, grid type, target, numels, block sizes, warps), and
     with ``config`` (the autotuned launch config of a run) the grid it ran with."""
     hints = SIZE_HINTS.search(code)
@@ -56,28 +61,28 @@ def launch(code, config=None):
     warps = re.search(r"num_warps['\"]?\s*[:=]\s*(\d+)", code)
     numels = {k: int(v) for k, v in re.findall(r"^\s*(\w*numel) = (\d+)$", code, re.M)}
     blocks = {k: int(v) for k, v in re.findall(r"^\s*(\w*BLOCK)\s*:\s*tl\.constexpr\s*=\s*(\d+)", code, re.M)}
-    grid = None
+    grid: Optional[list[int]] = None
     if config:
         tuned = dict(blocks, **{n: v for n, v in config["kwargs"].items() if n.endswith("BLOCK")})
         dims = GRID_DIMENSIONS.get(grid_type.group(1) if grid_type else "", "")
-        sizes = [numels.get(f"{d}numel") for d in dims]
-        if dims and None not in sizes:
+        sizes = [numels[f"{d}numel"] for d in dims if f"{d}numel" in numels]
+        if dims and len(sizes) == len(dims):
             grid = [-(-n // tuned.get(f"{d.upper()}BLOCK", 1)) for d, n in zip(dims, sizes)]
-    values = dict(size_hints=size_hints, grid_type=grid_type and grid_type.group(1), target=target and target.group(1),
-                  numels=numels, blocks=blocks, num_warps=int(warps.group(1)) if warps else None, config=config,
-                  grid=grid)
-    return TritonLaunch(**values, text=_text(values))
+    found = TritonLaunch(size_hints=size_hints, grid_type=grid_type and grid_type.group(1),
+                         target=target and target.group(1), numels=numels, blocks=blocks,
+                         num_warps=int(warps.group(1)) if warps else None, config=config, grid=grid)
+    return replace(found, text=_text(found))
 
 
-def _text(launch):
+def _text(launch: TritonLaunch) -> str:
     """The launch in a few words: what ran (grid, blocks, warps) or, before a run, what the source fixes."""
-    config = launch["config"]
-    blocks = dict(launch["blocks"], **(config or {}).get("kwargs", {}))
-    warps = (config or {}).get("num_warps") or launch["num_warps"]
-    parts = [f"grid {' × '.join(map(str, launch['grid']))} programs" if launch["grid"] else "",
+    config = launch.config or {}
+    blocks = dict(launch.blocks, **config.get("kwargs", {}))
+    warps = config.get("num_warps") or launch.num_warps
+    parts = [f"grid {' × '.join(map(str, launch.grid))} programs" if launch.grid else "",
              ", ".join(f"{k}={v}" for k, v in blocks.items()), f"{warps} warps" if warps else ""]
-    if not config:
-        parts += [", ".join(f"{k}={v}" for k, v in launch["numels"].items()),
-                  "size hints " + ", ".join(f"{k}={v}" for k, v in (launch["size_hints"] or {}).items()),
+    if not launch.config:
+        parts += [", ".join(f"{k}={v}" for k, v in launch.numels.items()),
+                  "size hints " + ", ".join(f"{k}={v}" for k, v in (launch.size_hints or {}).items()),
                   "block sizes and warps autotuned at the first launch"]
     return "; ".join(p for p in parts if p)
