@@ -53,10 +53,13 @@ class Report:
     """A record and its Analysis: ``.html()``, ``.text()``, ``.json()``, ``.save(folder)``, its HTML view in Jupyter;
     ``status``: a program's exit status (``run``), else None."""
 
+    _tracker: Any  # inside a capture block only: the probe's Tracker of the functions compiled in it
+
     def __init__(self, name, record=None, traced=False, status=None):
         self.name, self.record, self.status, self._analysis = name, record, status, None
         self._traces = tempfile.TemporaryDirectory(prefix="inspector-") if traced else None  # removed with the Report
-        self.trace_dir = Path(self._traces.name) / f"{name}.trace" if traced else None  # torch's trace, until saved
+        # torch's trace, until saved
+        self.trace_dir = Path(self._traces.name) / f"{name}.trace" if self._traces else None
 
     @property
     def analysis(self):
@@ -179,7 +182,8 @@ class Comparison:
         self.exit_code = FAILED if records is None and failed else OK
 
     def regressions(self, max_slowdown=0.1):
-        """What got worse from the baseline, in sentences (``max_slowdown``: a fraction)."""
+        """What got worse from the baseline (``max_slowdown``: a fraction): Regression values, each said in one line
+        by ``inspector.render.comparison.regression``."""
         return compare_mod.regressions(self.result, max_slowdown)
 
     def html(self):
@@ -291,15 +295,15 @@ def compare(*paths, runs=(), config=(), compile_options=(), population=None, var
     """Compare records (``paths``: .json files, the first the baseline) as they are, or run one sample once per
     ``Run`` in ``runs`` (one run: against this interpreter, the baseline), their probes taking turns timing the
     variants again in ``rounds`` alternating rounds; ``config`` and ``compile_options`` apply to every run."""
-    paths = [Path(p) for p in paths]
-    if paths and all(p.suffix == ".json" for p in paths):
+    files = [Path(p) for p in paths]
+    if files and all(p.suffix == ".json" for p in files):
         if runs:
             raise InspectorError("runs are of a sample: give a .py file, not records")
-        records = [load(p) for p in paths]
-        return Comparison([Report(p.stem, redact_record(r) if redact else r) for p, r in zip(paths, records)], paths)
-    if len(paths) != 1:
+        records = [load(p) for p in files]
+        return Comparison([Report(p.stem, redact_record(r) if redact else r) for p, r in zip(files, records)], files)
+    if len(files) != 1:
         raise InspectorError("give records (.json files) or one sample file")
-    sample, say = _sample(paths[0], "compare"), progress or _quiet
+    sample, say = _sample(files[0], "compare"), progress or _quiet
     runs = _with_baseline(runs, "add --torch VERSION or --python PATH (another torch) or --run KEY=VALUE (a config)")
     pythons = [interpreter(r.torch, envs, packages, r.python, say) for r in runs]
     records = _measure(sample, say, runs=[(p, [*config, *r.config]) for p, r in zip(pythons, runs)], rounds=rounds,
@@ -426,6 +430,7 @@ def _trial(fix: Fix, timed: bool) -> Trial:
     """The live probe's Trial command for ``fix`` (``inspector.probe.trials``); ``timed``: rounds follow (else the
     probe times it on its own)."""
     spec = fix.spec
+    assert spec is not None, "fixes.to_try gives only fixes inspector can try"
     found = {"id": fix.id, "variant": fix.variant, "fix": spec.name, "layout": spec.layout, "config": list(spec.config),
              "compile_options": dict(spec.compile_options), "sizes": list(spec.sizes)}
     return Trial.from_json(dict({k: v for k, v in found.items() if v}, time=not timed))
@@ -443,7 +448,7 @@ def _measure(sample, say, stream_breaks=False, runs=None, python=None, config=()
             raise
         raise CollectError(f"{e} (not installed where the probe ran; under --torch, --with {module} installs it in "
                            "the environment, if that is its package's name)", e.detail) from None
-    for v in (v for record in records for v in record.variants):
+    for v in (v for record in records for v in record.variants or []):
         if v.mismatch:
             against = f" {v.checked_against}" if v.checked_against else ""
             say(f"  {v.id}: does not match{against}: {v.mismatch}")

@@ -231,7 +231,9 @@ class _ProbeRuns:
         self.unknown: dict[str, int] = {}  # of them, those of a kind this version does not know: {kind: count}
 
     def all(self, only):
-        header, results, wanted = None, {}, only
+        header: Optional[Header] = None
+        results: dict[str, RawVariant] = {}
+        wanted = only
         while True:
             new_header, done = self._one(wanted, results)
             header = header or new_header
@@ -240,7 +242,7 @@ class _ProbeRuns:
                                    f"{self.internal_errors[0].error}", self.log_tail())
             if header is None:  # interrupted before the probe said anything
                 raise KeyboardInterrupt
-            ids = [v.id for v in header.variants or []]
+            ids = [v.id for v in header.variants or [] if v.id is not None]
             if only:
                 missing = [p for p in only if not fnmatch.filter(ids, p)]
                 if missing:

@@ -23,7 +23,7 @@ from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramTarget, Unknown,
                                       read)
-from inspector.raw import RawProbeMessages, RawRecord, RawVariant
+from inspector.raw import RawProbeMessages, RawProgram, RawRecord, RawVariant
 from inspector.record import SCHEMA
 
 
@@ -62,7 +62,7 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
     unknown = Counter(m.kind for m in messages if isinstance(m, Unknown))
     unread = RawProbeMessages(read=len(messages), unknown_kinds=dict(unknown)) if unknown else None
     record = program_record(header, end, status, trace_dir, probe_messages=unread)
-    return status, record.but(program=record.program.but(load=window))
+    return status, record.but(program=(record.program or RawProgram()).but(load=window))
 
 
 def _messages(results: Path) -> list[Message | Unknown]:

@@ -206,7 +206,9 @@ def count(disassembly, source=None):
     in it; and per line of ``source`` (the file name of the kernel's C++ source), from the line table where the
     compiler wrote one (torch 2.13's ``-g1``): each instruction on the line of that file that it is, or that inlined
     the code it is (a local function's, on the line that calls it)."""
-    bodies, current, line = {}, None, None
+    bodies: dict[str, list[tuple[str, Optional[int]]]] = {}  # {function: [(instruction, its source line)]}
+    current: Optional[list[tuple[str, Optional[int]]]] = None
+    line: Optional[int] = None
     for text in disassembly.splitlines():
         found = FUNCTION.match(text)
         if found:
@@ -224,7 +226,8 @@ def count(disassembly, source=None):
                 line = None
             if source and found.group(2).rsplit("/", 1)[-1] == source:
                 line = int(found.group(3))
-    functions, lines = {}, {}
+    functions: dict[str, dict[str, Any]] = {}
+    lines: dict[int, dict[str, Any]] = {}
     for name in bodies:
         if _kernel_function(name):
             counts = _empty()
@@ -265,12 +268,13 @@ def _add(counts, lines, name, bodies, seen, at):
 
 def _count(targets, mnemonic, operands):
     """Count one instruction in each of ``targets``; the local name of the function it calls, if it is a call."""
-    callee = None
+    callee: Optional[str] = None
+    kind: Optional[str] = None
     if mnemonic == "call" or (mnemonic == "jmp" and "@plt" in operands):  # a tail call leaves through jmp
         target = TARGET.search(operands.split("#")[-1].strip())
-        callee = target.group(1).split("@")[0] if target else "(indirect)"
-        shown = re.split(r"[(<]", callee)[0].strip() or callee  # a C++ name without its arguments
-        kind, callee = "call", PIECE.sub("", callee)
+        called = target.group(1).split("@")[0] if target else "(indirect)"
+        shown = re.split(r"[(<]", called)[0].strip() or called  # a C++ name without its arguments
+        kind, callee = "call", PIECE.sub("", called)
     else:
         kind = next((c for c, pattern in CLASSES if pattern.match(mnemonic)), None)
         width = next((w for w in WIDTH if w in operands), None) if kind not in (None, "general") else None

@@ -217,7 +217,8 @@ def _at_size(target, data, sync, capture, n):
     first = once(lambda: target(data), sync)
     graphs = capture.take()["graphs"]
     return {"population": n, "first_call_s": first, "steady_s": once(lambda: target(data), sync),
-            "recompiles": [{"compile_id": g.get("compile_id"), "op_count": (g.get("metrics") or {}).get("graph_op_count"),
+            "recompiles": [{"compile_id": g.get("compile_id"),
+                            "op_count": (g.get("metrics") or {}).get("graph_op_count"),
                             "reason": (g.get("metrics") or {}).get("recompile_reason")} for g in graphs]}
 
 
@@ -259,13 +260,13 @@ def _run_python(fn, population, args):
     share = args.budget / (MIN_RUNS + 2)  # one call: measure() makes 2 untimed calls, then MIN_RUNS timed blocks
     measured = n if per_individual * n <= share else max(len(pilot), int(share / per_individual))
     subset = population[:measured].tolist()
-    outputs = [None]
+    outputs: list[Any] = [None]
 
     def call():
         outputs[0] = [fn(ind) for ind in subset]
 
     timing, machine = load.during(lambda: measure(guard.user(call), budget_s=args.budget - 2 * share))
-    result = {"status": "ok", "timing": timing, "load": machine}
+    result: dict[str, Any] = {"status": "ok", "timing": timing, "load": machine}
     _python_trace(result, guard.user(lambda: [fn(ind) for ind in pilot[:50]]))
     result["measured_population"] = measured
     return result, (_to_numpy(outputs[0]), (guard.user(call), lambda: None))
@@ -288,7 +289,9 @@ def _trace(call, limit_s=TRACE_LIMIT_S):
     every file of the user's and of installed packages (not torch's, inspector's, Inductor's generated modules, the
     standard library's, or frames without a file), "graph_calls": how many compiled graphs it called (their
     generated ``call``), "cut_after_s": seconds after which line tracing stopped, or None}."""
-    hits, wanted, counts = {}, {}, {"graph_calls": 0, "events": 0, "cut": None}
+    hits: dict[tuple[str, int, str], int] = {}
+    wanted: dict[str, bool] = {}
+    counts: dict[str, Any] = {"graph_calls": 0, "events": 0, "cut": None}
     generated = os.path.join(torch._inductor.codecache.cache_dir(), "")
     skip = tuple(os.path.join(folder, "") for folder in (os.path.dirname(torch.__file__), INSPECTOR_DIR, generated))
     stdlib = os.path.join(sysconfig.get_paths()["stdlib"], "")
