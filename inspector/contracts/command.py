@@ -1,4 +1,3 @@
-# mypy: disable-error-code="no-untyped-call"
 """``inspector check``: make or read the runs, find the contracts that speak of them, judge, compare with a lock.
 
 Runs are made here (each sample of the paths, or ``program``, under each ``torch`` version, as ``report`` and ``run``

@@ -94,4 +94,4 @@ def install(functions: list[tuple[Module, ast.FunctionDef]], namespaces: Callabl
         namespace = namespaces(module)
         namespace[HIT] = arms.hit
         code = compile(ast.fix_missing_locations(ast.Module([function], [])), module.path, "exec")
-        exec(code, namespace)  # noqa: S102 - the user's own function, instrumented, in a copy of its namespace
+        exec(code, namespace)  # the user's own function, instrumented, in a copy of its namespace

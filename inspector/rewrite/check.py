@@ -76,7 +76,7 @@ def originals(rewrite: Rewrite, program: Program, namespace: Mapping[str, object
 def rewritten(rewrite: Rewrite, namespace: Mapping[str, object]) -> Callable[..., object]:
     """The rewrite's entry function, defined in a copy of the sample's namespace."""
     space = dict(namespace)
-    exec(compile(rewrite.program_source, f"<rewrite of {rewrite.target}>", "exec"), space)  # noqa: S102
+    exec(compile(rewrite.program_source, f"<rewrite of {rewrite.target}>", "exec"), space)
     entry = space[rewrite.entry]
     assert callable(entry)
     return entry

@@ -26,8 +26,10 @@ CONTRAST = """(e) => {
     const layers = [];
     for (let n = e; n; n = n.parentElement) layers.push(rgba(getComputedStyle(n).backgroundColor));
     let bg = [255, 255, 255];
-    for (const [r, g, b, a] of layers.reverse()) bg = [r * a + bg[0] * (1 - a), g * a + bg[1] * (1 - a), b * a + bg[2] * (1 - a)];
-    const lum = c => { const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    for (const [r, g, b, a] of layers.reverse())
+        bg = [r * a + bg[0] * (1 - a), g * a + bg[1] * (1 - a), b * a + bg[2] * (1 - a)];
+    const lum = c => { const [r, g, b] = c.map(v => {
+                           v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
                        return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
     const fg = rgba(getComputedStyle(e).color).slice(0, 3), [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
     return (hi + 0.05) / (lo + 0.05);

@@ -180,7 +180,8 @@ def test_stacks_replayed_from_the_cache_of_another_checkout_still_map(tmp_path):
               for traces in (g.get("kernel_stack_traces") or {}).values() for s in traces]
     assert stacks and all(real not in s for s in stacks) and any("/elsewhere/" in s for s in stacks)
     moved = json.dumps(record)
-    assert [(e.line, e.status, e.how) for v in analyze(RawRecord.from_json(json.loads(moved))).variants for e in v.code.lines] == verdicts
+    again = analyze(RawRecord.from_json(json.loads(moved)))
+    assert [(e.line, e.status, e.how) for v in again.variants for e in v.code.lines] == verdicts
     other = json.loads(moved.replace("checkout/samples/poly.py", "checkout/samples/other.py"))
     compiled = [v for v in analyze(RawRecord.from_json(other)).variants if v.code.lines]
     assert compiled and not any("provenance" in e.how for v in compiled for e in v.code.lines)

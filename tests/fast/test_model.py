@@ -83,7 +83,8 @@ def test_every_field_of_the_json_output_is_documented():
     assert {model.SampleVariant, model.ProgramFunction, model.CompiledCode, model.SweepEntry, model.Kernel,
             model.LineVerdict, model.Transfer, model.Ignored} <= set(types)
     missing = [f"{t.__name__}.{f.name}" for t in types for f in dataclasses.fields(t)
-               if f"`{f.name}`" not in analysis_doc] + [t.__name__ for t in types if f"`{t.__name__}`" not in analysis_doc]
+               if f"`{f.name}`" not in analysis_doc]
+    missing += [t.__name__ for t in types if f"`{t.__name__}`" not in analysis_doc]
     assert not missing
     for enum in (model.Status, model.Backend, model.LineStatus, model.Vectorized, model.How, model.ReasonKind,
                  model.FixKind):

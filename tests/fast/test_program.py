@@ -74,7 +74,8 @@ def test_functions_called_once_never_or_first_eagerly_and_closures_of_one_decora
     assert "shares its code object with" in page
     # the passes take the calls right after the compile, and the machine's memory bandwidth is known
     assert (first.run.traced_call, first.run.profiled_call) == (2, 3)
-    assert a.env.memory_bandwidth and any(k.cost.bandwidth_fraction for v in a.program.functions for k in v.code.kernels)
+    assert a.env.memory_bandwidth
+    assert any(k.cost.bandwidth_fraction for v in a.program.functions for k in v.code.kernels)
 
 
 def test_calls_under_a_stance_are_told_and_eager_ones_kept_out_of_the_compiled_figures():
@@ -121,7 +122,8 @@ def test_a_report_of_inspect_names_the_api_and_shows_the_eager_time():
 
 
 @pytest.mark.parametrize("program, module, argv, name", [
-    ("samples/programs/ga.py", False, ["5000"], "ga"), ("unittest", True, ["tests.test_ga", "-v"], "unittest-tests.test_ga"),
+    ("samples/programs/ga.py", False, ["5000"], "ga"),
+    ("unittest", True, ["tests.test_ga", "-v"], "unittest-tests.test_ga"),
     ("unittest", True, ["-v", "test_ga.py"], "unittest-test_ga"), ("unittest", True, [], "unittest"),
     ("mypkg.train", True, ["raise", "--epochs", "3"], "train"), ("mypkg.train", True, ["0.5"], "train")])
 def test_a_programs_report_is_named_after_it_and_a_runners_after_what_it_runs(program, module, argv, name):
@@ -145,6 +147,7 @@ def test_breaks_first_hit_at_a_later_call_are_listed_once_with_the_first_calls()
     record = load(record_path("2.13.0", "ga")).to_json()
     raw = record["variants"][0]
     f = analyze(RawRecord.from_json(record)).program.functions[0]
-    assert raw["recompiles"]["breaks"] and len(f.code.breaks) == len({(b.file, b.line, b.reason) for b in f.code.breaks})
+    assert raw["recompiles"]["breaks"]
+    assert len(f.code.breaks) == len({(b.file, b.line, b.reason) for b in f.code.breaks})
     read = next(p for p in analyze(RawRecord.from_json(record)).parse if p.artifact == "graph-break messages").read
     assert read == len(raw["capture"]["breaks"]) + len(raw["recompiles"]["breaks"])

@@ -112,8 +112,8 @@ def test_a_wrong_shape_fails_that_variant_with_the_shapes_it_may_have(tmp_path):
 def test_the_loader_puts_the_samples_folder_on_the_path_for_its_own_modules(tmp_path):
     (tmp_path / "helpers").mkdir()
     (tmp_path / "helpers" / "fit.py").write_text("def f(x):\n    return x.sum(axis=1)\n")
-    (tmp_path / "s.py").write_text("from helpers.fit import f\n\ndef population(n, rng):\n    return rng.random((n, 2))\n"
-                                   "\nfitness_numpy = f\n")
+    (tmp_path / "s.py").write_text("from helpers.fit import f\n\n"
+                                   "def population(n, rng):\n    return rng.random((n, 2))\n\nfitness_numpy = f\n")
     try:
         m = sample.load(str(tmp_path / "s.py"))
         (variant, *_), ignored = sample.variants(m)
