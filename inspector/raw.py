@@ -423,7 +423,7 @@ class RawCapture(Raw):
     problems: Optional[list[str]] = None
     records: Optional[int] = None
     limits: Optional[list[Any]] = None
-    decision_hooks: Optional[dict[str, Any]] = None
+    decision_hooks: Optional[dict[str, str]] = None  # {decision kind: "recorded" or why not}
     machine_code: Optional[list[RawMachineCode]] = None
 
 

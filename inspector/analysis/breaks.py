@@ -14,7 +14,7 @@ from inspector.analysis.parse import breaks as parse
 from inspector.analysis.parse.breaks import BreakFacts
 from inspector.frames import Frame
 from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, ProgramFunction, Recompilation,
-                             SampleVariant, SourceFile, Status)
+                             SampleVariant, SourceFile, Status, WarningKind)
 from inspector.raw import RawBreak, RawEnv, RawGraph, RawRegions, RawSize
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
@@ -160,16 +160,17 @@ def warnings(graphs: Sequence[RawGraph], again: Optional[Recompilation], sizes: 
     found = []
     for g in graphs:
         for loop, times in unrolled(g.fx_graph or "", statements, sources, code).items():
-            found.append(CompileWarning("unrolled-loop", [loop], g.compile_id, (
+            found.append(CompileWarning(WarningKind.UNROLLED_LOOP, [loop], g.compile_id, (
                 f"Dynamo unrolled the Python loop at line {loop}: its body was traced {times} times into graph "
                 f"{g.compile_id}, so compile time and graph size grow with its trip count. Vectorise the loop "
                 "over a new axis instead")))
     if again:
-        found.append(CompileWarning("recompile-limit" if again.limit else "recompile", [], None, again.text))
+        found.append(CompileWarning(WarningKind.RECOMPILE_LIMIT if again.limit else WarningKind.RECOMPILE, [], None,
+                                    again.text))
     for size in sizes:
         for r in size.recompiles or []:
             if r.reason:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
-                found.append(CompileWarning("recompile", [], r.compile_id, f"recompiled at population "
+                found.append(CompileWarning(WarningKind.RECOMPILE, [], r.compile_id, f"recompiled at population "
                                             f"{size.population:,}: {recompiles.guard_text(r.reason)}"))
     return found
 

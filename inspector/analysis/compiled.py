@@ -6,19 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Optional, TypeVar
 
 from inspector import frames
 from inspector.analysis import breaks, cost, kernels as kernels_mod, lines, machine, recompiles
-from inspector.model import CompiledCode, CompileWarning, Env, Graph, Kernel, LineVerdict, SizeCall, SourceFile
-from inspector.raw import (RawCapture, RawGraph, RawKernelTimes, RawPythonLine, RawRegions, RawSize, RawThreadScaling,
-                           RawTrial, RawVariant)
+from inspector.model import (CompiledCode, CompileWarning, Env, Graph, Kernel, LineVerdict, SizeCall, SourceFile,
+                             WarningKind)
+from inspector.raw import (JSON, RawBreak, RawCapture, RawGraph, RawKernelTimes, RawMachineCode, RawPythonLine,
+                           RawRegions, RawSize, RawThreadScaling, RawTrial, RawVariant)
 
 # the kinds of torch output a compiled function's analysis parses: each counted, with what was not understood
 ARTIFACTS = ("output code", "graph-break messages", "FX graph stack comments", "log records", "Inductor decisions",
              "machine code")
 Seen = dict[str, tuple[int, list[str]]]  # {artifact: (how many were read, one line per one not understood)}
 NONE = RawCapture.from_json({})
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -38,16 +40,27 @@ class Pieces:
     kernel_times: Optional[RawKernelTimes] = None
     thread_scaling: Optional[RawThreadScaling] = None
     regions: Optional[RawRegions] = None
-    launch_configs: Optional[dict[str, Any]] = None
+    launch_configs: Optional[JSON] = None
     sizes: Sequence[RawSize] = ()
     calls: Optional[int] = None
     bounds: Sequence[str] = ()
 
-    def compiled(self, kind: Literal["graphs", "breaks", "machine_code"]) -> list[Any]:
-        """The raw ``kind`` of what it compiled: its first call's, and for a program's function also what its later
-        calls compiled (a variant's later passes compile none of their own)."""
-        found = list(getattr(self.capture, kind) or [])
-        return found + list(getattr(self.recompiles, kind) or []) if self.program else found
+    @property
+    def graphs(self) -> list[RawGraph]:
+        return self._compiled(self.capture.graphs, self.recompiles.graphs)
+
+    @property
+    def breaks(self) -> list[RawBreak]:
+        return self._compiled(self.capture.breaks, self.recompiles.breaks)
+
+    @property
+    def machine_code(self) -> list[RawMachineCode]:
+        return self._compiled(self.capture.machine_code, self.recompiles.machine_code)
+
+    def _compiled(self, first: Optional[list[T]], later: Optional[list[T]]) -> list[T]:
+        """What it compiled: its first call's, and for a program's function also what its later calls compiled (a
+        variant's later passes compile none of their own)."""
+        return [*(first or []), *(later or [])] if self.program else list(first or [])
 
 
 def of_variant(raw: RawVariant) -> Pieces:
@@ -83,9 +96,9 @@ class Target:
 def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[CompiledCode, Seen]:
     """The CompiledCode of one function and what its parsers read: its kernels (each with its cost), graphs and
     breaks, and, for a ``target`` that ran (None: it did not), its warnings and line verdicts."""
-    graphs_raw = pieces.compiled("graphs")
+    graphs_raw = pieces.graphs
     kernels, graphs, seen = _kernels(pieces, graphs_raw)
-    breaks_raw = pieces.compiled("breaks")
+    breaks_raw = pieces.breaks
     graph_breaks, break_problems = breaks.distinct(breaks_raw, context.sources)
     bandwidth = context.env.memory_bandwidth.gb_s if context.env.memory_bandwidth else None
     kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, graphs_raw, bandwidth)
@@ -96,7 +109,7 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
         statements = lines.scope(target.file.source, target.function)
         warnings = breaks.warnings(graphs_raw, again, pieces.sizes, statements, context.sources, target.file)
         evidence = lines.Evidence(graphs_raw, pieces.python_lines, kernels, graph_breaks,
-                                  [w for w in warnings if w.kind == "unrolled-loop"], split, threads)
+                                  [w for w in warnings if w.kind == WarningKind.UNROLLED_LOOP], split, threads)
         verdicts = lines.verdicts(evidence, context.sources, context.env, {target.file.path: statements},
                                   context.shape)
     seen["graph-break messages"] = (len(breaks_raw), break_problems)
@@ -130,7 +143,7 @@ def _kernels(pieces: Pieces, graphs_raw: list[RawGraph]) -> tuple[list[Kernel], 
             names += [k.name for k in split.kernels]
         graphs.append(Graph(g.compile_id, (g.metrics or {}).get("graph_op_count"), g.fx_graph_cache, names, codes))
     kernels = kernels_mod.with_launch_configs(kernels_mod.with_ids(found), pieces.launch_configs)
-    kernels, machine_seen = machine.with_machine_code(kernels, pieces.compiled("machine_code"))
+    kernels, machine_seen = machine.with_machine_code(kernels, pieces.machine_code)
     seen: Seen = {
         "output code": (parts, problems),
         "FX graph stack comments": (sum((g.fx_graph or "").count("# File:") for g in graphs_raw),

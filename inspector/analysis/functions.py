@@ -4,14 +4,14 @@ and what torch.compile made of all of its calls."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from inspector import frames
 from inspector.analysis import compiled, recompiles
 from inspector.analysis.compiled import Context, Seen
 from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of
 from inspector.model import FunctionRun, ProgramFunction, Recompile, StanceRun, Status
-from inspector.raw import RawFallbacks, RawRecord, RawTiming, RawVariant
+from inspector.raw import JSON, RawFallbacks, RawRecord, RawTiming, RawVariant
 from inspector.record import compile_key
 
 
@@ -39,7 +39,7 @@ def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
     assert run is not None  # a program's function always has its run
     eager = run.eager or RawTiming.from_json({})
     fallbacks = run.fallbacks or RawFallbacks.from_json({})
-    graphs = compiled.of_variant(raw).compiled("graphs")
+    graphs = compiled.of_variant(raw).graphs
     shares_code, inlined_into = _shared(raw, raws)
     return FunctionRun(
         calls=run.calls or 0, total_s=run.total_s or 0.0, compile_s=compile_time(graphs),
@@ -61,12 +61,12 @@ def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[st
     """(the other functions with the same code object: torch compiles them as one function, recompiling for the
     second and counting both against one recompile limit; for a function never called itself, those whose compiled
     graphs hold its code (their FX graphs' ``# File:`` comments))."""
-    code: Optional[dict[str, Any]] = raw.code.to_json() if raw.code else None
+    code: Optional[JSON] = raw.code.to_json() if raw.code else None
     if not code:
         return [], []
     same = [w.id or "" for w in raws if w is not raw and w.code and w.code.to_json() == code]
     if raw.run and raw.run.calls:
         return same, []
     inlined = [w.id or "" for w in raws if w.id != raw.id and any(
-        frames.inside(g.fx_graph or "", code) for g in compiled.of_variant(w).compiled("graphs"))]
+        frames.inside(g.fx_graph or "", code) for g in compiled.of_variant(w).graphs)]
     return same, inlined

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Optional
+from typing import Optional
 
 from inspector.analysis.parse import LIBRARY_CALL, KernelFacts, cpp, decisions, triton, wrapper
 from inspector.model import Backend, Decisions, Kernel, Launch
@@ -114,7 +114,7 @@ def with_launch_configs(kernels: list[Kernel], configs: Optional[JSON]) -> list[
 
 
 def with_nest_records(kernels: list[Kernel], records: Optional[list[RawNest]],
-                      hooks: Optional[Mapping[str, Any]] = None) -> tuple[list[Kernel], list[str]]:
+                      hooks: Optional[Mapping[str, str]] = None) -> tuple[list[Kernel], list[str]]:
     """(kernels, [problems]): the C++ kernels of one graph with each loop nest joined to the probe's nest records (the
     code Inductor generated for a nest, the user stacks of the FX nodes it computes, and Inductor's decisions for it:
     ``hooks`` says which decisions the capture could record): each record joins the nest whose code it shares most, if

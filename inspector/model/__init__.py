@@ -31,7 +31,7 @@ from inspector.model.runs import (CodeLocation, CrossCheck, FunctionRun, Interna
                                   Recompile, SampleVariant, StanceRun, SweepEntry, SweepPoint)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, ReasonKind, Status, Vectorized,
-                                   Words)
+                                   WarningKind, Words)
 
 FORMAT = "inspector.analysis/2"  # the JSON renderer's output (docs/record.md, "The analysis")
 
@@ -45,7 +45,7 @@ __all__ = [
     "Recompile", "Regression", "RegressionKind", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample", "SampleVariant",
     "Site", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
     "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
-    "TrialResult", "TrialSpec", "TritonLaunch", "VECTORIZED", "Vectorized", "Words", "to_json",
+    "TrialResult", "TrialSpec", "TritonLaunch", "VECTORIZED", "Vectorized", "WarningKind", "Words", "to_json",
 ]
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from inspector.model.lines import Site
+from inspector.model.words import WarningKind, coerce
 
 @dataclass(frozen=True)
 class GraphBreak:
@@ -43,12 +44,15 @@ class BreakCost:
 
 @dataclass(frozen=True)
 class CompileWarning:
-    """A silent cousin of a graph break: ``unrolled-loop``, ``recompile`` or ``recompile-limit``."""
+    """A silent cousin of a graph break: an unrolled loop, a recompile, the recompile limit hit."""
 
-    kind: str
+    kind: WarningKind
     lines: list[int]
     graph: Optional[str]
     text: str
+
+    def __post_init__(self) -> None:
+        coerce(self, "kind", WarningKind)
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from typing import Any
 
 from inspector.raw import Status, Words
 
-__all__ = ["STATUSES", "Backend", "FixKind", "How", "LineStatus", "ReasonKind", "Status", "Vectorized", "Words",
-           "coerce"]
+__all__ = ["STATUSES", "Backend", "FixKind", "How", "LineStatus", "ReasonKind", "Status", "Vectorized", "WarningKind",
+           "Words", "coerce"]
 
 
 class Backend(Words):
@@ -52,6 +52,14 @@ class How(Words):
     FX_GRAPH = "fx_graph"
     PYTHON_TRACE = "python_trace"
     GRAPH_BREAK = "graph_break"
+
+
+class WarningKind(Words):
+    """A CompileWarning's kind: a silent cousin of a graph break."""
+
+    UNROLLED_LOOP = "unrolled-loop"  # Dynamo unrolled a Python loop into a graph
+    RECOMPILE = "recompile"
+    RECOMPILE_LIMIT = "recompile-limit"  # Dynamo hit its recompile limit and gave up compiling
 
 
 class ReasonKind(Words):

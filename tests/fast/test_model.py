@@ -87,7 +87,7 @@ def test_every_field_of_the_json_output_is_documented():
     missing += [t.__name__ for t in types if f"`{t.__name__}`" not in analysis_doc]
     assert not missing
     for enum in (model.Status, model.Backend, model.LineStatus, model.Vectorized, model.How, model.ReasonKind,
-                 model.FixKind):
+                 model.FixKind, model.WarningKind):
         assert f"`{enum.__name__}`" in analysis_doc
         words = [m.value.removeprefix("not-vectorized-") for m in enum]
         assert all(w in analysis_doc for w in words), enum

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import Optional
 
 from inspector.model import Decisions, Gather, ParallelChoice, Tiling
 from inspector.raw import RawDecision, RawTilingLimits
@@ -14,7 +14,7 @@ KINDS = ("tiling", "checker", "parallel", "gather", "lane", "kernel", "dropped")
 
 
 def parse(entries: Optional[Sequence[RawDecision]],
-          hooks: Optional[Mapping[str, Any]]) -> tuple[Optional[Decisions], list[str]]:
+          hooks: Optional[Mapping[str, str]]) -> tuple[Optional[Decisions], list[str]]:
     """(Decisions, [what could not be read]) of one nest record's ``decisions`` (RawDecisions); ``hooks``: the capture's
     {decision kind: "recorded" or why not}, absent in records made before decisions were recorded (then None)."""
     if entries is None:
