@@ -8,9 +8,9 @@ Layout (probe -> record -> analysis -> renderers):
 - ``inspector.analysis``: kernels, verdicts, breaks and costs derived from a record alone;
 - ``inspector.render``: HTML, text and JSON renderers behind one interface (never import torch);
 - ``inspector.api``: every command from Python (``report``, ``breaks``, ``compare``, ``compare_program``,
-  ``Run``, ``render``, ``run``, ``capture``, ``inspect``, ``check``), returning Reports; torch imported only when
-  used;
-- ``inspector.contracts``: per-line performance contracts judged across torch versions (``inspector check``);
+  ``Run``, ``render``, ``run``, ``capture``, ``inspect``), returning Reports; torch imported only when used;
+- ``inspector.contracts``: per-line performance contracts judged across torch versions (``inspector check``,
+  ``inspector.check()``), on runs the API makes or on records;
 - ``inspector.errors``: ``InspectorError``, the one base exception, and the exit codes;
 - ``inspector.cli``: the typer command line: options parsed, the API called, errors turned into exit codes.
 """
@@ -18,12 +18,16 @@ Layout (probe -> record -> analysis -> renderers):
 from typing import Any
 
 __version__ = "0.2.0"
-API = ("report", "breaks", "compare", "compare_program", "Run", "render", "run", "capture", "inspect", "check")
+API = ("report", "breaks", "compare", "compare_program", "Run", "render", "run", "capture", "inspect")
 
 
 def __getattr__(name: str) -> Any:
-    """``inspector.report`` and the rest of API, from inspector.api, imported on first use."""
+    """``inspector.report`` and the rest of API (from inspector.api), and ``inspector.check`` (from
+    inspector.contracts.command), imported on first use: ``import inspector`` alone imports neither."""
     if name in API:
         from inspector import api
         return getattr(api, name)
+    if name == "check":
+        from inspector.contracts.command import check
+        return check
     raise AttributeError(f"module 'inspector' has no attribute {name!r}")

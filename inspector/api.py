@@ -553,13 +553,3 @@ def _source(path):
     """A file's text from the disk, else from linecache (a notebook cell's code)."""
     text = from_disk(path)
     return text if text is not None else "".join(linecache.getlines(path)) or None
-
-
-def check(paths=(), **options):
-    """``inspector check``: judge the contracts (``# inspector:`` comments, ``[tool.inspector]`` in pyproject.toml)
-    on runs of the sample ``paths`` (or ``program=``) made here under each ``torch=`` version, or on ``records=``
-    made elsewhere; ``baseline=``/``update=``: an inspector.lock to compare with, or to write. Its ``Checked``:
-    ``.render(fmt)`` (text, json, github, junit), ``.exit_code``, ``.verdicts``. The options:
-    ``inspector.contracts.command.check``."""
-    from inspector.contracts.command import check as check_contracts
-    return check_contracts(paths, **options)

@@ -15,6 +15,8 @@ import typer
 from rich.console import Console
 
 from inspector import api, envs as envs_mod
+from inspector.contracts.command import check as check_contracts
+from inspector.contracts.result import FORMATS
 from inspector.errors import (CHECK, INTERNAL, INTERRUPTED, OK, PLEASE_REPORT, InspectorError, Interrupted,
                               InternalFailure)
 from inspector.model import Analysis
@@ -463,7 +465,6 @@ def check(
     """Check the performance contracts written in comments (# inspector: parallel vectorized) and in pyproject.toml
     (its tool.inspector table) on runs made here or read from records: compiler-style lines, exit 3 when one is
     violated."""
-    from inspector.contracts.result import FORMATS
     if fmt not in FORMATS:
         fail(f"--format {fmt}: expected {', '.join(FORMATS)}")
     paths = paths or []
@@ -475,10 +476,10 @@ def check(
         fail("--program -m: name the module")
     if module:
         program, paths = paths[0], paths[1:]
-    result = api.check([] if program else paths, program=program, args=paths if program else (), module=module,
-                       records=records, torch=torch, python=python, envs=envs, packages=with_, job=job, out=out,
-                       baseline=baseline, update=update, strict=strict, population=population, variants=variant,
-                       rounds=rounds, budget=budget, progress=say)
+    result = check_contracts([] if program else paths, program=program, args=paths if program else (), module=module,
+                             records=records, torch=torch, python=python, envs=envs, packages=with_, job=job, out=out,
+                             baseline=baseline, update=update, strict=strict, population=population, variants=variant,
+                             rounds=rounds, budget=budget, progress=say)
     output = result.render(fmt)
     if write:
         write_atomic(write, output)

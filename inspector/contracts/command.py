@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
+from inspector import api
 from inspector.contracts import facts, lock
 from inspector.contracts.grammar import (Contract, Problem, from_comments, from_pyproject, local, nearest_pyproject,
                                        pattern)
@@ -44,10 +45,13 @@ def check(paths: Sequence[str | Path] = (), *, program: str | None = None, args:
           job: str | None = None, out: str | Path | None = None, baseline: str | Path | None = None,
           update: bool = False, strict: bool = False, population: int | None = None, variants: Sequence[str] = (),
           rounds: int = 3, budget: float = 1.0, progress: Callable[[str], None] | None = None) -> Checked:
-    """Judge every contract on the runs (see the module's docstring); ``job``: the job the runs are from (runs made
-    here: by default the CI's own; records read keep theirs, else take it, else their folder's name); ``out``: write
-    each run's record, its HTML report and an index there; ``baseline``: an inspector.lock to compare with (with
-    ``update``: written instead, default ./inspector.lock)."""
+    """``inspector check`` (``inspector.check()``): judge the contracts (``# inspector:`` comments,
+    ``[tool.inspector]`` in pyproject.toml) on runs of the sample ``paths`` (or ``program``) made here under each
+    ``torch`` version, or on ``records`` made elsewhere (see the module's docstring); ``job``: the job the runs are
+    from (runs made here: by default the CI's own; records read keep theirs, else take it, else their folder's name);
+    ``out``: write each run's record, its HTML report and an index there; ``baseline``: an inspector.lock to compare
+    with (with ``update``: written instead, default ./inspector.lock). Its ``Checked``: ``.render(fmt)`` (text, json,
+    github, junit), ``.exit_code``, ``.verdicts``."""
     say = progress or (lambda line: None)
     problems: list[Problem] = []
     notes: list[str] = []
@@ -93,7 +97,6 @@ def _measure(files: list[Path], program: str | None, args: Sequence[str], module
              say: Callable[[str], None]) -> list[Made]:
     """Run each sample of ``files`` (or ``program``) under each torch version, as ``report`` (``run``) does; one
     that cannot run is a problem, and the others still run."""
-    from inspector import api
     if not files and not program:
         raise InspectorError("give sample files or folders, --program PROGRAM [ARGS...], or --records DIR")
     versions: list[str | None] = list(torch) or [None]
@@ -215,14 +218,13 @@ def _contracts(files: list[Path], runs: list[RunFacts]) -> tuple[list[Contract],
 def _save(out: Path, made: list[Made]) -> Path:
     """Write each run's record (``<name>.json``, its job kept) and HTML report into ``out``, and an index of the
     samples' (the folder index has no row for a program's run); the folder's path."""
-    from inspector.api import Report
     names = [n for n, _ in made]
     done = []
     for name, record in made:
         if names.count(name) > 1:  # the same sample from several jobs or torch versions: one file each
             which = record.job or (record.env.torch if record.env else None) or ""
             name += "-" + re.sub(r"[^\w.]+", "-", which).strip("-")
-        report = Report(name, record)
+        report = api.Report(name, record)
         report.save(out, index=None if record.program else INDEX)
         done += [] if record.program else [(name, report.analysis)]
     if done:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from inspector.rewrite.dialect import MATH, RAISING, REDUCTIONS, attr, call, name, number
 from inspector.rewrite.exprs import Expressions, construct
 from inspector.rewrite.model import Reason, Topic
+from inspector.rewrite.program import Module
 from inspector.rewrite.values import (CELLS, COLUMN, ITEMS, PREAMBLE, SCALAR, Binding, Bound, Decline, Genes,
                                       Kind, Value, join)
 
@@ -203,10 +204,8 @@ class Translator(Expressions):
             return target.partition(".")[0]
         return ""
 
-    def helper(self, module: object, function: ast.FunctionDef, node: ast.Call) -> Value:
+    def helper(self, module: Module, function: ast.FunctionDef, node: ast.Call) -> Value:
         """A call to a function of the program: the same call of its rewrite, translated for these arguments."""
-        from inspector.rewrite.program import Module
-        assert isinstance(module, Module)
         values = [self.expr(a) for a in node.args]
         keywords = {k.arg: self.expr(k.value) for k in node.keywords if k.arg}
         if not any(varies(v) for v in [*values, *keywords.values()]):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from inspector.rewrite.calls import Iteration, Translator, varies
 from inspector.rewrite.dialect import name
 from inspector.rewrite.exprs import construct
+from inspector.rewrite.loops import gene_loop
 from inspector.rewrite.model import Reason, Topic
 from inspector.rewrite.values import PREAMBLE, SCALAR, Binding, Bound, Decline, Genes, Kind, Value, join
 
@@ -276,7 +277,6 @@ class Body:
             raise Decline(node, "`for ... else`", Reason.STATEMENT)
         iteration = self.tr.iteration(node.target, node.iter, list(node.body))
         if iteration.genes:
-            from inspector.rewrite.loops import gene_loop
             return gene_loop(self, node, iteration)
         return self.kept_loop(node, iteration)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from inspector.rewrite.calls import IDENTITY, Iteration, Translator, varies
 from inspector.rewrite.dialect import name
@@ -14,14 +14,19 @@ from inspector.rewrite.exprs import construct
 from inspector.rewrite.model import Reason, Topic
 from inspector.rewrite.values import Binding, Decline, Value, join
 
-if TYPE_CHECKING:
-    from inspector.rewrite.flow import Body
-
 Contributions = dict[str, tuple[str, Value]]  # accumulator -> (sum, sub, prod, max or min; what one gene adds)
 REDUCE = {"sum": "sum", "sub": "sum", "prod": "prod", "max": "max", "min": "min"}
 
 
-def gene_loop(body: Body, node: ast.For, iteration: Iteration) -> list[ast.stmt]:
+class Block(Protocol):
+    """The block a gene loop is in (``flow.Body``): its translator, and the names it binds."""
+
+    tr: Translator
+
+    def bind(self, identifier: str, value: Value) -> None: ...
+
+
+def gene_loop(body: Block, node: ast.For, iteration: Iteration) -> list[ast.stmt]:
     """The loop's statements: the constant tables it zips with, its per-gene names, one update per accumulator."""
     inner = body.tr.child(iteration.bindings)
     temps: list[ast.stmt] = []
@@ -52,7 +57,7 @@ def accumulated(node: ast.For) -> set[str]:
                     and isinstance(n.targets[0], ast.Name) and accumulation(n.value, n.targets[0].id)}
 
 
-def read_after(node: ast.For, body: Body) -> set[str]:
+def read_after(node: ast.For, body: Block) -> set[str]:
     """Names the user's function reads after the loop before binding them again."""
     function = body.tr.frame.module.functions.get(body.tr.frame.function)
     if function is None:
@@ -200,7 +205,7 @@ def combine(found: Contributions, more: Contributions) -> None:
                                             earlier.warns or value.warns))
 
 
-def update(body: Body, accumulator: str, op: str, value: Value, iteration: Iteration, node: ast.For) -> ast.stmt:
+def update(body: Block, accumulator: str, op: str, value: Value, iteration: Iteration, node: ast.For) -> ast.stmt:
     """``acc += np.sum(..., axis=1)`` (or -=, *=, np.maximum(acc, np.max(...)), np.minimum)."""
     tr = body.tr
     reduced = REDUCE[op]

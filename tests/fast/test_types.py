@@ -1,7 +1,8 @@
 """One type per thing, each built once, whole: a sample's variant, a program's function, a sweep's size and a fix
 tried are separate types; their compiled code is one value built by one function from raw pieces (a fix tried
 included, with no fake variant); and the shape the code keeps: no analysis-model dataclass over 20 fields, no
-function of the analysis over 60 lines, and no module of collect or the probe importing the analysis."""
+function of the analysis over 60 lines, no module of collect or the probe importing the analysis, and no import
+cycle (a lazy import included)."""
 
 import ast
 import dataclasses
@@ -37,6 +38,45 @@ def test_collect_and_the_probe_import_nothing_from_the_analysis():
                     f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []
                 found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.startswith("inspector.analysis")]
     assert not found
+
+
+def _imports():
+    """{module: the inspector modules it imports}: at the top, under TYPE_CHECKING and inside functions alike
+    (``from package import module`` names the module; a package's own parent is not counted)."""
+    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+               for p in (ROOT / "inspector").rglob("*.py")}
+    found = {}
+    for name, path in modules.items():
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                             for a in node.names}
+        found[name] = {m for m in imported if m in modules and m != name}
+    return found
+
+
+def test_no_import_cycle_not_even_through_a_lazy_import():
+    """An import inside a function is there to keep torch out of what imports it, never to break a cycle: counted
+    as imports, they make no cycle. ``inspector``'s own lazy attributes (inspector.report, inspector.check) are the
+    package's front door, left out."""
+    graph = _imports()
+    graph["inspector"] = set()
+    cycles, done = [], set()
+
+    def visit(name, path):
+        if name in path:
+            cycles.append(path[path.index(name):] + [name])
+        elif name not in done:
+            for imported in sorted(graph[name]):
+                visit(imported, path + [name])
+            done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+    assert not cycles, cycles
 
 
 def test_a_samples_variants_a_programs_functions_and_a_sweeps_sizes_are_types_of_their_own():
