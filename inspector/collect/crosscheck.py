@@ -8,8 +8,7 @@ from typing import Optional
 import numpy as np
 
 from inspector.raw import RawRecord, RawTrial, RawVariant, Status
-
-RTOL = 1e-5
+from inspector.tolerance import RTOL, close
 
 
 def cross_check(record: RawRecord, outputs_dir: Path, rtol: Optional[float] = None) -> RawRecord:
@@ -60,8 +59,8 @@ def _tried(t: RawTrial, outputs: dict[Optional[str], np.ndarray], outputs_dir: P
 
 
 def compare(expected: np.ndarray, got: np.ndarray, rtol: float = RTOL) -> tuple[bool, Optional[str]]:
-    """(True, None) when ``got`` matches ``expected`` (relative tolerance ``rtol``, inf/nan aware) over the rows
-    both have, else (False, what differs)."""
+    """(True, None) when ``got`` matches ``expected`` (``tolerance.close``, relative tolerance ``rtol``) over the
+    rows both have, else (False, what differs)."""
     m = min(len(expected), len(got))
     expected, got = expected[:m], got[:m]
     if expected.shape != got.shape:
@@ -71,12 +70,10 @@ def compare(expected: np.ndarray, got: np.ndarray, rtol: float = RTOL) -> tuple[
         got = got.astype(np.float64)
     except (TypeError, ValueError) as e:
         return False, f"not comparable as numbers ({e})"
-    finite = np.abs(expected[np.isfinite(expected)])
-    atol = 1e-9 * (finite.max() if finite.size else 1.0)
-    close = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
-    if close.all():
+    agree = close(expected, got, rtol)
+    if agree.all():
         return True, None
-    bad = np.argwhere(~close)
+    bad = np.argwhere(~agree)
     first = "; ".join(f"#{_where(i)}: expected {float(expected[tuple(i)])!r}, got {float(got[tuple(i)])!r}"
                       for i in bad[:3])
     rows = len({int(i[0]) for i in bad})

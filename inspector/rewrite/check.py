@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inspector.collect.crosscheck import RTOL
 from inspector.rewrite.branches import Arms, install, instrumented
 from inspector.rewrite.model import (Arm, Check, Dialect, Mismatch, Rewrite, RewriteKind, Row, Unit,
                                      Verdict)
 from inspector.rewrite.program import Module, Program
+from inspector.tolerance import RTOL, close
 
 ROWS = 16  # single-row populations a variant's rewrite is also checked on (its branches on one individual)
 
@@ -170,12 +170,9 @@ def per_individual(target: Callable[..., object], population: np.ndarray, row: R
     return Outputs(table, wrong)
 
 
-def close(expected: np.ndarray, got: np.ndarray, rtol: float) -> np.ndarray:
-    """Per individual, whether all its values match: the rule of ``collect.crosscheck.compare`` (relative
-    tolerance, an absolute one of 1e-9 of the largest finite value, NaN equal to NaN, inf to the same inf)."""
-    finite = np.abs(expected[np.isfinite(expected)])
-    atol = 1e-9 * (finite.max() if finite.size else 1.0)
-    ok = np.asarray(np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True))
+def individuals(expected: np.ndarray, got: np.ndarray, rtol: float) -> np.ndarray:
+    """Per individual (a row), whether all its values match (``tolerance.close``)."""
+    ok = close(expected, got, rtol)
     return np.asarray(ok.reshape(len(ok), -1).all(axis=1)) if ok.ndim > 1 else ok
 
 
@@ -185,7 +182,7 @@ def compared(expected: Outputs, got: np.ndarray, rtol: float) -> Mismatch | None
     if got.shape != values.shape:
         return Mismatch(0, f"shape {values.shape}", f"shape {got.shape}", False, len(values))
     try:
-        ok = close(values.astype(np.float64), got.astype(np.float64), rtol)
+        ok = individuals(values.astype(np.float64), got.astype(np.float64), rtol)
     except (TypeError, ValueError) as e:
         return Mismatch(0, "numbers", f"not comparable ({e})", False, len(values))
     for i in expected.wrong:
