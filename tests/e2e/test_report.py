@@ -180,7 +180,7 @@ def test_a_library_is_annotated_and_its_break_shown_at_its_site(tmp_path):
     a = analyze(load(tmp_path / "pymoo_g7.json"))
     (b,) = a.variant("numpy-compiled-cpu").code.breaks
     assert (b.file, b.where) == ("pymoo/gradient/toolbox/__init__.py", "library") and b.count >= 1
-    assert b.chain[0] == ["samples/libraries/pymoo_g7.py", 23] and "torch.compiler.disable" in b.fix
+    assert b.chain[0] == ("samples/libraries/pymoo_g7.py", 23) and "torch.compiler.disable" in b.fix
     g = a.file("pymoo/problems/single/g.py")
     verdicts = {g.text(e.line)[:2]: e.status for e in a.variant("numpy-compiled-cpu").code.lines if e.file == g.display}
     assert {verdicts[f"g{i}"] for i in range(1, 9)} == {"parallel"} and verdicts["f "] == "parallel"
