@@ -189,7 +189,7 @@ def unrolled(fx_graph: str, statements: Scope, sources: Sources, code: SourceFil
         previous = line
     times: dict[int, int] = {}
     for line, count in visits.items():
-        loop = statements[line].in_loop if line in statements else None
+        loop = statements.statements[line].in_loop if line in statements.statements else None
         if loop and count >= UNROLLED_MIN_TIMES:
             times[loop] = max(times.get(loop, 0), count)
     return dict(sorted(times.items()))

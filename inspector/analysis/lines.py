@@ -61,10 +61,7 @@ class Sources:
 
     def tree(self, file: SourceFile) -> Optional[ast.Module]:
         if file.path not in self._trees:
-            try:
-                self._trees[file.path] = ast.parse(file.source)
-            except (SyntaxError, ValueError):
-                self._trees[file.path] = None
+            self._trees[file.path] = parse(file.source)
         return self._trees[file.path]
 
     def chain(self, text: str) -> list[tuple[SourceFile, int]]:
@@ -87,7 +84,24 @@ class Statement:
     in_loop: Optional[int]
 
 
-Scope = dict[int, Statement]  # {first line: its statement}
+Statements = dict[int, Statement]  # {first line: its statement}
+
+
+@dataclass(frozen=True)
+class FunctionSpan:
+    """A function's lines: its name, its first line (its decorators included) and its last."""
+
+    name: str
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Functions of one file, as line verdicts cover them: their statements by first line, and their spans."""
+
+    statements: Statements
+    functions: tuple[FunctionSpan, ...]
 
 
 def scope(source: str, function: str) -> Scope:
@@ -103,21 +117,45 @@ def scope(source: str, function: str) -> Scope:
         params = {a.arg for a in ast.walk(defs[name].args) if isinstance(a, ast.arg)}
         todo += [n.id for n in ast.walk(defs[name]) if isinstance(n, ast.Name) and n.id in defs
                  and n.id not in params]
-    return {line: info for name in seen for line, info in _function_lines(defs[name]).items()}
+    found = sorted((defs[name] for name in seen), key=lambda f: f.lineno)
+    return Scope({line: info for f in found for line, info in _function_lines(f).items()},
+                 tuple(_span(f) for f in found))
 
 
 def enclosing_scope(tree: ast.Module, lines: Iterable[int]) -> Scope:
-    """The statements of the innermost functions (methods included) around each of ``lines``, as ``scope``."""
+    """The statements and spans of the innermost functions (methods included) around each of ``lines``, as
+    ``scope``."""
     functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    found: Scope = {}
+    found: dict[FunctionNode, None] = {}
     for line in lines:
         around = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
         if around:
-            found.update(_function_lines(min(around, key=lambda f: (f.end_lineno or f.lineno) - f.lineno)))
-    return found
+            found[min(around, key=lambda f: (f.end_lineno or f.lineno) - f.lineno)] = None
+    inner = sorted(found, key=lambda f: f.lineno)
+    return Scope({line: info for f in inner for line, info in _function_lines(f).items()},
+                 tuple(_span(f) for f in inner))
 
 
-def _function_lines(function: FunctionNode) -> Scope:
+def functions_around(source: str, lines: Iterable[int]) -> tuple[FunctionSpan, ...]:
+    """The spans of the innermost functions around each of ``lines`` of ``source`` (none where it does not parse)."""
+    tree = parse(source)
+    return enclosing_scope(tree, lines).functions if tree else ()
+
+
+def parse(source: str) -> Optional[ast.Module]:
+    """The syntax tree of a source file, or None where it does not parse."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _span(function: FunctionNode) -> FunctionSpan:
+    return FunctionSpan(function.name, min([function.lineno] + [d.lineno for d in function.decorator_list]),
+                        function.end_lineno or function.lineno)
+
+
+def _function_lines(function: FunctionNode) -> Statements:
     lines = {}
     for stmt, loop in _statements(function.body):
         end = stmt.end_lineno or stmt.lineno
@@ -185,11 +223,11 @@ def verdicts(evidence: Evidence, sources: Sources, env: Env, variant_scope: dict
     (FX graph comments). A verdict is certain only where every alternative agrees; otherwise it says "unknown".
     """
     entries = _entries(evidence, sources)
-    scopes = {path: dict(lines) for path, lines in variant_scope.items()}
+    scopes = {path: dict(s.statements) for path, s in variant_scope.items()}
     for (path, line, _), e in entries.items():
         tree = sources.tree(e.file)
         if tree is not None and line not in scopes.get(path, {}):
-            scopes.setdefault(path, {}).update(enclosing_scope(tree, [line]))
+            scopes.setdefault(path, {}).update(enclosing_scope(tree, [line]).statements)
     by_id = {k.id: k for k in evidence.kernels}
     fusion = _fusion(evidence.graphs)
     out = [_placed(key, e, scopes[key[0]][key[1]], by_id, evidence, sources, env, shape, fusion)
@@ -230,7 +268,7 @@ def _entries(evidence: Evidence, sources: Sources) -> dict[Key, _Entry]:
     return entries
 
 
-def _by_statement(entries: dict[Key, _Entry], scopes: dict[str, Scope]) -> dict[Key, _Entry]:
+def _by_statement(entries: dict[Key, _Entry], scopes: dict[str, Statements]) -> dict[Key, _Entry]:
     """The entries merged per statement: evidence on a continuation line of a statement that spans lines belongs to
     the statement (its first line); evidence outside any scope is dropped."""
     starts = {path: {n: start for start, info in lines.items() for n in range(start, info.end + 1)}

@@ -1,9 +1,16 @@
-"""Chart geometry for the HTML pages, as plain numbers for inline SVG: the variant-time bars, the speedup
-sweep plot, the compile-phase bar, and the heat colours of source lines."""
+"""Chart geometry for the HTML pages, as typed values of plain numbers for inline SVG: the variant-time bars
+(``Bars``), the speedup sweep plot (``Sweep``), the compile-phase bar (``Phase``), and the heat colours of source
+lines (``Heat``)."""
+
+from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Optional
 
-from inspector.render.words import seconds
+from inspector.model import CompilePhases, SampleVariant, SweepPoint
+from inspector.render.words import ratio, seconds
 
 PHASES = (("dynamo_s", "Dynamo", "tracing your Python into graphs"),
           ("aot_s", "AOTAutograd", "functionalisation and decompositions"),
@@ -18,7 +25,87 @@ BAR_W, BAR_H, LABEL_W = 560, 22, 210
 PLOT_W, PLOT_H, LEFT, BOTTOM = 520, 240, 56, 34
 
 
-def bars(variants):
+@dataclass(frozen=True)
+class Tick:
+    """An axis tick: where (x or y, as its axis is) and its label."""
+
+    at: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Bar:
+    id: str
+    y: int
+    label: str
+    width: float
+
+
+@dataclass(frozen=True)
+class Bars:
+    """Each variant's time on a log scale: its bars, the x axis' ticks, where the bars start, the SVG's size."""
+
+    bars: tuple[Bar, ...]
+    ticks: tuple[Tick, ...]
+    left: int
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
+class Dot:
+    x: float
+    y: float
+    title: str
+
+
+@dataclass(frozen=True)
+class Series:
+    """One variant's speedups over the sizes of a sweep: its colour, its polyline's points and its dots."""
+
+    id: str
+    color: str
+    points: str
+    dots: tuple[Dot, ...]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The speedup sweep plot: against which eager variant (``basis``), its series, the y of 1x, the plot's edges,
+    the SVG's size, and both axes' ticks."""
+
+    basis: str
+    lines: tuple[Series, ...]
+    one: float
+    left: int
+    right: int
+    bottom: int
+    width: int
+    height: int
+    xticks: tuple[Tick, ...]
+    yticks: tuple[Tick, ...]
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One compile phase of the phase bar: its name, what it does, its seconds, share of the compile and colour."""
+
+    label: str
+    what: str
+    s: float
+    share: float
+    color: str
+
+
+@dataclass(frozen=True)
+class Heat:
+    """The colours of a source line whose kernels took a share of the call: its background and its text's."""
+
+    background: str
+    text: str
+
+
+def bars(variants: Sequence[SampleVariant]) -> Optional[Bars]:
     """Bars of each variant's time on a log scale."""
     timed = [(v.id, v.timing.per_population_s) for v in variants if v.timing]
     if not timed:
@@ -26,34 +113,33 @@ def bars(variants):
     low = math.floor(math.log10(min(t for _, t in timed)))
     high = max(math.ceil(math.log10(max(t for _, t in timed))), low + 1)
 
-    def x(t):
+    def x(t: float) -> float:
         return BAR_W * (math.log10(t) - low) / (high - low)
 
-    return {"bars": [{"id": i, "y": n * BAR_H, "label": seconds(t), "width": round(max(2.0, x(t)), 1)}
-                     for n, (i, t) in enumerate(timed)],
-            "ticks": [{"x": round(LABEL_W + x(10.0 ** p), 1), "label": seconds(10.0 ** p)} for p in range(low, high + 1)],
-            "left": LABEL_W, "width": LABEL_W + BAR_W + 90, "height": BAR_H * len(timed) + 30}
+    return Bars(tuple(Bar(i, n * BAR_H, seconds(t), round(max(2.0, x(t)), 1)) for n, (i, t) in enumerate(timed)),
+                tuple(Tick(round(LABEL_W + x(10.0 ** p), 1), seconds(10.0 ** p)) for p in range(low, high + 1)),
+                LABEL_W, LABEL_W + BAR_W + 90, BAR_H * len(timed) + 30)
 
 
-def phase_bar(phases):
-    """The compile phases as coloured segments (label, what it is, seconds, share, colour)."""
+def phase_bar(phases: Optional[CompilePhases]) -> tuple[Phase, ...]:
+    """The compile phases as coloured segments."""
     if not phases or not phases.total_s:
-        return []
-    return [{"label": label, "what": what, "s": getattr(phases, key), "share": getattr(phases, key) / phases.total_s,
-             "color": COLORS[i]} for i, (key, label, what) in enumerate(PHASES)]
+        return ()
+    return tuple(Phase(label, what, getattr(phases, key), getattr(phases, key) / phases.total_s, COLORS[i])
+                 for i, (key, label, what) in enumerate(PHASES))
 
 
-def heat(share):
-    """(background, text colour) of a source line whose kernels took ``share`` of the call."""
-    return next((bg, fg) for below, bg, fg in HEAT if share < below)
+def heat(share: float) -> Heat:
+    """The colours of a source line whose kernels took ``share`` of the call."""
+    return next(Heat(bg, fg) for below, bg, fg in HEAT if share < below)
 
 
-def sweep_plot(sweep):
+def sweep_plot(sweep: Sequence[SweepPoint]) -> Optional[Sweep]:
     """Each variant's speedup (vs NumPy, else vs Python) at each swept population size, on log-log axes."""
     if len(sweep) < 2:
         return None
     basis = "numpy" if any(v.speedups.vs_numpy for s in sweep for v in s.variants) else "python"
-    series = {}
+    series: dict[str, list[tuple[int, float]]] = {}
     for s in sweep:
         for v in s.variants:
             speedup = v.speedups.vs_numpy if basis == "numpy" else v.speedups.vs_python
@@ -68,18 +154,15 @@ def sweep_plot(sweep):
     y0, y1 = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
     y1 = max(y1, y0 + 1)
 
-    def x(n):
+    def x(n: float) -> float:
         return LEFT + PLOT_W * (math.log10(n) - x0) / (x1 - x0)
 
-    def y(s):
+    def y(s: float) -> float:
         return PLOT_H - PLOT_H * (math.log10(s) - y0) / (y1 - y0) + 8
 
-    lines = [{"id": vid, "color": COLORS[i % len(COLORS)],
-              "points": " ".join(f"{x(n):.1f},{y(s):.1f}" for n, s in points),
-              "dots": [{"x": round(x(n), 1), "y": round(y(s), 1), "title": f"{vid} at {n:,}: {s:.3g}x"}
-                       for n, s in points]}
-             for i, (vid, points) in enumerate(series.items())]
-    return {"basis": basis, "lines": lines, "one": round(y(1.0), 1), "left": LEFT, "right": LEFT + PLOT_W,
-            "bottom": PLOT_H + 8, "width": LEFT + PLOT_W + 250, "height": PLOT_H + 8 + BOTTOM,
-            "xticks": [{"x": round(x(n), 1), "label": f"{n:,}"} for n in sizes],
-            "yticks": [{"y": round(y(10.0 ** p), 1), "label": f"{10.0 ** p:g}x"} for p in range(y0, y1 + 1)]}
+    lines = tuple(Series(vid, COLORS[i % len(COLORS)], " ".join(f"{x(n):.1f},{y(s):.1f}" for n, s in points),
+                         tuple(Dot(round(x(n), 1), round(y(s), 1), f"{vid} at {n:,}: {ratio(s)}") for n, s in points))
+                  for i, (vid, points) in enumerate(series.items()))
+    return Sweep(basis, lines, round(y(1.0), 1), LEFT, LEFT + PLOT_W, PLOT_H + 8, LEFT + PLOT_W + 250,
+                 PLOT_H + 8 + BOTTOM, tuple(Tick(round(x(n), 1), f"{n:,}") for n in sizes),
+                 tuple(Tick(round(y(10.0 ** p), 1), f"{10.0 ** p:g}x") for p in range(y0, y1 + 1)))

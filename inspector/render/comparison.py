@@ -1,18 +1,20 @@
 """A comparison of runs in plain words, shared by the HTML and text renderers."""
 
+from __future__ import annotations
+
 import math
 from collections.abc import Iterable
 from typing import Optional
 
-from inspector.model import Env, Regression, RegressionKind
-from inspector.render.words import ratio, seconds
+from inspector.model import CodePair, ComparedLine, ComparedVariant, Env, Regression, RegressionKind, RunPair, TimeRow
+from inspector.render.words import ratio, seconds, spread
 
 # what an eager variant's change of time measures, by its kind: the control for its family's compiled variants
 CONTROLS = {"numpy": "the machine or NumPy", "python": "the machine or Python",
             "torch": "the machine or torch's eager operators"}
 
 
-def headline(v):
+def headline(v: ComparedVariant) -> str:
     """Status change, or the timings side by side with the speedup of the second run."""
     if not v.ok:
         return " → ".join(s + (f" ({e})" if e else "") for s, e in zip(v.status, v.errors))
@@ -20,48 +22,21 @@ def headline(v):
                      for t in v.timing)
 
 
-def speedup(t):
-    """A TimeRow's speedup, with its spread over the rounds where it was timed in them: "1.43x (1.38x-1.51x in 6
+def speedup(t: TimeRow) -> str:
+    """A TimeRow's speedup, with its spread over the rounds where it was timed in them: "1.43x (1.38x to 1.51x in 6
     alternating rounds)"."""
     if not t.speedup:
         return "-"
-    return ratio(t.speedup) + (f" ({ratio(t.spread[0])} to {ratio(t.spread[1])} in {t.rounds} alternating rounds)"
-                               if t.spread else "")
+    return ratio(t.speedup) + (f" ({spread(t.spread, t.rounds, 'times')})" if t.spread else "")
 
 
-def moved(speedup: Optional[float]) -> str:
-    """A change of time (a ratio, old over new) in words: "2.13x slower", "1.4x faster", "as fast"; "-" for None
-    (not timed under both)."""
-    if not speedup:
-        return "-"
-    if abs(speedup - 1) < 0.005:
-        return "as fast"
-    return f"{speedup:.3g}x faster" if speedup > 1 else f"{1 / speedup:.3g}x slower"
-
-
-def between(low: float, high: float) -> str:
-    """The range of ratios (old over new) from ``low`` to ``high`` in words: "1.9x to 2.3x faster", "1.1x to 1.4x
-    slower", or "1.2x slower to 1.1x faster"."""
-    if low >= 1 or high < 1:
-        a, b = sorted((low, high) if low >= 1 else (1 / low, 1 / high))
-        return f"{a:.3g}x to {b:.3g}x {'faster' if low >= 1 else 'slower'}"
-    return f"{1 / low:.3g}x slower to {high:.3g}x faster"
-
-
-def spread(t):
-    """"1.99x to 2.24x slower in 6 alternating rounds" (the lowest and highest round of a TimeRow), or ""."""
-    if not t or not t.spread:
-        return ""
-    return f"{between(*t.spread)} in {t.rounds} alternating rounds"
-
-
-def summary(pair):
+def summary(pair: RunPair) -> str:
     """The pair's answer in one sentence: how many compiled variants got faster or slower under the second run."""
     compiled = [v for v in pair.variants if v.compiled]
     noun = "compiled function" if pair.program else "compiled variant"
     if not compiled:
         return f"No {noun} ran under both {pair.a} and {pair.b}."
-    groups = {}
+    groups: dict[str, list[ComparedVariant]] = {}
     for v in compiled:
         groups.setdefault(v.change if v.ok else "not ok under both", []).append(v)
     said = [f"{len(vs)} {what} ({', '.join(_said(v) for v in vs)})"
@@ -72,14 +47,14 @@ def summary(pair):
             + "; ".join(said) + how + ".")
 
 
-def _said(v):
+def _said(v: ComparedVariant) -> str:
     """"numpy-compiled-cpu 2.13x slower", or its statuses ("ok → error")."""
     if not v.ok:
         return f"{v.id} {' → '.join(v.status)}"
-    return f"{v.id} {moved(v.timing[0].speedup if v.timing else None)}"
+    return f"{v.id} {ratio(v.timing[0].speedup if v.timing else None, 'change')}"
 
 
-def reading(pair, v):
+def reading(pair: RunPair, v: ComparedVariant) -> Optional[str]:
     """What a variant's change of time says: for an eager variant, what it measures (a control); for a compiled one,
     its change read against its control's, in one sentence, saying "unknown" where a machine setting eager code may
     not feel changed too; None when there is nothing to read."""
@@ -94,13 +69,14 @@ def reading(pair, v):
     c = next(e for e in pair.variants if e.id == v.control)
     cause, t, ct = CONTROLS[c.kind], v.timing[0].speedup, c.timing[0].speedup
     if v.change == "no clear change":
-        return (f"eager {c.id} shows no clear change either ({moved(ct)})" if c.change == "no clear change"
-                else f"eager {c.id} {moved(ct)}, while this variant shows no clear change")
+        return (f"eager {c.id} shows no clear change either ({ratio(ct, 'change')})" if c.change == "no clear change"
+                else f"eager {c.id} {ratio(ct, 'change')}, while this variant shows no clear change")
     if c.change == v.change:
-        share = "the change may be all" if abs(math.log(ct)) >= abs(math.log(t)) else "part of the change is"
-        return f"eager {c.id} also {moved(ct)}: {share} {cause}, not torch's compiler"
-    said = (f"eager {c.id} shows no clear change ({moved(ct)})" if c.change == "no clear change"
-            else f"eager {c.id} {moved(ct)} meanwhile")
+        share = ("the change may be all" if abs(math.log(ct or 1.0)) >= abs(math.log(t or 1.0))
+                 else "part of the change is")
+        return f"eager {c.id} also {ratio(ct, 'change')}: {share} {cause}, not torch's compiler"
+    said = (f"eager {c.id} shows no clear change ({ratio(ct, 'change')})" if c.change == "no clear change"
+            else f"eager {c.id} {ratio(ct, 'change')} meanwhile")
     machine = [x.what for x in pair.confounders if x.key in Env.MACHINE]
     if machine:
         return (f"{said}, but the {' and '.join(machine)} changed too, which eager code may not feel: whether the "
@@ -109,7 +85,7 @@ def reading(pair, v):
             + ("" if pair.interleaved else " (unless a load came and went while the runs were timed apart)"))
 
 
-def notes(pair, v):
+def notes(pair: RunPair, v: ComparedVariant) -> list[str]:
     """One sentence per finding in a variant: what its change of time says (see reading), then in a compiled one
     its kernels, changed line verdicts, graph breaks."""
     a, b = pair.a, pair.b
@@ -128,13 +104,14 @@ def notes(pair, v):
                    + "".join(f"; {c}" for c in k.changes))
     out += [f"kernel removed: {name} (only under {a})" for name in v.removed]
     out += [f"kernel added: {name} (only under {b})" for name in v.added]
-    changes = {}
+    changes: dict[tuple[str, str], list[ComparedLine]] = {}
     for e in v.changed_lines:
-        changes.setdefault((e.a.describe(), e.b.describe()), []).append(e)
+        if e.a and e.b:  # a changed line has a verdict under both
+            changes.setdefault((e.a.describe(), e.b.describe()), []).append(e)
     out += [f"{_lines(es)}: {was} under {a} → {now} under {b}" for (was, now), es in changes.items()]
     for name, other, one in ((a, b, [e for e in v.one_sided if e.a]), (b, a, [e for e in v.one_sided if e.b])):
         if one:
-            how = ", ".join(sorted({h for e in one for h in (e.a or e.b).how}))
+            how = ", ".join(sorted({h for e in one for verdicts in (e.a, e.b) if verdicts for h in verdicts.how}))
             out.append(f"{_lines(one)}: a verdict under {name} only ({how}), no evidence under {other}")
     out += [f"graph break {x.change} at {x.where}: {x.reason}" for x in v.breaks]
     if v.cache:
@@ -143,12 +120,13 @@ def notes(pair, v):
     return out
 
 
-def _lines(entries):
+def _lines(entries: Iterable[ComparedLine]) -> str:
     """'lines 48-51, 58 (objective, check_constraints)' for ComparedLines; the lines of another file than the sample
     after theirs, named with it: 'line 3; lines 7, 12 of samples/helpers/penalties.py (f, rastrigin)'."""
-    by_file = {}
+    entries = list(entries)
+    by_file: dict[Optional[str], set[int]] = {}
     for e in sorted(entries, key=lambda e: e.file is not None):
-        by_file.setdefault(e.file, set()).add(e.line)
+        by_file.setdefault(e.file, set()).update([e.line] if e.line is not None else [])
     where = "; ".join(spans(numbers) + (f" of {file}" if file else "") for file, numbers in by_file.items())
     functions = ", ".join(dict.fromkeys(e.function for e in entries))
     return f"{where} ({functions})"
@@ -156,7 +134,7 @@ def _lines(entries):
 
 def spans(numbers: Iterable[int]) -> str:
     """'lines 48-51, 58', or 'line 7'."""
-    spans = []
+    spans: list[list[int]] = []
     for n in sorted(numbers):
         if spans and spans[-1][1] == n - 1:
             spans[-1][1] = n
@@ -166,12 +144,12 @@ def spans(numbers: Iterable[int]) -> str:
     return f"line{'s' if len(spans) > 1 or spans[0][1] > spans[0][0] else ''} {where}"
 
 
-def code(v):
+def code(v: ComparedVariant) -> list[CodePair]:
     """The kernel pairs of a compiled variant, then its wrapper."""
     return [*v.kernels, *([v.wrapper] if v.wrapper else [])]
 
 
-def diff_class(line):
+def diff_class(line: str) -> str:
     """The CSS class of a diff line."""
     return {"+": "add", "-": "del"}.get(line[:1], "")
 
@@ -194,6 +172,6 @@ def worse(r: Regression) -> str:
     if r.kind == RegressionKind.RECOMPILES and r.recompiles:
         return f"recompiles {r.recompiles[0]} → {r.recompiles[1]}"
     if r.kind == RegressionKind.TIME and r.time and r.time.speedup:
-        return f"{1 / r.time.speedup:.2f}x slower" + (
+        return ratio(r.time.speedup, "change") + (
             f" (in every one of {r.time.rounds} rounds)" if r.time.rounds else "")
     return f"{r.status}: {r.error}"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Optional
 
 from inspector.model import Fix, FixKind, GraphBreak, Recompilation, TrialResult, TrialSpec
-from inspector.render.comparison import between, moved, spans
-from inspector.render.words import places, seconds
+from inspector.render.comparison import spans
+from inspector.render.words import places, ratio, seconds, spread
 
 # how to make the population column-major, the tiling heuristic off, and a recompiled size static, as a user does
 COLUMN_MAJOR = "shape (d, N), or np.asfortranarray"
@@ -63,11 +63,12 @@ def trial(t: TrialResult) -> str:
         return f"tried: {label} → its output differs from the variant's ({t.mismatch}): not advice"
     if t.speedup is None:
         return f"tried: {label} → not timed"
-    how = (f" ({between(*t.spread)} in {t.rounds} alternating round{'s' if t.rounds > 1 else ''})" if t.spread
-           else f" (one steady call each at {t.sizes[-1].population:,}, one after the other; recompiles "
-                f"{sum(s.recompiles_before for s in t.sizes)} → {sum(s.recompiles_after for s in t.sizes)} over the "
-                "sizes)" if t.sizes else " (timed one after the other, not side by side)")
-    said = [f"{moved(t.speedup)}{how}" if t.gain else f"no gain: {moved(t.speedup)}{how}"]
+    # how its speedup was measured: at the last further size (as the analysis takes it there), else in the rounds
+    how = (f" (one steady call each at {t.sizes[-1].population:,}, one after the other; recompiles "
+           f"{sum(s.recompiles_before for s in t.sizes)} → {sum(s.recompiles_after for s in t.sizes)} over the sizes)"
+           if t.sizes else f" ({spread(t.spread, t.rounds)})" if t.spread
+           else " (timed one after the other, not side by side)")
+    said = [f"{ratio(t.speedup, 'change')}{how}" if t.gain else f"no gain: {ratio(t.speedup, 'change')}{how}"]
     e = t.effect
     said += [f"{spans({n for _, n in e.vectorized_now if n})} now vectorized"] if e.vectorized_now else []
     said += [f"{spans({n for _, n in e.parallel_now if n})} now parallel"] if e.parallel_now else []

@@ -1,17 +1,23 @@
 """Pygments highlighting split into one escaped HTML string per source line."""
 
+from __future__ import annotations
+
 import html
 
+from pygments.formatter import Formatter
+from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import CppLexer, PythonLexer
-from pygments.token import STANDARD_TYPES
+from pygments.token import STANDARD_TYPES, _TokenType
 
-LEXERS = {"python": PythonLexer, "cpp": CppLexer, "triton": PythonLexer}
+LEXERS: dict[str, type[Lexer]] = {"python": PythonLexer, "cpp": CppLexer, "triton": PythonLexer}
 
 
-def lines(code, language):
+def lines(code: str, language: str) -> list[str]:
     """Highlighted HTML for each line of ``code`` (tokens never span lines, so lines stand alone)."""
     lexer = LEXERS.get(language, PythonLexer)(stripnl=False, ensurenl=False)
-    out, current = [], []
+    out: list[str] = []
+    current: list[str] = []
     for token, value in lexer.get_tokens(code):
         css = _css(token)
         for i, piece in enumerate(value.split("\n")):
@@ -26,12 +32,13 @@ def lines(code, language):
     return out[:expected] + [""] * (expected - len(out))
 
 
-def _css(token):
-    while token not in STANDARD_TYPES:
+def _css(token: _TokenType) -> str:
+    while token not in STANDARD_TYPES and token.parent is not None:
         token = token.parent
-    return STANDARD_TYPES[token]
+    return STANDARD_TYPES.get(token, "")
 
 
-def stylesheet(style="default"):
-    from pygments.formatters import HtmlFormatter
-    return HtmlFormatter(style=style).get_style_defs(".hl")
+def stylesheet(style: str = "default") -> str:
+    """The CSS of a pygments style, for the ``.hl`` class."""
+    formatter: Formatter[str] = HtmlFormatter(style=style)  # the stubs type the base class's method
+    return formatter.get_style_defs(".hl")

@@ -1,13 +1,16 @@
 """The text renderer (rich): the seed-style timing table and one sentence per compiled variant, the breaks
 listing, and a comparison's few lines per variant."""
 
+from __future__ import annotations
+
 import io
 import textwrap
+from typing import Optional
 
 from rich.console import Console
 from rich.table import Table
 
-from inspector.model import Status
+from inspector.model import Analysis, BreaksView, Comparison, GraphBreak, Status, TrialResult
 from inspector.render import comparison as comparison_words, fixes as fix_words, views
 from inspector.render.base import Renderer
 from inspector.render.words import (break_even, error_parts, match, program_title, ratio, recompile_why, run_notes,
@@ -22,15 +25,15 @@ class TextRenderer(Renderer):
 
     name = "text"
 
-    def __init__(self, full=True, color=False, width=WIDTH):
+    def __init__(self, full: bool = True, color: bool = False, width: int = WIDTH) -> None:
         self.full, self.color, self.width = full, color, width
 
-    def _console(self):
+    def _console(self) -> Console:
         return Console(file=io.StringIO(), width=self.width, force_terminal=self.color,  # text even in Jupyter
                        color_system="standard" if self.color else None, highlight=False, soft_wrap=True,
                        force_jupyter=False)
 
-    def report(self, analysis):
+    def report(self, analysis: Analysis) -> str:
         """The table; with ``full``, per-variant sentences, failures and breaks.
 
         Mismatches are not repeated here: the CLI reports them on stderr as soon as they are known.
@@ -45,54 +48,54 @@ class TextRenderer(Renderer):
         found, idle = views.changes(analysis), views.tried_without_gain(analysis)
         if found or idle:
             console.print("What to change, the most time at stake first:", markup=False)
-            for n, c in enumerate(found, 1):
-                where = f" (line{'s' if len(c.lines) > 1 else ''} {places(c.lines, analysis.sample.path)})" \
-                    if c.lines else ""
-                tried = f"; {c.tried}" if c.tried else ""
-                console.print(f"  {n}. {c.text}{where} [{c.stake} in {c.variant}{tried}]", markup=False)
+        for n, c in enumerate(found, 1):
+            lines = {(ref.file, ref.line): None for ref in c.lines}
+            where = f" (line{'s' if len(lines) > 1 else ''} {places(lines, analysis.sample.path)})" if lines else ""
+            _effects(console, f"  {n}. {c.text}{where}", c, stake=True)
         for c in idle:
-            console.print(f"  tried, no gain (not advice): {c.text} [{c.variant}; {c.tried}]", markup=False)
+            _effects(console, f"  tried, no gain (not advice): {c.text}", c, stake=False)
         if found or idle:
             console.print("  (time at stake: measured; effects: measured where it says \"tried\", the fix applied by "
                           "inspector, not by editing your code; the others are not tried by inspector)", markup=False)
         rows = views.table(analysis)
         console.print(timing_table(analysis, rows))
-        for n, text in rows.notes:
-            console.print(f"  {n}. {text}", markup=False)
-        for why, ids in rows.skipped.items():
-            console.print(f"  skipped: {', '.join(ids)} ({why})", markup=False)
+        for note in rows.notes:
+            console.print(f"  {note.number}. {note.text}", markup=False)
+        for s in rows.skipped:
+            console.print(f"  skipped: {', '.join(s.variants)} ({s.why})", markup=False)
         if self.full:
             for v in analysis.variants:
                 if v.status not in (Status.OK, Status.SKIPPED):
                     _failure(console, v.id, v.status, v.error)
                 if v.ok_compiled:
                     console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
-                    for b in v.code.bounds:
-                        console.print(f"    bounded: {b}", markup=False)
+                    for bound in v.code.bounds:
+                        console.print(f"    bounded: {bound}", markup=False)
                     for b in v.code.breaks:
                         _graph_break(console, b)
             _not_understood(console, analysis)
         return _out(console)
 
-    def program(self, analysis):
+    def program(self, analysis: Analysis) -> str:
         """Per compiled function of a program's run: calls, compiles and time, then its sentence, breaks and
         recompilations (each with the call it happened at and the guard that failed)."""
         console = self._console()
         p = analysis.program
-        for line in views.program_headlines(analysis):
-            console.print(line, markup=False, style="bold")
+        if p is None:
+            return ""
+        for h in views.program_headlines(analysis):
+            console.print(h.sentence, markup=False, style="bold")
         table = Table(title=program_title(analysis), title_justify="left")
         columns = ["function", "calls", "calls that recompiled", "compile", "time in it", "per call", "in kernels"]
         for name in columns + (["eager, same arguments"] if p.eager else []):
             table.add_column(name, justify="left" if name == "function" else "right")
-        for v in p.functions:
-            run, split = v.run, v.code.time_split
-            share = f"{100 * split.kernels_s / split.total_s:.0f} %" if split and split.kernels_s is not None else "-"
-            eager = p.eager.get(v.id)
-            against = f" (compiled: {ratio(eager / v.timing.median_s)})" if eager and v.timing else ""
+        for r in views.program_rows(analysis):
+            v, run = r.v, r.v.run
+            share = f"{100 * r.kernels_share:.0f} %" if r.kernels_share is not None else "-"
+            against = f" (compiled: {ratio(r.vs_eager)})" if r.vs_eager else ""
             table.add_row(v.id, str(run.calls), str(len(run.recompiles)), seconds(run.compile_s), seconds(run.total_s),
                           seconds(v.timing.median_s if v.timing else None), share,
-                          *([seconds(eager) + against] if p.eager else []))
+                          *([seconds(r.eager_s) + against] if p.eager else []))
         console.print(table if p.functions else "the program compiled nothing with torch.compile", markup=False)
         for v in p.functions:
             if v.status == Status.OK:
@@ -113,12 +116,12 @@ class TextRenderer(Renderer):
         fixes = views.program_fixes(analysis)
         if fixes:
             console.print("Could be tried (not measured: inspector run does not run your program again):", markup=False)
-        for vid, text in fixes:
-            console.print(f"  {vid}: {text}", markup=False)
+        for f in fixes:
+            console.print(f"  {f.function}: {f.text}", markup=False)
         _not_understood(console, analysis)
         return _out(console)
 
-    def breaks(self, view):
+    def breaks(self, view: BreaksView) -> str:
         """Per compiled variant: its graphs, each distinct break once, its cost, the flags tried, warnings."""
         console = self._console()
         console.print(f"{view.sample} · torch {view.torch} · population {view.population:,}", markup=False)
@@ -151,11 +154,11 @@ class TextRenderer(Renderer):
                 console.print(_tried(t), markup=False)
             for w in row.warnings:
                 console.print(f"  warning: {w.text}", markup=False, style="yellow")
-            for b in row.bounds:
-                console.print(f"  bounded: {b}", markup=False)
+            for bound in row.bounds:
+                console.print(f"  bounded: {bound}", markup=False)
         return _out(console)
 
-    def comparison(self, comparison):
+    def comparison(self, comparison: Comparison) -> str:
         """A few lines per variant and run pair."""
         console = self._console()
         for pair in comparison.pairs:
@@ -172,10 +175,11 @@ class TextRenderer(Renderer):
         return _out(console)
 
 
-def timing_table(analysis, rows):
+def timing_table(analysis: Analysis, rows: views.Table) -> Table:
     """The timings table of views.table's ``rows``: a note's number beside the time it qualifies."""
     sample = analysis.sample
-    table = Table(title=f"{sample.title} · population {sample.population:,}", title_justify="left")
+    population = f" · population {sample.population:,}" if sample.population else ""
+    table = Table(title=f"{sample.title}{population}", title_justify="left")
     for name in ("variant", "time", "vs numpy", "vs fastest", "break-even", "match"):
         table.add_column(name, justify="left" if name == "variant" else "right", no_wrap=name == "variant")
     for r in rows.rows:
@@ -187,13 +191,27 @@ def timing_table(analysis, rows):
     return table
 
 
-def _out(console):
+def _effects(console: Console, head: str, c: views.Change, stake: bool) -> None:
+    """A change's line: its words, then where it applies, with the time at stake (``stake``) and what trying it
+    measured: in brackets after it for one variant, on a line each for several."""
+    said = [(f"{a.stake} in " if stake else "") + a.variant + (f"; {a.tried}" if a.tried else "") for a in c.at]
+    if len(said) == 1:
+        console.print(f"{head} [{said[0]}]", markup=False)
+        return
+    console.print(head, markup=False)
+    for line in said:
+        console.print(f"      [{line}]", markup=False)
+
+
+def _out(console: Console) -> str:
     """What was printed, with any lone surrogate (an undecodable byte in a user's message) as its escape \\udcXX,
     as the HTML shows it, so that any terminal can print it."""
-    return console.file.getvalue().encode("utf-8", "backslashreplace").decode("utf-8")
+    printed = console.file
+    assert isinstance(printed, io.StringIO)  # as _console made it
+    return printed.getvalue().encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _failure(console, name, status, error):
+def _failure(console: Console, name: str, status: str, error: Optional[str]) -> None:
     """A variant or function that failed: its error's first line, then torch's further lines as they came."""
     head, rest = error_parts(error)
     console.print(f"{name}: {status}: {head}".rstrip(": "), markup=False, style="red")
@@ -201,13 +219,13 @@ def _failure(console, name, status, error):
         console.print(textwrap.indent(rest, "    "), markup=False)
 
 
-def _graph_break(console, b):
+def _graph_break(console: Console, b: GraphBreak) -> None:
     """One graph break of a variant's summary: where, torch's reason, and what became of the code after it."""
     where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
     console.print(f"    graph break at {where}: {b.reason}" + (f"; then {b.after}" if b.after else ""), markup=False)
 
 
-def _tried(t):
+def _tried(t: TrialResult) -> str:
     """A fix tried on a variant, as the breaks listing says it: a config flag with the breaks it removed and the
     medians; another with what it measured and its steady calls at further sizes."""
     if t.spec.config:
@@ -220,7 +238,7 @@ def _tried(t):
                                                f"{seconds(s.steady_after_s)}" for s in t.sizes)
 
 
-def _not_understood(console, analysis):
+def _not_understood(console: Console, analysis: Analysis) -> None:
     for p in analysis.parse:
         if p.problems:
             console.print(f"not understood: {len(p.problems)} of {p.read} {p.artifact} (see the HTML report)",

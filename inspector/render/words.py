@@ -1,17 +1,20 @@
-"""Plain words shared by every renderer: durations, ratios, reasons and one-sentence summaries."""
+"""Plain words shared by every renderer: durations, ratios and their ranges (``seconds``, ``ratio``, ``between``:
+the one way each is said), reasons and one-sentence summaries."""
+
+from __future__ import annotations
 
 import math
 from collections import Counter
 from collections.abc import Iterable
-from typing import Optional
+from typing import Literal, Optional, Union
 
-from inspector.model import (Backend, CompiledCode, Kernel, LineStatus, ProgramFunction, ReasonKind, Status,
-                             Vectorized)
+from inspector.model import (Analysis, Backend, BreakEven, CompiledCode, FunctionRun, Kernel, LineStatus,
+                             ProgramFunction, Reason, ReasonKind, Recompile, SampleVariant, Status, Vectorized)
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
 
 
-def recompile_why(c):
+def recompile_why(c: Recompile) -> str:
     """Why a program's call compiled again (a Recompile): the guards that failed, or what happened without one."""
     if c.reasons:
         return "; ".join(c.reasons)
@@ -33,8 +36,9 @@ def seconds(value: Optional[float]) -> str:
 
 
 # how often a kernel's launches of one Launch.repeat run per graph call: (one launch, n launches)
-LAUNCHED = {None: ("once", "{n} times"), "loop": ("once per iteration of the loop", "{n} times per iteration of the loop"),
-            "branch": ("when its branch is taken", "{n} times when its branch is taken")}
+LAUNCHED: dict[Optional[str], tuple[str, str]] = {
+    None: ("once", "{n} times"), "loop": ("once per iteration of the loop", "{n} times per iteration of the loop"),
+    "branch": ("when its branch is taken", "{n} times when its branch is taken")}
 
 
 def launched(k: Kernel, short: bool = False) -> str:
@@ -55,40 +59,78 @@ def launched(k: Kernel, short: bool = False) -> str:
                 "once" if counted == 1 else f"{counted:g} times")))
 
 
-def ratio(value: Optional[float]) -> str:
-    """A speedup for people: 6.5x, or 16x slower (rather than 0.0625x)."""
-    if value is None:
+Style = Literal["times", "change", "of"]  # how a ratio of times reads (see ratio)
+SAME = 0.005  # a ratio this close to 1 reads as the same time ("1x", "as fast")
+ROUNDS = "alternating round"  # where a ratio's spread was measured
+
+
+def ratio(value: Optional[float], style: Style = "times") -> str:
+    """A ratio of two times (the other's over this one's: above 1, this one is faster) for people, to three
+    significant digits, turned over below 1: ``times``, as a table cell says it, "6.5x", "16x slower", "1x";
+    ``change``, a change of time, "1.4x faster", "2.13x slower", "as fast"; ``of``, before what it is of, "4.3x"
+    (NumPy), "2x slower than", "as fast as". "-" for None (not timed)."""
+    if not value:
         return "-"
-    return f"{value:.3g}x" if value >= 1 else f"{1 / value:.3g}x slower"
+    if abs(value - 1) < SAME:
+        return {"times": "1x", "change": "as fast", "of": "as fast as"}[style]
+    if value > 1:
+        return f"{value:.3g}x" + (" faster" if style == "change" else "")
+    return f"{1 / value:.3g}x slower" + (" than" if style == "of" else "")
 
 
-def break_even(value):
+def between(low: Optional[float], high: Optional[float], style: Union[Style, Literal["seconds"]] = "change") -> str:
+    """A range for people: of durations (``seconds``), "180 µs – 220 µs"; of ratios of times, as ``ratio`` says one,
+    "1.9x to 2.3x faster", "1.1x to 1.4x slower", "1.2x slower to 1.1x faster" (``times``: "1.9x to 2.3x", "1.2x
+    slower to 1.1x"), an end within SAME of 1 read as 1, one figure where both ends read alike."""
+    if style == "seconds":
+        return f"{seconds(low)} – {seconds(high)}"
+    if low is None or high is None:
+        return "-"
+    low, high = sorted(1.0 if abs(x - 1) < SAME else x for x in (low, high))
+    if low < 1 < high:
+        return f"{ratio(low, style)} to {ratio(high, style)}"
+    if f"{low:.3g}" == f"{high:.3g}":
+        return ratio(low, style)
+    if high <= 1:
+        return f"{1 / high:.3g}x to {1 / low:.3g}x slower"
+    return f"{low:.3g}x to {ratio(high, style)}"
+
+
+def spread(low_high: Optional[tuple[float, float]], rounds: Optional[int], style: Style = "change") -> str:
+    """The lowest and highest of a ratio's side-by-side rounds in words, "1.9x to 2.3x faster in 6 alternating
+    rounds" (``between``), or "" where it was not timed in rounds."""
+    if not low_high:
+        return ""
+    return f"{between(*low_high, style)} in {rounds} {ROUNDS}{'s' if rounds != 1 else ''}"
+
+
+def break_even(value: Optional[BreakEven]) -> str:
     """A BreakEven for people: 1,204 calls, never, or - (not a compiled variant, or no eager one to pay against)."""
     if value is None:
         return "-"
     return "never" if value.calls is None else f"{math.ceil(value.calls):,} calls"
 
 
-def error_parts(text):
+def error_parts(text: Optional[str]) -> tuple[str, str]:
     """(first line, the rest) of an error message: torch's goes on for lines (explanation, hints, the user's code
     with carets under it), kept as they are, to be shown after the first line, preformatted or folded."""
     head, _, rest = (text or "").strip().partition("\n")
     return head, "\n".join(line.rstrip() for line in rest.strip("\n").splitlines())
 
 
-def reason(r):
+def reason(r: Reason) -> str:
     """A Reason as one clause, as it reads inline under a source line."""
     return f"not vectorized: {r.text}" if r.not_vectorized else r.text
 
 
-def timing_notes(v, population):
+def timing_notes(v: SampleVariant, population: Optional[int]) -> list[str]:
     """What the time column of a variant means, when it is not one plain full-population median: each applicable
     note (the machine's state while it was timed is the page's one caution, not a row's)."""
     notes = []
     again, t = v.code.recompilation, v.timing
     if again and (again.every_call or again.limit):
         notes.append(again.text)
-    if t and t.measured_population and t.measured_population < population:
+    if t and t.measured_population and population is not None and t.measured_population < population:
         notes.append("measured on the first individuals only (as many as the budget allowed: see every timing "
                      "figure), the time scaled to the whole population")
     if v.preview:
@@ -98,12 +140,13 @@ def timing_notes(v, population):
         back = f" and the output back in {seconds(copies.to_host_s)}" if copies.to_host_s else ""
         notes.append(f"inputs moved to the GPU once, not timed: copying the population there takes "
                      f"{seconds(copies.to_device_s)}{back}, which a caller holding NumPy arrays pays on every call")
-    if v.code.threads and v.code.threads.speedup and v.code.threads.speedup < 1:
-        notes.append(v.code.threads.text)
+    threads = v.code.threads
+    if threads and threads.text and threads.speedup and threads.speedup < 1:
+        notes.append(threads.text)
     return notes
 
 
-def sentence(v, sample):
+def sentence(v: SampleVariant | ProgramFunction, sample: str) -> str:
     """One sentence on a compiled variant: what ran in parallel, what was vectorized, what broke. Lines of files
     other than the sample (its path ``sample``) are named with their file."""
     if v.status != Status.OK:
@@ -124,23 +167,23 @@ def sentence(v, sample):
         parts[-1] += f", {len(vectorized)} vectorized"
     if distinct and not vectorized and any(r.kind == ReasonKind.NOT_VECTORIZED_STRIDED for e in lines for r in e.why):
         parts[-1] += " (strided loads)"
-    others = {}
+    others: dict[Optional[LineStatus], dict[tuple[str, int], None]] = {}
     for e in lines:
         if e.status != LineStatus.PARALLEL:
             others.setdefault(e.status, {})[(e.file, e.line)] = None
-    for status, where in sorted(others.items()):
+    for status, where in sorted(others.items(), key=lambda kv: str(kv[0])):
         parts.append(f"{status} at line{'s' if len(where) > 1 else ''} {places(where, sample)}")
     if code.breaks:
-        where = ", ".join((f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}")
+        sites = ", ".join((f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}")
                           + (f" {b.count}x" if b.count > 1 else "") for b in code.breaks)
-        part = f"{len(code.breaks)} graph break{'s' if len(code.breaks) > 1 else ''} ({where})"
+        part = f"{len(code.breaks)} graph break{'s' if len(code.breaks) > 1 else ''} ({sites})"
         if code.break_cost:
             part += f" leave {code.break_cost.outside_fraction:.0%} of each call outside compiled graphs"
         parts.append(part)
     machine = machine_code(code)
     if machine:
         parts.append(machine)
-    if code.threads and code.threads.speedup:
+    if code.threads and code.threads.speedup and code.threads.text:
         parts.append(code.threads.text)
     loops = [w for w in code.warnings if w.kind == "unrolled-loop"]
     if loops:
@@ -154,7 +197,7 @@ def sentence(v, sample):
     return "; ".join(parts) + "."
 
 
-def machine_code(code: CompiledCode):
+def machine_code(code: CompiledCode) -> Optional[str]:
     """A compiled function's machine code in one clause: the C++ loop nests it holds packed SIMD in, and those where it
     overrules Inductor's code (the line verdicts follow it); for Triton kernels, that it does not apply."""
     cpp = [k for k in code.kernels if k.backend == Backend.CPP]
@@ -163,14 +206,14 @@ def machine_code(code: CompiledCode):
                                                                        for k in code.kernels) else None
     if not any(k.machine for k in cpp):
         return "machine code not recorded"
-    told = [(k, n) for k in cpp for n in k.loop_nests if n.machine]
+    told = [(k, n, n.machine) for k in cpp for n in k.loop_nests if n.machine]
     nests = sum(len(k.loop_nests) for k in cpp)
-    text = (f"machine code: packed SIMD in {sum(1 for _, n in told if n.machine.simd == 'packed')} of {len(told)} "
+    text = (f"machine code: packed SIMD in {len([m for _, _, m in told if m.simd == 'packed'])} of {len(told)} "
             "C++ loop nests" + (f" told apart (of {nests})" if len(told) < nests else ""))
-    named = {True: [], False: []}  # the nests it overrules, by whether the C++ compiler vectorized them
-    for k, n in told:
-        if n.machine.overrules(n.vectorized):
-            named[n.machine.simd == "packed"].append(f"{k.name} nest {n.index}" if len(k.loop_nests) > 1 else k.name)
+    named: dict[bool, list[str]] = {True: [], False: []}  # the nests it overrules, by whether the C++ compiler
+    for k, n, m in told:                                  # vectorized them
+        if m.overrules(n.vectorized):
+            named[m.simd == "packed"].append(f"{k.name} nest {n.index}" if len(k.loop_nests) > 1 else k.name)
     if named[True]:
         text += f"; the C++ compiler vectorized {_few(named[True])}, which Inductor left scalar"
     if named[False]:
@@ -180,20 +223,22 @@ def machine_code(code: CompiledCode):
     return text
 
 
-def _few(names, listed=3):
+def _few(names: list[str], listed: int = 3) -> str:
     return ", ".join(names[:listed]) + (f" and {len(names) - listed} more" if len(names) > listed else "")
 
 
-def program_title(analysis):
+def program_title(analysis: Analysis) -> str:
     """What a program report is of, in its own words: "ga.py 5000 · exit status 0 · 7.20 s" for ``inspector run``,
     "inspector.inspect(fitness) · 1.52 s" for the Python API (which has no exit status)."""
     p = analysis.program
+    if p is None:
+        return analysis.sample.title
     if p.made_by == "run":
         return f"{analysis.sample.title} · exit status {p.exit} · {seconds(p.wall_s)}"
     return f"inspector.{p.made_by}({analysis.sample.title}) · {seconds(p.wall_s)}"
 
 
-def run_notes(run):
+def run_notes(run: FunctionRun) -> list[str]:
     """Sentences on how a program's compiled function ran beyond its timings (``run``, its FunctionRun): the stances
     its calls ran under, calls torch ran eagerly, a code object it shares with other compiled functions."""
     notes = []
@@ -219,7 +264,7 @@ def places(where: Iterable[tuple[Optional[str], Optional[int]]], sample: str,
            listed: int = 4) -> str:
     """(file, line) pairs as "3, 7, helpers/p.py:12, 16, numpy/x.py (19 lines)": the sample's lines by number,
     another file's after its name, counted when there are more than ``listed``."""
-    by_file = {}
+    by_file: dict[Optional[str], list[Optional[int]]] = {}
     for f, n in sorted(where, key=lambda w: (w[0] != sample, w)):
         by_file.setdefault(f, []).append(n)
     return ", ".join(", ".join(map(str, lines)) if f == sample else
@@ -227,6 +272,6 @@ def places(where: Iterable[tuple[Optional[str], Optional[int]]], sample: str,
                      for f, lines in by_file.items())
 
 
-def match(v):
+def match(v: SampleVariant) -> str:
     """Whether a variant matched the reference: yes, NO, or - (not checked)."""
     return {True: "yes", False: "NO", None: "-"}[v.check.matches]

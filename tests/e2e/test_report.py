@@ -88,7 +88,8 @@ def test_the_fixes_for_strided_loads_are_tried_side_by_side_and_shown_where_the_
     for t in trials.values():
         said = fix_words.trial(t)
         assert said.startswith("tried: ") and escape(said, quote=False) in html
-        assert any(c.tried == said for c in (views.changes(a) if t.gain else views.tried_without_gain(a)))
+        assert any(at.tried == said for c in (views.changes(a) if t.gain else views.tried_without_gain(a))
+                   for at in c.at)
 
 
 def test_json_format_prints_the_analysis(tmp_path):

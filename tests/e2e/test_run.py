@@ -11,7 +11,7 @@ import textwrap
 from conftest import ROOT, line_of, run_cli, tlparse
 from inspector.analysis import analyze
 from inspector.record import load
-from inspector.render import html as html_module
+from inspector.render import section as sections
 from inspector.render import renderer
 
 HELPER = '''\
@@ -262,6 +262,6 @@ def test_a_large_program_gives_a_page_bounded_by_what_it_shows_each_line_once_pe
     # its kernel's code and the output code are cut, each cut said; the page is a small part of the one that shows all
     assert "more lines of its" in page and "lines not shown here: the whole is in the JSON record" in page
     assert "Your source, line by line" in page and "solver.py" in page
-    monkeypatch.setattr(html_module, "KERNEL_LINES", 10**9)
-    monkeypatch.setattr(html_module, "OUTPUT_CODE_LINES", 10**9)
+    monkeypatch.setattr(sections, "KERNEL_LINES", 10**9)
+    monkeypatch.setattr(sections, "OUTPUT_CODE_LINES", 10**9)
     assert len(page) < len(renderer("html").program(a)) / 3

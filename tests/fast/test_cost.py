@@ -87,8 +87,8 @@ def test_a_population_sweep_gives_speedup_at_each_size():
     last = {v.id: v.speedups.vs_numpy for v in a.sweep[-1].variants}
     assert last == {v.id: v.speedups.vs_numpy for v in a.variants}  # the last size is this run
     plot = charts.sweep_plot(a.sweep)
-    assert plot["basis"] == "numpy" and {s["id"] for s in plot["lines"]} >= {"numpy-compiled-cpu", "python"}
-    assert [t["label"] for t in plot["xticks"]] == ["2,000", "20,000"]
+    assert plot.basis == "numpy" and {s.id for s in plot.lines} >= {"numpy-compiled-cpu", "python"}
+    assert [t.label for t in plot.xticks] == ["2,000", "20,000"]
 
 
 @pytest.mark.parametrize("share, contrast", [(0.0, 4.5), (0.1, 4.5), (0.2, 4.5), (0.4, 4.5), (0.9, 4.5)])
@@ -98,8 +98,8 @@ def test_heat_colours_keep_their_text_readable(share, contrast):
         linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
         return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
-    background, text = charts.heat(share)
-    light, dark = sorted((luminance(background), luminance(text)), reverse=True)
+    colours = charts.heat(share)
+    light, dark = sorted((luminance(colours.background), luminance(colours.text)), reverse=True)
     assert (light + 0.05) / (dark + 0.05) >= contrast
 
 

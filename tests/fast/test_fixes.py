@@ -123,8 +123,8 @@ def test_a_fix_is_advice_only_as_its_kind_and_its_measured_effect_say():
     advice, idle = views.changes(a), views.tried_without_gain(a)
     for t in (f.tried for f in found if f.tried):
         said = fix_words.trial(t)
-        assert any(c.tried == said for c in (advice if t.gain else idle)), said
-        assert not any(c.tried == said for c in (idle if t.gain else advice)), said
+        assert any(at.tried == said for c in (advice if t.gain else idle) for at in c.at), said
+        assert not any(at.tried == said for c in (idle if t.gain else advice) for at in c.at), said
     text, html = renderer("text").report(a), renderer("html").report(a)
     for c in idle:
         assert f"tried, no gain (not advice): {c.text}" in text and "Tried, no gain (not advice)" in html
@@ -136,7 +136,8 @@ def test_the_tiling_heuristic_is_advice_only_with_its_measured_effect(version, s
     a = analyze(load(record_path(version, stem)))
     for c in views.changes(a) + views.tried_without_gain(a):
         if "tiling" in c.text:
-            assert c.tried and c.tried.startswith("tried: the tiling heuristic off → ") and c.gain is not None
+            assert all(at.tried and at.tried.startswith("tried: the tiling heuristic off → ") and at.gain is not None
+                       for at in c.at)
 
 
 def test_a_run_tries_each_fix_where_it_can():
@@ -164,7 +165,7 @@ def test_a_program_says_what_could_be_tried_and_how_not_measured():
     record["program"]["try_fixes"] = True
     a = analyze(RawRecord.from_json(record))
     said = views.program_fixes(a)
-    assert said and all(vid == "fitness" for vid, _ in said)
+    assert said and all(f.function == "fitness" for f in said)
     assert fixes.to_try(a, fixes.TRYABLE) == []  # a program runs as it is
     text = renderer("text").program(a)
     assert "Could be tried (not measured" in text and "capture_scalar_outputs = True" in text

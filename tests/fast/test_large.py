@@ -10,7 +10,7 @@ from conftest import analysis
 from inspector.analysis import lines
 from inspector.model import Reason, ReasonKind
 from inspector.raw import RawFusion, RawGraph
-from inspector.render import html
+from inspector.render import section as sections
 from inspector.render import renderer
 
 CHAINS = 30  # call sites of one helper, as an unrolled loop calling it from several lines gives
@@ -23,7 +23,7 @@ def _grown():
     a = analysis("2.13.0", "ten_genes")
     v = a.variant("numpy-compiled-cpu")
     (k,) = v.code.kernels
-    filler = "".join(f"\n// generated line {i}" for i in range(3 * html.KERNEL_LINES))
+    filler = "".join(f"\n// generated line {i}" for i in range(3 * sections.KERNEL_LINES))
     serial = [Reason(ReasonKind.SERIAL, f"nest {i} runs single-threaded") for i in range(SERIAL)]
     placed = [replace(e, via=[(e.file, 100 + n)], why=e.why + serial) for e in v.code.lines if e.kernels
               for n in range(CHAINS)]
@@ -50,13 +50,13 @@ def test_the_page_bounds_a_huge_kernel_its_output_code_and_a_lines_reasons_and_s
     total = k.code.count("\n") + 1
     section = page[page.index('data-kernel="cpp_fused'):]
     section = section[:section.index("</details>")]
-    assert section.count('<div class="ln') == html.KERNEL_LINES
-    assert f"and {total - html.KERNEL_LINES:,} more lines of its {total:,}" in section
+    assert section.count('<div class="ln') == sections.KERNEL_LINES
+    assert f"and {total - sections.KERNEL_LINES:,} more lines of its {total:,}" in section
     assert "in the JSON record beside this report" in section
     assert page.count("lines not shown here: the whole is in the JSON record") == len(v.code.graphs)
     placed = len([e for e in v.code.lines if e.kernels])  # a note under its line each, its serial reasons bounded
-    assert page.count(f"and {SERIAL - html.REASONS_PER_KIND} more single-threaded loop nests") == placed
-    assert page.count("runs single-threaded") == html.REASONS_PER_KIND * placed
+    assert page.count(f"and {SERIAL - sections.REASONS_PER_KIND} more single-threaded loop nests") == placed
+    assert page.count("runs single-threaded") == sections.REASONS_PER_KIND * placed
 
 
 def test_a_line_in_hundreds_of_loop_nests_names_the_first_and_counts_the_rest():
