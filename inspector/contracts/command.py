@@ -216,8 +216,8 @@ def _contracts(files: list[Path], runs: list[RunFacts]) -> tuple[list[Contract],
 
 
 def _save(out: Path, made: list[Made]) -> Path:
-    """Write each run's record (``<name>.json``, its job kept) and HTML report into ``out``, and an index of the
-    samples' (the folder index has no row for a program's run); the folder's path."""
+    """Write each run's record (``<name>.json``, its job kept) and HTML report into ``out``, and an index of them
+    (a sample's or a program's row each); the folder's path."""
     names = [n for n, _ in made]
     done = []
     for name, record in made:
@@ -225,8 +225,8 @@ def _save(out: Path, made: list[Made]) -> Path:
             which = record.job or (record.env.torch if record.env else None) or ""
             name += "-" + re.sub(r"[^\w.]+", "-", which).strip("-")
         report = api.Report(name, record)
-        report.save(out, index=None if record.program else INDEX)
-        done += [] if record.program else [(name, report.analysis)]
+        report.save(out, index=INDEX)
+        done.append((name, report.analysis))
     if done:
         write_atomic(out / INDEX, renderer("html").index(done))
     return out

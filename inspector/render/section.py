@@ -148,11 +148,13 @@ class CostRow:
 @dataclass(frozen=True)
 class Cost:
     """Where a compiled section's time went: its kernels that were timed (costliest first) and the rest of the
-    profiled call (``split``: None where kernel times were not measured), and its compile phases."""
+    profiled call (``split``: None where kernel times were not measured), the fewer threads its parallel kernels
+    were also timed on, and its compile phases."""
 
     timed: tuple[KernelView, ...]
     split: Optional[TimeSplit]
     rest: tuple[CostRow, ...]
+    fewer_threads: tuple[int, ...]
     phases: tuple[charts.Phase, ...]
 
 
@@ -256,6 +258,7 @@ def _cost(code: CompiledCode, kernels: Sequence[KernelView]) -> Cost:
     timed = sorted((kv for kv in kernels if kv.k.cost.time_s is not None), key=lambda kv: -(kv.k.cost.time_s or 0))
     return Cost(tuple(timed), split if total else None,
                 tuple(CostRow(label, s, s / total) for label, s in rest if s is not None and total),
+                tuple(int(p[0]) for p in code.threads.points[:-1]) if code.threads else (),  # the last: torch's
                 charts.phase_bar(code.compile_phases))
 
 

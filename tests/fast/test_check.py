@@ -132,6 +132,15 @@ def test_a_programs_contract_is_checked_with_program(monkeypatch):
     assert {"2 graph breaks", "3 graph breaks", "4 recompiles", "2 recompiles"} <= said
 
 
+def test_out_writes_each_runs_report_and_an_index_with_a_row_for_a_program_too(tmp_path):
+    check(records=[record_path("2.13.0", s) for s in ("poly", "ga")], out=tmp_path)
+    index = (tmp_path / "index.html").read_text()
+    assert 'href="poly.html"' in index and 'href="ga.html"' in index  # the program's row is there
+    ga = index[index.index('href="ga.html"'):]
+    assert "a program's run" in ga[:ga.index("</tr>")] and "fitness: " in ga[:ga.index("</tr>")]
+    assert '<a href="index.html">← index</a>' in (tmp_path / "ga.html").read_text()  # and links back
+
+
 def test_line_words_on_a_def_promise_each_line_and_allow_eager_lets_a_line_run_eagerly(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = copy(tmp_path, "samples/programs/ga.py",

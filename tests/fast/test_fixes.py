@@ -4,6 +4,7 @@ its measured effect say."""
 
 import dataclasses
 import statistics
+from html import escape
 
 import pytest
 
@@ -170,3 +171,31 @@ def test_a_program_says_what_could_be_tried_and_how_not_measured():
     text = renderer("text").program(a)
     assert "Could be tried (not measured" in text and "capture_scalar_outputs = True" in text
     assert "dynamic=False" in text and fix_words.COLUMN_MAJOR in text
+
+
+def test_one_advice_for_several_variants_says_each_variants_measured_effect():
+    a = analysis("2.13.0", "knapsack_breaks")  # static shapes tried on both compiled variants, neither gained
+    static = [f for f in fixes.candidates(a) if f.kind == FixKind.STATIC and f.tried]
+    assert {f.variant for f in static} == {"numpy-compiled-cpu", "torch-compiled-cpu"}
+    (change,) = [c for c in views.tried_without_gain(a) if c.text == fix_words.advice(static[0])]
+    assert {(at.variant, at.tried) for at in change.at} == {(f.variant, fix_words.trial(f.tried)) for f in static}
+    text, html = renderer("text").report(a), renderer("html").report(a)
+    for f in static:
+        said = fix_words.trial(f.tried)
+        assert f"[{f.variant}; {said}]" in text and f"<code>{f.variant}</code> · {escape(said, quote=False)}" in html
+    # a static trial's speedup is said as it was measured: one steady call at the last size, not the rounds' spread
+    assert all("one steady call each at 9,000" in fix_words.trial(f.tried) for f in static)
+
+
+def test_a_fix_tried_once_for_every_variant_stays_no_gain_for_all_and_each_line_links_to_its_variant():
+    a = analysis("2.13.0", "ten_genes")  # the layout tried on numpy-compiled-cpu only: no gain
+    layout = [f for f in fixes.candidates(a) if f.kind == FixKind.LAYOUT]
+    assert len(layout) == 2 and [f.variant for f in layout if f.tried] == ["numpy-compiled-cpu"]
+    (change,) = [c for c in views.tried_without_gain(a) if c.text == fix_words.advice(layout[0])]
+    assert [at.variant for at in change.at] == ["numpy-compiled-cpu"]  # said where it was tried
+    assert not [c for c in views.changes(a) if c.text == change.text]  # never advice on the variant not tried
+    trig = analysis("2.13.0", "trig")  # the layout's lines are in two variants' functions: each links to its own
+    (column,) = [c for c in views.changes(trig) if c.text == fix_words.advice(layout[0])]
+    lines = {(e.file, e.line) for e in trig.variant("numpy-compiled-cpu").code.lines}
+    assert {r.variant for r in column.lines} == {"numpy-compiled-cpu", "torch-compiled-cpu"}
+    assert all(r.variant == "numpy-compiled-cpu" for r in column.lines if (r.file, r.line) in lines)

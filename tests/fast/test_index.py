@@ -3,6 +3,7 @@ per report whose figures are the report's own, a sortable table that needs no ne
 report."""
 
 import re
+from html import escape
 
 from conftest import analysis, record_path
 from inspector.api import Report
@@ -75,3 +76,17 @@ def test_a_report_written_as_part_of_a_folder_links_back_to_the_index(tmp_path):
     assert back in HtmlRenderer(index="index.html").report(a) and back not in HtmlRenderer().report(a)
     Report("poly", load(record_path("2.13.0", "poly"))).save(tmp_path, index="index.html")
     assert back in (tmp_path / "poly.html").read_text()
+
+
+def test_a_programs_row_gives_its_compiled_functions_headlines_as_its_report_does():
+    ga = analysis("2.13.0", "ga")
+    html = HtmlRenderer().index([("ga", ga), ("poly", analysis("2.13.0", "poly"))])
+    row = _row(html, "ga")
+    heads = views.program_headlines(ga)
+    assert heads and all(escape(h.sentence) in row for h in heads)  # the program's report leads with the same
+    assert escape(heads[0].sentence) in HtmlRenderer().program(ga)
+    breaks = {(b.file, b.line) for f in ga.program.functions for b in f.code.breaks}
+    recompiled = sum(len(f.run.recompiles) for f in ga.program.functions)
+    assert f'data-sort="{len(breaks)}">{len(breaks)}</td>' in row and f'data-sort="{recompiled}">{recompiled}' in row
+    assert "no eager run to compare" in row and '<td data-sort="0" class="small">ok<' in row
+    assert row.count("<td") == _row(html, "poly").count("<td")  # a cell per column: the table still sorts

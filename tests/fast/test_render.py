@@ -160,3 +160,64 @@ def test_the_numbers_on_each_row_agree_as_shown(path):
                                                                      ratio(r.vs_numpy))
         fastest = min(x.time_s for x in rows if x.v.family == r.v.family and x.time_s and x.v.status == "ok")
         assert r.vs_fastest == pytest.approx(fastest / r.time_s)
+
+
+def test_one_ratio_formatter_and_one_range_formatter_say_every_ratio():
+    from inspector.render.words import between, spread
+    assert [ratio(x) for x in (6.5, 1 / 16, 1.004, 0.996, None)] == ["6.5x", "16x slower", "1x", "1x", "-"]
+    assert [ratio(x, "change") for x in (1.4, 1 / 2.13, 0.998)] == ["1.4x faster", "2.13x slower", "as fast"]
+    assert [ratio(x, "of") for x in (4.3, 0.5, 1.0)] == ["4.3x", "2x slower than", "as fast as"]
+    assert ratio(622.4) == "622x"  # three significant digits, never 6.2e+02x
+    assert between(1.9, 2.3) == "1.9x to 2.3x faster" and between(1 / 1.1, 1 / 1.4) == "1.1x to 1.4x slower"
+    assert between(1 / 1.2, 1.1) == "1.2x slower to 1.1x faster"
+    assert between(1 / 1.2, 1.1, "times") == "1.2x slower to 1.1x"
+    assert between(0.998, 10.9) == "1x to 10.9x faster" and between(1.0, 1.0, "times") == "1x"  # an end near 1 is 1
+    assert between(2.3, 1.9) == between(1.9, 2.3)
+    assert between(180e-6, 220e-6, "seconds") == "180 µs – 220 µs"
+    assert spread((1.9, 2.3), 6) == "1.9x to 2.3x faster in 6 alternating rounds" and spread(None, 0) == ""
+
+
+def test_no_dict_reaches_a_template_and_no_threshold_or_path_is_written_in_one(monkeypatch):
+    """Templates print typed views: every value handed to one is a model value or a view, never a dict built for it
+    (nor a list or tuple holding one); the caution's thresholds come from the constants that decide it."""
+    import dataclasses
+    import re
+
+    import jinja2
+
+    from inspector.analysis import compare, load as machine_load
+    from inspector.render.words import NOISY
+    seen = []
+
+    def walk(value, where):
+        if isinstance(value, dict):
+            pytest.fail(f"a dict reaches a template: {where}")
+        if isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                walk(item, f"{where}[{i}]")
+        elif dataclasses.is_dataclass(value) and type(value).__module__.startswith("inspector.render"):
+            seen.append(type(value).__name__)
+            for f in dataclasses.fields(value):
+                walk(getattr(value, f.name), f"{where}.{f.name}")
+
+    render = jinja2.Template.render
+
+    def checked(self, *args, **context):
+        for name, value in context.items():
+            walk(value, name)
+        return render(self, *args, **context)
+    monkeypatch.setattr(jinja2.Template, "render", checked)
+    a = analysis("2.13.0", "knapsack_breaks")
+    page = renderer("html").report(a)
+    renderer("html").program(analysis("2.13.0", "ga"))
+    renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"), analysis("2.13.0", "poly")]))
+    html_module.HtmlRenderer().index([("knapsack", a), ("ga", analysis("2.13.0", "ga")), ("gone", None)])
+    assert {"SourceLine", "KernelView", "ComparedView", "DiffView", "IndexRow", "Change", "Row"} <= set(seen)
+    assert f"{100 * machine_load.OTHERS_BUSY:.0f} % of the CPUs" in page and f"more than {NOISY:g}x" in page
+    for template in (ROOT / "inspector" / "render" / "templates").glob("*.j2"):
+        text = template.read_text()
+        thresholds = (f"{100 * machine_load.OTHERS_BUSY:.0f} %", f"{100 * machine_load.STEAL_BUSY:.0f} %",
+                      f"{NOISY:g}x", f"{compare.CLEAR:g}x")
+        assert not any(t in text for t in thresholds), template.name
+        # nor a path or a date sliced
+        assert not re.search(r"(dir|path|file|created)\[-?\d*:-?\d*\]", text), template.name
