@@ -75,7 +75,8 @@ def _row(stem: str, analysis: Analysis) -> IndexRow:
         stem=stem, title=analysis.sample.title, missing=False, families=heads,
         functions=tuple(views.program_headlines(analysis)) if p else (),
         eager=tuple(r for r in views.program_rows(analysis) if r.vs_eager) if p else (),
-        breaks=len({(b.file, b.line) for v in compiled for b in v.code.breaks}),
+        breaks=sum(len(f.code.breaks) for f in p.functions) if p else len(  # each as its report's headline counts
+            {(b.file, b.line) for v in compiled for b in v.code.breaks}),
         recompiles=sum(len(f.run.recompiles) for f in p.functions) if p else sum(r.count for _, r in again),
         limit=tuple(f"{vid}: {'recompile limit hit' if r.limit else 'on every call'}"
                     for vid, r in again if r.limit or r.every_call),

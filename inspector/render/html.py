@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 import jinja2
+from markupsafe import Markup, escape
 
 from inspector.analysis import compare, fixes
 from inspector.model import Analysis, Backend, Comparison, Status
@@ -28,10 +29,16 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters.update(seconds=seconds, ratio=ratio, between=between, break_even=break_even, match=match,
-                       recompile_why=recompile_why, run_notes=run_notes, error_parts=error_parts, launched=launched)
+                       recompile_why=recompile_why, run_notes=run_notes, error_parts=error_parts, launched=launched,
+                       breakable=breakable)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend,
                        status_keys=section.LEGEND, anchor=section.anchor)
     return env
+
+
+def breakable(name: str) -> Markup:
+    """A long identifier, escaped, that may wrap after each underscore (a kernel's name), not inside a word."""
+    return Markup("_<wbr>").join(escape(name).split("_"))
 
 
 class HtmlRenderer(Renderer):
@@ -79,7 +86,8 @@ class HtmlRenderer(Renderer):
         costliest = max(functions, key=lambda v: v.run.total_s, default=None)
         return environment(self.index_page).get_template("program.html.j2").render(
             a=analysis, p=p, title=program_title(analysis), headlines=views.program_headlines(analysis),
-            fixes=views.program_fixes(analysis), sample=analysis.sample, env=analysis.env,
+            fixes=views.program_fixes(analysis), caution=views.caution(analysis), sample=analysis.sample,
+            env=analysis.env,
             rows=views.program_rows(analysis), tlparse=views.tlparse(analysis.trace),
             compiled=[section.section(v, analysis.files, open=v is costliest, limit=PROGRAM_LIMIT) for v in functions],
             highlight_css=highlight.stylesheet())

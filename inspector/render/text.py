@@ -47,7 +47,8 @@ class TextRenderer(Renderer):
             console.print(f"Caution: {caution}.", markup=False, style="yellow")
         found, idle = views.changes(analysis), views.tried_without_gain(analysis)
         if found or idle:
-            console.print("What to change, the most time at stake first:", markup=False)
+            console.print("What to change, the most time at stake first:" if found else
+                          "What to change: no advice here, each fix inspector tried measured no gain.", markup=False)
         for n, c in enumerate(found, 1):
             lines = {(ref.file, ref.line): None for ref in c.lines}
             where = f" (line{'s' if len(lines) > 1 else ''} {places(lines, analysis.sample.path)})" if lines else ""

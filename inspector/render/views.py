@@ -304,7 +304,7 @@ def caution(analysis: Analysis) -> Optional[str]:
     said = []
     load = analysis.load
     if load and load.busy:
-        said.append(f"{' and '.join(load.why)} while the variants were timed")
+        said.append(f"{' and '.join(load.why)} while {'it ran' if analysis.program else 'the variants were timed'}")
     spreads = [s for v in analysis.variants if (s := v.speedups.vs_numpy_spread) and v.kind != "numpy"]
     moved = [s for s in spreads if s[1] > NOISY * s[0]]
     if spreads and len(moved) * 2 > len(spreads):

@@ -341,3 +341,34 @@ def test_kernels_open_folded_files_break_notes_stay_and_keys_move_to_the_lines_t
     number = page.locator(".src .ln a.no").first
     assert number.get_attribute("href") == "#" + number.evaluate("a => a.parentElement.id")
     o.assert_clean()
+
+
+def test_the_index_and_a_comparison_fit_any_screen_and_the_index_stacks_on_a_phone(opened, tmp_path):
+    from inspector.analysis import compare
+    from inspector.render import renderer
+    from inspector.render.html import HtmlRenderer
+    index = tmp_path / "index.html"
+    index.write_text(HtmlRenderer().index([(s, analysis("2.13.0", s)) for s in ("trig", "five_problems", "ga")]
+                                          + [("gone", None)]), encoding="utf-8")
+    comparison = tmp_path / "compare.html"
+    comparison.write_text(renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"),
+                                                                       analysis("2.13.0", "poly")])), encoding="utf-8")
+    ARTIFACTS.mkdir(exist_ok=True)
+    for path in (index, comparison):
+        for width, phone in ((1280, False), (390, True)):
+            o = opened(path, viewport={"width": width, "height": 844}, is_mobile=phone, has_touch=phone)
+            o.page.screenshot(path=str(ARTIFACTS / f"{path.stem}-{width}.png"))
+            page = o.page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            assert page[0] <= page[1], f"{path.name} is {page[0]} px wide on a {page[1]} px screen"
+            if path == index:  # every row in view, on a phone as a block per report: no table to scroll sideways
+                box = o.page.evaluate("""() => { const t = document.querySelector('table.index');
+                    return [t.scrollWidth, t.parentElement.clientWidth]; }""")
+                assert box[0] <= box[1], f"the index is {box[0]} px wide in a {box[1]} px box at {width} px"
+                assert o.page.locator("tbody tr", has_text="a program's run").count() == 1
+            o.assert_clean()
+    # sorting still works on the phone's layout: by graph breaks, the program (the only row with any) last but one
+    o = opened(index, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    o.page.get_by_role("button", name="graph breaks").click()
+    rows = o.page.evaluate("() => [...document.querySelectorAll('table.index tbody th')].map(t => t.innerText)")
+    assert "ga.py" in rows[-2] and "gone" in rows[-1]  # a row without a record sorts last (empty cells last)
+    o.assert_clean()
