@@ -12,5 +12,5 @@ def f(x):
 
 
 x = torch.randn(200_000)
-for i in range(4):
+for _ in range(4):
     torch.compile(f)(x)
