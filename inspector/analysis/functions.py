@@ -75,13 +75,14 @@ def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
 
 def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[str]]:
     """(the other functions with the same code object: torch compiles them as one function, recompiling for the
-    second and counting both against one recompile limit; for a function never called itself, those whose compiled
-    graphs hold its code (their FX graphs' ``# File:`` comments))."""
+    second and counting both against one recompile limit; for a function torch never compiled itself (never called,
+    or called only where its caller ran eagerly), those whose compiled graphs hold its code (their FX graphs' ``#
+    File:`` comments))."""
     code: Optional[JSON] = raw.code.to_json() if raw.code else None
     if not code:
         return [], []
     same = [w.id or "" for w in raws if w is not raw and w.code and w.code.to_json() == code]
-    if raw.run and raw.run.calls:
+    if compiled.of_variant(raw).graphs:
         return same, []
     inlined = [w.id or "" for w in raws if w.id != raw.id and any(
         frames.inside(g.fx_graph or "", code) for g in compiled.of_variant(w).graphs)]

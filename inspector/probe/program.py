@@ -490,30 +490,33 @@ class Function:
         return box[0]
 
     def record(self, seconds, compiled, mode, stance, eager, counted=True):
-        """Account one call: its seconds, its stance, what compiled during it (a frame's first compile, or a
-        recompile: another compile of a frame torch had compiled before) and how torch ran it (``_classify``);
+        """Account one call: its seconds, what compiled during it (a frame's first compile, or a recompile: another
+        compile of a frame torch had compiled before), how torch ran it (``_classify``) and the stance it ran under;
         ``counted`` False: no call of this function, its frame compiled inside another function's call."""
-        new = compiled is not EMPTY
         if counted:
             self.total_s += seconds
-            self._note_stance(stance, eager)
-        if counted and not (new or mode or eager) and self.capture is not None:  # the common case: a steady call
+        if counted and not (compiled is not EMPTY or mode or eager) and self.capture is not None:  # a steady call
             self.steady.add(seconds)
-            self._classify("cached" if eager is False else "unknown")
-            return
-        if counted and self.calls == 1:
-            self.first_s = seconds
-        if new:
+            kind, ids = "cached" if eager is False else "unknown", []
+        else:
+            if counted and self.calls == 1:
+                self.first_s = seconds
+            kind, ids = self._ran(seconds, compiled, mode, eager, counted)
+        if counted:
+            self._classify(kind, ids)
+            self._note_stance(stance, None if kind == "unknown" else kind in ("eager", "limit"))
+
+    def _ran(self, seconds, compiled, mode, eager, counted):
+        """(how torch ran a call that compiled, ran eagerly or ran an inspector pass, its compile ids)."""
+        if compiled is not EMPTY:
             kind = self._compiled(seconds, compiled, mode, counted)
             if kind == "limit":  # Dynamo gave up on the frame: this call ran it eagerly
                 self.eager.add(seconds)
-            if counted:
-                self._classify(kind, [g.get("compile_id") for g in compiled["graphs"]])
-        elif eager or self.capture is None:  # no compiled code ran
+            return kind, [g.get("compile_id") for g in compiled["graphs"]]
+        if eager or self.capture is None:  # no compiled code ran
             self.eager.add(seconds)
-            self._classify("eager")
-        else:  # an inspector pass ran on compiled code
-            self._classify("cached" if eager is False else "unknown")
+            return "eager", []
+        return "cached" if eager is False else "unknown", []  # an inspector pass ran on compiled code
 
     def _compiled(self, seconds, compiled, mode, counted):
         """Keep what a call compiled; its kind: first (frames compiled for their first time), recompile, or limit

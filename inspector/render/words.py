@@ -151,10 +151,11 @@ def sentence(v: SampleVariant | ProgramFunction, sample: str) -> str:
     other than the sample (its path ``sample``) are named with their file."""
     if v.status != Status.OK:
         return f"{v.status}: {error_parts(v.error)[0]}".rstrip(": ")
-    if isinstance(v, ProgramFunction) and not v.run.calls:
+    if isinstance(v, ProgramFunction) and (not v.run.calls or (v.run.inlined_into and not v.code.graphs)):
         if v.run.inlined_into:
-            return (f"never called itself: inlined into {' and '.join(v.run.inlined_into)}, whose compiled graphs "
-                    "hold its code (its lines' verdicts are there).")
+            return (f"never {'compiled' if v.run.calls else 'called'} itself: inlined into "
+                    f"{' and '.join(v.run.inlined_into)}, whose compiled graphs hold its code (its lines' verdicts "
+                    "are there).")
         return "never called after torch.compile (nothing of it compiled)."
     code = v.code
     lines = [e for e in code.lines if e.status]
