@@ -528,6 +528,7 @@ class RawRun(Raw):
     fallbacks: Optional[RawFallbacks] = None
     wrappers: Optional[int] = None
     kinds: Optional[RawKinds] = None
+    inside: Optional[dict[str, int]] = None
 
 
 @dataclass(frozen=True, kw_only=True)

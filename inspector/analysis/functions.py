@@ -70,7 +70,7 @@ def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
     return CallKinds(counts=dict((kinds.counts if kinds else None) or {}),
                      runs=[CallRun(r.first or 0, r.last or 0, r.kind or "unknown", list(r.compile_ids or []), r.entry)
                            for r in (kinds.runs if kinds else None) or []],
-                     wrappers=run.given("wrappers", 1) or 1, limit=limit)
+                     wrappers=run.given("wrappers", 1) or 1, limit=limit, inside=dict(run.inside or {}))
 
 
 def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[str]]:

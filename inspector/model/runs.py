@@ -138,6 +138,7 @@ class CallKinds:
     runs: list[CallRun] = field(default_factory=list)
     wrappers: int = 1
     limit: Optional[LimitHit] = None
+    inside: dict[str, int] = field(default_factory=dict)  # {function id: its calls made inside that one's calls}
 
     def calls(self, *kinds: str) -> list[int]:
         """The calls of these kinds, in order (of the runs kept)."""

@@ -289,6 +289,8 @@ class Tracker:
         dynamo = self._set_eval_frame(None) if self._set_eval_frame else None
         self._settle()
         nested = bool(self.active)
+        if nested:  # made inside another tracked function's call: its time is that call's too
+            function.inside[self.active[-1].id] = function.inside.get(self.active[-1].id, 0) + 1
         self.active.append(function)
         function.calls += 1
         stance = getattr(getattr(self.eval_frame, "_stance", None), "stance", None)  # None: torch < 2.6
@@ -403,6 +405,7 @@ class Function:
         self.defined = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code else created
         self.wrappers, self.model, self.limited, self.pending = 1, None, False, None
         self.kinds, self.kind_counts = [], {}  # how torch ran each call (see _classify)
+        self.inside = {}  # {function id: this function's calls made inside that function's calls}
         self.entry = None  # the compile id of the cached entry whose guards held, where they were checked
         self.signature = False  # not looked up yet (only eager_on_recompile needs it)
         self.calls, self.total_s, self.first_s, self.compiled_at = 0, 0.0, None, None
@@ -582,7 +585,7 @@ class Function:
                         "traced_call": self.traced_call, "profiled_call": self.profiled_call,
                         "stances": self.stances if any(s["stance"] not in (None, "default") for s in self.stances)
                         else [], "eager": self.eager.timing(), "wrappers": self.wrappers,
-                        "kinds": {"counts": self.kind_counts, "runs": self.kinds},
+                        "kinds": {"counts": self.kind_counts, "runs": self.kinds}, "inside": self.inside,
                         "fallbacks": {"count": self.fallback_count, "first": self.fallbacks}}}
 
 

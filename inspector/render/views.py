@@ -343,7 +343,8 @@ def program_headlines(analysis: Analysis) -> list[FunctionHeadline]:
     p, said = analysis.program, []
     for v in sorted((v for v in p.functions if v.run.calls), key=lambda v: -v.run.total_s) if p else ():
         run = v.run
-        share = f" ({run.total_s / p.wall_s:.0%} of the run)" if p and p.wall_s else ""
+        inside = f", inside {' and '.join(run.kinds.inside)}'s calls" if run.kinds.inside else ""
+        share = f" ({run.total_s / p.wall_s:.0%} of the run{inside})" if p and p.wall_s else ""
         compiling = f", {seconds(run.compile_s)} of it compiling" if run.compile_s else ""
         steady = (f"; {seconds(v.timing.median_s)} per call over {_count(run.steady_calls, 'steady call')}"
                   if v.timing else "; no steady call to time")

@@ -275,6 +275,9 @@ def calls_told(run: FunctionRun) -> list[str]:
         return []
     said = [f"how torch ran its {run.calls} call{'s' if run.calls != 1 else ''}: "
             + ", ".join(f"{k.counts[kind]} {words}" for kind, words in KINDS.items() if k.counts.get(kind))]
+    if k.inside:
+        said.append(", ".join(f"{n} of them inside {who}'s calls" for who, n in k.inside.items())
+                    + " (whose time holds theirs)")
     if k.wrappers > 1:
         said.append(f"torch.compile was called on it {k.wrappers} times: a new wrapper each time around one code "
                     "object, whose compiled code torch keeps, so the later wrappers ran the code compiled before")

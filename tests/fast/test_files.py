@@ -128,3 +128,13 @@ def test_a_redacted_record_names_no_path_of_the_machine_and_still_analyses():
     a = analyze(out)
     assert [f.display for f in a.files][1:] == ["pymoo/gradient/toolbox/__init__.py", "pymoo/problems/single/g.py"]
     assert a.variant("numpy-compiled-cpu").code.breaks[0].where == "library"
+
+
+def test_a_file_outside_the_samples_folder_is_named_as_the_sample_is_relative_or_absolute():
+    """Paths in one sentence all relative (to where the program was given from) or all absolute (issue 30, item 9)."""
+    from inspector.files import display
+    from inspector.raw import RawEnv
+    env = RawEnv.from_json({})
+    assert display("/a/lib/u.py", "user", "bench/app.py", "/a/b/bench/app.py", env) == "../lib/u.py"
+    assert display("/a/b/bench/h.py", "user", "bench/app.py", "/a/b/bench/app.py", env) == "bench/h.py"
+    assert display("/a/lib/u.py", "user", "/a/b/bench/app.py", "/a/b/bench/app.py", env) == "/a/lib/u.py"
