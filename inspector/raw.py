@@ -460,6 +460,17 @@ class RawThreadScaling(RawKernelTimes):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawArgument(Raw):
+    """One argument of a program function's first call: its parameter's ``name``, ``type`` ("tensor", "ndarray",
+    "float", "int", "bool", or its class's name) and, for an array, its ``shape`` and ``strides`` (in elements)."""
+
+    name: Optional[str] = None
+    type: Optional[str] = None
+    shape: Optional[list[int]] = None
+    strides: Optional[list[int]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawCompile(Raw):
     """One call of a program's function that compiled (``kind``: first or recompile)."""
 
@@ -505,6 +516,8 @@ class RawRun(Raw):
     stances: Optional[list[RawStance]] = None
     eager: Optional[RawTiming] = None
     fallbacks: Optional[RawFallbacks] = None
+    compile_options: Optional[JSON] = None
+    arguments: Optional[list[RawArgument]] = None
 
 
 @dataclass(frozen=True, kw_only=True)
