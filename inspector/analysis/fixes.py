@@ -39,6 +39,7 @@ NUMBERS = ("float", "int")  # argument types torch guards on by value
 # torch's graph-break hints that name no change to make (a report to file, a debugging aid)
 NO_FIX_HINT = re.compile(r"report an issue|file an issue|fundamental|Dynamo bug|running in eager|difficult to debug|"
                          r"tracing rules|equivalent alternative|monitor recompilations|^See https", re.I)
+REMOVE = re.compile(r"^Remove the `(?:[\w.]+\.)?(\w+)(?:\(\))?` call")  # a hint to remove a call from the code
 NAMED = re.compile(r"\w+(?:\.\w+)+|\w+_\w+")  # the names a hint or fix gives (torch.cond, capture_scalar_outputs)
 GAIN = 1.05  # a trial at least this much faster (and faster in every round) gained; anything else did not
 TRYABLE = (FixKind.TILING, FixKind.FLAG, FixKind.STATIC, FixKind.LAYOUT)  # config fixes first: a layout trial
@@ -68,10 +69,12 @@ def has_rewrite(b: GraphBreak) -> bool:
 
 
 def torch_hints(b: GraphBreak) -> list[str]:
-    """torch's own hints for a break that name a change to make, less those naming what its usual fix names."""
+    """torch's own hints for a break that name a change to make, less those naming what its usual fix names and
+    those removing a call the break's line does not make (a call in torch's or a library's code below it)."""
     said = {n.split(".")[-1] for n in NAMED.findall(b.fix or "")}
     return [h for h in b.hints if not NO_FIX_HINT.search(h)
-            and not any(n.split(".")[-1] in said for n in NAMED.findall(h.replace("`", "")))]
+            and not any(n.split(".")[-1] in said for n in NAMED.findall(h.replace("`", "")))
+            and not ((m := REMOVE.match(h)) and m.group(1) not in (b.code or ""))]
 
 
 def branch_form(source: str, line: int) -> Optional[str]:

@@ -124,8 +124,8 @@ def program(fix: Fix, sample: str) -> Optional[str]:
     does not list (stopping recompiles: said with them); ``sample``: the program's path, whose lines are named by
     number."""
     if fix.kind == FixKind.BREAK and isinstance(fix.cause, GraphBreak):
-        at = places(fix.lines, sample)
-        return f"the graph break at {at if ':' in at else 'line ' + at}: {rewrite(fix.cause)}"
+        at, said = places(fix.lines, sample), rewrite(fix.cause)
+        return f"the graph break at {at if ':' in at else 'line ' + at}: {said[:1].lower()}{said[1:]}"
     if fix.kind == FixKind.LAYOUT:
         name = fix.detail or "its input"
         return (f"its argument {name} column-major ({name}.T.contiguous().T for a tensor, np.asfortranarray({name}) "
@@ -140,7 +140,8 @@ def program(fix: Fix, sample: str) -> Optional[str]:
     if fix.kind == FixKind.STATIC:
         return f"{STATIC}; inspector breaks --population-sizes shows the recompiles"
     if fix.kind in (FixKind.NUMBER, FixKind.DYNAMIC):
-        return advice(fix)
+        said = advice(fix)
+        return said[:1].lower() + said[1:]
     return None
 
 

@@ -83,7 +83,7 @@ def test_a_recompile_on_a_float_argument_gets_torchs_fix_pass_it_as_a_tensor(on_
     (h,) = a.program.functions
     assert [x.type for x in h.arguments] == ["tensor", "float"] and h.compile_options == {}
     said = _summary(stderr)
-    assert "Pass c as a tensor (torch.tensor(c))" in said and "Pass c as a tensor" in html
+    assert "pass c as a tensor (torch.tensor(c))" in said and "pass c as a tensor" in html
     assert "dynamic=False" not in said and "mark_dynamic" not in said and "size" not in said
 
 

@@ -298,6 +298,10 @@ def test_a_breaks_advice_is_torchs_hint_where_it_gave_one_said_as_torchs_and_not
     assert fixes.torch_hints(logging) == logging.hints[1:]
     assert fix_words.rewrite(logging) == ("Remove the print from the compiled function. Torch's hint: you can try "
                                           "adding it to `torch._dynamo.config.reorderable_logging_functions`.")
+    # torch's hint to remove a call the break's line does not make (the call is in torch's code below it): not said
+    removing = dataclasses.replace(b, fix=None, hints=["Remove the `torch._dynamo.graph_break()` call."])
+    assert fixes.torch_hints(removing) == [] and not fixes.has_rewrite(removing)
+    assert fixes.torch_hints(dataclasses.replace(removing, code="torch._dynamo.graph_break()")) == removing.hints
     unknown = dataclasses.replace(b, cause="unsupported", fix=None, hints=["Please report an issue to PyTorch."])
     assert not fixes.has_rewrite(unknown)
     assert parse_breaks.cause_of("Unsupported method call").fix is None  # no guessed rewrite
