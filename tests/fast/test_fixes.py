@@ -225,6 +225,10 @@ def test_the_layout_is_advice_only_for_an_array_the_function_takes_as_an_argumen
     # a record without the arguments (made before they were recorded): not shown, not given
     old = analysis("2.1.2", "ga").program.functions[0]
     assert old.arguments is None and fixes.strided_argument(old) is None
+    # a vmap'd state wrapper as the argument: no array of it to pass column-major
+    state = [{"name": "state", "type": "State"}]
+    assert not fixes.strided_argument(_program("ga", arguments=state).program.functions[0])
+    assert not _of(_program("ga", arguments=state), FixKind.LAYOUT)
     # an argument that is no row-major array: a vector, a column-major array
     assert not fixes.strided_argument(_program("ga", arguments=[{"name": "pop", "type": "tensor", "shape": [9],
                                                                   "strides": [1]}]).program.functions[0])
