@@ -224,13 +224,14 @@ class Tracker:
 
     def track(self, model, compiled, created=None, options=None):
         """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports);
-        ``options``: the keywords the program gave torch.compile."""
+        ``options``: the keywords the program gave torch.compile (None: not known, as for a function compiled before
+        inspector saw it)."""
         import torch
         target = getattr(model, "forward", model)
         code = getattr(target, "__code__", None) or getattr(model, "__code__", None)
         name = getattr(model, "__qualname__", None) or type(model).__name__
         function = Function(name, code, len(self.functions), created, target if code else None)
-        function.options = _json_safe(options or {})
+        function.options = _json_safe(options)
         self.functions.append(function)
         self._name(function)
         if isinstance(compiled, torch.nn.Module):
@@ -334,7 +335,7 @@ class Function:
         self.traced_call = self.profiled_call = None
         self.device = "cpu"
         self.bounds = []
-        self.options, self.arguments = {}, None  # torch.compile's keywords; the first call's arguments
+        self.options = self.arguments = None  # torch.compile's keywords; the first call's arguments
 
     def runs_eagerly(self, stance, args, kwargs):
         """Whether torch runs this call, made under a stance other than the default, without compiled code: under
