@@ -171,6 +171,33 @@ def advised(fix: Fix) -> bool:
     return fix.tried.gain if fix.tried else fix.kind in ADVISED_UNTRIED
 
 
+def per_individual(v: SampleVariant) -> bool:
+    """The precondition of a vectorized rewrite: a Python variant (its function called on each individual) that
+    ran."""
+    return v.kind == "python" and v.status == Status.OK
+
+
+def breaks_rewritable(v: SampleVariant) -> bool:
+    """The precondition of a break's rewrite written out: a NumPy or torch variant compiled on the CPU that ran and
+    broke its graph."""
+    return v.kind in ("numpy", "torch") and v.ok_compiled and v.device == "cpu" and not v.preview and bool(
+        v.code.breaks)
+
+
+def rewrites(analysis: Analysis) -> list[Fix]:
+    """The rewrites inspector writes (``inspector.rewrite``), each a Fix of kind REWRITE: a per-individual Python
+    variant's function over the whole population, in NumPy and in torch (``spec.name`` rewritten-numpy,
+    rewritten-torch; its time per population at stake); a NumPy or torch variant's breaks rewritten (rewritten;
+    the time outside compiled graphs at stake), about its breaks' lines."""
+    found = [Fix(FixKind.REWRITE, v.id, (), v.timing.per_population_s if v.timing else None,
+                 TrialSpec(f"rewritten-{dialect}")) for v in analysis.variants if per_individual(v)
+             for dialect in ("numpy", "torch")]
+    return found + [Fix(FixKind.REWRITE, v.id, tuple(sorted({(b.file, b.line) for b in v.code.breaks},
+                                                             key=lambda fl: (str(fl[0]), fl[1] or 0))),
+                        v.code.break_cost.outside_s if v.code.break_cost else None, TrialSpec("rewritten"))
+                    for v in analysis.variants if breaks_rewritable(v)]
+
+
 def spec_of(raw: RawTrial) -> TrialSpec:
     """How a recorded trial was made."""
     return TrialSpec(raw.fix or (raw.id or "").split("~")[-1], raw.layout, tuple(raw.config or ()),

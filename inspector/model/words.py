@@ -108,7 +108,8 @@ class FixKind(Words):
     """What a fix changes (``inspector.analysis.fixes``, where each kind's precondition is): the population's
     ``layout`` (column-major) where strided loads kept lines scalar, Inductor's ``tiling`` heuristic off where it turned
     SIMD off for them, a Dynamo ``flag`` that removes a graph break, ``static`` shapes (dynamic=False) where a size
-    change recompiled; a graph ``break``'s usual rewrite, and stopping ``recompiles`` on every call or at the limit."""
+    change recompiled; a graph ``break``'s usual rewrite, and stopping ``recompiles`` on every call or at the limit;
+    the code ``rewrite`` inspector writes (``inspector.rewrite``), checked and timed as a variant."""
 
     LAYOUT = "layout"
     TILING = "tiling"
@@ -116,3 +117,4 @@ class FixKind(Words):
     STATIC = "static"
     BREAK = "break"
     RECOMPILES = "recompiles"
+    REWRITE = "rewrite"
