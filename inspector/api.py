@@ -147,7 +147,7 @@ class Breaks(Report):
     @property
     def view(self):
         a = self.analysis
-        return BreaksView(self.sample, a.env.torch, a.sample.population, a.findings)
+        return BreaksView(self.sample, a.env.torch, a.sample.population, a.findings, a.rewrites)
 
     @property
     def found(self):
@@ -248,7 +248,8 @@ def report(path, *, population=None, variants=(), python=None, torch=None, envs=
     at the last); ``variants``: ids or globs; ``torch``: a version run in an environment inspector makes (``envs``:
     their folder; ``packages``: more to install there); ``config``/``compile_options``: KEY=VALUE items;
     ``rounds``: alternating rounds after the variants; ``try_fixes``: time the fixes inspector can apply beside
-    them; ``rewrites``: write the code rewrites (``inspector.rewrite``), check and time them beside them; ``redact``: paths and the program's output replaced, to attach to a bug report.
+    them; ``rewrites``: write the code rewrites (``inspector.rewrite``), check and time them beside them;
+    ``redact``: paths and the program's output replaced, to attach to a bug report.
     """
     sample, say = _sample(path, "report"), progress or _quiet
     sizes = list(population) if isinstance(population, (list, tuple)) else [population]

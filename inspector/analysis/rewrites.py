@@ -26,7 +26,7 @@ def rewrites(record: RawRecord, variants: Sequence[SampleVariant]) -> tuple[Rewr
     for raw in record.rewrites or []:
         replaced = next((v for v in variants if v.id == raw.variant), None)
         mine = [t for t in record.trials or [] if t.rewrite == raw.id]
-        check = next((_check(t.check) for t in mine if t.check), None)
+        checked = next((check_of(t.check) for t in mine if t.check), None)
         found.append(Rewritten(
             id=raw.id or "", variant=raw.variant or "", function=raw.target or "",
             family=replaced.family if replaced else "", kind=raw.kind or "", dialect=raw.dialect or "",
@@ -37,7 +37,7 @@ def rewrites(record: RawRecord, variants: Sequence[SampleVariant]) -> tuple[Rewr
             declined=tuple(Declined(d.construct or "", d.code or "", d.span.file if d.span else None,
                                     d.span.first if d.span else None, d.reason or "", d.detail or "")
                            for d in raw.declined or []),
-            check=check, runs=tuple(run(t, next((v for v in variants if v.id == t.variant), replaced), variants,
+            check=checked, runs=tuple(run(t, next((v for v in variants if v.id == t.variant), replaced), variants,
                                         timed.get(t.id or "") or [], population) for t in mine)))
     return tuple(found)
 
@@ -68,9 +68,11 @@ def _over(reference: Optional[Timing], t: Optional[Timing]) -> Optional[float]:
     return reference.per_population_s / t.per_population_s if reference and t and t.per_population_s else None
 
 
-def _check(raw: RawRewriteCheck) -> RewriteCheck:
+def check_of(raw: RawRewriteCheck) -> RewriteCheck:
+    """A rewrite's check as the probe recorded it."""
     m = raw.mismatch
     return RewriteCheck(
+        target=raw.target or "", entry=raw.entry or "", population_dtype=raw.population_dtype or "",
         matched=raw.verdict == "matched", unit=raw.unit or "individuals", evaluations=raw.evaluations or 0,
         rtol=raw.rtol or 0.0, individual=m.individual if m else None, expected=m.expected if m else None,
         got=m.got if m else None, raised=bool(m and m.raised), differing=m.differing or 0 if m else 0,

@@ -132,6 +132,7 @@ class BreaksView:
     torch: Optional[str]
     population: int
     variants: tuple[Finding, ...]
+    rewrites: tuple[Rewritten, ...] = ()  # each break's rewrite inspector wrote, checked and timed (or declined)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,8 @@ class RewriteCheck:
     mismatching individual (``individual``, the user's value or what it raised, the rewrite's, how many differ), or
     what the rewrite raised (``error``); the arms of the user's branches and how often each was taken."""
 
+    target: str  # the user's function
+    entry: str  # the rewrite's
     matched: bool
     unit: str  # individuals | calls
     evaluations: int
@@ -42,6 +44,7 @@ class RewriteCheck:
     differing: int
     error: Optional[str]
     arms: tuple[Arm, ...]
+    population_dtype: str
     result_dtype: Optional[str]
 
     @property

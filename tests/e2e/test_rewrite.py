@@ -11,7 +11,7 @@ from fast.rewrite_cases import SUBSET, namespace, population, program
 from inspector.probe.sample import load
 from inspector.rewrite import (ChangeKind, Dialect, Rewrite, Verdict, check, program_from_sources, read_program,
                                rewrite_breaks, vectorize)
-from inspector.rewrite import words
+from inspector.render import rewrites as words
 from inspector.rewrite.check import rewritten
 
 PER_INDIVIDUAL = ["poly", "trig", "knapsack_breaks", "penalty_loops", "first_draft", "penalised", "ten_genes",
