@@ -309,7 +309,7 @@ def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = (
             tuple(rewrite_words.run(r, x, user) for x in r.runs),
             tuple(rewrite_words.note(n) for n in r.notes),
             tuple(rewrite_words.declined(d) for d in r.declined),
-            tuple(LineRef(r.variant, f, n) for f, n in r.lines if n and (f, n - 1) not in r.lines)))  # each span's first
+            tuple(LineRef(r.variant, f, n) for f, n in r.lines if n and (f, n - 1) not in r.lines)))  # spans' first
     stake = {v.id: v.timing.per_population_s if v.timing else 0.0 for v in variants}
     return sorted(found, key=lambda x: (not x.advice, not x.failed, -stake.get(x.variant, 0.0)))
 
