@@ -12,7 +12,7 @@ from inspector.analysis import rounds
 from inspector.analysis.variants import timing_from
 from inspector.model import (Arm, Declined, Note, RewriteCheck, RewriteRun, Rewritten, SampleVariant, Status,
                              Timing)
-from inspector.raw import RawRecord, RawRewriteCheck, RawRoundTiming, RawTrial
+from inspector.raw import RawRecord, RawRewrite, RawRewriteCheck, RawRoundTiming, RawSpan, RawTrial
 
 
 AS_WRITTEN = "as-written"  # the trial of the Python variant's own function under numba (no rewrite)
@@ -31,7 +31,7 @@ def rewrites(record: RawRecord, variants: Sequence[SampleVariant]) -> tuple[Rewr
             id=raw.id or "", variant=raw.variant or "", function=raw.target or "",
             family=replaced.family if replaced else "", kind=raw.kind or "", dialect=raw.dialect or "",
             source=raw.source, diff=raw.diff,
-            lines=tuple((s.file, line) for s in raw.replaces or [] for line in range(s.first or 0, (s.last or 0) + 1)),
+            lines=tuple((s.file, line) for s in _spans(raw) for line in range(s.first or 0, (s.last or 0) + 1)),
             changes=tuple(c.kind or "" for c in raw.changes or []),
             notes=tuple(Note(n.topic or "", n.line, n.code or "") for n in raw.notes or []),
             declined=tuple(Declined(d.construct or "", d.code or "", d.span.file if d.span else None,
@@ -40,6 +40,13 @@ def rewrites(record: RawRecord, variants: Sequence[SampleVariant]) -> tuple[Rewr
             check=checked, runs=tuple(run(t, next((v for v in variants if v.id == t.variant), replaced), variants,
                                         timed.get(t.id or "") or [], population) for t in mine)))
     return tuple(found)
+
+
+def _spans(raw: RawRewrite) -> list[RawSpan]:
+    """The user's lines a rewrite is about: those a break's rewrite changes, the functions a vectorized one
+    replaces."""
+    changed = [c.span for c in raw.changes or [] if c.span] if raw.kind == "breaks" else []
+    return changed or list(raw.replaces or [])
 
 
 def run(raw: RawTrial, replaced: Optional[SampleVariant], variants: Sequence[SampleVariant],

@@ -108,7 +108,8 @@ class RewriteRun:
 class Rewritten:
     """What inspector wrote for one variant (``variant``, the user's ``function``): a per-individual function over
     the whole population (``kind`` vectorized) or a NumPy/torch variant with its breaks rewritten (``breaks``), in
-    ``dialect``; the new functions whole (``source``), the diff against the user's lines, the ``lines`` it replaces,
+    ``dialect``; the new functions whole (``source``), the diff against the user's lines, the ``lines`` it replaces
+    (a break's rewrite: those it changes),
     its ``changes`` (the rewriter's ChangeKind values), how it may differ (``notes``), what it declined (no
     ``source``: nothing was rewritten), its check and each way it ran."""
 

@@ -55,6 +55,7 @@ class HtmlRenderer(Renderer):
     def report(self, analysis: Analysis) -> str:
         """The report of one run: the headline, what to change and the timings first, then each compiled variant."""
         heads = views.headlines(analysis)
+        rewrites = views.rewrites(analysis.rewrites, analysis.variants)
         tried = [f for f in fixes.candidates(analysis) if f.tried]
         shown = next((h.compiled for h in heads if h.compiled), None)  # its section opens; the others are folded
 
@@ -64,7 +65,7 @@ class HtmlRenderer(Renderer):
             a=analysis, sample=analysis.sample, env=analysis.env, chart=charts.bars(analysis.variants),
             sweep=charts.sweep_plot(analysis.sweep), headlines=heads, changes=views.changes(analysis),
             without_gain=views.tried_without_gain(analysis), table=views.table(analysis),
-            rewrites=views.rewrites(analysis.rewrites, analysis.variants), numba_hint=views.numba_hint(analysis),
+            rewrites=rewrites, rewritten_lines=views.rewritten_lines(rewrites), numba_hint=views.numba_hint(analysis),
             caution=views.caution(analysis), caution_when=views.CAUTION_WHEN, line_anchor=line_anchor,
             compiled=[section.section(v, analysis.files, open=v.id == shown,
                                       tried=[f for f in tried if f.variant == v.id])
@@ -95,5 +96,6 @@ class HtmlRenderer(Renderer):
             fixes=views.program_fixes(analysis), caution=views.caution(analysis), sample=analysis.sample,
             env=analysis.env,
             rows=views.program_rows(analysis), tlparse=views.tlparse(analysis.trace), rewrites=(),
+            rewritten_lines={},
             compiled=[section.section(v, analysis.files, open=v is costliest, limit=PROGRAM_LIMIT) for v in functions],
             highlight_css=highlight.stylesheet())
