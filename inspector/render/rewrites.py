@@ -115,9 +115,9 @@ def title(r: Rewritten) -> str:
     return f"{r.function} with its graph breaks rewritten"
 
 
-def run(r: Rewritten, x: RewriteRun, user: dict[str, str]) -> str:
-    """"compiled (torch.compile, CPU): 58x faster than python (55x to 61x faster in 3 alternating rounds), 4.1x the
-    fastest variant you wrote (numpy-compiled-cpu)": ``user`` {variant id: its kind}."""
+def run(r: Rewritten, x: RewriteRun) -> str:
+    """"compiled (torch.compile, CPU): 1.2 ms, 58x faster than python (55x to 61x faster in 3 alternating rounds),
+    4.1x faster than the fastest variant you wrote (numpy-compiled-cpu)"."""
     how = HOW.get(x.how, x.how)
     if x.status != "ok":
         return f"{how}: failed: {x.error or x.status}"
@@ -130,7 +130,7 @@ def run(r: Rewritten, x: RewriteRun, user: dict[str, str]) -> str:
         rounds = spread(x.spread, x.rounds)
         said.append(f"{ratio(x.speedup, 'change')} than {_beside(r, x)}" + (f" ({rounds})" if rounds else ""))
     if x.fastest and x.vs_fastest and x.fastest != _beside(r, x):
-        said.append(f"{ratio(x.vs_fastest, 'of')} the fastest variant you wrote ({x.fastest})")
+        said.append(f"{ratio(x.vs_fastest, 'change')} than the fastest variant you wrote ({x.fastest})")
     return f"{how}: " + ", ".join(said)
 
 

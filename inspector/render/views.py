@@ -299,14 +299,13 @@ def _all_changes(analysis: Analysis) -> list[Change]:
 def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = ()) -> list[RewriteView]:
     """Each rewrite inspector wrote or declined, advice first (the most time at stake in its variant, one of
     ``variants``, first), then those that failed their check, then those declined."""
-    user = {v.id: v.kind for v in variants}
     found = []
     for r in written:
         code, language = (r.diff or "", "diff") if r.kind == "breaks" else (r.source or "", "python")
         found.append(RewriteView(
             r.id, r.variant, rewrite_words.title(r), r.advice, r.failed, code if r.source else "", language,
             rewrite_words.check(r.check) if r.check else ("" if r.source else "not written"),
-            tuple(rewrite_words.run(r, x, user) for x in r.runs),
+            tuple(rewrite_words.run(r, x) for x in r.runs),
             tuple(rewrite_words.note(n) for n in r.notes),
             tuple(rewrite_words.declined(d) for d in r.declined),
             tuple(LineRef(r.variant, f, n) for f, n in r.lines if n and (f, n - 1) not in r.lines)))  # spans' first
