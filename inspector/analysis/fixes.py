@@ -18,7 +18,7 @@ from typing import Optional, Union
 from inspector.analysis import rounds
 from inspector.model import (Analysis, CompiledCode, Fix, FixKind, GraphBreak, LineStatus, LineVerdict, ProgramFunction,
                              SampleVariant, SizeCompared, Status, Timing, TrialEffect, TrialResult, TrialSpec,
-                             Vectorized)
+                             Vectorized, WarningKind)
 from inspector.raw import RawTrial
 
 Unit = Union[SampleVariant, ProgramFunction]
@@ -179,16 +179,16 @@ def per_individual(v: SampleVariant) -> bool:
 
 def breaks_rewritable(v: SampleVariant) -> bool:
     """The precondition of a break's rewrite written out: a NumPy or torch variant compiled on the CPU that ran and
-    broke its graph."""
+    broke its graph, or had a Python loop unrolled (a silent cousin of a break)."""
     return v.kind in ("numpy", "torch") and v.ok_compiled and v.device == "cpu" and not v.preview and bool(
-        v.code.breaks)
+        v.code.breaks or any(w.kind == WarningKind.UNROLLED_LOOP for w in v.code.warnings))
 
 
 def rewrites(analysis: Analysis) -> list[Fix]:
     """The rewrites inspector writes (``inspector.rewrite``), each a Fix of kind REWRITE: a per-individual Python
     variant's function over the whole population, in NumPy and in torch (``spec.name`` rewritten-numpy,
     rewritten-torch; its time per population at stake); a NumPy or torch variant's breaks rewritten (rewritten;
-    the time outside compiled graphs at stake), about its breaks' lines."""
+    the time outside compiled graphs at stake), about its breaks' lines (a Python loop Dynamo unrolled too)."""
     found = [Fix(FixKind.REWRITE, v.id, (), v.timing.per_population_s if v.timing else None,
                  TrialSpec(f"rewritten-{dialect}")) for v in analysis.variants if per_individual(v)
              for dialect in ("numpy", "torch")]

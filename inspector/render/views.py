@@ -304,7 +304,8 @@ def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = (
         code, language = (r.diff or "", "diff") if r.kind == "breaks" else (r.source or "", "python")
         found.append(RewriteView(
             r.id, r.variant, rewrite_words.title(r), r.advice, r.failed, code if r.source else "", language,
-            rewrite_words.check(r.check) if r.check else ("" if r.source else "not written"),
+            rewrite_words.failure(r) if r.failed else rewrite_words.check(r.check) if r.check else (
+                "not checked" if r.source else "not written"),
             tuple(rewrite_words.run(r, x) for x in r.runs),
             tuple(rewrite_words.note(n) for n in r.notes),
             tuple(rewrite_words.declined(d) for d in r.declined),
