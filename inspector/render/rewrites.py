@@ -4,11 +4,13 @@ variant it replaces and the variants the user wrote."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Optional, Union
 
 from inspector.analysis.rewrites import AS_WRITTEN, check_of
 from inspector.model import Declined as DeclinedView, Note as NoteView, RewriteCheck, RewriteRun, Rewritten
 from inspector.raw import RawRewriteCheck
+from inspector.render.comparison import spans
 from inspector.render.words import ratio, seconds, spread
 from inspector.rewrite.codec import to_json
 from inspector.rewrite.model import Check, Declined, Note, Reason, Topic
@@ -68,6 +70,14 @@ def declined(d: Union[Declined, DeclinedView]) -> str:
 
 def note(n: Union[Note, NoteView]) -> str:
     return f"line {n.line}: {TOPICS[n.topic if isinstance(n.topic, Topic) else Topic(n.topic)]}"
+
+
+def notes(found: Sequence[NoteView]) -> tuple[str, ...]:
+    """Each way a rewrite may differ once, with every line it is about: "lines 28, 32-34: ..."."""
+    lines: dict[str, set[int]] = {}
+    for n in found:
+        lines.setdefault(n.topic, set()).update([n.line] if n.line else [])
+    return tuple(f"{spans(at)}: {TOPICS[Topic(topic)]}" if at else TOPICS[Topic(topic)] for topic, at in lines.items())
 
 
 def check(c: Union[Check, RewriteCheck]) -> str:

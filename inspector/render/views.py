@@ -307,7 +307,7 @@ def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = (
             rewrite_words.failure(r) if r.failed else rewrite_words.check(r.check) if r.check else (
                 "not checked" if r.source else "not written"),
             tuple(rewrite_words.run(r, x) for x in r.runs),
-            tuple(rewrite_words.note(n) for n in r.notes),
+            rewrite_words.notes(r.notes),
             tuple(rewrite_words.declined(d) for d in r.declined),
             tuple(LineRef(r.variant, f, n) for f, n in r.lines if n and (f, n - 1) not in r.lines)))  # spans' first
     stake = {v.id: v.timing.per_population_s if v.timing else 0.0 for v in variants}

@@ -31,6 +31,9 @@ def test_each_rewrite_is_checked_against_the_users_code_and_timed_eager_and_comp
         assert r.advice and r.check and r.check.matched and not r.check.unchecked, (rid, r.check)
         assert {x.how for x in r.runs} >= {"eager", "compiled"}
         for x in r.runs:  # each run cross-checked against its variant's output, timed in the same rounds
+            if x.how not in ("eager", "compiled"):  # numba's, where it is installed: it may decline the code
+                assert x.ok or x.error, x.id
+                continue
             assert x.ok and x.matches and x.timing and x.rounds == record.rounds.rounds, (x.id, x.error)
             assert set(record.rounds.variants[x.id][0].to_json()) >= {"median_s", "round"}
         assert r.variant == beside
