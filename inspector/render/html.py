@@ -65,7 +65,7 @@ class HtmlRenderer(Renderer):
             a=analysis, sample=analysis.sample, env=analysis.env, chart=charts.bars(analysis.variants),
             sweep=charts.sweep_plot(analysis.sweep), headlines=heads, changes=views.changes(analysis),
             without_gain=views.tried_without_gain(analysis), table=views.table(analysis),
-            rewrites=rewrites, rewritten_lines=views.rewritten_lines(rewrites), numba_hint=views.numba_hint(analysis),
+            rewrites=rewrites, numba_hint=views.numba_hint(analysis),
             caution=views.caution(analysis), caution_when=views.CAUTION_WHEN, line_anchor=line_anchor,
             compiled=[section.section(v, analysis.files, open=v.id == shown,
                                       tried=[f for f in tried if f.variant == v.id])
@@ -96,6 +96,5 @@ class HtmlRenderer(Renderer):
             fixes=views.program_fixes(analysis), caution=views.caution(analysis), sample=analysis.sample,
             env=analysis.env,
             rows=views.program_rows(analysis), tlparse=views.tlparse(analysis.trace), rewrites=(),
-            rewritten_lines={},
             compiled=[section.section(v, analysis.files, open=v is costliest, limit=PROGRAM_LIMIT) for v in functions],
             highlight_css=highlight.stylesheet())

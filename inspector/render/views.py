@@ -314,12 +314,6 @@ def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = (
     return sorted(found, key=lambda x: (not x.advice, not x.failed, -stake.get(x.variant, 0.0)))
 
 
-def rewritten_lines(found: Sequence[RewriteView]) -> dict[tuple[str, int], RewriteView]:
-    """{(variant, line of the sample): the rewrite of a break there}: said on the lines it replaces."""
-    return {(r.variant, ref.line): r for r in found if r.code and r.language == "diff" for ref in r.lines
-            if ref.line}
-
-
 def numba_hint(analysis: Analysis) -> Optional[str]:
     """How to get the numba rows (a per-individual function under @njit, as it stands and rewritten) where the
     probe's interpreter had no numba and a per-individual function was rewritten; else None."""

@@ -19,7 +19,7 @@ def test_fitness_python_is_rewritten_checked_and_timed_beside_it():
     assert set(written) == {"python-rewritten-numpy", "python-rewritten-torch"}
     for r in written.values():
         assert r.advice and r.check.matched and r.check.evaluations == a.variant("python").timing.measured_population
-        assert [x.how for x in r.runs] == ["eager", "compiled"] and all(x.ok and x.speedup for x in r.runs)
+        assert [x.how for x in r.runs][:2] == ["eager", "compiled"] and all(x.ok and x.speedup for x in r.runs)
         assert "def fitness_" in r.source and r.variant == "python" and r.lines
     shown = {v.id: v for v in views.rewrites(a.rewrites, a.variants)}
     numpy = shown["python-rewritten-numpy"]
@@ -28,6 +28,10 @@ def test_fitness_python_is_rewritten_checked_and_timed_beside_it():
                                   "individuals; every branch taken by some individual")
     assert numpy.runs[0].startswith("eager: ") and " than python (" in numpy.runs[0]
     assert numpy.runs[1].startswith("compiled (torch.compile, CPU): ")
+    # numba was installed where the probe ran: the function as it stands, and the NumPy rewrite, under @njit
+    assert a.env.numba and [x.how for x in written["python-rewritten-numpy"].runs][2:] == ["numba", "as-written"]
+    assert numpy.runs[3].startswith("your function as it stands under numba's @njit, over the rows: ")
+    assert views.numba_hint(a) is None and views.numba_hint(analysis("2.13.0", "knapsack_breaks"))
 
 
 def test_the_users_own_figures_count_no_rewrite():
