@@ -40,7 +40,7 @@ from inspector.collect import CollectError, Session, sweep_point
 from inspector.collect.files import from_disk
 from inspector.collect.program import collect_program, program_record
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
-from inspector.model import BreaksView, Fix, FixKind
+from inspector.model import Analysis, BreaksView, Fix, FixKind
 from inspector.collect.progress import Event, RoundStarted, RunStarted
 from inspector.probe.messages import Compiled, Header, Trial, VariantResult
 from inspector.raw import RawCapture, RawEnv, RawRecord, RawRewrite, RawSample
@@ -441,7 +441,7 @@ def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str
         return session.records()
 
 
-def _rewrites(sample: Path, analysis: Any, timed: bool) -> tuple[list[RawRewrite], list[Trial]]:
+def _rewrites(sample: Path, analysis: Analysis, timed: bool) -> tuple[list[RawRewrite], list[Trial]]:
     """The rewrites of ``fixes.rewrites`` written here (``inspector.rewrite``: nothing of the sample runs in this
     process), and the RewriteTrials that run each in the live probe; a rewriter that fails is said as declined."""
     program, numba = read_program(str(sample)), bool(analysis.env.numba)

@@ -62,8 +62,8 @@ def jitted(rewrite: Rewrite, entry: Callable[..., Any]) -> Callable[..., Any]:
     for renamed in rewrite.functions:
         if callable(space.get(renamed.new)):
             space[renamed.new] = numba.njit(space[renamed.new])
-    return numba.njit(entry) if not isinstance(space.get(rewrite.entry), numba.core.registry.CPUDispatcher) \
-        else space[rewrite.entry]
+    found: Callable[..., Any] = space.get(rewrite.entry) or entry
+    return found if found is not entry else numba.njit(entry)
 
 
 def over_rows(fn: Callable[..., Any], namespace: dict[str, Any]) -> Callable[..., Any]:
