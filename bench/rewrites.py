@@ -36,7 +36,7 @@ def report(sample, population, rewrites):
     with tempfile.TemporaryDirectory() as out:
         cmd = [sys.executable, "-m", "inspector", "report", sample, "-o", out, "-f", "json"]
         cmd += ["-n", str(population)] if population else []
-        cmd += [] if rewrites else ["--no-rewrites"]
+        cmd += ["--rewrites"] if rewrites else ["--no-rewrites"]
         start = time.perf_counter()
         subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
         return time.perf_counter() - start, analyze(load(Path(out) / f"{Path(sample).stem}.json"))

@@ -15,7 +15,7 @@ from inspector.record import load
 def knapsack(tmp_path_factory):
     out = tmp_path_factory.mktemp("knapsack")
     proc = run_cli("report", "samples/knapsack_breaks.py", "-n", "2000", "--budget", "0.1", "--rounds", "2",
-                   "--no-profile", "--no-try-fixes", "-o", out)
+                   "--no-profile", "--no-try-fixes", "--rewrites", "-o", out)
     return proc, out
 
 

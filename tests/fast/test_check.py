@@ -215,8 +215,9 @@ def test_unknown_no_run_of_the_file_and_strict_fails_on_unknown(tmp_path, monkey
 
 
 def test_a_speedup_holds_only_when_every_round_clears_it_and_a_busy_machine_makes_no_violation(tmp_path):
-    path = copy(tmp_path, "samples/first_draft.py", ("def fitness_torch(population):\n", "def fitness_torch(population):"
-                                                     "  # inspector: faster-than=numpy:2.5x faster-than=numpy:60x\n"))
+    path = copy(tmp_path, "samples/first_draft.py", (
+        "def fitness_torch(population):\n",
+        "def fitness_torch(population):  # inspector: faster-than=numpy:2.5x faster-than=numpy:60x\n"))
     verdicts = judged(path, [run("2.13.0", "first_draft")])  # its rounds: 2.94x to 53.9x against NumPy, busy
     (held,) = only(verdicts, "faster-than=numpy:2.5x").judgements
     assert held.outcome == Outcome.HOLDS and held.values == pytest.approx((2.94, 9.44, 53.93), abs=0.01)

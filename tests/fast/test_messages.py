@@ -136,7 +136,7 @@ def test_collect_reads_a_probes_stream_into_the_same_record_and_counts_a_kind_it
     said, events = [], []
     python = stand_in(tmp_path, lines, rounds, trials)
     report = api.report(ROOT / "samples" / "poly.py", python=str(python), rounds=fixture.rounds.rounds,
-                        progress=said.append)  # fixes tried (as the record's were) and rounds: a live probe
+                        rewrites=True, progress=said.append)  # fixes and rewrites tried (as the record's were), rounds
     record = report.record
     assert [{k: x for k, x in v.to_json().items() if k not in CHECKED} for v in record.variants] == [
         {k: x for k, x in v.to_json().items() if k not in CHECKED} for v in fixture.variants]
