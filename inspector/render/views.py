@@ -214,7 +214,8 @@ def _headline(family: str, fastest: SampleVariant, eager: Optional[SampleVariant
         said.append(f"Compiling pays after {break_even(compiled.speedups.break_even)} "
                     f"({seconds(compiled.timing.compile_s if compiled.timing else None)} of "
                     f"compile against {seconds(_time(eager) - t)} saved per call).")
-    said += [_beaten(r, x) for r in analysis.rewrites if r.family == family and (x := rewrite_words.beats(r))][:1]
+    beaten = [(r, x) for r in analysis.rewrites if r.family == family and (x := rewrite_words.beats(r))]
+    said += [_beaten(*max(beaten, key=lambda rx: rx[1].vs_fastest or 0))] if beaten else []  # the fastest of them
     breaks = {(b.file, b.line) for v in timed if v.compiled for b in v.code.breaks}
     recompiles = sum(v.code.recompilation.count for v in timed if v.compiled and v.code.recompilation)
     said.append(f"{_count(len(breaks), 'graph break')}, {_count(recompiles, 'recompile')}." if breaks or recompiles
