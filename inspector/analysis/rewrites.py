@@ -37,8 +37,9 @@ def rewrites(record: RawRecord, variants: Sequence[SampleVariant]) -> tuple[Rewr
             declined=tuple(Declined(d.construct or "", d.code or "", d.span.file if d.span else None,
                                     d.span.first if d.span else None, d.reason or "", d.detail or "")
                            for d in raw.declined or []),
-            check=checked, runs=tuple(run(t, next((v for v in variants if v.id == t.variant), replaced), variants,
-                                        timed.get(t.id or "") or [], population) for t in mine)))
+            check=checked, runs=tuple(run(t, next((v for v in variants if v.id == t.variant), None),
+                                          replaced.family if replaced else "", variants, timed.get(t.id or "") or [],
+                                          population) for t in mine)))
     return tuple(found)
 
 
@@ -49,16 +50,15 @@ def _spans(raw: RawRewrite) -> list[RawSpan]:
     return changed or list(raw.replaces or [])
 
 
-def run(raw: RawTrial, replaced: Optional[SampleVariant], variants: Sequence[SampleVariant],
+def run(raw: RawTrial, replaced: Optional[SampleVariant], family: str, variants: Sequence[SampleVariant],
         timed: list[RawRoundTiming], population: Optional[int]) -> RewriteRun:
     """One run of a rewrite, timed in the rounds beside the variants: its figures against theirs (``replaced``: the
-    variant it ran beside)."""
+    variant it ran beside, None where that did not run; ``family``: the replaced variant's)."""
     timing = timing_from(raw.timing, timed, graphs=(raw.capture.graphs if raw.capture else None) or []
                          if raw.compiled else None, measured=None, population=population)
     side = rounds.side_by_side(replaced.timing.rounds_s, timing.rounds_s) if (
         replaced and replaced.timing and timing) else None
     speedup = side[0] if side else _over(replaced.timing if replaced else None, timing)
-    family = replaced.family if replaced else ""
     vs = {v.id: r for v in variants if v.family == family and v.status == Status.OK and not v.failed
           and (r := _over(v.timing, timing))}
     fastest = min(vs, key=lambda vid: vs[vid], default=None)
