@@ -249,7 +249,7 @@ def report(path, *, population=None, variants=(), python=None, torch=None, envs=
     their folder; ``packages``: more to install there); ``config``/``compile_options``: KEY=VALUE items;
     ``rounds``: alternating rounds after the variants; ``try_fixes``: time the fixes inspector can apply beside
     them; ``rewrites``: write the code rewrites (``inspector.rewrite``), check and time them beside them (off by
-    default: bench/rewrites.py measured them adding 1.7x to a report of samples/poly.py);
+    default: a report takes 1.4x to 1.8x as long with them, bench/rewrites.py);
     ``redact``: paths and the program's output replaced, to attach to a bug report.
     """
     sample, say = _sample(path, "report"), progress or _quiet

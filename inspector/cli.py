@@ -56,8 +56,8 @@ REPORT_TRY_FIXES_HELP = ("Try the fixes inspector can apply without editing your
                          "is.")
 REWRITES_HELP = ("Write the code rewrites (a per-individual Python function over the whole population in NumPy and "
                  "torch; a NumPy or torch variant's graph breaks rewritten), check each against your code and time it "
-                 "beside the variant it replaces (independent of --no-try-fixes). Off by default: they add about 1.7x "
-                 "to a report's time (bench/rewrites.py).")
+                 "beside the variant it replaces (independent of --no-try-fixes). Off by default: a report takes 1.4x "
+                 "to 1.8x as long with them (bench/rewrites.py).")
 # breaks
 BREAKS_VARIANT_HELP = "Only this compiled variant id or glob (default: every *-compiled-cpu)."
 BREAKS_SIZES_HELP = ("Also call each compiled variant at these sizes (e.g. 1000,20000) and report recompilations "
