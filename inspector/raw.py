@@ -491,6 +491,19 @@ class RawFallbacks(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawUntraced(Raw):
+    call: Optional[int] = None
+    why: Optional[str] = None  # recompile | limit | compiled
+    guard: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawUntracedCalls(Raw):
+    count: Optional[int] = None
+    first: Optional[list[RawUntraced]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawRun(Raw):
     """A program's function over the run."""
 
@@ -505,6 +518,8 @@ class RawRun(Raw):
     stances: Optional[list[RawStance]] = None
     eager: Optional[RawTiming] = None
     fallbacks: Optional[RawFallbacks] = None
+    untraced: Optional[RawUntracedCalls] = None
+    other_methods: Optional[dict[str, int]] = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,8 +10,9 @@ from inspector import frames
 from inspector.analysis import compiled, recompiles
 from inspector.analysis.compiled import Context, Seen
 from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of
-from inspector.model import FunctionRun, ProgramFunction, Recompile, StanceRun, Status
-from inspector.raw import JSON, RawFallbacks, RawRecord, RawTiming, RawVariant
+from inspector.model import (FunctionRun, NotTraced, ProgramFunction, Recompile, StanceRun, Status, UncompiledMethod,
+                             Untraced, UntracedCalls)
+from inspector.raw import JSON, RawFallbacks, RawRecord, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
 
 
@@ -26,7 +27,9 @@ def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunctio
         found.append(ProgramFunction(
             id=raw.id or "", function=raw.given("function", ""), location=location, device=raw.given("device", "cpu"),
             status=Status(raw.status), error=raw.error, timing=timing_of(raw, [], None), run=_run(raw, raws),
-            code=code, internal_errors=internal_errors(raw)))
+            code=code, internal_errors=internal_errors(raw),
+            uncompiled=tuple(UncompiledMethod(name, calls)
+                             for name, calls in sorted(((raw.run and raw.run.other_methods) or {}).items()))))
         seen.append((raw.id or "", s))
     return tuple(found), seen
 
@@ -54,7 +57,15 @@ def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
         eager_calls=eager.given("runs", 0) or 0, eager_median_s=eager.median_s,
         fallbacks=fallbacks.given("count", 0) or 0,
         fallback_guards=[(f.call, f.guard) for f in fallbacks.given("first", []) or []],
-        shares_code=shares_code, inlined_into=inlined_into, error_call=raw.error_call)
+        shares_code=shares_code, inlined_into=inlined_into, error_call=raw.error_call, untraced=_untraced(run))
+
+
+def _untraced(run: RawRun) -> UntracedCalls | None:
+    """The calls the trace pass left alone (None: a record from before it told them)."""
+    if run.untraced is None:
+        return None
+    return UntracedCalls(run.untraced.count or 0, [Untraced(u.call or 0, NotTraced(u.why or "recompile"), u.guard)
+                                                   for u in run.untraced.first or []])
 
 
 def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[str]]:

@@ -28,10 +28,11 @@ from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsCh
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.lines import LineVerdict, Reason, Site
 from inspector.model.runs import (CodeLocation, CrossCheck, FunctionRun, InternalError, Program, ProgramFunction,
-                                  Recompile, SampleVariant, StanceRun, SweepEntry, SweepPoint)
+                                  Recompile, SampleVariant, StanceRun, SweepEntry, SweepPoint, UncompiledMethod,
+                                  Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
-from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, ReasonKind, Status, Vectorized,
-                                   WarningKind, Words)
+from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, Status,
+                                   Vectorized, WarningKind, Words)
 
 FORMAT = "inspector.analysis/2"  # the JSON renderer's output (docs/record.md, "The analysis")
 
@@ -41,11 +42,12 @@ __all__ = [
     "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env", "Evidence", "Finding", "Fix",
     "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel",
     "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad",
-    "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason", "ReasonKind", "Recompilation",
-    "Recompile", "Regression", "RegressionKind", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample", "SampleVariant",
-    "Site", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
-    "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
-    "TrialResult", "TrialSpec", "TritonLaunch", "VECTORIZED", "Vectorized", "WarningKind", "Words", "to_json",
+    "NotTraced", "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason", "ReasonKind",
+    "Recompilation", "Recompile", "Regression", "RegressionKind", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample",
+    "SampleVariant", "Site", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry",
+    "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer",
+    "TrialEffect", "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod", "Untraced", "UntracedCalls",
+    "VECTORIZED", "Vectorized", "WarningKind", "Words", "to_json",
 ]
 
 

@@ -9,7 +9,7 @@ from typing import Optional
 from inspector.model.code import CompiledCode
 from inspector.model.fixes import TrialResult
 from inspector.model.timing import Speedups, Timing
-from inspector.model.words import Status, coerce
+from inspector.model.words import NotTraced, Status, coerce
 from inspector.raw import JSON
 
 
@@ -106,6 +106,34 @@ class StanceRun:
 
 
 @dataclass(frozen=True)
+class Untraced:
+    """A call of a program's compiled function that inspector did not trace for the lines that ran as Python."""
+
+    call: int
+    why: NotTraced
+    guard: Optional[str] = None  # the failed guard of torch's first cached entry (why: recompile, limit)
+
+    def __post_init__(self) -> None:
+        coerce(self, "why", NotTraced)
+
+
+@dataclass(frozen=True)
+class UntracedCalls:
+    """The calls not traced, before the one traced (or all of them, none traced): how many, the first few."""
+
+    count: int
+    first: list[Untraced]
+
+
+@dataclass(frozen=True)
+class UncompiledMethod:
+    """A method of a compiled module other than forward, called through the compiled module: it ran uncompiled."""
+
+    name: str
+    calls: int
+
+
+@dataclass(frozen=True)
 class FunctionRun:
     """A compiled function over a program's run (``inspector run``): its calls measured where they happened."""
 
@@ -128,6 +156,7 @@ class FunctionRun:
     shares_code: list[str] = field(default_factory=list)  # other tracked functions with the same code object
     inlined_into: list[str] = field(default_factory=list)  # functions whose compiled graphs hold this one's code
     error_call: Optional[int] = None  # the call that raised the variant's ``error`` (the last that raised)
+    untraced: Optional[UntracedCalls] = None  # calls the trace pass left alone (None: records before it)
 
 
 @dataclass(frozen=True)
@@ -146,6 +175,7 @@ class ProgramFunction:
     run: FunctionRun
     code: CompiledCode
     internal_errors: tuple[InternalError, ...]
+    uncompiled: tuple[UncompiledMethod, ...] = ()  # a compiled module's other methods, called through it
 
     def __post_init__(self) -> None:
         coerce(self, "status", Status)
