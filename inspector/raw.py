@@ -544,6 +544,7 @@ class RawVariant(Raw):
     error_stage: Optional[str] = None
     error_detail: Optional[str] = None
     error_call: Optional[int] = None
+    process: Optional[str] = None  # a program's function compiled in one of its child processes: that child's name
     internal_errors: Optional[list[RawError]] = None
     timing: Optional[RawTiming] = None
     load: Optional[RawLoad] = None
@@ -604,6 +605,19 @@ class RawTrial(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawChild(Raw):
+    """A multiprocessing child of a program: its name, pid, start method and exit status (None: it had not ended when
+    the program did), and in the record whether its probe's account was read (``followed``) and its wall time."""
+
+    name: Optional[str] = None
+    pid: Optional[int] = None
+    start_method: Optional[str] = None
+    exit: Optional[int] = None
+    followed: Optional[bool] = None
+    wall_s: Optional[float] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawProgram(Raw):
     made_by: Optional[str] = None
     argv: Optional[list[str]] = None
@@ -615,6 +629,7 @@ class RawProgram(Raw):
     try_fixes: Optional[bool] = None
     eager: Optional[dict[str, Any]] = None
     load: Optional[RawLoad] = None
+    children: Optional[list[RawChild]] = None
 
 
 @dataclass(frozen=True, kw_only=True)

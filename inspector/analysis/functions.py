@@ -29,7 +29,8 @@ def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunctio
             status=Status(raw.status), error=raw.error, timing=timing_of(raw, [], None), run=_run(raw, raws),
             code=code, internal_errors=internal_errors(raw),
             uncompiled=tuple(UncompiledMethod(name, calls)
-                             for name, calls in sorted(((raw.run and raw.run.other_methods) or {}).items()))))
+                             for name, calls in sorted(((raw.run and raw.run.other_methods) or {}).items())),
+            process=raw.process))
         seen.append((raw.id or "", s))
     return tuple(found), seen
 
@@ -71,10 +72,11 @@ def _untraced(run: RawRun) -> UntracedCalls | None:
 def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[str]]:
     """(the other functions with the same code object: torch compiles them as one function, recompiling for the
     second and counting both against one recompile limit; for a function never called itself, those whose compiled
-    graphs hold its code (their FX graphs' ``# File:`` comments))."""
+    graphs hold its code (their FX graphs' ``# File:`` comments)), in its own process."""
     code: Optional[JSON] = raw.code.to_json() if raw.code else None
     if not code:
         return [], []
+    raws = [w for w in raws if w.process == raw.process]  # another process's torch compiles on its own
     same = [w.id or "" for w in raws if w is not raw and w.code and w.code.to_json() == code]
     if raw.run and raw.run.calls:
         return same, []

@@ -27,9 +27,9 @@ from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsCh
                                         Regression, RegressionKind, RunPair, TimeGoes, TimeRow)
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.lines import LineVerdict, Reason, Site
-from inspector.model.runs import (CodeLocation, CrossCheck, FunctionRun, InternalError, Program, ProgramFunction,
-                                  Recompile, SampleVariant, StanceRun, SweepEntry, SweepPoint, UncompiledMethod,
-                                  Untraced, UntracedCalls)
+from inspector.model.runs import (ChildProcess, CodeLocation, CrossCheck, FunctionRun, InternalError, Program,
+                                  ProgramFunction, Recompile, SampleVariant, StanceRun, SweepEntry, SweepPoint,
+                                  UncompiledMethod, Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, Status,
                                    Vectorized, WarningKind, Words)
@@ -38,16 +38,16 @@ FORMAT = "inspector.analysis/2"  # the JSON renderer's output (docs/record.md, "
 
 __all__ = [
     "FORMAT", "Analysis", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven", "BreaksView", "CallsChange",
-    "CodeLocation", "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases",
-    "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env", "Evidence", "Finding", "Fix",
-    "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel",
-    "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad",
-    "NotTraced", "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason", "ReasonKind",
-    "Recompilation", "Recompile", "Regression", "RegressionKind", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample",
-    "SampleVariant", "Site", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry",
-    "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer",
-    "TrialEffect", "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod", "Untraced", "UntracedCalls",
-    "VECTORIZED", "Vectorized", "WarningKind", "Words", "to_json",
+    "ChildProcess", "CodeLocation", "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison",
+    "CompilePhases", "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env", "Evidence",
+    "Finding", "Fix", "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored",
+    "InternalError", "Kernel", "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest",
+    "MachineCode", "MachineLoad", "NotTraced", "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction",
+    "Reason", "ReasonKind", "Recompilation", "Recompile", "Regression", "RegressionKind", "Rounds", "RunPair",
+    "STATUSES", "STEADY", "Sample", "SampleVariant", "Site", "SizeCall", "SizeCompared", "SourceFile", "Speedups",
+    "StanceRun", "Status", "SweepEntry", "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit",
+    "Timing", "Trace", "Transfer", "TrialEffect", "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod",
+    "Untraced", "UntracedCalls", "VECTORIZED", "Vectorized", "WarningKind", "Words", "to_json",
 ]
 
 

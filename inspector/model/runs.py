@@ -176,6 +176,7 @@ class ProgramFunction:
     code: CompiledCode
     internal_errors: tuple[InternalError, ...]
     uncompiled: tuple[UncompiledMethod, ...] = ()  # a compiled module's other methods, called through it
+    process: Optional[str] = None  # the child process it ran in ("SpawnProcess-1"; None: the program's own)
 
     def __post_init__(self) -> None:
         coerce(self, "status", Status)
@@ -183,6 +184,20 @@ class ProgramFunction:
     @property
     def failed(self) -> bool:
         return self.status in (Status.ERROR, Status.TIMEOUT)
+
+
+@dataclass(frozen=True)
+class ChildProcess:
+    """A multiprocessing child the program started: whether inspector followed it (its probe's account read; a
+    forked child never is), how it ended, and the functions it compiled (ids of the program's ``functions``)."""
+
+    name: str
+    pid: Optional[int]
+    start_method: str  # spawn | forkserver | fork
+    exit: Optional[int]  # None: it had not ended when the program did
+    followed: bool
+    wall_s: Optional[float]
+    functions: list[str]
 
 
 @dataclass(frozen=True)
@@ -201,6 +216,7 @@ class Program:
     load: Optional[JSON] = None  # how busy the machine was while it ran (the parent's /proc window: the
     #                                        record's raw facts, as JSON)
     try_fixes: bool = False  # say which fixes could be tried, and how (inspector run does not re-run the program)
+    children: tuple[ChildProcess, ...] = ()  # the multiprocessing children it started, in order
 
 
 @dataclass(frozen=True)

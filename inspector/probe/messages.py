@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Optional, TypeVar
 
-from inspector.raw import Raw, RawCapture, RawEnv, RawError, RawRoundTiming, RawSample, RawTrial, RawVariant
+from inspector.raw import Raw, RawCapture, RawChild, RawEnv, RawError, RawRoundTiming, RawSample, RawTrial, RawVariant
 
 M = TypeVar("M", bound="Message")
 
@@ -161,6 +161,8 @@ class ProgramEnd(Message):
     wall_s: Optional[float] = None
     functions: Optional[list[RawVariant]] = None
     outside: Optional[dict[str, int]] = None
+    process: Optional[str] = None  # a child's: its multiprocessing name ("SpawnProcess-1"); None: the program's own
+    children: Optional[list[RawChild]] = None  # the program's: the multiprocessing children it started
 
 
 # the parent's commands to a live sample probe

@@ -54,13 +54,78 @@ def main(argv=None):
         tracker = Tracker(trace=not args.no_trace, profile=not args.no_profile)
     _forget_bootstrap()
     tracker.install()
+    children = _follow_children(args.results, tracker.passes)
     code = 1
     try:
         code = _run(args.target, args.args, args.module)
     finally:
-        emit(tracker.end(code))
+        emit(tracker.end(code).but(children=[_child_facts(p) for p in children]))
         emit.close()
     return code
+
+
+def _follow_children(results, passes):
+    """The multiprocessing children the program starts (its Process objects, in order). Those started by spawn or
+    forkserver (``torch.multiprocessing.spawn``'s are) run a probe of their own, started as the child reads its
+    parent's preparation data (``multiprocessing.spawn.get_preparation_data``): it tracks their torch.compile as here
+    and writes to RESULTS.PID; the program sees neither (no PYTHONPATH, the child's sys.path as multiprocessing sets
+    it). A forked child is not followed (it shares this process's tracked state, and ends with os._exit)."""
+    from multiprocessing import process, spawn
+    root = os.path.dirname(PACKAGE_DIR.rstrip(os.sep))
+    start = (f"import sys; sys.path.insert(0, {root!r}); from inspector.probe.program import child; "
+             f"sys.path.remove({root!r}); child({results!r}, {passes['trace']!r}, {passes['profile']!r})")
+    prepared, started = spawn.get_preparation_data, process.BaseProcess.start
+    children = []
+
+    def get_preparation_data(name):
+        return dict(prepared(name), inspector=_ChildStart(start))
+
+    def start_child(self):
+        started(self)
+        children.append(self)
+    spawn.get_preparation_data, process.BaseProcess.start = get_preparation_data, start_child
+    return children
+
+
+class _ChildStart:
+    """Unpickled in a spawned child, runs ``code`` there (before the child imports the program's main module)."""
+
+    def __init__(self, code):
+        self.code = code
+
+    def __reduce__(self):
+        return exec, (self.code, {})
+
+
+def _child_facts(p):
+    """A child process of the program as the record's ``program.children`` has it."""
+    import multiprocessing
+    method = getattr(p, "_start_method", None) or multiprocessing.get_start_method(allow_none=True) or "fork"
+    try:
+        code = p.exitcode
+    except Exception:  # a process object of another interpreter's making
+        code = None
+    return {"name": p.name, "pid": p.pid, "start_method": method, "exit": code}
+
+
+def child(results, trace, profile):
+    """The probe of a spawned (or forkserver) child: tracks its torch.compile as ``main`` does the program's and
+    writes a ``ProgramEnd`` with its process name to RESULTS.PID once the process's target has returned."""
+    from multiprocessing import process
+    emit = Writer(f"{results}.{os.getpid()}")
+    tracker = Tracker(trace=trace, profile=profile)
+    tracker.install()
+    bootstrap = process.BaseProcess._bootstrap
+
+    def _bootstrap(self, *args, **kwargs):
+        code = 1
+        try:
+            code = bootstrap(self, *args, **kwargs)
+        finally:
+            emit(tracker.end(code).but(process=self.name))
+            emit.close()
+        return code
+    process.BaseProcess._bootstrap = _bootstrap
 
 
 def header(target: str, module: bool, file: str | None, argv: list[str], measure_bandwidth: bool = True

@@ -13,8 +13,8 @@ from rich.table import Table
 from inspector.model import Analysis, BreaksView, Comparison, GraphBreak, Status, TrialResult
 from inspector.render import comparison as comparison_words, fixes as fix_words, views
 from inspector.render.base import Renderer
-from inspector.render.words import (break_even, error_parts, match, program_title, ratio, recompile_why, run_notes,
-                                    places, seconds, sentence)
+from inspector.render.words import (break_even, child_process, error_parts, match, program_title, ratio, recompile_why,
+                                    run_notes, places, seconds, sentence)
 
 WIDTH = 110
 
@@ -98,6 +98,8 @@ class TextRenderer(Renderer):
                           seconds(v.timing.median_s if v.timing else None), share,
                           *([seconds(r.eager_s) + against] if p.eager else []))
         console.print(table if p.functions else "the program compiled nothing with torch.compile", markup=False)
+        for child in p.children:
+            console.print(f"child process {child_process(child)}", markup=False)
         for v in p.functions:
             if v.status == Status.OK:
                 console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)

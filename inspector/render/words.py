@@ -8,8 +8,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Literal, Optional, Union
 
-from inspector.model import (Analysis, Backend, BreakEven, CompiledCode, FunctionRun, Kernel, LineStatus, NotTraced,
-                             ProgramFunction, Reason, ReasonKind, Recompile, SampleVariant, Status, Vectorized)
+from inspector.model import (Analysis, Backend, BreakEven, ChildProcess, CompiledCode, FunctionRun, Kernel, LineStatus,
+                             NotTraced, ProgramFunction, Reason, ReasonKind, Recompile, SampleVariant, Status,
+                             Vectorized)
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
 
@@ -271,6 +272,20 @@ def run_notes(run: FunctionRun) -> list[str]:
                      "function, so a first compile of one is a recompile of the other, and they count against one "
                      "recompile limit")
     return notes
+
+
+def child_process(c: ChildProcess) -> str:
+    """A child process of the program in one sentence: how it started and ended, and whether it was followed (what it
+    compiled) or why not."""
+    ended = "still running when the program ended" if c.exit is None else f"exit status {c.exit}"
+    head = f"{c.name} (pid {c.pid}, started by {c.start_method}, {ended}"
+    if c.followed:
+        compiled = f"compiled {', '.join(c.functions)}" if c.functions else "compiled nothing with torch.compile"
+        return f"{head}, {seconds(c.wall_s)}): followed, {compiled}"
+    why = ("inspector follows children started by spawn or forkserver; a forked one shares the program's tracked "
+           "state and ends with os._exit" if c.start_method == "fork" else
+           "its probe wrote nothing (it was killed, crashed or called os._exit)")
+    return f"{head}): not followed, nothing it compiled is in this report: {why}"
 
 
 NOT_TRACED = {NotTraced.RECOMPILE: "it would recompile", NotTraced.LIMIT: "past the recompile limit, it would run "
