@@ -99,3 +99,31 @@ def test_a_compiled_modules_other_method_is_told_as_called_and_uncompiled(module
     assert f.uncompiled == (UncompiledMethod("solve", solve_calls),) and f.run.calls == forward_calls
     assert (f"solve was called {solve_calls} times on the compiled module and ran uncompiled; compile it: "
             "torch.compile(module.solve) or call the module (forward)") in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def children(tmp_path_factory):
+    return _inspected(tmp_path_factory.mktemp("children"), "children.py", "--no-profile", env=BARE_ENV)
+
+
+def test_spawned_children_are_followed_a_row_each_and_a_forked_one_is_said_not_to_be(children):
+    proc, a = children
+    assert proc.returncode == 0 and proc.stdout.endswith("done\n"), proc.stderr
+    said = {name: (int(graphs), path) for name, graphs, path in re.findall(r"^(\S+) graphs (\d+) path (.*)$",
+                                                                           proc.stdout, flags=re.M)}
+    p = a.program
+    assert sorted(c.name for c in p.children) == sorted(said)
+    for c in p.children:
+        graphs, path = said[c.name]
+        assert c.exit == 0 and str(ROOT) not in eval(path)  # the child's sys.path is multiprocessing's, not ours
+        if c.start_method == "fork":
+            assert not c.followed and not c.functions
+            assert f"child process {c.name} (pid {c.pid}, started by fork, exit status 0): not followed" in proc.stderr
+            continue
+        # a row per followed child, with torch's own count of the graphs it compiled there
+        assert c.followed and c.start_method == "spawn" and c.functions == [f"step [{c.name}]"]
+        f = a.function(f"step [{c.name}]")
+        assert (f.process, f.run.calls, len(f.code.graphs)) == (c.name, 3, graphs)
+        assert f"child process {c.name} (pid {c.pid}, started by spawn, exit status 0" in proc.stderr
+    assert {c.start_method for c in p.children} == {"spawn", "fork"}
+    assert a.function("step").run.calls == 0 and not a.function("step").run.shares_code  # the program's own

@@ -1,6 +1,8 @@
 """A program whose multiprocessing children compile (issue 30, "also seen"): two spawned by
-torch.multiprocessing.spawn, one forked. Each child prints torch's own count of the graphs it compiled."""
+torch.multiprocessing.spawn, one forked. Each child prints its name, torch's own count of the graphs it compiled,
+and the sys.path it was given."""
 import multiprocessing
+import sys
 
 import torch
 import torch.multiprocessing
@@ -15,7 +17,8 @@ def step(x):
 def work(rank):
     for _ in range(3):
         step(torch.randn(1000))
-    print(f"rank {rank} graphs {counters['stats']['unique_graphs']}", flush=True)
+    name = multiprocessing.current_process().name
+    print(f"{name} graphs {counters['stats']['unique_graphs']} path {sys.path!r}", flush=True)
 
 
 if __name__ == "__main__":
