@@ -8,12 +8,15 @@ leave that call alone and trace a later one). Every command runs with Inductor's
 cache off (``TORCHINDUCTOR_FX_GRAPH_CACHE=0``, ``TORCHINDUCTOR_AUTOGRAD_CACHE=0``), as capture runs them, so the bare
 run compiles as much as the inspected one; replay is off where ``inspector run`` has it (``--no-replay``). One untimed
 run of each warms the C++ compiler's cache. Then, ``--repeats`` times, alternately: the bare run, ``inspector run``
-and ``inspector run --no-trace``. Prints each one's median and spread (lowest to highest) and the ratios of the
-medians; the target is ``inspector run`` within 1.25x of the bare run.
+and ``inspector run --no-trace``. Prints each one's median wall and CPU time (user and system of all its
+processes, the C++ compiler's included: what a busy machine inflates less) with their spread (lowest to highest),
+and the ratios measured within each round, their median and spread; the target is ``inspector run`` within 1.25x of
+the bare run.
 """
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -27,11 +30,17 @@ TARGET = 1.25
 
 
 def wall(command):
-    """Seconds ``command`` took, run from the repository root with the caches off."""
-    start = time.perf_counter()
+    """(wall seconds, CPU seconds: user and system, its processes' all) ``command`` took, run from the repository
+    root with the caches off."""
+    cpu, start = _children_cpu(), time.perf_counter()
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    env=dict(os.environ, **CACHES_OFF))
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - cpu
+
+
+def _children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def replay_off():
@@ -57,14 +66,23 @@ def main():
             for name, command in commands.items():
                 times[name].append(wall(command))
     print(f"{' '.join(args.program)}: {args.repeats} repeats, alternating; FX graph and AOTAutograd caches off")
-    medians = {name: statistics.median(values) for name, values in times.items()}
     for name, values in times.items():
-        print(f"  {name:<26} median {medians[name]:6.2f} s  (spread {min(values):.2f} to {max(values):.2f} s; "
-              f"runs: {', '.join(f'{t:.2f}' for t in values)})")
-    ratio = medians["inspector run"] / medians["bare"]
-    print(f"inspector run / bare run: {ratio:.2f}x (target <= {TARGET}x: {'met' if ratio <= TARGET else 'NOT met'})")
-    print(f"inspector run / inspector run --no-trace (the trace pass): "
-          f"{medians['inspector run'] / medians['inspector run --no-trace']:.2f}x")
+        walls, cpus = [w for w, _ in values], [c for _, c in values]
+        print(f"  {name:<26} wall median {statistics.median(walls):6.2f} s (spread {min(walls):.2f} to "
+              f"{max(walls):.2f} s), CPU median {statistics.median(cpus):6.2f} s (spread {min(cpus):.2f} to "
+              f"{max(cpus):.2f} s)")
+    for kind, index in (("wall", 0), ("CPU", 1)):
+        _ratios(kind, [(b[index], o[index], n[index]) for b, o, n in zip(*times.values())])
+
+
+def _ratios(kind, rounds):
+    """The ratios of one round's runs (bare, inspector run, --no-trace), their median and spread over the rounds."""
+    ours = [o / b for b, o, _ in rounds]
+    traced = [o / n for _, o, n in rounds]
+    print(f"{kind}: inspector run / bare run {statistics.median(ours):.2f}x (rounds: {min(ours):.2f}x to "
+          f"{max(ours):.2f}x; target <= {TARGET}x: {'met' if statistics.median(ours) <= TARGET else 'NOT met'}); "
+          f"the trace pass, inspector run / --no-trace: {statistics.median(traced):.2f}x (rounds: "
+          f"{min(traced):.2f}x to {max(traced):.2f}x)")
 
 
 if __name__ == "__main__":
