@@ -1,6 +1,6 @@
 """A program whose multiprocessing children compile (issue 30, "also seen"): two spawned by
-torch.multiprocessing.spawn, one forked. Each child prints its name, torch's own count of the graphs it compiled,
-and the sys.path it was given."""
+torch.multiprocessing.spawn, one forked (which compiles nothing of its own: inspector does not follow it either way).
+Each child prints its name, torch's own count of the graphs it compiled, and the sys.path it was given."""
 import multiprocessing
 import sys
 
@@ -14,8 +14,8 @@ def step(x):
     return torch.sin(x) * 2 + 1
 
 
-def work(rank):
-    for _ in range(3):
+def work(rank, calls=3):
+    for _ in range(calls):
         step(torch.randn(1000))
     name = multiprocessing.current_process().name
     print(f"{name} graphs {counters['stats']['unique_graphs']} path {sys.path!r}", flush=True)
@@ -23,7 +23,7 @@ def work(rank):
 
 if __name__ == "__main__":
     torch.multiprocessing.spawn(work, nprocs=2)
-    forked = multiprocessing.get_context("fork").Process(target=work, args=(2,))
+    forked = multiprocessing.get_context("fork").Process(target=work, args=(2, 0))
     forked.start()
     forked.join()
     print("done")
