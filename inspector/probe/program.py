@@ -533,20 +533,21 @@ class Function:
 
     def next_pass(self, enabled, args, kwargs):
         """'trace' for the first call after the function first compiled that will not compile (a guard of its cached
-        entries holds, or that cannot be told: then the trace stops if it compiles), then 'profile' for the next;
-        else None."""
+        entries holds, or that cannot be told: then the trace stops if it compiles), then 'profile' for the next
+        such call; else None. A call that would compile gets no pass: its compile would run under the pass."""
         if not self.capture or not self.capture.get("graphs"):
             return None
-        if self.traced_call is None and enabled["trace"] and self.untraced_count < MAX_UNTRACED:
-            failed = self._failed_guard(args, kwargs)
-            if not failed:
-                return "trace"
-            limited = any(self.capture.get("limits") or []) or any(self.recompiles["limits"])
-            self._untraced("limit" if limited else "recompile", failed)
+        trace = self.traced_call is None and enabled["trace"] and self.untraced_count < MAX_UNTRACED
+        profile = self.profiled_call is None and enabled["profile"]
+        if not (trace or profile):
             return None
-        if self.profiled_call is None and enabled["profile"]:
-            return "profile"
-        return None
+        failed = self._failed_guard(args, kwargs)
+        if failed:
+            if trace:
+                limited = any(self.capture.get("limits") or []) or any(self.recompiles["limits"])
+                self._untraced("limit" if limited else "recompile", failed)
+            return None
+        return "trace" if trace else "profile"
 
     def graphs(self):
         return (self.capture or {}).get("graphs", []) + self.recompiles["graphs"]

@@ -28,7 +28,7 @@ def _inspected(out, program, *options, env=None):
 
 @pytest.fixture(scope="module")
 def trace_pass(tmp_path_factory):
-    return _inspected(tmp_path_factory.mktemp("trace_pass"), "trace_pass.py", "--no-profile",
+    return _inspected(tmp_path_factory.mktemp("trace_pass"), "trace_pass.py",
                       env=dict(os.environ, TORCH_LOGS="recompiles"))
 
 
@@ -41,6 +41,7 @@ def test_the_trace_pass_traces_a_call_that_does_not_compile(trace_pass):
     for f in functions:
         compiling = {f.run.compiled_at} | {r.call for r in f.run.recompiles}
         assert f.run.traced_call is not None and f.run.traced_call not in compiling, f.id
+        assert f.run.profiled_call and f.run.profiled_call > f.run.traced_call and f.run.profiled_call not in compiling
         assert f.run.untraced and f.run.untraced.count == len(f.run.untraced.first) > 0
         # each call left untraced is one torch compiled during, and the guard said before it is torch's reason
         for u in f.run.untraced.first:
