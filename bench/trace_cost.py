@@ -79,7 +79,9 @@ def _ratios(kind, rounds):
     """The ratios of one round's runs (bare, inspector run, --no-trace), their median and spread over the rounds."""
     ours = [o / b for b, o, _ in rounds]
     traced = [o / n for _, o, n in rounds]
-    print(f"{kind}: inspector run / bare run {statistics.median(ours):.2f}x (rounds: {min(ours):.2f}x to "
+    bare, inspected = (statistics.median(r[i] for r in rounds) for i in (0, 1))
+    print(f"{kind}: inspector run / bare run {statistics.median(ours):.2f}x, median of the rounds' ratios "
+          f"(ratio of the medians {inspected / bare:.2f}x; rounds: {min(ours):.2f}x to "
           f"{max(ours):.2f}x; target <= {TARGET}x: {'met' if statistics.median(ours) <= TARGET else 'NOT met'}); "
           f"the trace pass, inspector run / --no-trace: {statistics.median(traced):.2f}x (rounds: "
           f"{min(traced):.2f}x to {max(traced):.2f}x)")
