@@ -10,8 +10,8 @@ run compiles as much as the inspected one; replay is off where ``inspector run``
 run of each warms the C++ compiler's cache. Then, ``--repeats`` times, alternately: the bare run, ``inspector run``
 and ``inspector run --no-trace``. Prints each one's median wall and CPU time (user and system of all its
 processes, the C++ compiler's included: what a busy machine inflates less) with their spread (lowest to highest),
-and the ratios measured within each round, their median and spread; the target is ``inspector run`` within 1.25x of
-the bare run.
+and the ratios measured within each round, their median and spread, beside the ratio of the medians; the target is
+``inspector run`` within 1.25x of the bare run.
 """
 
 import argparse
