@@ -71,7 +71,8 @@ RUN_FORMAT_HELP = ("text (print the summary on stderr after the program's output
                    "stderr).")
 RUN_NAME_HELP = ("Name of the report's files (default: the program's stem; with -m, the module and its first "
                  "argument, as unittest-test_ga).")
-RUN_TRACE_HELP = "Trace one call per function (the first after its compile) for the lines that ran as Python."
+RUN_TRACE_HELP = ("Trace one call per function (the first after its compile that will not compile again) for the "
+                  "lines that ran as Python.")
 RUN_PROFILE_HELP = "Profile one call per function (the one after the traced call) for its kernels' times."
 RUN_TRY_FIXES_HELP = ("Say which fixes could be tried for each function, and how (not measured: the program is not "
                       "run again; inspector report measures them on a sample).")

@@ -521,6 +521,16 @@ class RawKinds(Raw):
 
     counts: Optional[dict[str, int]] = None
     runs: Optional[list[RawCallRun]] = None
+class RawUntraced(Raw):
+    call: Optional[int] = None
+    why: Optional[str] = None  # recompile | limit | compiled
+    guard: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawUntracedCalls(Raw):
+    count: Optional[int] = None
+    first: Optional[list[RawUntraced]] = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -543,6 +553,8 @@ class RawRun(Raw):
     inside: Optional[dict[str, int]] = None
     compile_options: Optional[JSON] = None
     arguments: Optional[list[RawArgument]] = None
+    untraced: Optional[RawUntracedCalls] = None
+    other_methods: Optional[dict[str, int]] = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -567,6 +579,7 @@ class RawVariant(Raw):
     error_stage: Optional[str] = None
     error_detail: Optional[str] = None
     error_call: Optional[int] = None
+    process: Optional[str] = None  # a program's function compiled in one of its child processes: that child's name
     internal_errors: Optional[list[RawError]] = None
     timing: Optional[RawTiming] = None
     load: Optional[RawLoad] = None
@@ -737,6 +750,19 @@ class RawRenamed(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawChild(Raw):
+    """A multiprocessing child of a program: its name, pid, start method and exit status (None: it had not ended when
+    the program did), and in the record whether its probe's account was read (``followed``) and its wall time."""
+
+    name: Optional[str] = None
+    pid: Optional[int] = None
+    start_method: Optional[str] = None
+    exit: Optional[int] = None
+    followed: Optional[bool] = None
+    wall_s: Optional[float] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawProgram(Raw):
     made_by: Optional[str] = None
     argv: Optional[list[str]] = None
@@ -748,6 +774,7 @@ class RawProgram(Raw):
     try_fixes: Optional[bool] = None
     eager: Optional[dict[str, Any]] = None
     load: Optional[RawLoad] = None
+    children: Optional[list[RawChild]] = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -87,3 +87,12 @@ def tlparse(log, folder):
     proc = subprocess.run([exe, str(log), "-o", str(folder), "--no-browser"], capture_output=True, text=True)
     assert proc.returncode == 0 and (folder / "index.html").exists(), proc.stderr
     assert re.search(r"Stats \{ ok: [1-9]\d*\b", proc.stdout + proc.stderr)
+
+
+PACKAGE = ROOT / "inspector"  # inspector's own files: no frame of them may reach a program's output
+
+
+def package_frames(text):
+    """The traceback frames (``File "PATH", line N``) in ``text`` whose file is one of inspector's package."""
+    paths = re.findall(r'File "([^"]+)", line \d+', text)
+    return [p for p in paths if Path(p).resolve().is_relative_to(PACKAGE.resolve())]

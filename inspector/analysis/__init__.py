@@ -16,8 +16,8 @@ from inspector.analysis.compiled import ARTIFACTS, Context, Seen
 from inspector.analysis.functions import functions
 from inspector.analysis.load import run_load
 from inspector.analysis.variants import sweep, variants
-from inspector.model import (Analysis, Bandwidth, Env, Ignored, InternalError, ParseCount, Program, ProgramFunction,
-                             Rounds, RunEnd, Sample, SampleVariant, SourceFile, Trace)
+from inspector.model import (Analysis, Bandwidth, ChildProcess, Env, Ignored, InternalError, ParseCount, Program,
+                             ProgramFunction, Rounds, RunEnd, Sample, SampleVariant, SourceFile, Trace)
 from inspector.raw import RawEnv, RawError, RawProbeMessages, RawProgram, RawRecord, RawRounds, RawSample
 
 
@@ -75,9 +75,12 @@ def _internal(raw: RawError, where: str = "") -> InternalError:
 
 
 def _program(raw: RawProgram, made: tuple[ProgramFunction, ...]) -> Program:
-    given = {k: getattr(raw, k) for k in Program.__dataclass_fields__ if k not in ("functions", "load")
+    given = {k: getattr(raw, k) for k in Program.__dataclass_fields__ if k not in ("functions", "load", "children")
              and k not in raw.absent}
-    return Program(**given, functions=made, load=raw.load.to_json() if raw.load else None)
+    children = tuple(ChildProcess(c.name or "", c.pid, c.start_method or "fork", c.exit, bool(c.followed), c.wall_s,
+                                  [f.id for f in made if f.process is not None and f.process == c.name])
+                     for c in raw.children or [])
+    return Program(**given, functions=made, load=raw.load.to_json() if raw.load else None, children=children)
 
 
 def _rounds(raw: RawRounds | None) -> Rounds | None:

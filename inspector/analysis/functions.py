@@ -10,8 +10,8 @@ from inspector import frames
 from inspector.analysis import compiled, recompiles
 from inspector.analysis.compiled import Context, Seen
 from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of
-from inspector.model import (Argument, CallKinds, CallRun, FunctionRun, LimitHit, ProgramFunction, Recompile,
-                             StanceRun, Status)
+from inspector.model import (Argument, CallKinds, CallRun, FunctionRun, LimitHit, NotTraced, ProgramFunction,
+                             Recompile, StanceRun, Status, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.raw import JSON, RawFallbacks, RawRecord, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
 
@@ -28,7 +28,10 @@ def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunctio
             id=raw.id or "", function=raw.given("function", ""), location=location, device=raw.given("device", "cpu"),
             status=Status(raw.status), error=raw.error, timing=timing_of(raw, [], None), run=_run(raw, raws),
             code=code, internal_errors=internal_errors(raw), arguments=_arguments(raw),
-            compile_options=raw.run.compile_options if raw.run else None))
+            compile_options=raw.run.compile_options if raw.run else None,
+            uncompiled=tuple(UncompiledMethod(name, calls)
+                             for name, calls in sorted(((raw.run and raw.run.other_methods) or {}).items())),
+            process=raw.process))
         seen.append((raw.id or "", s))
     return tuple(found), seen
 
@@ -64,7 +67,8 @@ def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
         eager_calls=eager.given("runs", 0) or 0, eager_median_s=eager.median_s,
         fallbacks=fallbacks.given("count", 0) or 0,
         fallback_guards=[(f.call, f.guard) for f in fallbacks.given("first", []) or []],
-        shares_code=shares_code, inlined_into=inlined_into, error_call=raw.error_call, kinds=_kinds(raw, run))
+        shares_code=shares_code, inlined_into=inlined_into, error_call=raw.error_call, kinds=_kinds(raw, run),
+        untraced=_untraced(run))
 
 
 def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
@@ -83,14 +87,23 @@ def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
                      wrappers=run.given("wrappers", 1) or 1, limit=limit, inside=dict(run.inside or {}))
 
 
+def _untraced(run: RawRun) -> UntracedCalls | None:
+    """The calls the trace pass left alone (None: a record from before it told them)."""
+    if run.untraced is None:
+        return None
+    return UntracedCalls(run.untraced.count or 0, [Untraced(u.call or 0, NotTraced(u.why or "recompile"), u.guard)
+                                                   for u in run.untraced.first or []])
+
+
 def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[str]]:
     """(the other functions with the same code object: torch compiles them as one function, recompiling for the
     second and counting both against one recompile limit; for a function torch never compiled itself (never called,
     or called only where its caller ran eagerly), those whose compiled graphs hold its code (their FX graphs' ``#
-    File:`` comments))."""
+    File:`` comments)), in its own process."""
     code: Optional[JSON] = raw.code.to_json() if raw.code else None
     if not code:
         return [], []
+    raws = [w for w in raws if w.process == raw.process]  # another process's torch compiles on its own
     same = [w.id or "" for w in raws if w is not raw and w.code and w.code.to_json() == code]
     if compiled.of_variant(raw).graphs:
         return same, []

@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -23,7 +23,7 @@ from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramTarget, Unknown,
                                       read)
-from inspector.raw import RawProbeMessages, RawProgram, RawRecord, RawVariant
+from inspector.raw import JSON, RawChild, RawProbeMessages, RawProgram, RawRecord, RawVariant
 from inspector.record import SCHEMA
 
 
@@ -55,13 +55,15 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
         if window["others_cpu_s"] is not None:  # the program's own CPU time is not the others'
             window["others_cpu_s"] = max(0.0, window["others_cpu_s"] - (_children_cpu() - children))
         messages = _messages(results)
+        children = [m for path in sorted(results.parent.glob(f"{results.name}.*")) for m in _messages(path)
+                    if isinstance(m, ProgramEnd)]  # the followed children's (inspector.probe.program.child)
     header = next((m for m in messages if isinstance(m, ProgramHeader)), None)
     if header is None:
         raise CollectError(f"inspector's probe could not start under {command[0]} ({how_it_ended(status)})")
     end = next((m for m in messages if isinstance(m, ProgramEnd)), None)
     unknown = Counter(m.kind for m in messages if isinstance(m, Unknown))
     unread = RawProbeMessages(read=len(messages), unknown_kinds=dict(unknown)) if unknown else None
-    record = program_record(header, end, status, trace_dir, probe_messages=unread)
+    record = program_record(header, end, status, trace_dir, probe_messages=unread, children=children)
     return status, record.but(program=(record.program or RawProgram()).but(load=window))
 
 
@@ -85,10 +87,13 @@ def _children_cpu():
 
 def program_record(header: ProgramHeader, end: Optional[ProgramEnd], status: int, trace_dir: Optional[Path] = None,
                    reader: Optional[Callable[[str], Optional[str]]] = None, made_by: str = "run",
-                   probe_messages: Optional[RawProbeMessages] = None) -> RawRecord:
+                   probe_messages: Optional[RawProbeMessages] = None, children: Sequence[ProgramEnd] = ()
+                   ) -> RawRecord:
     """The RawRecord of a program's run from the probe's first and last messages (``end``: None when the program
     ended without one); ``reader(path)``: where to read source files from besides the disk; ``made_by``: run, or
-    the Python API's capture or inspect; ``probe_messages``: what was read, where some were not understood."""
+    the Python API's capture or inspect; ``probe_messages``: what was read, where some were not understood;
+    ``children``: the last messages of the child processes' probes (their functions join the program's, named with
+    their process)."""
     program = header.program or ProgramTarget()
     path = Path(program.file) if program.file else None
     source = _source(path) if path and path.is_file() else ""
@@ -106,12 +111,30 @@ def program_record(header: ProgramHeader, end: Optional[ProgramEnd], status: int
         "program": {"made_by": made_by, "argv": program.argv, "module": program.module, "exit": status,
                     "wall_s": end.wall_s if end else None, "ended": "normally" if end else (
                         f"without letting inspector write what it saw ({how_it_ended(status)}: os._exit, a crash "
-                        "or a kill)"), "outside": end.outside if end else None},
+                        "or a kill)"), "outside": end.outside if end else None,
+                    **({"children": _children(end.children, children)} if end and end.children else {})},
         "variants": [f.but(kind="torch", compiled=True, preview=False, family="", status=_status(f)).to_json()
-                     for f in (end.functions if end else None) or []],
+                     for f in _functions(end, children)],
     }
     raw = RawRecord.from_json(record)
     return raw.but(files=files.read(raw, reader))
+
+
+def _functions(end: Optional[ProgramEnd], children: Sequence[ProgramEnd]) -> list[RawVariant]:
+    """The program's tracked functions, then each followed child's, named after their process ("step [SpawnProcess-1]")
+    and numbered after the program's."""
+    found = list((end.functions if end else None) or [])
+    for child in children:
+        found += [f.but(id=f"{f.id} [{child.process}]", process=child.process, index=len(found) + i)
+                  for i, f in enumerate(child.functions or [])]
+    return found
+
+
+def _children(started: list[RawChild], ends: Sequence[ProgramEnd]) -> list[JSON]:
+    """The program's multiprocessing children, each with whether its probe's account was read, and its wall time."""
+    by_name = {e.process: e for e in ends}
+    return [c.but(followed=c.name in by_name, wall_s=by_name[c.name].wall_s if c.name in by_name else None).to_json()
+            for c in started]
 
 
 def _status(function: RawVariant) -> str:

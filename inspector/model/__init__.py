@@ -28,28 +28,28 @@ from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsCh
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.rewrites import Arm, Declined, Note, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.lines import LineVerdict, Reason, Site
-from inspector.model.runs import (Argument, CallKinds, CallRun, CodeLocation, CrossCheck, FunctionRun, InternalError,
-                                  LimitHit, Program, ProgramFunction, Recompile, SampleVariant, StanceRun, SweepEntry,
-                                  SweepPoint)
+from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, FunctionRun,
+                                  InternalError, LimitHit, Program, ProgramFunction, Recompile, SampleVariant,
+                                  StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
-from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, ReasonKind, Status, Vectorized,
-                                   WarningKind, Words)
+from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, Status,
+                                   Vectorized, WarningKind, Words)
 
 FORMAT = "inspector.analysis/3"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
-    "FORMAT", "Analysis", "Argument", "Arm", "Declined", "Note", "RewriteCheck", "RewriteRun", "Rewritten", "RunEnd",
-    "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven", "BreaksView", "CallsChange",
-    "CodeLocation", "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases",
-    "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env", "Evidence", "Finding", "Fix",
-    "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel",
-    "CallKinds", "CallRun", "LimitHit", "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts",
-    "LoopNest", "MachineCode", "MachineLoad",
+    "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
+    "BreaksView", "CallKinds", "CallRun", "CallsChange", "ChildProcess", "CodeLocation", "CodePair", "ComparedLine",
+    "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning", "CompiledCode", "Confounder",
+    "CrossCheck", "Decisions", "Declined", "Env", "Evidence", "Finding", "Fix", "FixKind", "FunctionRun", "Gather",
+    "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel", "KernelCost", "Launch", "LimitHit",
+    "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad", "NotTraced", "Note",
     "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason", "ReasonKind", "Recompilation",
-    "Recompile", "Regression", "RegressionKind", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample", "SampleVariant",
-    "Site", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
-    "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
-    "TrialResult", "TrialSpec", "TritonLaunch", "VECTORIZED", "Vectorized", "WarningKind", "Words", "to_json",
+    "Recompile", "Regression", "RegressionKind", "RewriteCheck", "RewriteRun", "Rewritten", "Rounds", "RunEnd",
+    "RunPair", "STATUSES", "STEADY", "Sample", "SampleVariant", "Site", "SizeCall", "SizeCompared", "SourceFile",
+    "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes", "TimeRow",
+    "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect", "TrialResult", "TrialSpec", "TritonLaunch",
+    "UncompiledMethod", "Untraced", "UntracedCalls", "VECTORIZED", "Vectorized", "WarningKind", "Words", "to_json",
 ]
 
 

@@ -9,7 +9,7 @@ from typing import Optional
 from inspector.model.code import CompiledCode
 from inspector.model.fixes import TrialResult
 from inspector.model.timing import Speedups, Timing
-from inspector.model.words import Status, coerce
+from inspector.model.words import NotTraced, Status, coerce
 from inspector.raw import JSON
 
 
@@ -146,6 +146,34 @@ class CallKinds:
 
 
 @dataclass(frozen=True)
+class Untraced:
+    """A call of a program's compiled function that inspector did not trace for the lines that ran as Python."""
+
+    call: int
+    why: NotTraced
+    guard: Optional[str] = None  # the failed guard of torch's first cached entry (why: recompile, limit)
+
+    def __post_init__(self) -> None:
+        coerce(self, "why", NotTraced)
+
+
+@dataclass(frozen=True)
+class UntracedCalls:
+    """The calls not traced, before the one traced (or all of them, none traced): how many, the first few."""
+
+    count: int
+    first: list[Untraced]
+
+
+@dataclass(frozen=True)
+class UncompiledMethod:
+    """A method of a compiled module other than forward, called through the compiled module: it ran uncompiled."""
+
+    name: str
+    calls: int
+
+
+@dataclass(frozen=True)
 class FunctionRun:
     """A compiled function over a program's run (``inspector run``): its calls measured where they happened."""
 
@@ -169,6 +197,7 @@ class FunctionRun:
     inlined_into: list[str] = field(default_factory=list)  # functions whose compiled graphs hold this one's code
     error_call: Optional[int] = None  # the call that raised the variant's ``error`` (the last that raised)
     kinds: CallKinds = field(default_factory=CallKinds)  # how torch ran each call
+    untraced: Optional[UntracedCalls] = None  # calls the trace pass left alone (None: records before it)
 
 
 @dataclass(frozen=True)
@@ -200,6 +229,8 @@ class ProgramFunction:
     internal_errors: tuple[InternalError, ...]
     arguments: Optional[tuple[Argument, ...]] = None  # its first call's (None: not recorded)
     compile_options: Optional[JSON] = None  # the keywords the program gave torch.compile (None: not recorded)
+    uncompiled: tuple[UncompiledMethod, ...] = ()  # a compiled module's other methods, called through it
+    process: Optional[str] = None  # the child process it ran in ("SpawnProcess-1"; None: the program's own)
 
     def __post_init__(self) -> None:
         coerce(self, "status", Status)
@@ -207,6 +238,20 @@ class ProgramFunction:
     @property
     def failed(self) -> bool:
         return self.status in (Status.ERROR, Status.TIMEOUT)
+
+
+@dataclass(frozen=True)
+class ChildProcess:
+    """A multiprocessing child the program started: whether inspector followed it (its probe's account read; a
+    forked child never is), how it ended, and the functions it compiled (ids of the program's ``functions``)."""
+
+    name: str
+    pid: Optional[int]
+    start_method: str  # spawn | forkserver | fork
+    exit: Optional[int]  # None: it had not ended when the program did
+    followed: bool
+    wall_s: Optional[float]
+    functions: list[str]
 
 
 @dataclass(frozen=True)
@@ -225,6 +270,7 @@ class Program:
     load: Optional[JSON] = None  # how busy the machine was while it ran (the parent's /proc window: the
     #                                        record's raw facts, as JSON)
     try_fixes: bool = False  # say which fixes could be tried, and how (inspector run does not re-run the program)
+    children: tuple[ChildProcess, ...] = ()  # the multiprocessing children it started, in order
 
 
 @dataclass(frozen=True)

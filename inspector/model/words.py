@@ -7,8 +7,8 @@ from typing import Any
 
 from inspector.raw import Status, Words
 
-__all__ = ["STATUSES", "Backend", "FixKind", "How", "LineStatus", "ReasonKind", "Status", "Vectorized", "WarningKind",
-           "Words", "coerce"]
+__all__ = ["STATUSES", "Backend", "FixKind", "How", "LineStatus", "NotTraced", "ReasonKind", "Status", "Vectorized",
+           "WarningKind", "Words", "coerce"]
 
 
 class Backend(Words):
@@ -17,6 +17,16 @@ class Backend(Words):
     CPP = "cpp"
     TRITON = "triton"
     EXTERN = "extern"
+
+
+class NotTraced(Words):
+    """Why a program's call was not traced for the lines that ran as Python: a guard of torch's cached code failed
+    for its arguments (it would compile), every guard failed past the recompile limit (it runs eagerly), or it
+    compiled as it was traced (the trace stopped as the compile began)."""
+
+    RECOMPILE = "recompile"
+    LIMIT = "limit"
+    COMPILED = "compiled"
 
 
 class LineStatus(Words):

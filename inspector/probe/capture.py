@@ -18,7 +18,7 @@ import json
 import logging
 import re
 import traceback
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import torch
 import torch._inductor.config  # `import torch` alone does not load it in 2.1
@@ -87,6 +87,7 @@ class Capture:
         self.machine = MachineCode(lambda text: self.problems.append(text))
         self._handlers: list[tuple[logging.Logger, logging.Handler, int, bool]] = []
         self._restore: Restore = []
+        self.on_start: Optional[Callable[[], None]] = None  # called as Dynamo starts compiling a frame (2.3+)
 
     def _reset(self) -> None:
         self.graphs: dict[Optional[str], dict[str, Any]] = {}  # by compile id
@@ -228,6 +229,8 @@ class Capture:
             if metadata.get("attempt"):
                 cid += f"_{metadata['attempt']}"
         if "dynamo_start" in metadata:
+            if self.on_start is not None:
+                self.on_start()
             stack = [dict(f, filename=self.strings.get(f.get("filename"), f.get("filename")))
                      for f in metadata["dynamo_start"].get("stack", [])]
             self._graph(cid)["user_stack"] = stack

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Optional, TypeVar
 
-from inspector.raw import (Raw, RawCapture, RawEnv, RawError, RawRewrite, RawRoundTiming, RawSample, RawTrial,
+from inspector.raw import (Raw, RawCapture, RawChild, RawEnv, RawError, RawRewrite, RawRoundTiming, RawSample, RawTrial,
                           RawVariant)
 
 M = TypeVar("M", bound="Message")
@@ -163,6 +163,8 @@ class ProgramEnd(Message):
     wall_s: Optional[float] = None
     functions: Optional[list[RawVariant]] = None
     outside: Optional[dict[str, int]] = None
+    process: Optional[str] = None  # a child's: its multiprocessing name ("SpawnProcess-1"); None: the program's own
+    children: Optional[list[RawChild]] = None  # the program's: the multiprocessing children it started
 
 
 # the parent's commands to a live sample probe

@@ -35,6 +35,9 @@ MAX_FALLBACKS = 20  # eager fallbacks kept per function with their failed guard 
 MAX_KIND_RUNS = 200  # runs of consecutive calls of one kind kept per function (all calls are counted by kind)
 GUARD_LOCAL = re.compile(r"L\['([^']+)'\]")  # a guard's frame local as torch's own messages name it: L['x'] -> x
 EAGER_STANCES = ("force_eager",)  # torch.compiler.set_stance values under which no compiled code runs
+MAX_UNTRACED = 8  # calls not traced because they would compile (or compiled as they were traced): then none is
+PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "")  # inspector's own files are under it
+STARTERS = ("<string>", "<frozen runpy>")  # frames that start a program (``python -c``, ``-m``) besides inspector's
 
 
 def main(argv=None):
@@ -53,13 +56,78 @@ def main(argv=None):
         tracker = Tracker(trace=not args.no_trace, profile=not args.no_profile)
     _forget_bootstrap()
     tracker.install()
+    children = _follow_children(args.results, tracker.passes)
     code = 1
     try:
         code = _run(args.target, args.args, args.module)
     finally:
-        emit(tracker.end(code))
+        emit(tracker.end(code).but(children=[_child_facts(p) for p in children]))
         emit.close()
     return code
+
+
+def _follow_children(results, passes):
+    """The multiprocessing children the program starts (its Process objects, in order). Those started by spawn or
+    forkserver (``torch.multiprocessing.spawn``'s are) run a probe of their own, started as the child reads its
+    parent's preparation data (``multiprocessing.spawn.get_preparation_data``): it tracks their torch.compile as here
+    and writes to RESULTS.PID; the program sees neither (no PYTHONPATH, the child's sys.path as multiprocessing sets
+    it). A forked child is not followed (it shares this process's tracked state, and ends with os._exit)."""
+    from multiprocessing import process, spawn
+    root = os.path.dirname(PACKAGE_DIR.rstrip(os.sep))
+    start = (f"import sys; sys.path.insert(0, {root!r}); from inspector.probe.program import child; "
+             f"sys.path.remove({root!r}); child({results!r}, {passes['trace']!r}, {passes['profile']!r})")
+    prepared, started = spawn.get_preparation_data, process.BaseProcess.start
+    children = []
+
+    def get_preparation_data(name):
+        return dict(prepared(name), inspector=_ChildStart(start))
+
+    def start_child(self):
+        started(self)
+        children.append(self)
+    spawn.get_preparation_data, process.BaseProcess.start = get_preparation_data, start_child
+    return children
+
+
+class _ChildStart:
+    """Unpickled in a spawned child, runs ``code`` there (before the child imports the program's main module)."""
+
+    def __init__(self, code):
+        self.code = code
+
+    def __reduce__(self):
+        return exec, (self.code, {})
+
+
+def _child_facts(p):
+    """A child process of the program as the record's ``program.children`` has it."""
+    import multiprocessing
+    method = getattr(p, "_start_method", None) or multiprocessing.get_start_method(allow_none=True) or "fork"
+    try:
+        code = p.exitcode
+    except Exception:  # a process object of another interpreter's making
+        code = None
+    return {"name": p.name, "pid": p.pid, "start_method": method, "exit": code}
+
+
+def child(results, trace, profile):
+    """The probe of a spawned (or forkserver) child: tracks its torch.compile as ``main`` does the program's and
+    writes a ``ProgramEnd`` with its process name to RESULTS.PID once the process's target has returned."""
+    from multiprocessing import process
+    emit = Writer(f"{results}.{os.getpid()}")
+    tracker = Tracker(trace=trace, profile=profile)
+    tracker.install()
+    bootstrap = process.BaseProcess._bootstrap
+
+    def _bootstrap(self, *args, **kwargs):
+        code = 1
+        try:
+            code = bootstrap(self, *args, **kwargs)
+        finally:
+            emit(tracker.end(code).but(process=self.name))
+            emit.close()
+        return code
+    process.BaseProcess._bootstrap = _bootstrap
 
 
 def header(target: str, module: bool, file: str | None, argv: list[str], measure_bandwidth: bool = True
@@ -171,9 +239,14 @@ def _trimmed(tb):
     """A traceback relinked without the frames of this module and of runpy."""
     import runpy
     ours = (__file__, runpy.__file__, "<frozen runpy>")
+    return _relinked(tb, lambda code: code.co_filename not in ours)
+
+
+def _relinked(tb, keep):
+    """The traceback ``tb`` relinked through the entries whose frame's code ``keep`` keeps."""
     kept = []
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename not in ours:
+        if keep(tb.tb_frame.f_code):
             kept.append(tb)
         tb = tb.tb_next
     for a, b in zip(kept, kept[1:]):
@@ -181,6 +254,45 @@ def _trimmed(tb):
     if kept:
         kept[-1].tb_next = None
     return kept[0] if kept else None
+
+
+def _ours(filename):
+    return filename.startswith(PACKAGE_DIR)
+
+
+def _hide(error):
+    """Take inspector's frames out of ``error``'s traceback as it leaves one of inspector's wrappers, which then
+    re-raises it with a bare ``raise`` (which adds no frame): the program's tracebacks (``unittest``'s, its own
+    ``except``) show its frames and torch's, as the bare run's do."""
+    error.__traceback__ = _relinked(error.__traceback__, lambda code: not _ours(code.co_filename))
+
+
+def _user_frames(stack):
+    """A live stack (``traceback.FrameSummary``s, outermost first) without inspector's frames: those that started
+    the program (``python -c`` of the parent, ``main``, ``runpy``'s) and its wrappers around compiled calls."""
+    import runpy
+    starters = (*STARTERS, runpy.__file__)
+    lead = 0
+    while lead < len(stack) and (stack[lead].filename in starters or _ours(stack[lead].filename)):
+        lead += 1
+    if not any(_ours(f.filename) for f in stack[:lead]):
+        lead = 0
+    return [f for f in stack[lead:] if not _ours(f.filename)]
+
+
+def _hide_from_torch_stacks(restore):
+    """torch's "User code traceback" of graph-break messages (the program may log them itself) is the live stack
+    that ``torch._dynamo.exc.filter_stack`` cleans of torch's frames: clean it of inspector's too."""
+    import traceback as tb
+    try:
+        from torch._dynamo import exc
+    except ImportError:
+        return
+    original = getattr(exc, "filter_stack", None)
+    if original is None:
+        return
+    restore.append((exc, "filter_stack", original))
+    exc.filter_stack = lambda stack: tb.StackSummary.from_list(_user_frames(list(original(stack))))
 
 
 class Tracker:
@@ -197,6 +309,7 @@ class Tracker:
         self.by_key, self.frames = {}, {}  # {code object or module: Function}; {torch's frame id: Function or None}
         self.passes = {"trace": trace, "profile": profile}
         self.outside_counts = {"graphs": 0, "breaks": 0}
+        self.restore = []  # (object, attribute, value) of torch's that install replaced
 
     def install(self):
         import torch
@@ -215,11 +328,15 @@ class Tracker:
 
         torch.compile = compile
         _skip_frame(Tracker.call.__code__)
+        _hide_from_torch_stacks(self.restore)
 
     def uninstall(self):
         import torch
         torch.compile = self.original
         self.capture.uninstall()
+        for target, name, value in reversed(self.restore):
+            setattr(target, name, value)
+        self.restore.clear()
 
     def end(self, status: int) -> ProgramEnd:
         """The last message: the exit status, wall time, each tracked function's facts and what compiled outside."""
@@ -237,15 +354,27 @@ class Tracker:
         function.options = _json_safe(options)
         if isinstance(compiled, torch.nn.Module):
             forward = compiled.forward
-            function.signature = None  # Dynamo compiles the module's call, not forward: no guard check of our own
-            compiled.forward = lambda *args, **kwargs: self.call(function, forward, args, kwargs)
-            _skip_frame(compiled.forward.__code__)
+
+            def tracked_forward(*args, **kwargs):
+                try:
+                    return self.call(function, forward, args, kwargs)
+                except BaseException as e:
+                    _hide(e)
+                    raise
+            compiled.forward = tracked_forward
+            _skip_frame(tracked_forward.__code__)
+            for method in _own_methods(model):
+                compiled.__dict__[method] = _counted(function, model, method)  # not the original's (__setattr__)
             return compiled
 
         @functools.wraps(model)
         def tracked(*args, **kwargs):
             __tracebackhide__ = True  # noqa: F841  (IPython, pytest: not the user's frame)
-            return self.call(function, compiled, args, kwargs)
+            try:
+                return self.call(function, compiled, args, kwargs)
+            except BaseException as e:
+                _hide(e)
+                raise
         for attribute in ("_torchdynamo_orig_callable", "_torchdynamo_inline"):  # Dynamo inlines it as before
             if hasattr(compiled, attribute):
                 setattr(tracked, attribute, getattr(compiled, attribute))
@@ -304,16 +433,18 @@ class Tracker:
         sync = _sync(args) if self.cuda else _nothing
         if sync is not _nothing:
             function.device = "cuda"
-        mode = None if eager or nested else function.next_pass(self.passes)
+        mode = None if eager or nested else function.next_pass(self.passes, args, kwargs)
         start = time.perf_counter()
         try:
             if self._set_eval_frame:
                 self._set_eval_frame(dynamo)
             if mode:
-                return function.run_pass(mode, fn, args, kwargs, sync)
+                return function.run_pass(mode, fn, args, kwargs, sync, self.capture)
             return fn(*args, **kwargs)
-        except Exception as e:
-            function.error, function.error_call = f"{type(e).__name__}: {e}", function.calls
+        except BaseException as e:
+            if isinstance(e, Exception):
+                function.error, function.error_call = f"{type(e).__name__}: {e}", function.calls
+            _hide(e)
             raise
         finally:
             if self._set_eval_frame:
@@ -385,6 +516,30 @@ def _skip_frame(code):
         pass
 
 
+def _own_methods(model):
+    """The methods a module's own classes define besides ``forward`` (torch.nn.Module's and dunders left out): the
+    compiled module's attribute lookup reaches them on the original module, uncompiled."""
+    import types
+
+    import torch
+    base = set(dir(torch.nn.Module))
+    return sorted({name for cls in type(model).__mro__ if not issubclass(torch.nn.Module, cls)
+                   for name, value in vars(cls).items()
+                   if isinstance(value, types.FunctionType) and name not in base and not name.startswith("__")})
+
+
+def _counted(function, model, name):
+    """``model.name`` called through the compiled module, each call counted in ``function.other_methods``."""
+    def method(*args, **kwargs):
+        function.other_methods[name] = function.other_methods.get(name, 0) + 1
+        try:
+            return getattr(model, name)(*args, **kwargs)
+        except BaseException as e:
+            _hide(e)
+            raise
+    return functools.wraps(getattr(model, name))(method)
+
+
 def _created_at(model):
     """"ga.py:40": where the program called torch.compile on ``model``; for a closure, where its enclosing function
     was called (two closures of one decorator are told apart by it)."""
@@ -419,6 +574,8 @@ class Function:
         self.compiles, self.fallbacks, self.fallback_count, self.stances = [], [], 0, []
         self.python_lines = self.kernel_times = self.error = self.error_call = None
         self.traced_call = self.profiled_call = None
+        self.untraced, self.untraced_count = [], 0  # calls not traced: [{"call", "why", "guard"}] (the first kept)
+        self.other_methods = {}  # {method: calls} of a compiled module's methods other than forward (uncompiled)
         self.device = "cpu"
         self.bounds = []
         self.options = self.arguments = None  # torch.compile's keywords; the first call's arguments
@@ -454,6 +611,9 @@ class Function:
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
             frame_locals = dict(bound.arguments)
+            owner = getattr(self.target, "__self__", None)  # a bound method's (a module's forward): its self
+            if owner is not None and self.code_object.co_varnames:
+                frame_locals.setdefault(self.code_object.co_varnames[0], owner)
             failures, self.entry = [], None
             for entry in _debug_get_cache_entry_list(self.code_object):
                 result = entry.guard_manager.check_verbose(frame_locals)
@@ -465,20 +625,36 @@ class Function:
         except Exception:  # another torch's internals: say it cannot be told
             return None
 
-    def next_pass(self, enabled):
-        """'trace' for the first call after the function first compiled, then 'profile' for the next; else None."""
+    def next_pass(self, enabled, args, kwargs):
+        """'trace' for the first call after the function first compiled that will not compile (a guard of its cached
+        entries holds, or that cannot be told: then the trace stops if it compiles), then 'profile' for the next
+        such call; else None. A call that would compile gets no pass: its compile would run under the pass."""
         if not self.capture or not self.capture.get("graphs"):
             return None
-        if self.traced_call is None and enabled["trace"]:
-            return "trace"
-        if self.profiled_call is None and enabled["profile"]:
-            return "profile"
-        return None
+        trace = self.traced_call is None and enabled["trace"] and self.untraced_count < MAX_UNTRACED
+        profile = self.profiled_call is None and enabled["profile"]
+        if not (trace or profile):
+            return None
+        failed = self._failed_guard(args, kwargs)
+        if failed:
+            if trace:
+                limited = any(self.capture.get("limits") or []) or any(self.recompiles["limits"])
+                self._untraced("limit" if limited else "recompile", failed)
+            return None
+        return "trace" if trace else "profile"
 
     def graphs(self):
         return (self.capture or {}).get("graphs", []) + self.recompiles["graphs"]
 
-    def run_pass(self, mode, fn, args, kwargs, sync):
+    def _untraced(self, why, guard=None):
+        """Keep a call that was not traced: "recompile" (a guard failed: it would compile), "limit" (every guard
+        failed past the recompile limit: it runs eagerly), "compiled" (it compiled as it was traced: the trace was
+        stopped when the compile began)."""
+        self.untraced_count += 1
+        if len(self.untraced) < MAX_UNTRACED:
+            self.untraced.append({"call": self.calls, "why": why, "guard": guard})
+
+    def run_pass(self, mode, fn, args, kwargs, sync, capture):
         from inspector.probe import profile, runner
         box = []
 
@@ -486,7 +662,12 @@ class Function:
             box.append(fn(*args, **kwargs))
         if mode == "trace":
             self.traced_call = self.calls
-            trace = runner._trace(call)
+            previous = sys.gettrace()
+            capture.on_start = lambda: sys.settrace(previous)  # a compile begins: no line of it traced
+            try:
+                trace = runner._trace(call)
+            finally:
+                capture.on_start = None
             self.python_lines = trace["lines"]
             if trace.get("cut_after_s"):
                 self.bounds.append(f"the Python-line trace of call {self.calls} stopped after "
@@ -532,8 +713,9 @@ class Function:
         (torch hit its recompile limit and ran the frame eagerly)."""
         if mode == "profile":  # it timed kernels that this call's new graphs replaced: profile a later call
             self.kernel_times = self.profiled_call = None
-        elif mode == "trace":  # it traced a compiling call: trace a steady one later
+        elif mode == "trace":  # it traced a compiling call (stopped as the compile began): trace a later one
             self.python_lines = self.traced_call = None
+            self._untraced("compiled")
         ids = {compile_key(x.get("compile_id")) for x in compiled["graphs"] + compiled["breaks"]}
         first = not compiled["limits"] and all(i is not None and i[1] == 0 for i in ids)
         if self.capture is None:  # the function's own first compile (torch's recompile of a shared code object)
@@ -589,6 +771,8 @@ class Function:
                 "run": {"calls": self.calls, "total_s": self.total_s, "steady_calls": self.steady.count,
                         "steady_s": self.steady.sum, "compiles": self.compiles, "compiled_at": self.compiled_at,
                         "traced_call": self.traced_call, "profiled_call": self.profiled_call,
+                        "untraced": {"count": self.untraced_count, "first": self.untraced},
+                        **({"other_methods": self.other_methods} if self.other_methods else {}),
                         "stances": self.stances if any(s["stance"] not in (None, "default") for s in self.stances)
                         else [], "eager": self.eager.timing(), "wrappers": self.wrappers,
                         "kinds": {"counts": self.kind_counts, "runs": self.kinds}, "inside": self.inside,

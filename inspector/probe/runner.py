@@ -320,6 +320,7 @@ def _trace(call, limit_s=TRACE_LIMIT_S):
             counts["events"] += 1
             if counts["events"] % 4096 == 0 and time.perf_counter() - start > limit_s:
                 counts["cut"] = time.perf_counter() - start
+                sys.settrace(previous)  # no more events: the rest of the call runs at full speed
         return tracer
 
     previous = sys.gettrace()  # a program's own tracer (coverage, a debugger) is put back

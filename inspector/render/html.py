@@ -15,8 +15,8 @@ from inspector.analysis import compare, fixes
 from inspector.model import Analysis, Backend, Comparison, Status
 from inspector.render import charts, compared, folder, highlight, section, views
 from inspector.render.base import Renderer
-from inspector.render.words import (between, break_even, compile_ids, error_parts, launched, match, program_title,
-                                    ratio, recompile_why, run_notes, seconds)
+from inspector.render.words import (between, break_even, child_process, compile_ids, error_parts, launched, match,
+                                    program_title, ratio, recompile_why, run_notes, seconds)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -96,5 +96,6 @@ class HtmlRenderer(Renderer):
             fixes=views.program_fixes(analysis), caution=views.caution(analysis), sample=analysis.sample,
             env=analysis.env,
             rows=rows, tlparse=views.tlparse(analysis.trace), rewrites=(),
+            children=[child_process(c) for c in p.children] if p else [],
             compiled=[section.section(r.v, analysis.files, open=r.v is costliest, limit=PROGRAM_LIMIT) for r in rows],
             highlight_css=highlight.stylesheet())

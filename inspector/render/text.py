@@ -14,8 +14,8 @@ from rich.table import Table
 from inspector.model import Analysis, BreaksView, Comparison, GraphBreak, Status, TrialResult
 from inspector.render import comparison as comparison_words, fixes as fix_words, views
 from inspector.render.base import Renderer
-from inspector.render.words import (break_even, compile_ids, error_parts, match, places, program_title, ratio,
-                                    recompile_why, run_notes, seconds, sentence)
+from inspector.render.words import (break_even, child_process, compile_ids, error_parts, match, places, program_title,
+                                    ratio, recompile_why, run_notes, seconds, sentence)
 
 WIDTH = 110
 
@@ -101,6 +101,8 @@ class TextRenderer(Renderer):
                           seconds(v.timing.median_s if v.timing else None), share,
                           *([seconds(r.eager_s) + against] if p.eager else []))
         console.print(table if p.functions else "the program compiled nothing with torch.compile", markup=False)
+        for child in p.children:
+            console.print(f"child process {child_process(child)}", markup=False)
         for v in (r.v for r in rows):
             if v.status == Status.OK:
                 console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)

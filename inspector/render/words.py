@@ -8,8 +8,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Literal, Optional, Union
 
-from inspector.model import (Analysis, Backend, BreakEven, CompiledCode, FunctionRun, Kernel, LineStatus,
-                             ProgramFunction, Reason, ReasonKind, Recompile, SampleVariant, Status, Vectorized)
+from inspector.model import (Analysis, Backend, BreakEven, ChildProcess, CompiledCode, FunctionRun, Kernel, LineStatus,
+                             NotTraced, ProgramFunction, Reason, ReasonKind, Recompile, SampleVariant, Status,
+                             Vectorized)
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
 
@@ -152,6 +153,8 @@ def sentence(v: SampleVariant | ProgramFunction, sample: str) -> str:
     if v.status != Status.OK:
         return f"{v.status}: {error_parts(v.error)[0]}".rstrip(": ")
     if isinstance(v, ProgramFunction) and (not v.run.calls or (v.run.inlined_into and not v.code.graphs)):
+        if v.uncompiled and not v.run.calls:
+            return f"{uncompiled(v)}; its forward was never called."
         if v.run.inlined_into:
             return (f"never {'compiled' if v.run.calls else 'called'} itself: inlined into "
                     f"{' and '.join(v.run.inlined_into)}, whose compiled graphs hold its code (its lines' verdicts "
@@ -190,12 +193,21 @@ def sentence(v: SampleVariant | ProgramFunction, sample: str) -> str:
     if loops:
         parts.append(f"{len(loops)} Python loop{'s' if len(loops) > 1 else ''} unrolled into the graph by Dynamo "
                      f"(line{'s' if len(loops) > 1 else ''} {', '.join(str(n) for w in loops for n in w.lines)})")
+    if isinstance(v, ProgramFunction) and v.uncompiled:
+        parts.append(uncompiled(v))
     again = code.recompilation
     if again:
         parts.append(f"{again.count} recompilation(s) after the first call"
                      + (f", recompile limit hit ({again.limit})" if again.limit else "")
                      + (", on every call" if again.every_call else ""))
     return "; ".join(parts) + "."
+
+
+def uncompiled(v: ProgramFunction) -> str:
+    """A compiled module's other methods the program called through it, which ran uncompiled, and what to compile."""
+    return "; ".join(f"{m.name} was called {m.calls} time{'s' if m.calls != 1 else ''} on the compiled module and ran "
+                     f"uncompiled; compile it: torch.compile(module.{m.name}) or call the module (forward)"
+                     for m in v.uncompiled)
 
 
 def machine_code(code: CompiledCode) -> Optional[str]:
@@ -254,6 +266,8 @@ def run_notes(run: FunctionRun) -> list[str]:
         call, guard = run.fallback_guards[0]
         notes.append(f"eager_on_recompile: {run.fallbacks} call{'s' if run.fallbacks > 1 else ''} ran eagerly instead "
                      f"of recompiling, the first at call {call}, where this guard failed: {guard}")
+    if run.untraced and run.untraced.count:
+        notes.append(untraced(run))
     if run.shares_code:
         notes.append(f"shares its code object with {', '.join(run.shares_code)}: torch compiles them as one "
                      "function, so a first compile of one is a recompile of the other, and they count against one "
@@ -310,6 +324,33 @@ def compile_ids(c: Recompile) -> str:
     """The compile ids a recompiling call made, as torch's logs name them ("0/3"; a restarted attempt "0/3_1" is
     0/3 again)."""
     return ", ".join(dict.fromkeys(i.split("_")[0] for i in c.compile_ids))
+def child_process(c: ChildProcess) -> str:
+    """A child process of the program in one sentence: how it started and ended, and whether it was followed (what it
+    compiled) or why not."""
+    ended = "still running when the program ended" if c.exit is None else f"exit status {c.exit}"
+    head = f"{c.name} (pid {c.pid}, started by {c.start_method}, {ended}"
+    if c.followed:
+        compiled = f"compiled {', '.join(c.functions)}" if c.functions else "compiled nothing with torch.compile"
+        return f"{head}, {seconds(c.wall_s)}): followed, {compiled}"
+    why = ("inspector follows children started by spawn or forkserver; a forked one shares the program's tracked "
+           "state and ends with os._exit" if c.start_method == "fork" else
+           "its probe wrote nothing (it was killed, crashed or called os._exit)")
+    return f"{head}): not followed, nothing it compiled is in this report: {why}"
+
+
+NOT_TRACED = {NotTraced.RECOMPILE: "it would recompile", NotTraced.LIMIT: "past the recompile limit, it would run "
+              "eagerly", NotTraced.COMPILED: "it compiled as it was traced, and the trace stopped as the compile began"}
+
+
+def untraced(run: FunctionRun, listed: int = 2) -> str:
+    """The calls the trace pass (the lines that ran as Python) left alone, why, and the call it traced."""
+    calls = run.untraced
+    assert calls is not None
+    said = "; ".join(f"call {u.call} ({NOT_TRACED[u.why]}{': ' + u.guard if u.guard else ''})"
+                     for u in calls.first[:listed])
+    more = f" and {calls.count - listed} more" if calls.count > listed else ""
+    after = f"call {run.traced_call} was traced instead" if run.traced_call else "no call was traced"
+    return f"not traced for the lines that ran as Python: {said}{more}; {after}"
 
 
 def places(where: Iterable[tuple[Optional[str], Optional[int]]], sample: str,
