@@ -521,6 +521,9 @@ class RawKinds(Raw):
 
     counts: Optional[dict[str, int]] = None
     runs: Optional[list[RawCallRun]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawUntraced(Raw):
     call: Optional[int] = None
     why: Optional[str] = None  # recompile | limit | compiled

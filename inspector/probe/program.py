@@ -620,7 +620,10 @@ class Function:
                 if result.result:
                     self.entry = str(getattr(entry, "compile_id", "")) or None
                     return ""
-                failures += [GUARD_LOCAL.sub(r"\1", part) for part in list(result.verbose_code_parts)[:1]]
+                parts = list(result.verbose_code_parts)[:1]
+                if any(part.startswith("KeyError") for part in parts):  # a name not among the arguments (a closure's
+                    return None  # cell, a global torch reads from the frame): it cannot be told from here
+                failures += [GUARD_LOCAL.sub(r"\1", part) for part in parts]
             return "; ".join(failures) or "no compiled entry"
         except Exception:  # another torch's internals: say it cannot be told
             return None

@@ -324,6 +324,8 @@ def compile_ids(c: Recompile) -> str:
     """The compile ids a recompiling call made, as torch's logs name them ("0/3"; a restarted attempt "0/3_1" is
     0/3 again)."""
     return ", ".join(dict.fromkeys(i.split("_")[0] for i in c.compile_ids))
+
+
 def child_process(c: ChildProcess) -> str:
     """A child process of the program in one sentence: how it started and ended, and whether it was followed (what it
     compiled) or why not."""

@@ -34,7 +34,7 @@ def test_calls_left_untraced_are_told_with_why_and_the_call_traced_instead():
                     "compiled as it was traced, and the trace stopped as the compile began) and 1 more; call "
                     f"{f.run.traced_call} was traced instead")
     # a record from before the probe told them: nothing said
-    before = _odd_calls().function("fitness")
+    before = _odd_calls(untraced=None).function("fitness")
     assert before.run.untraced is None and not [n for n in run_notes(before.run) if n.startswith("not traced")]
 
 
