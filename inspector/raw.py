@@ -491,6 +491,21 @@ class RawFallbacks(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawReplay(Raw):
+    """A program's function replayed after the program on copies of one steady call's arguments (``call``; their
+    ``bytes``): its alternating rounds ``eager`` and ``compiled``, what the replay compiled (``compiles``, graphs) and
+    took (``seconds``); ``why`` it was not measured."""
+
+    call: Optional[int] = None
+    bytes: Optional[int] = None
+    eager: Optional[list[RawRoundTiming]] = None
+    compiled: Optional[list[RawRoundTiming]] = None
+    compiles: Optional[int] = None
+    seconds: Optional[float] = None
+    why: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawRun(Raw):
     """A program's function over the run."""
 
@@ -505,6 +520,7 @@ class RawRun(Raw):
     stances: Optional[list[RawStance]] = None
     eager: Optional[RawTiming] = None
     fallbacks: Optional[RawFallbacks] = None
+    replay: Optional[RawReplay] = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,7 +28,7 @@ from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsCh
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.lines import LineVerdict, Reason, Site
 from inspector.model.runs import (CodeLocation, CrossCheck, FunctionRun, InternalError, Program, ProgramFunction,
-                                  Recompile, SampleVariant, StanceRun, SweepEntry, SweepPoint)
+                                  Recompile, Replay, SampleVariant, StanceRun, SweepEntry, SweepPoint)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, ReasonKind, Status, Vectorized,
                                    WarningKind, Words)
@@ -42,10 +42,11 @@ __all__ = [
     "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel",
     "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad",
     "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason", "ReasonKind", "Recompilation",
-    "Recompile", "Regression", "RegressionKind", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample", "SampleVariant",
-    "Site", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
-    "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
-    "TrialResult", "TrialSpec", "TritonLaunch", "VECTORIZED", "Vectorized", "WarningKind", "Words", "to_json",
+    "Recompile", "Regression", "RegressionKind", "Replay", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample",
+    "SampleVariant", "Site", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status",
+    "SweepEntry", "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace",
+    "Transfer", "TrialEffect", "TrialResult", "TrialSpec", "TritonLaunch", "VECTORIZED", "Vectorized", "WarningKind",
+    "Words", "to_json",
 ]
 
 

@@ -1,7 +1,7 @@
 """Run a program as it is and record what torch.compile did to it (``inspector run``; stdlib, numpy and torch only).
 
-Usage: python -m inspector.probe.program --results FILE [--trace-dir DIR] [--no-trace] [--no-profile] [--module]
-TARGET [ARGS...]
+Usage: python -m inspector.probe.program --results FILE [--trace-dir DIR] [--no-trace] [--no-profile] [--no-replay]
+[--budget S] [--module] TARGET [ARGS...]
 
 The program runs in this process as ``python TARGET ARGS`` would run it: its own ``__main__`` (``__file__``,
 ``__loader__``), sys.argv, sys.path[0], environment, stdout, stderr and exit status; inspector's frames are kept out
@@ -9,6 +9,8 @@ of the tracebacks it prints. Every callable it gives to ``torch.compile`` (a fun
 as a decorator) is tracked: each call is timed with the stance torch ran it under, what compiled during it is
 captured (graphs, breaks, the guard that failed), the first call after the first compile is traced for the lines
 that ran as Python and the next one is profiled for its kernels' times (``--no-trace``, ``--no-profile``: neither).
+After the program, each function is replayed eagerly and compiled on copies of one steady call's arguments
+(``inspector.probe.replay``; ``--budget`` seconds, ``--no-replay``: not).
 Compiles outside tracked calls are counted apart. Messages go to --results (``inspector.probe.messages``): a
 ``ProgramHeader`` first, one ``ProgramEnd`` at the end, however the program ends (normally, an exception, sys.exit,
 Ctrl-C).
@@ -25,8 +27,9 @@ import sys
 import time
 import traceback
 
+from inspector.probe import replay
 from inspector.probe.messages import ProgramEnd, ProgramHeader, ProgramTarget, Writer
-from inspector.raw import RawEnv, RawVariant
+from inspector.raw import RawEnv, RawReplay, RawVariant
 from inspector.record import compile_key
 
 MAX_SAMPLES = 10_000  # per-call durations kept per function and kind (their count and sum are always kept)
@@ -41,6 +44,8 @@ def main(argv=None):
     p.add_argument("--trace-dir", help="torch's structured trace goes here (TORCH_TRACE, not left to the program)")
     p.add_argument("--no-trace", action="store_true", help="trace no call for the lines that ran as Python")
     p.add_argument("--no-profile", action="store_true", help="profile no call for its kernels' times")
+    p.add_argument("--no-replay", action="store_true", help="replay no function eagerly and compiled afterwards")
+    p.add_argument("--budget", type=float, default=replay.DEFAULT_BUDGET_S, help="seconds of replay at most")
     p.add_argument("--module", action="store_true", help="TARGET is a module name, run as python -m would")
     p.add_argument("target")
     p.add_argument("args", nargs=argparse.REMAINDER)
@@ -48,14 +53,15 @@ def main(argv=None):
     emit = Writer(args.results)
     with _environment_var("TORCH_TRACE", args.trace_dir):  # read once, when torch is imported
         emit(header(args.target, args.module, _file_of(args.target, args.module), args.args))
-        tracker = Tracker(trace=not args.no_trace, profile=not args.no_profile)
+        tracker = Tracker(trace=not args.no_trace, profile=not args.no_profile,
+                          replay=None if args.no_replay else replay.Replay(args.budget))
     _forget_bootstrap()
     tracker.install()
     code = 1
     try:
         code = _run(args.target, args.args, args.module)
     finally:
-        emit(tracker.end(code))
+        emit(tracker.replayed(tracker.end(code), code))
         emit.close()
     return code
 
@@ -186,13 +192,14 @@ class Tracker:
     Capture of what compiles; ``install`` starts both and the run's clock, ``end`` gives the ``program`` message's
     facts, ``uninstall`` puts torch back (for the Python API, which tracks inside the user's own process)."""
 
-    def __init__(self, trace=True, profile=True):
+    def __init__(self, trace=True, profile=True, replay=None):
         from inspector.probe.capture import Capture
         for name in ("load", "profile", "runner", "timing"):  # the passes' modules, while inspector is on sys.path
             importlib.import_module(f"inspector.probe.{name}")  # (the program runs without it: _forget_bootstrap)
         self.capture, self.functions, self.depth, self.start = Capture(), [], 0, None
         self.passes = {"trace": trace, "profile": profile}
         self.outside_counts = {"graphs": 0, "breaks": 0}
+        self.replay = replay  # a probe.replay.Replay: copies of one steady call's arguments per function, or None
 
     def install(self):
         import torch
@@ -221,6 +228,25 @@ class Tracker:
         self._outside(self.capture.take())
         return ProgramEnd(exit=status, wall_s=wall_s, outside=dict(self.outside_counts),
                           functions=[RawVariant.from_json(f.facts()) for f in self.functions])
+
+    def replayed(self, end: ProgramEnd, status: int) -> ProgramEnd:
+        """``end`` with each called function's replay facts (``run.replay``), replayed now that the program has
+        finished (not after Ctrl-C); without replay, why not."""
+        if self.replay is None or status == 130:
+            why = "--no-replay" if self.replay is None else "the program was interrupted (Ctrl-C)"
+            found = {f: {"why": why} for f in self.functions if f.calls}
+        else:
+            self.depth += 1  # calls the replay makes of tracked functions are not the program's
+            try:
+                found = self.replay.run(self.functions, self.capture)
+            except (Exception, KeyboardInterrupt) as e:  # the program's facts are kept whatever the replay does
+                why = f"the replay stopped ({type(e).__name__}: {e})"
+                found = {f: {"why": why} for f in self.functions if f.calls}
+            finally:
+                self.depth -= 1
+        by_id = {f.id: found[f] for f in found}
+        return end.but(functions=[v.but(run=v.run.but(replay=RawReplay.from_json(by_id[v.id])))
+                                  if v.id in by_id and v.run else v for v in end.functions or []])
 
     def track(self, model, compiled, created=None):
         """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports)."""
@@ -277,6 +303,7 @@ class Tracker:
         if sync is not _nothing:
             function.device = "cuda"
         mode = None if eager else function.next_pass(self.passes)
+        copied = self.replay.before(function, fn, args, kwargs) if self.replay and not (mode or eager) else None
         start = time.perf_counter()
         try:
             if mode:
@@ -289,6 +316,8 @@ class Tracker:
             sync()
             seconds = time.perf_counter() - start
             function.record(seconds, EMPTY if capture.empty() else capture.take(), mode, stance, eager)
+            if copied:
+                self.replay.after(copied)
             self.depth -= 1
 
     def _outside(self, taken):
