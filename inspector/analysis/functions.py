@@ -92,13 +92,14 @@ def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
                   compile_s=run.compile_s, calls=max(0, run.calls - run.eager_calls))
     eager, compiled_ = _medians(facts.eager or []), _medians(facts.compiled or [])
     side = rounds.side_by_side(eager, compiled_)
-    if facts.why or not side:
-        return replace(base, why=facts.why or "its replay timed no round")
+    if facts.why or not side or run.compile_s is None:
+        return replace(base, why=facts.why or ("its replay timed no round" if not side else
+                                               "torch's compile time of it was not recorded"))
     eager_s, compiled_s = statistics.median(eager.values()), statistics.median(compiled_.values())
     gain = eager_s - compiled_s
     return replace(base, eager_s=eager_s, compiled_s=compiled_s, spread=(side[1][0], side[1][1]),
                    rounds=len(side[2]), saved_s=gain * base.calls,
-                   pays_after=run.compile_s / gain if gain > 0 and run.compile_s is not None else None)
+                   pays_after=run.compile_s / gain if gain > 0 else None)
 
 
 def _medians(timed: list[RawRoundTiming]) -> dict[int, float]:

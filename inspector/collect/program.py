@@ -33,14 +33,19 @@ BOOTSTRAP = ("import os, sys; sys.path.insert(0, os.environ['INSPECTOR_BOOTSTRAP
              "from inspector.probe.program import main; sys.exit(main())")
 
 
-def collect_program(target, argv=(), *, module=False, python=None, trace_dir=None, trace=True, profile=True):
+def collect_program(target, argv=(), *, module=False, python=None, trace_dir=None, trace=True, profile=True,
+                    replay=True, budget=None):
     """(the program's exit status, its RawRecord) for ``python TARGET ARGV`` (``module``: ``python -m``);
-    ``trace``/``profile``: whether one call per function is traced for its Python lines / profiled for its kernels."""
+    ``trace``/``profile``: whether one call per function is traced for its Python lines / profiled for its kernels;
+    ``replay``: whether each function is replayed eagerly and compiled afterwards, for ``budget`` seconds at most
+    (None: the probe's default)."""
     with tempfile.TemporaryDirectory(prefix="inspector-") as work:
         results = Path(work) / "results.jsonl"
         command = [python or sys.executable, "-c", BOOTSTRAP, "--results", str(results),
                    *(["--trace-dir", str(trace_dir)] if trace_dir else []), *([] if trace else ["--no-trace"]),
-                   *([] if profile else ["--no-profile"]), *(["--module"] if module else []), str(target), *argv]
+                   *([] if profile else ["--no-profile"]), *([] if replay else ["--no-replay"]),
+                   *(["--budget", str(budget)] if budget is not None else []), *(["--module"] if module else []),
+                   str(target), *argv]
         # Ctrl-C is the program's: a handler that does nothing (SIG_IGN would be inherited, and Python would then
         # never raise KeyboardInterrupt in the program)
         previous = signal.signal(signal.SIGINT, lambda *_: None)

@@ -86,7 +86,7 @@ def what(spec: TrialSpec) -> str:
 
 
 def program(fix: Fix, sample: str) -> Optional[str]:
-    """How a program's fix could be tried (``inspector run`` does not run the program again), or None for a kind it
+    """How a program's fix could be tried (``inspector run`` tries no fix on the program), or None for a kind it
     does not list (a break's rewrite, a recompilation: said with the breaks; the tiling heuristic: said with the
     layout); ``sample``: the program's path, whose lines are named by number."""
     if fix.kind == FixKind.LAYOUT:
