@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager as ContextManager
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -119,8 +120,7 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
     start = time.perf_counter()
     facts: dict[str, Any] = {"call": kept.call, "bytes": kept.bytes}
     sync = torch.cuda.synchronize if function.device == "cuda" else _nothing
-    calls = {"compiled": lambda: kept.fn(*kept.args, **kept.kwargs),
-             "eager": _eager(function, kept)}
+    calls = _calls(function, kept)
     owner = getattr(function.target, "__self__", None)
     steady = function.steady.timing() or {}
     if steady and 4 * steady["median_s"] > share_s:
@@ -128,8 +128,9 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
                                f"replay's budget ({share_s:.3g} s; --budget)")
     before = fingerprint((kept.args, kept.kwargs, owner))
     first = {}
-    for kind, call in calls.items():
-        first[kind] = turn(call, sync, 0.0)  # one call: a turn's error is what it raised
+    for kind, (call, stance) in calls.items():
+        with stance():
+            first[kind] = turn(call, sync, 0.0)  # one call: a turn's error is what it raised
         if "error" in first[kind]:
             return dict(facts, why=f"its {kind} call on the copies raised {first[kind]['error']}")
         if fingerprint((kept.args, kept.kwargs, owner)) != before:
@@ -146,7 +147,9 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
     timed: dict[str, list[dict[str, Any]]] = {"eager": [], "compiled": []}
     for r in range(rounds):
         for kind in (("eager", "compiled") if r % 2 == 0 else ("compiled", "eager")):
-            timed[kind].append(dict(turn(calls[kind], sync, per_turn), round=r))
+            call, stance = calls[kind]
+            with stance():
+                timed[kind].append(dict(turn(call, sync, per_turn), round=r))
     failed = next((t["error"] for ts in timed.values() for t in ts if "error" in t), None)
     if not capture.empty():
         capture.take()
@@ -154,21 +157,24 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
                 **({"why": f"a call on the copies raised {failed}"} if failed else {}))
 
 
-def _eager(function: Any, kept: Copy) -> Callable[[], Any]:
-    """A call of ``function`` on the copies without compiled code: its own code (else the compiled callable) under
-    the ``force_eager`` stance, so that compiled functions it calls run eagerly too; before torch 2.6,
-    ``torch._dynamo.disable``."""
+Call = tuple[Callable[[], Any], Callable[[], ContextManager[Any]]]  # a call, and the stance to make it under
+
+
+def _calls(function: Any, kept: Copy) -> dict[str, Call]:
+    """{"compiled", "eager"}: a call of ``function`` on the copies through torch's compiled code, under the default
+    stance (whatever stance the program left set), and one without compiled code: its own code (else the compiled
+    callable) under ``force_eager``, so that the compiled functions it calls run eagerly too; before torch 2.6 (no
+    stances), the compiled callable as it is, and its own code under ``torch._dynamo.disable``. The stance is set
+    around a turn's calls, not each call (setting it takes tens of µs)."""
     import torch
-    fn = function.target or kept.fn
+    fn, compiled = function.target or kept.fn, kept.fn
     stance = getattr(torch.compiler, "set_stance", None)
     if stance is None:
         disabled = torch._dynamo.disable(fn)
-        return lambda: disabled(*kept.args, **kept.kwargs)
-
-    def call() -> Any:
-        with stance("force_eager"):
-            return fn(*kept.args, **kept.kwargs)
-    return call
+        return {"compiled": (lambda: compiled(*kept.args, **kept.kwargs), contextlib.nullcontext),
+                "eager": (lambda: disabled(*kept.args, **kept.kwargs), contextlib.nullcontext)}
+    return {"compiled": (lambda: compiled(*kept.args, **kept.kwargs), lambda: stance("default")),
+            "eager": (lambda: fn(*kept.args, **kept.kwargs), lambda: stance("force_eager"))}
 
 
 def _nothing() -> None:
