@@ -98,8 +98,10 @@ class Replay:
         start = time.perf_counter()
         with _kept_state(), _silenced():
             for n, function in enumerate(left):
-                share = (self.budget_s - (time.perf_counter() - start)) / (len(left) - n)
-                found[function] = replay(function, self.copies.pop(function), share, capture)
+                began = time.perf_counter()
+                share = (self.budget_s - (began - start)) / (len(left) - n)
+                found[function] = dict(replay(function, self.copies.pop(function), share, capture),
+                                       seconds=time.perf_counter() - began)
         for function in functions:
             if function.calls and function not in found:
                 found[function] = {"why": self.why.get(function) or _uncopied(function)}
@@ -153,8 +155,7 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
     failed = next((t["error"] for ts in timed.values() for t in ts if "error" in t), None)
     if not capture.empty():
         capture.take()
-    return dict(facts, **timed, seconds=time.perf_counter() - start,
-                **({"why": f"a call on the copies raised {failed}"} if failed else {}))
+    return dict(facts, **timed, **({"why": f"a call on the copies raised {failed}"} if failed else {}))
 
 
 Call = tuple[Callable[[], Any], Callable[[], ContextManager[Any]]]  # a call, and the stance to make it under
