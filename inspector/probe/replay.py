@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from inspector.probe.rounds import turn
+from inspector.probe.timing import OVERRUN
 
 DEFAULT_BUDGET_S = 3.0  # seconds of replay, all functions together (``inspector run --budget``)
 SHARE = 0.25  # of the memory available (host; a GPU's free memory too) when the first copy is taken
@@ -140,12 +141,12 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
                                    "call changed them): calling it again would not repeat the program's call")
     taken = capture.take() if not capture.empty() else {}
     facts["compiles"] = len(taken.get("graphs", []))
-    slowest = max(t["median_s"] for t in first.values())
-    rounds = min(ROUNDS, int((share_s - (time.perf_counter() - start)) / (2 * slowest)))
+    slowest, left = max(t["median_s"] for t in first.values()), share_s - (time.perf_counter() - start)
+    rounds = min(ROUNDS, int(left / (2 * 3 * slowest)))  # a turn makes 2 untimed calls and 1 timed call at least
     if rounds < 1:
-        return dict(facts, why=f"an eager and a compiled call take {slowest * 2:.3g} s, over its share of the "
-                               f"replay's budget ({share_s:.3g} s; --budget)")
-    per_turn = (share_s - (time.perf_counter() - start)) / (2 * rounds)
+        return dict(facts, why=f"an eager and a compiled call take {slowest * 2:.3g} s, too long for its share of "
+                               f"the replay's budget ({share_s:.3g} s; --budget)")
+    per_turn = max(slowest, (left / (2 * rounds) - 2 * slowest) / OVERRUN)  # what a turn may take, over its budget
     timed: dict[str, list[dict[str, Any]]] = {"eager": [], "compiled": []}
     for r in range(rounds):
         for kind in (("eager", "compiled") if r % 2 == 0 else ("compiled", "eager")):
