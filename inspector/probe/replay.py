@@ -95,14 +95,17 @@ class Replay:
         """Replay each called function: {function: its record's ``run.replay`` facts}; ``capture``: the run's
         Capture (what the replay compiles is counted, then dropped)."""
         found: dict[Any, dict[str, Any]] = {}
-        left = [f for f in functions if f in self.copies]
+        left = sorted((f for f in functions if f in self.copies), key=lambda f: -f.total_s)  # the hottest first
         start = time.perf_counter()
         with _kept_state(), _silenced():
             for n, function in enumerate(left):
                 began = time.perf_counter()
                 share = (self.budget_s - (began - start)) / (len(left) - n)
-                found[function] = dict(replay(function, self.copies.pop(function), share, capture),
-                                       seconds=time.perf_counter() - began)
+                kept = self.copies.pop(function)
+                found[function] = dict(replay(function, kept, share, capture) if share > 0 else {
+                    "call": kept.call, "bytes": kept.bytes,
+                    "why": f"the replay's budget ({self.budget_s:g} s, --budget) was spent on hotter functions"},
+                    seconds=time.perf_counter() - began)
         for function in functions:
             if function.calls and function not in found:
                 found[function] = {"why": self.why.get(function) or _uncopied(function)}
@@ -128,7 +131,7 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
     steady = function.steady.timing() or {}
     if steady and 4 * steady["median_s"] > share_s:
         return dict(facts, why=f"a compiled call takes {steady['median_s']:.3g} s, too long for its share of the "
-                               f"replay's budget ({share_s:.3g} s; --budget)")
+                               f"replay's budget ({share_s:.3g} s of --budget)")
     before = fingerprint((kept.args, kept.kwargs, owner))
     first = {}
     for kind, (call, stance) in calls.items():
@@ -145,7 +148,7 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
     rounds = min(ROUNDS, int(left / (2 * 3 * slowest)))  # a turn makes 2 untimed calls and 1 timed call at least
     if rounds < 1:
         return dict(facts, why=f"an eager and a compiled call take {slowest * 2:.3g} s, too long for its share of "
-                               f"the replay's budget ({share_s:.3g} s; --budget)")
+                               f"the replay's budget ({share_s:.3g} s of --budget)")
     per_turn = max(slowest, (left / (2 * rounds) - 2 * slowest) / OVERRUN)  # what a turn may take, over its budget
     timed: dict[str, list[dict[str, Any]]] = {"eager": [], "compiled": []}
     for r in range(rounds):
