@@ -186,19 +186,24 @@ def _nothing() -> None:
     pass
 
 
-def nbytes(value: Any, depth: int = 0) -> int:
-    """Bytes of the tensors and arrays in ``value`` (containers looked into), as copies of them would take."""
+def nbytes(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> int:
+    """Bytes of the tensors and arrays in ``value``, as copies of them would take: containers, modules (their
+    parameters and buffers) and objects' attributes looked into, DEPTH levels deep, each object once."""
     import numpy as np
     import torch
+    seen = set() if seen is None else seen
+    if id(value) in seen or depth > DEPTH:
+        return 0
+    seen.add(id(value))
     if isinstance(value, torch.Tensor):
         return value.numel() * value.element_size()
     if isinstance(value, np.ndarray):
         return value.nbytes
-    if isinstance(value, dict):
-        return sum(nbytes(v, depth + 1) for v in value.values())
-    if isinstance(value, (list, tuple)) and depth < 50:
-        return sum(nbytes(v, depth + 1) for v in value)
-    return 0
+    if isinstance(value, torch.nn.Module):
+        return sum(nbytes(t, depth, seen) for t in value.state_dict(keep_vars=True).values())
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple, set)) else \
+        getattr(value, "__dict__", {}).values()
+    return sum(nbytes(v, depth + 1, seen) for v in items)
 
 
 def bound(value: Any) -> int:
@@ -221,24 +226,31 @@ def _on_cuda(value: Any) -> bool:
     return any(_on_cuda(v) for v in items)
 
 
-def copied(value: Any) -> Any:
+def copied(value: Any, memo: Optional[dict[int, Any]] = None) -> Any:
     """A copy of ``value``: tensors cloned (detached, their strides and ``requires_grad`` kept), NumPy arrays copied,
-    containers copied item by item, anything else deep-copied; NotCopyable where that fails."""
+    containers copied item by item, anything else deep-copied; one copy of an object passed twice (torch guards on
+    arguments that alias); NotCopyable where that fails."""
     import numpy as np
     import torch
+    memo = {} if memo is None else memo
+    if id(value) in memo:
+        return memo[id(value)]
     if isinstance(value, torch.Tensor):
-        return value.detach().clone().requires_grad_(value.requires_grad)
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, dict) and type(value) is dict:
-        return {k: copied(v) for k, v in value.items()}
-    if type(value) in (list, tuple):
-        return type(value)(copied(v) for v in value)
-    try:
-        return copy.deepcopy(value)
-    except Exception as e:
-        raise NotCopyable(f"an argument of type {type(value).__name__} cannot be copied ({type(e).__name__}: "
-                          f"{str(e)[:200]})") from None
+        found: Any = value.detach().clone().requires_grad_(value.requires_grad)
+    elif isinstance(value, np.ndarray):
+        found = value.copy()
+    elif type(value) is dict:
+        found = {k: copied(v, memo) for k, v in value.items()}
+    elif type(value) in (list, tuple):
+        found = type(value)(copied(v, memo) for v in value)
+    else:
+        try:
+            found = copy.deepcopy(value, memo)
+        except Exception as e:
+            raise NotCopyable(f"an argument of type {type(value).__name__} cannot be copied ({type(e).__name__}: "
+                              f"{str(e)[:200]})") from None
+    memo[id(value)] = found
+    return found
 
 
 def fingerprint(value: Any, depth: int = 0) -> Any:
