@@ -152,6 +152,8 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
     per_turn = max(slowest, (left / (2 * rounds) - 2 * slowest) / OVERRUN)  # what a turn may take, over its budget
     timed: dict[str, list[dict[str, Any]]] = {"eager": [], "compiled": []}
     for r in range(rounds):
+        if r and time.perf_counter() - start > share_s:  # a busy machine: the rounds so far, within the budget
+            break
         for kind in (("eager", "compiled") if r % 2 == 0 else ("compiled", "eager")):
             call, stance = calls[kind]
             with stance():
