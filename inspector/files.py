@@ -44,7 +44,8 @@ def kind(path: str, env: RawEnv, sample_file: Optional[str]) -> Optional[str]:
 
 def display(path: str, kind_: str, sample_path: str, sample_file: Optional[str], env: RawEnv) -> str:
     """How a report names a file: the sample as the user gave it, a library from its package folder
-    (``pymoo/problems/single/g.py``), a user module beside the sample relative to it."""
+    (``pymoo/problems/single/g.py``), a user module beside the sample relative to it, one elsewhere as the sample
+    is named: relative to where it was given from (``../lib/util.py``), or absolute."""
     if kind_ == "sample":
         return sample_path
     if kind_ == "library":
@@ -53,6 +54,9 @@ def display(path: str, kind_: str, sample_path: str, sample_file: Optional[str],
         return "stdlib/" + path[len(env.stdlib or ""):].lstrip("/")
     base = os.path.dirname(sample_file or "")
     relative = os.path.relpath(path, base) if base else path
-    if relative.startswith(".."):
+    if not relative.startswith(".."):
+        return os.path.join(os.path.dirname(sample_path), relative)
+    given = os.path.normpath(sample_path)  # elsewhere: relative to where the sample was given from, as it was
+    if os.path.isabs(given) or not sample_file or not os.path.normpath(sample_file).endswith(os.sep + given):
         return path
-    return os.path.join(os.path.dirname(sample_path), relative)
+    return os.path.relpath(path, os.path.normpath(sample_file)[:-len(given) - 1] or os.sep)

@@ -461,7 +461,8 @@ class RawThreadScaling(RawKernelTimes):
 
 @dataclass(frozen=True, kw_only=True)
 class RawCompile(Raw):
-    """One call of a program's function that compiled (``kind``: first or recompile)."""
+    """One call of a program's function that compiled (``kind``: first, recompile, or limit: torch hit its recompile
+    limit and ran the frame eagerly; ``call`` None: its frame compiled inside another function's call)."""
 
     call: Optional[int] = None
     seconds: Optional[float] = None
@@ -506,6 +507,26 @@ class RawReplay(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawCallRun(Raw):
+    """Consecutive calls of a program's function that torch ran one way (``kind``: first, recompile, limit, cached,
+    eager, unknown), with the compile ids a compiling call made and the cached entry one ran (where told)."""
+
+    first: Optional[int] = None
+    last: Optional[int] = None
+    kind: Optional[str] = None
+    compile_ids: Optional[list[str]] = None
+    entry: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawKinds(Raw):
+    """How torch ran a program's function's calls: {kind: calls}, and the runs of them (the first ones kept)."""
+
+    counts: Optional[dict[str, int]] = None
+    runs: Optional[list[RawCallRun]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawRun(Raw):
     """A program's function over the run."""
 
@@ -520,6 +541,9 @@ class RawRun(Raw):
     stances: Optional[list[RawStance]] = None
     eager: Optional[RawTiming] = None
     fallbacks: Optional[RawFallbacks] = None
+    wrappers: Optional[int] = None
+    kinds: Optional[RawKinds] = None
+    inside: Optional[dict[str, int]] = None
     replay: Optional[RawReplay] = None
 
 

@@ -12,8 +12,9 @@ from inspector import frames
 from inspector.analysis import compiled, recompiles, rounds
 from inspector.analysis.compiled import Context, Seen
 from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of
-from inspector.model import FunctionRun, ProgramFunction, Recompile, Replay, StanceRun, Status
-from inspector.raw import JSON, RawFallbacks, RawRecord, RawRoundTiming, RawTiming, RawVariant
+from inspector.model import (CallKinds, CallRun, FunctionRun, LimitHit, ProgramFunction, Recompile, Replay,
+                             StanceRun, Status)
+from inspector.raw import JSON, RawFallbacks, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
 
 
@@ -49,7 +50,7 @@ def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
         calls=run.calls or 0, total_s=run.total_s or 0.0, compile_s=compile_time(graphs),
         steady_calls=run.steady_calls or 0, steady_s=run.steady_s or 0.0,
         recompiles=[Recompile(c.call or 0, c.seconds or 0.0, [recompiles.guard_text(r) for r in c.reasons or []],
-                              len({compile_key(i) or i for i in c.compile_ids or []}))
+                              len({compile_key(i) or i for i in c.compile_ids or []}), list(c.compile_ids or []))
                     for c in run.compiles or [] if c.given("kind", "recompile") == "recompile"],
         traced_call=run.traced_call, profiled_call=run.profiled_call,
         compiled_at=run.given("compiled_at", 1 if raw.capture and raw.capture.graphs else None),
@@ -58,18 +59,35 @@ def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
         eager_calls=eager.given("runs", 0) or 0, eager_median_s=eager.median_s,
         fallbacks=fallbacks.given("count", 0) or 0,
         fallback_guards=[(f.call, f.guard) for f in fallbacks.given("first", []) or []],
-        shares_code=shares_code, inlined_into=inlined_into, error_call=raw.error_call)
+        shares_code=shares_code, inlined_into=inlined_into, error_call=raw.error_call, kinds=_kinds(raw, run))
+
+
+def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
+    """How torch ran the function's calls (the probe's ``kinds``: none in a record from before them), and where it
+    hit its recompile limit, with torch's last reason (the guard that failed at the last compile before it)."""
+    kinds = run.kinds
+    hit = next((c for c in run.compiles or [] if c.kind == "limit"), None)
+    texts = [t for c in (raw.capture, raw.recompiles) if c for t in c.limits or []]
+    found = next((m for t in texts if (m := recompiles.LIMIT.search(t))), None)
+    last = next((m.group(1) for t in texts if (m := recompiles.LAST_REASON.search(t))), None)
+    limit = LimitHit(hit.call if hit else None, f"{found.group(1)} = {found.group(2)}",
+                     recompiles.guard_text(last) if last else None) if found else None
+    return CallKinds(counts=dict((kinds.counts if kinds else None) or {}),
+                     runs=[CallRun(r.first or 0, r.last or 0, r.kind or "unknown", list(r.compile_ids or []), r.entry)
+                           for r in (kinds.runs if kinds else None) or []],
+                     wrappers=run.given("wrappers", 1) or 1, limit=limit, inside=dict(run.inside or {}))
 
 
 def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[str]]:
     """(the other functions with the same code object: torch compiles them as one function, recompiling for the
-    second and counting both against one recompile limit; for a function never called itself, those whose compiled
-    graphs hold its code (their FX graphs' ``# File:`` comments))."""
+    second and counting both against one recompile limit; for a function torch never compiled itself (never called,
+    or called only where its caller ran eagerly), those whose compiled graphs hold its code (their FX graphs' ``#
+    File:`` comments))."""
     code: Optional[JSON] = raw.code.to_json() if raw.code else None
     if not code:
         return [], []
     same = [w.id or "" for w in raws if w is not raw and w.code and w.code.to_json() == code]
-    if raw.run and raw.run.calls:
+    if compiled.of_variant(raw).graphs:
         return same, []
     inlined = [w.id or "" for w in raws if w.id != raw.id and any(
         frames.inside(g.fx_graph or "", code) for g in compiled.of_variant(w).graphs)]
@@ -89,7 +107,7 @@ def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
     if facts is None:
         return Replay(why=NO_REPLAY)
     base = Replay(call=facts.call, copied_bytes=facts.bytes or 0, compiles=facts.compiles or 0,
-                  compile_s=run.compile_s, calls=max(0, run.calls - run.eager_calls))
+                  compile_s=run.compile_s, calls=_compiled_calls(run))
     eager, compiled_ = _medians(facts.eager or []), _medians(facts.compiled or [])
     side = rounds.side_by_side(eager, compiled_)
     if facts.why or not side or run.compile_s is None:
@@ -100,6 +118,15 @@ def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
     return replace(base, eager_s=eager_s, compiled_s=compiled_s, spread=(side[1][0], side[1][1]),
                    rounds=len(side[2]), saved_s=gain * base.calls,
                    pays_after=run.compile_s / gain if gain > 0 else None)
+
+
+def _compiled_calls(run: FunctionRun) -> int:
+    """The calls that ran compiled code: as torch ran them (first, recompile, cached), else (an older record) all
+    but those that ran eagerly."""
+    counts = run.kinds.counts
+    if counts:
+        return sum(counts.get(kind, 0) for kind in ("first", "recompile", "cached"))
+    return max(0, run.calls - run.eager_calls)
 
 
 def _medians(timed: list[RawRoundTiming]) -> dict[int, float]:

@@ -7,11 +7,12 @@ import os
 import re
 from typing import Optional
 
-from inspector.raw import RawCapture
+from inspector.raw import RawCapture, RawGraph
 from inspector.model import Recompilation
 from inspector.record import compile_key
 
 LIMIT = re.compile(r"hit config\.(\w+) \((\d+)\)")
+LAST_REASON = re.compile(r"last reason: (.+)")  # the limit warning's: the guard that failed at the last compile
 COMPILE_ID = re.compile(r"^\d+/\d+(?:_\d+)?:\s*")
 VALUE = re.compile(r"(==\s*)-?\d[\d.e+-]*")
 OBJECT_ID = re.compile(r"(___check_obj_id\([^,]+,\s*)\d+")  # a fresh object each call: another id each time
@@ -27,11 +28,11 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, program: bool,
     (``recompiles``) over its ``calls`` after the first, or None when it never compiled again after its first call.
     ``program``: a program's function, whose first compile torch may have made as a recompile (a shared code
     object)."""
-    graphs = recompiles.graphs or []
+    graphs = [g for g in recompiles.graphs or [] if not _limit_attempt(g)]
     if program:
         graphs = [g for g in capture.graphs or [] if (compile_key(g.compile_id) or (0, 0))[1] > 0] + graphs
-    limits = [m for text in (capture.limits or []) + (recompiles.limits or [])
-              if (m := LIMIT.search(text))]
+    texts = (capture.limits or []) + (recompiles.limits or [])
+    limits = [m for text in texts if (m := LIMIT.search(text))]
     if not graphs and not limits:
         return None
     counted: dict[str, int] = {}
@@ -44,7 +45,15 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, program: bool,
     every_call = bool(calls and count >= EVERY_CALL_MIN and count >= calls - 1)
     limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
     guards = sorted(counted.items(), key=lambda kv: -kv[1])
-    return Recompilation(count, calls, every_call, limit, guards, _sentence(count, calls, every_call, limit, guards))
+    last = next((m.group(1) for text in texts if (m := LAST_REASON.search(text))), None)
+    said = [(guard_text(last), 1)] if limit and last else guards  # at the limit: torch's last reason
+    return Recompilation(count, calls, every_call, limit, guards, _sentence(count, calls, every_call, limit, said))
+
+
+def _limit_attempt(graph: RawGraph) -> bool:
+    """Whether a compile id is Dynamo's attempt that stopped at the recompile limit (no graph: not a recompile)."""
+    reason = str((graph.metrics or {}).get("fail_reason") or "")
+    return "recompile limit" in reason.lower() and not graph.output_code and not graph.fx_graph
 
 
 def guard_text(reason: str) -> str:
@@ -68,7 +77,8 @@ def _sentence(count: int, calls: Optional[int], every_call: bool, limit: Optiona
     """What a recompilation means for the timings, in one sentence."""
     guard = f"; the guard that failed: {guards[0][0]}" if guards else ""
     if limit:
-        return (f"hit torch's recompile limit ({limit}) after {count} recompiles{guard}: Dynamo then ran the "
+        return (f"hit torch's recompile limit ({limit}) after {count} recompiles; the guard that failed last: "
+                f"{guards[0][0] if guards else 'not named'}: Dynamo then ran the "
                 "function without compiling, so the median mixes compiled, compiling and eager calls")
     if every_call:
         return (f"recompiled on every call ({count} recompiles in {calls} calls after the first){guard}: the "

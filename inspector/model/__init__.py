@@ -27,8 +27,9 @@ from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsCh
                                         Regression, RegressionKind, RunPair, TimeGoes, TimeRow)
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.lines import LineVerdict, Reason, Site
-from inspector.model.runs import (CodeLocation, CrossCheck, FunctionRun, InternalError, Program, ProgramFunction,
-                                  Recompile, Replay, SampleVariant, StanceRun, SweepEntry, SweepPoint)
+from inspector.model.runs import (CallKinds, CallRun, CodeLocation, CrossCheck, FunctionRun, InternalError, LimitHit,
+                                  Program, ProgramFunction, Recompile, Replay, SampleVariant, StanceRun, SweepEntry,
+                                  SweepPoint)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, ReasonKind, Status, Vectorized,
                                    WarningKind, Words)
@@ -40,7 +41,8 @@ __all__ = [
     "CodeLocation", "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases",
     "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env", "Evidence", "Finding", "Fix",
     "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel",
-    "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad",
+    "CallKinds", "CallRun", "LimitHit", "KernelCost", "Launch", "LineStatus", "LineVerdict", "LineVerdicts",
+    "LoopNest", "MachineCode", "MachineLoad",
     "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason", "ReasonKind", "Recompilation",
     "Recompile", "Regression", "RegressionKind", "Replay", "Rounds", "RunPair", "STATUSES", "STEADY", "Sample",
     "SampleVariant", "Site", "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status",

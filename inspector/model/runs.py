@@ -93,6 +93,7 @@ class Recompile:
     seconds: float  # the call's wall time, the compile included
     reasons: list[str]  # the guards that failed, in torch's words ("tensor 'pop' size mismatch at index 0 ...")
     graphs: int = 0  # graphs it compiled (0: Dynamo traced a frame again and stopped at a break, compiling none)
+    compile_ids: list[str] = field(default_factory=list)  # torch's ids of what it compiled ("0/3")
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,45 @@ class StanceRun:
     last: int
     stance: Optional[str]  # "force_eager", "eager_on_recompile", ... (None: this torch has no stances)
     eager: Optional[bool]  # whether torch ran them without compiled code (None: could not be told)
+
+
+@dataclass(frozen=True)
+class CallRun:
+    """Consecutive calls of a program's compiled function that torch ran one way."""
+
+    first: int  # call numbers, inclusive
+    last: int
+    kind: str  # first, recompile (compiled, then ran), limit (hit the recompile limit: ran eagerly), cached, eager,
+    #            unknown
+    compile_ids: list[str] = field(default_factory=list)  # what a compiling call compiled, as torch numbers it
+    entry: Optional[str] = None  # the cached entry a call ran, where its guards were checked (after the limit)
+
+
+@dataclass(frozen=True)
+class LimitHit:
+    """Where torch hit a function's recompile limit: the call, the limit ("recompile_limit = 8"), and the guard that
+    failed last (torch's "last reason"), in a few words."""
+
+    call: Optional[int]
+    limit: str
+    guard: Optional[str]
+
+
+@dataclass(frozen=True)
+class CallKinds:
+    """How torch ran a program's function's calls, from its own records (compile ids, the recompile limit, the
+    guards of what it cached): {kind: calls} and their runs in call order (empty: a record from before this was
+    kept), the wrappers ``torch.compile`` made of its code, where it hit its recompile limit."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    runs: list[CallRun] = field(default_factory=list)
+    wrappers: int = 1
+    limit: Optional[LimitHit] = None
+    inside: dict[str, int] = field(default_factory=dict)  # {function id: its calls made inside that one's calls}
+
+    def calls(self, *kinds: str) -> list[int]:
+        """The calls of these kinds, in order (of the runs kept)."""
+        return [n for r in self.runs if r.kind in kinds for n in range(r.first, r.last + 1)]
 
 
 @dataclass(frozen=True)
@@ -128,6 +168,7 @@ class FunctionRun:
     shares_code: list[str] = field(default_factory=list)  # other tracked functions with the same code object
     inlined_into: list[str] = field(default_factory=list)  # functions whose compiled graphs hold this one's code
     error_call: Optional[int] = None  # the call that raised the variant's ``error`` (the last that raised)
+    kinds: CallKinds = field(default_factory=CallKinds)  # how torch ran each call
 
 
 @dataclass(frozen=True)

@@ -81,13 +81,7 @@ def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: fl
     wrapped = [] if device == "cuda" else _wrap_kernels(graphs, threads)
     prof = profile(activities=activities)
     try:
-        with quiet_stderr():
-            prof.start()
-        try:
-            total = sum(once(call, sync) for _ in range(calls))
-        finally:
-            with quiet_stderr():
-                prof.stop()
+        total = _profiled(prof, call, sync, calls)
     finally:
         for module, name, kernel in wrapped:
             setattr(module, name, kernel)
@@ -145,13 +139,7 @@ def regions(call: Call, sync: Call, calls: int = 3) -> Optional[dict[str, Any]]:
     """
     from torch.profiler import ProfilerActivity, profile
     prof = profile(activities=[ProfilerActivity.CPU])
-    with quiet_stderr():
-        prof.start()
-    try:
-        total = sum(once(call, sync) for _ in range(calls))
-    finally:
-        with quiet_stderr():
-            prof.stop()
+    total = _profiled(prof, call, sync, calls)
     inside = sum(e.us for e in _events(prof) if e.name.startswith(GRAPH_EVENT)) / 1e6
     return {"calls": calls, "total_s": total / calls, "graphs_s": inside / calls} if inside else None
 
@@ -289,3 +277,13 @@ def bandwidth(cpu: Optional[str], threads: int, measure_now: bool = True) -> Opt
         pass  # an unwritable cache only means measuring again next time
     return dict(result, cached=False)
 
+
+def _profiled(prof: Any, call: Call, sync: Call, calls: int) -> float:
+    """Seconds of ``calls`` calls under the profiler ``prof``, started and stopped here (its chatter silenced)."""
+    with quiet_stderr():
+        prof.start()
+    try:
+        return sum(once(call, sync) for _ in range(calls))
+    finally:
+        with quiet_stderr():
+            prof.stop()

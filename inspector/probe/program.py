@@ -27,13 +27,14 @@ import sys
 import time
 import traceback
 
-from inspector.probe import replay
+from inspector.probe import frames, replay
 from inspector.probe.messages import ProgramEnd, ProgramHeader, ProgramTarget, Writer
 from inspector.raw import RawEnv, RawReplay, RawVariant
 from inspector.record import compile_key
 
 MAX_SAMPLES = 10_000  # per-call durations kept per function and kind (their count and sum are always kept)
 MAX_FALLBACKS = 20  # eager fallbacks kept per function with their failed guard (all are counted)
+MAX_KIND_RUNS = 200  # runs of consecutive calls of one kind kept per function (all calls are counted by kind)
 GUARD_LOCAL = re.compile(r"L\['([^']+)'\]")  # a guard's frame local as torch's own messages name it: L['x'] -> x
 EAGER_STANCES = ("force_eager",)  # torch.compiler.set_stance values under which no compiled code runs
 
@@ -196,7 +197,9 @@ class Tracker:
         from inspector.probe.capture import Capture
         for name in ("load", "profile", "runner", "timing"):  # the passes' modules, while inspector is on sys.path
             importlib.import_module(f"inspector.probe.{name}")  # (the program runs without it: _forget_bootstrap)
-        self.capture, self.functions, self.depth, self.start = Capture(), [], 0, None
+        self.capture, self.functions, self.start = Capture(), [], None
+        self.active = []  # the tracked calls running now, outermost first
+        self.by_key, self.frames = {}, {}  # {code object or module: Function}; {torch's frame id: Function or None}
         self.passes = {"trace": trace, "profile": profile}
         self.outside_counts = {"graphs": 0, "breaks": 0}
         self.replay = replay  # a probe.replay.Replay: copies of one steady call's arguments per function, or None
@@ -208,6 +211,7 @@ class Tracker:
         self.cuda = torch.cuda.is_available()
         self.eval_frame = torch._dynamo.eval_frame  # its _stance: the torch.compiler.set_stance in force
         original = self.original = torch.compile
+        self._set_eval_frame = getattr(torch._C._dynamo.eval_frame, "set_eval_frame", None)
 
         @functools.wraps(original)
         def compile(model=None, **kwargs):
@@ -216,6 +220,7 @@ class Tracker:
             return self.track(model, original(model, **kwargs), _created_at(model))
 
         torch.compile = compile
+        _skip_frame(Tracker.call.__code__)
 
     def uninstall(self):
         import torch
@@ -236,14 +241,14 @@ class Tracker:
             why = "--no-replay" if self.replay is None else "the program was interrupted (Ctrl-C)"
             found = {f: {"why": why} for f in self.functions if f.calls}
         else:
-            self.depth += 1  # calls the replay makes of tracked functions are not the program's
+            active, self.active = self.active, list(self.functions)  # tracked calls the replay makes pass through
             try:
                 found = self.replay.run(self.functions, self.capture)
             except (Exception, KeyboardInterrupt) as e:  # the program's facts are kept whatever the replay does
                 why = f"the replay stopped ({type(e).__name__}: {e})"
                 found = {f: {"why": why} for f in self.functions if f.calls}
             finally:
-                self.depth -= 1
+                self.active = active
         by_id = {f.id: found[f] for f in found}
         return end.but(functions=[v.but(run=v.run.but(replay=RawReplay.from_json(by_id[v.id])))
                                   if v.id in by_id and v.run else v for v in end.functions or []])
@@ -251,16 +256,12 @@ class Tracker:
     def track(self, model, compiled, created=None):
         """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports)."""
         import torch
-        target = getattr(model, "forward", model)
-        code = getattr(target, "__code__", None) or getattr(model, "__code__", None)
-        name = getattr(model, "__qualname__", None) or type(model).__name__
-        function = Function(name, code, len(self.functions), created, target if code else None)
-        self.functions.append(function)
-        self._name(function)
+        function = self._function(model, created)
         if isinstance(compiled, torch.nn.Module):
             forward = compiled.forward
             function.signature = None  # Dynamo compiles the module's call, not forward: no guard check of our own
             compiled.forward = lambda *args, **kwargs: self.call(function, forward, args, kwargs)
+            _skip_frame(compiled.forward.__code__)
             return compiled
 
         @functools.wraps(model)
@@ -270,42 +271,65 @@ class Tracker:
         for attribute in ("_torchdynamo_orig_callable", "_torchdynamo_inline"):  # Dynamo inlines it as before
             if hasattr(compiled, attribute):
                 setattr(tracked, attribute, getattr(compiled, attribute))
+        _skip_frame(tracked.__code__)
         return tracked
 
+    def _function(self, model, created):
+        """The Function of ``model``: one per code object, as torch's cache is (``torch.compile(f)`` called again on
+        ``f``, or on another closure of ``f``'s code, makes another wrapper of the same function), one per module."""
+        import torch
+        target = getattr(model, "forward", model)
+        code = getattr(target, "__code__", None) or getattr(model, "__code__", None)
+        key = ("module", id(model)) if isinstance(model, torch.nn.Module) or code is None else code
+        if key in self.by_key:
+            self.by_key[key].wrappers += 1
+            return self.by_key[key]
+        name = getattr(model, "__qualname__", None) or type(model).__name__
+        function = self.by_key[key] = Function(name, code, len(self.functions), created, target if code else None)
+        function.model = model if key != code else None  # keeps the module, and so its id, alive
+        self.functions.append(function)
+        self._name(function)
+        return function
+
     def _name(self, function):
-        """Tell apart the functions of one name: a closure, or a function compiled more than once (all of them, the
-        first too), is named by where it was made ("per_row.<locals>.objective (odd_calls.py:48)"); those made at one
-        place are numbered ("M.step (run.py:12) #2")."""
+        """Tell apart the functions of one name as torch's logs do, by where each is defined ("f (run.py:7)", the
+        first too); those defined at one place (two modules of one class) are numbered ("Net (net.py:3) #2")."""
         same = [f for f in self.functions if f.name == function.name]
-        if "<locals>" not in function.name and len(same) == 1:
+        if len(same) == 1:
             return
         for f in same:
-            if f.id == f.name and f.created:  # named by its place once a second one of its name comes
-                f.id = f"{f.name} ({f.created})"
-        alike = sum(1 for f in same if f.created == function.created)
+            if f.id == f.name and f.defined:
+                f.id = f"{f.name} ({f.defined})"
+        alike = sum(1 for f in same if f.defined == function.defined)
         if alike > 1:
             function.id = f"{function.id} #{alike}"
 
     def call(self, function, fn, args, kwargs):
-        """One call of a tracked function: timed with its stance; what compiled during it is its own (the outermost
-        call's)."""
+        """One call of a tracked function: timed with its stance and classed as torch ran it; what compiled during it
+        goes to the functions whose frames torch compiled (``_settle``), Dynamo's frame callback kept off inspector's
+        own frames meanwhile."""
         __tracebackhide__ = True  # noqa: F841
-        if self.depth:
+        if function in self.active:  # a recursive call: part of the running one
             return fn(*args, **kwargs)
-        self.depth += 1
-        capture = self.capture
-        if not capture.empty():
-            self._outside(capture.take())  # compiled outside any tracked call: not this function's
+        dynamo = self._set_eval_frame(None) if self._set_eval_frame else None
+        self._settle()
+        nested = bool(self.active)
+        if nested:  # made inside another tracked function's call: its time is that call's too
+            function.inside[self.active[-1].id] = function.inside.get(self.active[-1].id, 0) + 1
+        self.active.append(function)
         function.calls += 1
         stance = getattr(getattr(self.eval_frame, "_stance", None), "stance", None)  # None: torch < 2.6
-        eager = function.runs_eagerly(stance, args, kwargs) if stance not in (None, "default") else False
+        eager = function.runs_eagerly(stance, args, kwargs) if stance not in (None, "default") or function.limited \
+            else False
         sync = _sync(args) if self.cuda else _nothing
         if sync is not _nothing:
             function.device = "cuda"
-        mode = None if eager else function.next_pass(self.passes)
+        mode = None if eager or nested else function.next_pass(self.passes)
         copied = self.replay.before(function, fn, args, kwargs) if self.replay and not (mode or eager) else None
         start = time.perf_counter()
         try:
+            if self._set_eval_frame:
+                self._set_eval_frame(dynamo)
             if mode:
                 return function.run_pass(mode, fn, args, kwargs, sync)
             return fn(*args, **kwargs)
@@ -313,12 +337,50 @@ class Tracker:
             function.error, function.error_call = f"{type(e).__name__}: {e}", function.calls
             raise
         finally:
+            if self._set_eval_frame:
+                self._set_eval_frame(None)
             sync()
             seconds = time.perf_counter() - start
-            function.record(seconds, EMPTY if capture.empty() else capture.take(), mode, stance, eager)
+            self._settle()
+            self.active.pop()
+            function.record(seconds, function.pending or EMPTY, mode, stance, eager)
+            function.pending = None
             if copied:
                 self.replay.after(copied)
-            self.depth -= 1
+            if self._set_eval_frame:
+                self._set_eval_frame(dynamo)
+
+    def _settle(self):
+        """Give what compiled since the last look to the functions whose frames torch compiled (by the code object its
+        metrics name, a resume function being its function's); a frame of no tracked function (a helper it calls)
+        goes to the innermost running call, else outside any. A function with no call running gets it at once."""
+        if self.capture.empty():
+            return
+        pieces = frames.split(self.capture.take(), self._frame_owner, self._limit_owner)
+        for function, piece in pieces.items():
+            if function is None:
+                self._outside(piece)
+            elif function in self.active:
+                function.pending = _merged(function.pending, piece)
+            else:  # its own frame, run by another function's call (a callee not called through torch.compile's)
+                function.record(0.0, piece, None, None, False, counted=False)
+
+    def _frame_owner(self, compile_id, code):
+        frame = (compile_key(compile_id) or (None,))[0]
+        if code is not None:
+            found = frames.owner(code, self.functions)
+            if frame is not None:
+                self.frames[frame] = found
+        else:
+            found = self.frames.get(frame)
+        return found or (self.active[-1] if self.active else None)
+
+    def _limit_owner(self, text):
+        code = frames.limit_code(text)
+        found = frames.owner(code, self.functions) if code else None
+        if found is not None and code == frames.code_of(found.code_object):
+            found.limited = True  # torch runs this frame with what it cached from now on
+        return found or (self.active[-1] if self.active else None)
 
     def _outside(self, taken):
         for key in self.outside_counts:
@@ -326,6 +388,24 @@ class Tracker:
 
 
 EMPTY = {"graphs": [], "breaks": [], "limits": []}
+
+
+def _merged(into, piece):
+    """Two takes of a capture as one (``into`` None: ``piece``)."""
+    if into is None:
+        return piece
+    for key in frames.PARTS:
+        into[key] = into.get(key, []) + piece.get(key, [])
+    return into
+
+
+def _skip_frame(code):
+    """Keep Dynamo from compiling one of inspector's frames (it runs them with what they call still compiled)."""
+    try:
+        from torch._dynamo.eval_frame import skip_code
+        skip_code(code)
+    except (ImportError, AttributeError):  # another torch: its frame may be traced as the program's
+        pass
 
 
 def _created_at(model):
@@ -350,6 +430,11 @@ class Function:
                      "end_line": max((line for *_, line in code.co_lines() if line), default=code.co_firstlineno)
                      } if code else {}
         self.code_object, self.target = code, target
+        self.defined = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code else created
+        self.wrappers, self.model, self.limited, self.pending = 1, None, False, None
+        self.kinds, self.kind_counts = [], {}  # how torch ran each call (see _classify)
+        self.inside = {}  # {function id: this function's calls made inside that function's calls}
+        self.entry = None  # the compile id of the cached entry whose guards held, where they were checked
         self.signature = False  # not looked up yet (only eager_on_recompile needs it)
         self.calls, self.total_s, self.first_s, self.compiled_at = 0, 0.0, None, None
         self.steady, self.eager = Durations(), Durations()  # calls of compiled code that compiled nothing; eager ones
@@ -361,25 +446,26 @@ class Function:
         self.bounds = []
 
     def runs_eagerly(self, stance, args, kwargs):
-        """Whether torch runs this call, made under a stance other than the default, without compiled code: under
-        ``force_eager``, or under ``eager_on_recompile`` when no compiled entry's guards hold for these arguments
-        (then the failed guard is kept); None where it cannot be told."""
+        """Whether torch runs this call without compiled code: under ``force_eager``; or, under
+        ``eager_on_recompile`` or once its frame hit the recompile limit (torch then runs only what it cached),
+        when no compiled entry's guards hold for these arguments (then the failed guard is kept); None where it
+        cannot be told."""
         if stance in EAGER_STANCES:
             return True
-        if stance != "eager_on_recompile" or not self.graphs():
+        if not (stance == "eager_on_recompile" or self.limited) or not self.graphs():
             return False
         failed = self._failed_guard(args, kwargs)
         if failed is None:
             return None
-        if failed:
+        if failed and stance == "eager_on_recompile":
             self.fallback_count += 1
             if len(self.fallbacks) < MAX_FALLBACKS:
                 self.fallbacks.append({"call": self.calls, "guard": failed})
-            return True
-        return False
+        return bool(failed)
 
     def _failed_guard(self, args, kwargs):
-        """The first failed guard of each of torch's cached entries for this code ("" when one holds), or None."""
+        """The first failed guard of each of torch's cached entries for this code ("" when one holds: its compile id
+        is kept in ``entry``), or None."""
         try:
             import inspect
             from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
@@ -390,10 +476,11 @@ class Function:
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
             frame_locals = dict(bound.arguments)
-            failures = []
+            failures, self.entry = [], None
             for entry in _debug_get_cache_entry_list(self.code_object):
                 result = entry.guard_manager.check_verbose(frame_locals)
                 if result.result:
+                    self.entry = str(getattr(entry, "compile_id", "")) or None
                     return ""
                 failures += [GUARD_LOCAL.sub(r"\1", part) for part in list(result.verbose_code_parts)[:1]]
             return "; ".join(failures) or "no compiled entry"
@@ -433,38 +520,76 @@ class Function:
                                                      later=True)
         return box[0]
 
-    def record(self, seconds, compiled, mode, stance, eager):
-        """Account one call: its seconds, its stance, and what compiled during it (a frame's first compile, or a
-        recompile: another compile of a frame torch had compiled before)."""
-        self.total_s += seconds
-        self._note_stance(stance, eager)
-        new = compiled is not EMPTY
-        if not (new or mode or eager) and self.capture is not None:  # the common case: a steady call
+    def record(self, seconds, compiled, mode, stance, eager, counted=True):
+        """Account one call: its seconds, what compiled during it (a frame's first compile, or a recompile: another
+        compile of a frame torch had compiled before), how torch ran it (``_classify``) and the stance it ran under;
+        ``counted`` False: no call of this function, its frame compiled inside another function's call."""
+        if counted:
+            self.total_s += seconds
+        if counted and not (compiled is not EMPTY or mode or eager) and self.capture is not None:  # a steady call
             self.steady.add(seconds)
-            return
-        if self.calls == 1:
-            self.first_s = seconds
-        if new:
-            if mode == "profile":  # it timed kernels that this call's new graphs replaced: profile a later call
-                self.kernel_times = self.profiled_call = None
-            elif mode == "trace":  # it traced a compiling call: trace a steady one later
-                self.python_lines = self.traced_call = None
-            ids = {compile_key(x.get("compile_id")) for x in compiled["graphs"] + compiled["breaks"]}
-            first = not compiled["limits"] and all(i is not None and i[1] == 0 for i in ids)
-            if self.capture is None:  # the function's own first compile (torch's recompile of a shared code object)
-                self.capture, self.compiled_at, self.first_s = compiled, self.calls, seconds
-            elif first:  # a frame reached for the first time (code after a break, another branch)
-                for key in LATER:
-                    self.capture[key] = self.capture.get(key, []) + compiled.get(key, [])
-            else:
-                for key in LATER:
-                    self.recompiles[key] += compiled.get(key, [])
-            self.compiles.append({"call": self.calls, "seconds": seconds, "kind": "first" if first else "recompile",
-                                  "compile_ids": [g.get("compile_id") for g in compiled["graphs"]],
-                                  "reasons": [r for g in compiled["graphs"]
-                                              if (r := (g.get("metrics") or {}).get("recompile_reason"))]})
-        elif eager or self.capture is None:  # no compiled code ran
+            kind, ids = "cached" if eager is False else "unknown", []
+        else:
+            if counted and self.calls == 1:
+                self.first_s = seconds
+            kind, ids = self._ran(seconds, compiled, mode, eager, counted)
+        if counted:
+            self._classify(kind, ids)
+            self._note_stance(stance, None if kind == "unknown" else kind in ("eager", "limit"))
+
+    def _ran(self, seconds, compiled, mode, eager, counted):
+        """(how torch ran a call that compiled, ran eagerly or ran an inspector pass, its compile ids)."""
+        if compiled is not EMPTY:
+            kind = self._compiled(seconds, compiled, mode, counted)
+            if kind == "limit":  # Dynamo gave up on the frame: this call ran it eagerly
+                self.eager.add(seconds)
+            return kind, [g.get("compile_id") for g in compiled["graphs"]]
+        if eager or self.capture is None:  # no compiled code ran
             self.eager.add(seconds)
+            return "eager", []
+        return "cached" if eager is False else "unknown", []  # an inspector pass ran on compiled code
+
+    def _compiled(self, seconds, compiled, mode, counted):
+        """Keep what a call compiled; its kind: first (frames compiled for their first time), recompile, or limit
+        (torch hit its recompile limit and ran the frame eagerly)."""
+        if mode == "profile":  # it timed kernels that this call's new graphs replaced: profile a later call
+            self.kernel_times = self.profiled_call = None
+        elif mode == "trace":  # it traced a compiling call: trace a steady one later
+            self.python_lines = self.traced_call = None
+        ids = {compile_key(x.get("compile_id")) for x in compiled["graphs"] + compiled["breaks"]}
+        first = not compiled["limits"] and all(i is not None and i[1] == 0 for i in ids)
+        if self.capture is None:  # the function's own first compile (torch's recompile of a shared code object)
+            self.capture, self.compiled_at = compiled, self.calls if counted else None
+            self.first_s = seconds if counted else None
+        elif first:  # a frame reached for the first time (code after a break, another branch)
+            for key in LATER:
+                self.capture[key] = self.capture.get(key, []) + compiled.get(key, [])
+        else:
+            for key in LATER:
+                self.recompiles[key] += compiled.get(key, [])
+        kind = "limit" if compiled["limits"] else "first" if first else "recompile"
+        self.compiles.append({"call": self.calls if counted else None, "seconds": seconds if counted else None,
+                              "kind": kind, "compile_ids": [g.get("compile_id") for g in compiled["graphs"]],
+                              "reasons": [r for g in compiled["graphs"]
+                                          if (r := (g.get("metrics") or {}).get("recompile_reason"))]})
+        return kind
+
+    def _classify(self, kind, compile_ids=()):
+        """Count this call as torch ran it: ``first`` or ``recompile`` (compiled, then ran the new code), ``limit``
+        (hit the recompile limit: ran eagerly), ``cached`` (ran code compiled before: no compile, and no guard check
+        of ours failed), ``eager`` (no compiled code: a stance, nothing cached whose guards hold after the limit, or
+        nothing compiled), ``unknown``; consecutive calls of one kind (and cached entry) as one run."""
+        self.kind_counts[kind] = self.kind_counts.get(kind, 0) + 1
+        entry = self.entry if kind == "cached" and self.limited else None
+        self.entry = None
+        last = self.kinds[-1] if self.kinds else None
+        if last and last["kind"] == kind and last["last"] == self.calls - 1 and not compile_ids \
+                and last.get("entry") == entry:
+            last["last"] = self.calls
+        elif len(self.kinds) < MAX_KIND_RUNS:
+            self.kinds.append({"first": self.calls, "last": self.calls, "kind": kind,
+                               **({"compile_ids": list(compile_ids)} if compile_ids else {}),
+                               **({"entry": entry} if entry else {})})
 
     def _note_stance(self, stance, eager):
         """Extend the run of calls made under one stance (and eagerly or not), or start a new one."""
@@ -487,7 +612,8 @@ class Function:
                         "steady_s": self.steady.sum, "compiles": self.compiles, "compiled_at": self.compiled_at,
                         "traced_call": self.traced_call, "profiled_call": self.profiled_call,
                         "stances": self.stances if any(s["stance"] not in (None, "default") for s in self.stances)
-                        else [], "eager": self.eager.timing(),
+                        else [], "eager": self.eager.timing(), "wrappers": self.wrappers,
+                        "kinds": {"counts": self.kind_counts, "runs": self.kinds}, "inside": self.inside,
                         "fallbacks": {"count": self.fallback_count, "first": self.fallbacks}}}
 
 

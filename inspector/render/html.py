@@ -15,8 +15,8 @@ from inspector.analysis import compare, fixes
 from inspector.model import Analysis, Backend, Comparison, Status
 from inspector.render import charts, compared, folder, highlight, section, views
 from inspector.render.base import Renderer
-from inspector.render.words import (between, break_even, error_parts, launched, match, program_title, ratio,
-                                    recompile_why, run_notes, seconds)
+from inspector.render.words import (between, break_even, compile_ids, error_parts, launched, match, program_title,
+                                    ratio, recompile_why, run_notes, seconds)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -29,8 +29,8 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters.update(seconds=seconds, ratio=ratio, between=between, break_even=break_even, match=match,
-                       recompile_why=recompile_why, run_notes=run_notes, error_parts=error_parts, launched=launched,
-                       breakable=breakable)
+                       recompile_why=recompile_why, compile_ids=compile_ids, run_notes=run_notes,
+                       error_parts=error_parts, launched=launched, breakable=breakable)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend,
                        status_keys=section.LEGEND, anchor=section.anchor)
     return env
@@ -82,12 +82,12 @@ class HtmlRenderer(Renderer):
     def program(self, analysis: Analysis) -> str:
         """The report of a program's run (``inspector run``): its compiled functions, each as a compiled variant."""
         p = analysis.program
-        functions = p.functions if p else ()
-        costliest = max(functions, key=lambda v: v.run.total_s, default=None)
+        rows = views.program_rows(analysis)
+        costliest = max((r.v for r in rows), key=lambda v: v.run.total_s, default=None)
         return environment(self.index_page).get_template("program.html.j2").render(
             a=analysis, p=p, title=program_title(analysis), headlines=views.program_headlines(analysis),
             fixes=views.program_fixes(analysis), caution=views.caution(analysis), sample=analysis.sample,
             env=analysis.env,
-            rows=views.program_rows(analysis), tlparse=views.tlparse(analysis.trace),
-            compiled=[section.section(v, analysis.files, open=v is costliest, limit=PROGRAM_LIMIT) for v in functions],
+            rows=rows, tlparse=views.tlparse(analysis.trace),
+            compiled=[section.section(r.v, analysis.files, open=r.v is costliest, limit=PROGRAM_LIMIT) for r in rows],
             highlight_css=highlight.stylesheet())

@@ -13,8 +13,8 @@ from rich.table import Table
 from inspector.model import Analysis, BreaksView, Comparison, GraphBreak, Status, TrialResult
 from inspector.render import comparison as comparison_words, fixes as fix_words, views
 from inspector.render.base import Renderer
-from inspector.render.words import (break_even, error_parts, match, program_title, ratio, recompile_why, run_notes,
-                                    places, seconds, sentence)
+from inspector.render.words import (break_even, compile_ids, error_parts, match, places, program_title, ratio,
+                                    recompile_why, run_notes, seconds, sentence)
 
 WIDTH = 110
 
@@ -92,7 +92,8 @@ class TextRenderer(Renderer):
         columns = ["function", "calls", "calls that recompiled", "compile", "time in it", "per call", "in kernels"]
         for name in columns + (["eager, same arguments"] if p.eager else []):
             table.add_column(name, justify="left" if name == "function" else "right")
-        for r in views.program_rows(analysis):
+        rows = views.program_rows(analysis)
+        for r in rows:
             v, run = r.v, r.v.run
             share = f"{100 * r.kernels_share:.0f} %" if r.kernels_share is not None else "-"
             against = f" (compiled: {ratio(r.vs_eager)})" if r.vs_eager else ""
@@ -100,7 +101,7 @@ class TextRenderer(Renderer):
                           seconds(v.timing.median_s if v.timing else None), share,
                           *([seconds(r.eager_s) + against] if p.eager else []))
         console.print(table if p.functions else "the program compiled nothing with torch.compile", markup=False)
-        for v in p.functions:
+        for v in (r.v for r in rows):
             if v.status == Status.OK:
                 console.print(f"{v.id}: {sentence(v, analysis.sample.path)}", markup=False)
                 if v.error:
@@ -113,7 +114,8 @@ class TextRenderer(Renderer):
                 _graph_break(console, b)
             for c in v.run.recompiles:
                 why = recompile_why(c)
-                console.print(f"    recompiled at call {c.call} ({seconds(c.seconds)}): {why}", markup=False)
+                ids = f" as {compile_ids(c)}" if c.compile_ids else ""
+                console.print(f"    recompiled at call {c.call}{ids} ({seconds(c.seconds)}): {why}", markup=False)
             if v.code.recompilation and v.code.recompilation.limit:
                 console.print(f"    {v.code.recompilation.text}", markup=False, style="yellow")
         fixes = views.program_fixes(analysis)

@@ -15,7 +15,7 @@ from inspector.model import (Analysis, Fix, FixKind, GraphBreak, ProgramFunction
                              Trace)
 from inspector.model.fixes import Where
 from inspector.render import fixes as fix_words
-from inspector.render.words import NOISY, break_even, error_parts, paid, ratio, seconds, timing_notes
+from inspector.render.words import NOISY, break_even, call_numbers, error_parts, paid, ratio, seconds, timing_notes
 
 # when the page cautions about the machine (see caution), from the thresholds that decide it
 CAUTION_WHEN = (f"other processes used {100 * OTHERS_BUSY:.0f} % of the CPUs (or the hypervisor stole "
@@ -345,24 +345,30 @@ def program_headlines(analysis: Analysis) -> list[FunctionHeadline]:
     p, said = analysis.program, []
     for v in sorted((v for v in p.functions if v.run.calls), key=lambda v: -v.run.total_s) if p else ():
         run = v.run
-        share = f" ({run.total_s / p.wall_s:.0%} of the run)" if p and p.wall_s else ""
+        inside = f", inside {' and '.join(run.kinds.inside)}'s calls" if run.kinds.inside else ""
+        share = f" ({run.total_s / p.wall_s:.0%} of the run{inside})" if p and p.wall_s else ""
         compiling = f", {seconds(run.compile_s)} of it compiling" if run.compile_s else ""
         steady = (f"; {seconds(v.timing.median_s)} per call over {_count(run.steady_calls, 'steady call')}"
                   if v.timing else "; no steady call to time")
         breaks = f"; {_count(len(v.code.breaks), 'graph break')}, {_count(len(run.recompiles), 'call')} that " \
             "recompiled" if v.code.breaks or run.recompiles else ""
         raised = f"; raised an exception at call {run.error_call} (below)" if v.error else ""
+        eager = run.kinds.calls("limit", "eager")
+        limit = f" (the recompile limit hit at call {run.kinds.limit.call})" if run.kinds.limit and \
+            run.kinds.limit.call else ""
+        ran = f"; {call_numbers(eager)} ran eagerly{limit}" if eager else ""
         said.append(FunctionHeadline(v.id, f"{v.id}: {seconds(run.total_s)} in {_count(run.calls, 'call')}{share}"
-                                           f"{compiling}{steady}{breaks}{raised}.",
+                                           f"{compiling}{steady}{breaks}{ran}{raised}.",
                                      paid(v.id, v.replay) if v.replay else ""))
     return said
 
 
 def program_rows(analysis: Analysis) -> list[FunctionRow]:
-    """A row per compiled function of a program's run, in the order it compiled them."""
+    """A row per compiled function of a program's run, in the order it compiled them, those it never called last
+    (a library's functions compiled at import)."""
     p = analysis.program
     rows = []
-    for v in p.functions if p else ():
+    for v in sorted(p.functions, key=lambda v: not v.run.calls) if p else ():
         split, eager = v.code.time_split, p.eager.get(v.id) if p else None
         rows.append(FunctionRow(
             v, where(v, analysis.files), v.run.total_s / p.wall_s if p and p.wall_s else None,

@@ -175,10 +175,11 @@ def sentence(v: SampleVariant | ProgramFunction, sample: str) -> str:
     other than the sample (its path ``sample``) are named with their file."""
     if v.status != Status.OK:
         return f"{v.status}: {error_parts(v.error)[0]}".rstrip(": ")
-    if isinstance(v, ProgramFunction) and not v.run.calls:
+    if isinstance(v, ProgramFunction) and (not v.run.calls or (v.run.inlined_into and not v.code.graphs)):
         if v.run.inlined_into:
-            return (f"never called itself: inlined into {' and '.join(v.run.inlined_into)}, whose compiled graphs "
-                    "hold its code (its lines' verdicts are there).")
+            return (f"never {'compiled' if v.run.calls else 'called'} itself: inlined into "
+                    f"{' and '.join(v.run.inlined_into)}, whose compiled graphs hold its code (its lines' verdicts "
+                    "are there).")
         return "never called after torch.compile (nothing of it compiled)."
     code = v.code
     lines = [e for e in code.lines if e.status]
@@ -265,7 +266,7 @@ def program_title(analysis: Analysis) -> str:
 def run_notes(run: FunctionRun) -> list[str]:
     """Sentences on how a program's compiled function ran beyond its timings (``run``, its FunctionRun): the stances
     its calls ran under, calls torch ran eagerly, a code object it shares with other compiled functions."""
-    notes = []
+    notes = calls_told(run)
     for s in run.stances:
         calls = f"call {s.first}" if s.first == s.last else f"calls {s.first}-{s.last}"
         how = {True: "eagerly", False: "compiled", None: "compiled or eagerly (not told for a module)"}[s.eager]
@@ -282,6 +283,57 @@ def run_notes(run: FunctionRun) -> list[str]:
                      "function, so a first compile of one is a recompile of the other, and they count against one "
                      "recompile limit")
     return notes
+
+
+# how torch ran a call, by the kind the probe classed it as (CallRun.kind), in the order they are said
+KINDS = {"first": "compiled", "recompile": "recompiled", "limit": "hit the recompile limit (ran eagerly)",
+         "cached": "ran compiled code torch had cached", "eager": "ran eagerly", "unknown": "ran as could not be told"}
+
+
+def calls_told(run: FunctionRun) -> list[str]:
+    """How torch ran a program's function's calls (its CallKinds): the calls of each kind, the wrappers
+    ``torch.compile`` made of one code object, the recompile limit with the guard that failed last and the calls
+    that ran eagerly after it; nothing for a record without them."""
+    k = run.kinds
+    if not k.counts:
+        return []
+    said = [f"how torch ran its {run.calls} call{'s' if run.calls != 1 else ''}: "
+            + ", ".join(f"{k.counts[kind]} {words}" for kind, words in KINDS.items() if k.counts.get(kind))]
+    if k.inside:
+        said.append(", ".join(f"{n} of them inside {who}'s calls" for who, n in k.inside.items())
+                    + " (whose time holds theirs)")
+    if k.wrappers > 1:
+        said.append(f"torch.compile was called on it {k.wrappers} times: a new wrapper each time around one code "
+                    "object, whose compiled code torch keeps, so the later wrappers ran the code compiled before")
+    if k.limit:
+        after = [n for n in k.calls("limit", "eager") if k.limit.call is None or n >= k.limit.call]
+        cached = [r for r in k.runs if r.kind == "cached" and r.entry]
+        said.append(f"torch hit its recompile limit ({k.limit.limit})"
+                    + (f" at call {k.limit.call}" if k.limit.call else "")
+                    + f", where the guard that failed last was: {k.limit.guard or 'not named'}; from then on it ran "
+                    f"only what it had cached: {call_numbers(after)} ran eagerly"
+                    + "".join(f", {call_numbers(list(range(r.first, r.last + 1)))} the code compiled as {r.entry}"
+                              for r in cached[:3]))
+    return said
+
+
+def call_numbers(calls: list[int], listed: int = 6) -> str:
+    """Call numbers as "call 9", "calls 9-10, 12", the first ``listed`` runs of consecutive calls and a count after."""
+    runs: list[list[int]] = []
+    for n in calls:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    text = ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in runs[:listed])
+    more = f" and {len(runs) - listed} more" if len(runs) > listed else ""
+    return f"call{'s' if len(calls) != 1 else ''} {text}{more}"
+
+
+def compile_ids(c: Recompile) -> str:
+    """The compile ids a recompiling call made, as torch's logs name them ("0/3"; a restarted attempt "0/3_1" is
+    0/3 again)."""
+    return ", ".join(dict.fromkeys(i.split("_")[0] for i in c.compile_ids))
 
 
 def places(where: Iterable[tuple[Optional[str], Optional[int]]], sample: str,
