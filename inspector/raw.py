@@ -460,6 +460,17 @@ class RawThreadScaling(RawKernelTimes):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawArgument(Raw):
+    """One argument of a program function's first call: its parameter's ``name``, ``type`` ("tensor", "ndarray",
+    "float", "int", "bool", or its class's name) and, for an array, its ``shape`` and ``strides`` (in elements)."""
+
+    name: Optional[str] = None
+    type: Optional[str] = None
+    shape: Optional[list[int]] = None
+    strides: Optional[list[int]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawCompile(Raw):
     """One call of a program's function that compiled (``kind``: first, recompile, or limit: torch hit its recompile
     limit and ran the frame eagerly; ``call`` None: its frame compiled inside another function's call)."""
@@ -544,6 +555,8 @@ class RawRun(Raw):
     wrappers: Optional[int] = None
     kinds: Optional[RawKinds] = None
     inside: Optional[dict[str, int]] = None
+    compile_options: Optional[JSON] = None
+    arguments: Optional[list[RawArgument]] = None
     replay: Optional[RawReplay] = None
 
 

@@ -5,10 +5,10 @@
 Each ``--python`` interpreter (default: this one, and ``.venv-torch21/bin/python`` when it exists; see the README
 for making that venv) runs every sample in samples/ through the probe at a small population, as ``inspector
 report`` would, and the raw record goes to tests/fixtures/records/torch-<version>/<stem>.json with this machine's
-paths replaced by neutral ones; each program in samples/programs/ (PROGRAMS) goes through ``inspector run`` into
-the same folder. With two or more interpreters, ``interleaved`` (a stem for --only) runs poly
-under all of them as ``inspector compare`` does, their variants timed again in alternating rounds, into
-tests/fixtures/records/interleaved/. Then run scripts/make-goldens.py and review both diffs.
+paths replaced by neutral ones; each program in samples/programs/ (PROGRAMS), and those of tests/programs/ in
+TEST_PROGRAMS, goes through ``inspector run`` into the same folder. With two or more interpreters, ``interleaved``
+(a stem for --only) runs poly under all of them as ``inspector compare`` does, their variants timed again in
+alternating rounds, into tests/fixtures/records/interleaved/. Then run scripts/make-goldens.py and review both diffs.
 """
 
 import argparse
@@ -61,6 +61,8 @@ PLAN = {
 
 # programs (inspector run): their arguments
 PROGRAMS = {"ga": ["3000", "8"], "odd_calls": ["5000"], "recompile_limit": [], "control_flow": []}
+# programs of tests/programs/ recorded too (the fast tests of the advice read them): their arguments
+TEST_PROGRAMS = {"recompile_on_float": [], "data_dependent_if": [], "method_on_self": []}
 # programs that need what an older torch lacks: the torch attribute they need
 NEEDS = {"control_flow": "while_loop"}
 
@@ -79,10 +81,11 @@ def main():
                 continue
             record = _record(python, stem, dict(plan), facts)
             _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
-        for stem, argv in PROGRAMS.items():
+        for stem, argv in {**PROGRAMS, **TEST_PROGRAMS}.items():
             if (not args.only or stem in args.only) and NEEDS.get(stem, "__version__") in facts["has"]:
                 os.chdir(ROOT)
-                _, record = collect_program(f"samples/programs/{stem}.py", argv, python=python)
+                folder = "tests" if stem in TEST_PROGRAMS else "samples"
+                _, record = collect_program(f"{folder}/programs/{stem}.py", argv, python=python)
                 record = record.but(program=record.program.but(try_fixes=True))  # as inspector run does by default
                 _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
     if len(pythons) > 1 and (not args.only or "interleaved" in args.only):

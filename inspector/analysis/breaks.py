@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Optional
 
 from inspector import files, frames as parse_frames
-from inspector.analysis import recompiles
+from inspector.analysis import fixes, recompiles
 from inspector.analysis.lines import Scope, Sources
 from inspector.analysis.parse import breaks as parse
 from inspector.analysis.parse.breaks import BreakFacts
@@ -85,6 +85,8 @@ def _add(seen: Seen, b: BreakFacts, sources: Sources) -> None:
         seen[key] = replace(known, count=known.count + 1, resumable=known.resumable and b.resumable)
         return
     fix, flag, where, file = b.fix, b.flag, site.kind if site else None, site.display if site else b.file
+    form = fixes.branch_form(site.source, line) if b.cause == "data-dependent-branch" and site and line else None
+    fix = {"where": parse.WHERE_FIX, "cond": parse.COND_FIX}.get(form or "", fix)  # as the source's branches allow
     if site and site.kind == "library":
         fix, flag = _library_fix(site, line, chain), None
     elif not site and b.file and TORCH_FILE.search(b.file):

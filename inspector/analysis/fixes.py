@@ -11,8 +11,10 @@ gain, and some (the tiling heuristic, a flag) only once tried.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Optional, Union
 
 from inspector.analysis import rounds
@@ -27,10 +29,23 @@ TILING_OFF = "cpp.enable_tiling_heuristics=False"
 HEURISTIC = ("non-contiguous", "small-inner-range")  # the branches of Inductor's tiling that the heuristic took
 SCALAR = (Vectorized.NONE, Vectorized.SOME)  # a line with C++ units left scalar
 SIZE_GUARD = "size mismatch"  # torch's words for a guard on a tensor's size
+SIZED = re.compile(r"tensor '([^']+)' size mismatch")  # ... and the argument it names
+# a guard on a Python number's value or type, as torch's recompile reasons say it: "c == 0.5", "L['c'] == 0.5",
+# "___as_python_constant(L['c']) == 0.5", "___check_type_id(L['c'], 94...)", "type(L['c']) ..."
+NUMBER_GUARD = re.compile(r"^(?:___as_python_constant\(|___check_type_id\(|type\()?(?:L\['(\w+)'\]|(\w+))\)?"
+                          r"(?:\s*==\s*-?(?:\d|inf|nan)|,)")
+LR_GUARD = re.compile(r"\['lr'\]\s*==\s*-?\d")  # an optimizer's float learning rate, guarded by its value
+NUMBERS = ("float", "int")  # argument types torch guards on by value
+# torch's graph-break hints that name no change to make (a report to file, a debugging aid)
+NO_FIX_HINT = re.compile(r"report an issue|file an issue|fundamental|Dynamo bug|running in eager|difficult to debug|"
+                         r"tracing rules|equivalent alternative|monitor recompilations|^See https", re.I)
+REMOVE = re.compile(r"^Remove the `(?:[\w.]+\.)?(\w+)(?:\(\))?` call")  # a hint to remove a call from the code
+NAMED = re.compile(r"\w+(?:\.\w+)+|\w+_\w+")  # the names a hint or fix gives (torch.cond, capture_scalar_outputs)
 GAIN = 1.05  # a trial at least this much faster (and faster in every round) gained; anything else did not
 TRYABLE = (FixKind.TILING, FixKind.FLAG, FixKind.STATIC, FixKind.LAYOUT)  # config fixes first: a layout trial
 #                                                                           changes the population's strides
-ADVISED_UNTRIED = (FixKind.BREAK, FixKind.RECOMPILES, FixKind.LAYOUT, FixKind.STATIC)  # advice on their precondition
+ADVISED_UNTRIED = (FixKind.BREAK, FixKind.RECOMPILES, FixKind.LAYOUT, FixKind.STATIC, FixKind.NUMBER,
+                   FixKind.DYNAMIC)  # advice on their precondition alone
 
 
 def strided_lines(code: CompiledCode, branches: Optional[Sequence[str]] = None) -> list[LineVerdict]:
@@ -48,8 +63,66 @@ def strided_lines(code: CompiledCode, branches: Optional[Sequence[str]] = None) 
 
 
 def has_rewrite(b: GraphBreak) -> bool:
-    """The precondition of a break's rewrite: torch's words name its usual fix."""
-    return bool(b.fix)
+    """The precondition of a break's rewrite: torch's words name its usual fix, or torch gave a hint that names a
+    change to make."""
+    return bool(b.fix or torch_hints(b))
+
+
+def torch_hints(b: GraphBreak) -> list[str]:
+    """torch's own hints for a break that name a change to make, less those naming what its usual fix names and
+    those removing a call the break's line does not make (a call in torch's or a library's code below it)."""
+    said = {n.split(".")[-1] for n in NAMED.findall(b.fix or "")}
+    return [h for h in b.hints if not NO_FIX_HINT.search(h)
+            and not any(n.split(".")[-1] in said for n in NAMED.findall(h.replace("`", "")))
+            and not ((m := REMOVE.match(h)) and m.group(1) not in (b.code or ""))]
+
+
+def branch_form(source: str, line: int) -> Optional[str]:
+    """The precondition of torch.where for a data-dependent branch at ``line`` of ``source``: "where" when both of
+    its branches are tensor expressions (a conditional expression; an `if` whose two branches are one statement each,
+    both returning a value or both assigning the same names, the statement after an `if` that returns being its
+    other branch; or an `if` that only reassigns a name, whose other branch keeps it), "cond" for another `if`, None
+    where no `if` starts there (a loop, an assert) or the source does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.IfExp) and node.lineno == line and not _constant(node.body, node.orelse):
+            return "where"
+        for field in ("body", "orelse", "finalbody"):
+            found = getattr(node, field, None)
+            block: list[ast.stmt] = found if isinstance(found, list) else []
+            for i, stmt in enumerate(block):
+                if isinstance(stmt, ast.If) and stmt.lineno == line:  # an early return's other branch follows it
+                    returns = stmt.body and isinstance(stmt.body[-1], ast.Return)
+                    other = stmt.orelse or (block[i + 1:i + 2] if returns else [])
+                    return "where" if _alike(stmt.body, other) else "cond"
+    return None
+
+
+def _alike(body: list[ast.stmt], other: list[ast.stmt]) -> bool:
+    """Whether two branches are one tensor expression each: both a return of a value, or both assignments of the
+    same names (``other`` empty: the names kept)."""
+    if len(body) != 1 or len(other) > 1:
+        return False
+    a, b = body[0], other[0] if other else None
+    if isinstance(a, ast.Return):
+        return isinstance(b, ast.Return) and a.value is not None and b.value is not None and not _constant(a.value,
+                                                                                                         b.value)
+    if isinstance(a, (ast.Assign, ast.AugAssign)):
+        if b is None:
+            return all(t.startswith("Name(") for t in _targets(a))
+        return isinstance(b, (ast.Assign, ast.AugAssign)) and _targets(a) == _targets(b)
+    return False
+
+
+def _targets(stmt: Union[ast.Assign, ast.AugAssign]) -> list[str]:
+    return [ast.dump(t) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])]
+
+
+def _constant(*values: ast.expr) -> bool:
+    return any(isinstance(v, ast.Constant) for v in values)
 
 
 def removing_flag(b: GraphBreak) -> Optional[str]:
@@ -61,6 +134,40 @@ def recompiles_each_call(unit: Unit) -> bool:
     """The precondition of stopping the recompiles: it recompiled on every call, or until Dynamo's limit."""
     again = unit.code.recompilation
     return bool(again and (again.every_call or again.limit))
+
+
+def strided_argument(unit: Unit) -> Optional[str]:
+    """The precondition of the layout, besides strided lines: the argument the program could pass column-major. A
+    sample's variant takes its population; a program's function, the first argument its first call passed as an array
+    of two or more axes stored row-major (a unit stride on its last axis of more than one element), else None (a
+    method whose array is on ``self``, a state wrapper, arguments not recorded)."""
+    if isinstance(unit, SampleVariant):
+        return "population"
+    return next((a.name for a in unit.arguments or () if a.type in ("tensor", "ndarray") and a.shape and a.strides
+                 and len(a.shape) >= 2 and a.shape[-1] > 1 and a.strides[-1] == 1), None)
+
+
+def number_guarded(unit: Unit) -> list[str]:
+    """The precondition of passing a number as a tensor: the arguments its first call passed as Python floats or
+    ints whose value (or type) a failed guard checked, and "lr" where a guard checked an optimizer's learning rate;
+    a program's functions only (a sample's variants take a population)."""
+    if not isinstance(unit, ProgramFunction):
+        return []
+    numbers = {a.name for a in unit.arguments or () if a.type in NUMBERS}
+    found: dict[str, None] = {}
+    for r in (r for c in unit.run.recompiles for r in c.reasons):
+        m = NUMBER_GUARD.match(r)
+        name = m.group(1) or m.group(2) if m else None
+        if name in numbers:
+            found[name] = None
+        elif LR_GUARD.search(r):
+            found["lr"] = None
+    return list(found)
+
+
+def static_already(unit: Unit) -> bool:
+    """Whether the program compiled the function with dynamic=False: static shapes are no advice for it."""
+    return isinstance(unit, ProgramFunction) and (unit.compile_options or {}).get("dynamic") is False
 
 
 def size_recompiled(unit: Unit) -> bool:
@@ -122,7 +229,10 @@ def _strided(unit: Unit, tried: Tried, kind: FixKind, spec: TrialSpec,
 
 
 def _layout(unit: Unit, tried: Tried) -> list[Fix]:
-    return _strided(unit, tried, FixKind.LAYOUT, TrialSpec("column-major", layout="column-major"), strided_lines)
+    """The layout of the strided argument, where there is one."""
+    argument = strided_argument(unit)
+    fixes = _strided(unit, tried, FixKind.LAYOUT, TrialSpec("column-major", layout="column-major"), strided_lines)
+    return [replace(f, detail=argument) for f in fixes] if argument else []
 
 
 def _tiling(unit: Unit, tried: Tried) -> list[Fix]:
@@ -131,15 +241,28 @@ def _tiling(unit: Unit, tried: Tried) -> list[Fix]:
 
 
 def _static(unit: Unit, tried: Tried) -> list[Fix]:
-    """Static shapes where a size recompiled: called again at the sizes its variant was."""
+    """Static shapes where a size recompiled: called again at the sizes its variant was; dynamic shapes instead for a
+    function the program already compiled with dynamic=False (about the input whose size changed)."""
     if not size_recompiled(unit):
         return []
+    if static_already(unit):
+        sized = next((m.group(1) for c in unit.run.recompiles for r in c.reasons if (m := SIZED.search(r))), None) \
+            if isinstance(unit, ProgramFunction) else None
+        return [Fix(FixKind.DYNAMIC, unit.id, (), None, None, unit.code.recompilation, detail=sized)]
     sizes = tuple(s.population for s in unit.code.sizes)
     spec = TrialSpec("dynamic-false", compile_options={"dynamic": False}, sizes=sizes)
     return [Fix(FixKind.STATIC, unit.id, (), None, spec, tried=tried.get((unit.id, spec.name)))]
 
 
-RULES: tuple[Callable[[Unit, Tried], list[Fix]], ...] = (_breaks, _recompiles, _layout, _tiling, _static)
+def _numbers(unit: Unit, tried: Tried) -> list[Fix]:
+    """Each Python number a guard recompiled on, passed as a tensor: the time of a call, compiles included, at
+    stake."""
+    stake = unit.timing.per_population_s if unit.timing else None
+    return [Fix(FixKind.NUMBER, unit.id, (), stake, None, unit.code.recompilation, detail=name)
+            for name in number_guarded(unit)]
+
+
+RULES: tuple[Callable[[Unit, Tried], list[Fix]], ...] = (_breaks, _recompiles, _layout, _tiling, _static, _numbers)
 
 
 def can_try(fix: Fix, analysis: Analysis) -> bool:

@@ -12,8 +12,8 @@ from inspector import frames
 from inspector.analysis import compiled, recompiles, rounds
 from inspector.analysis.compiled import Context, Seen
 from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of
-from inspector.model import (CallKinds, CallRun, FunctionRun, LimitHit, ProgramFunction, Recompile, Replay,
-                             StanceRun, Status)
+from inspector.model import (Argument, CallKinds, CallRun, FunctionRun, LimitHit, ProgramFunction, Recompile,
+                             Replay, StanceRun, Status)
 from inspector.raw import JSON, RawFallbacks, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
 
@@ -31,9 +31,19 @@ def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunctio
         found.append(ProgramFunction(
             id=raw.id or "", function=raw.given("function", ""), location=location, device=raw.given("device", "cpu"),
             status=Status(raw.status), error=raw.error, timing=timing_of(raw, [], None), run=run,
-            code=code, internal_errors=internal_errors(raw), replay=replay(raw, run, made_by)))
+            code=code, internal_errors=internal_errors(raw), arguments=_arguments(raw),
+            compile_options=raw.run.compile_options if raw.run else None,
+            replay=replay(raw, run, made_by)))
         seen.append((raw.id or "", s))
     return tuple(found), seen
+
+
+def _arguments(raw: RawVariant) -> Optional[tuple[Argument, ...]]:
+    """The first call's arguments, where the record has them."""
+    given = raw.run.arguments if raw.run else None
+    return None if given is None else tuple(
+        Argument(a.name or "", a.type or "", tuple(a.shape) if a.shape is not None else None,
+                 tuple(a.strides) if a.strides is not None else None) for a in given)
 
 
 def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:

@@ -27,9 +27,9 @@ from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsCh
                                         Regression, RegressionKind, RunPair, TimeGoes, TimeRow)
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.lines import LineVerdict, Reason, Site
-from inspector.model.runs import (CallKinds, CallRun, CodeLocation, CrossCheck, FunctionRun, InternalError, LimitHit,
-                                  Program, ProgramFunction, Recompile, Replay, SampleVariant, StanceRun, SweepEntry,
-                                  SweepPoint)
+from inspector.model.runs import (Argument, CallKinds, CallRun, CodeLocation, CrossCheck, FunctionRun, InternalError,
+                                  LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant, StanceRun,
+                                  SweepEntry, SweepPoint)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, ReasonKind, Status, Vectorized,
                                    WarningKind, Words)
@@ -37,7 +37,8 @@ from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, 
 FORMAT = "inspector.analysis/2"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
-    "FORMAT", "Analysis", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven", "BreaksView", "CallsChange",
+    "FORMAT", "Analysis", "Argument", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven", "BreaksView",
+    "CallsChange",
     "CodeLocation", "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases",
     "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env", "Evidence", "Finding", "Fix",
     "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel",

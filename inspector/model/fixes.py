@@ -91,7 +91,10 @@ class Fix:
     """One change that may make a compiled function faster, where the record shows its precondition: its ``kind``,
     the ``variant`` (or program's function) and source ``lines`` it is about, the seconds per call at stake
     (measured; None where unknown), how the probe tries it (``spec``; None: inspector cannot), the break or
-    recompilation it answers (``cause``), and what trying it measured (``tried``; None: not tried)."""
+    recompilation it answers (``cause``), what trying it measured (``tried``; None: not tried), and what it names
+    (``detail``): the argument it changes (the strided array of a layout, the guarded number, "lr" for an
+    optimizer's learning rate, the input whose size changed), or for a data-dependent branch's rewrite "where" when
+    both branches are tensor expressions, else "cond"."""
 
     kind: FixKind
     variant: str
@@ -100,6 +103,7 @@ class Fix:
     spec: Optional[TrialSpec]
     cause: Union[GraphBreak, Recompilation, None] = None
     tried: Optional[TrialResult] = None
+    detail: Optional[str] = None
 
     def __post_init__(self) -> None:
         coerce(self, "kind", FixKind)

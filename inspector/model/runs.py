@@ -205,6 +205,17 @@ class Replay:
 
 
 @dataclass(frozen=True)
+class Argument:
+    """One argument of a program function's first call: its parameter's name, its type ("tensor", "ndarray",
+    "float", "int", "bool", or its class's name) and, for an array, its shape and strides in elements."""
+
+    name: str
+    type: str
+    shape: Optional[tuple[int, ...]] = None
+    strides: Optional[tuple[int, ...]] = None
+
+
+@dataclass(frozen=True)
 class ProgramFunction:
     """A function a program compiled with ``torch.compile`` (``inspector run``), over the program's run: what it is
     and where its code is, how its calls ended (``error``: what the last call that raised raised), its steady calls'
@@ -220,6 +231,8 @@ class ProgramFunction:
     run: FunctionRun
     code: CompiledCode
     internal_errors: tuple[InternalError, ...]
+    arguments: Optional[tuple[Argument, ...]] = None  # its first call's (None: not recorded)
+    compile_options: Optional[JSON] = None  # the keywords the program gave torch.compile (None: not recorded)
     replay: Optional[Replay] = None  # whether compiling it paid (None: not a run's record, or not called)
 
     def __post_init__(self) -> None:

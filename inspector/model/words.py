@@ -108,7 +108,9 @@ class FixKind(Words):
     """What a fix changes (``inspector.analysis.fixes``, where each kind's precondition is): the population's
     ``layout`` (column-major) where strided loads kept lines scalar, Inductor's ``tiling`` heuristic off where it turned
     SIMD off for them, a Dynamo ``flag`` that removes a graph break, ``static`` shapes (dynamic=False) where a size
-    change recompiled; a graph ``break``'s usual rewrite, and stopping ``recompiles`` on every call or at the limit."""
+    change recompiled; a graph ``break``'s usual rewrite, and stopping ``recompiles`` on every call or at the limit;
+    a Python ``number`` argument (or an optimizer's lr) passed as a tensor where a guard on its value recompiled, and
+    ``dynamic`` shapes where a size change recompiled a function already compiled with dynamic=False."""
 
     LAYOUT = "layout"
     TILING = "tiling"
@@ -116,3 +118,5 @@ class FixKind(Words):
     STATIC = "static"
     BREAK = "break"
     RECOMPILES = "recompiles"
+    NUMBER = "number"
+    DYNAMIC = "dynamic"

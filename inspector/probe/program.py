@@ -217,7 +217,7 @@ class Tracker:
         def compile(model=None, **kwargs):
             if model is None:  # @torch.compile(mode=...): a decorator
                 return lambda m: compile(m, **kwargs)
-            return self.track(model, original(model, **kwargs), _created_at(model))
+            return self.track(model, original(model, **kwargs), _created_at(model), kwargs)
 
         torch.compile = compile
         _skip_frame(Tracker.call.__code__)
@@ -253,10 +253,11 @@ class Tracker:
         return end.but(functions=[v.but(run=v.run.but(replay=RawReplay.from_json(by_id[v.id])))
                                   if v.id in by_id and v.run else v for v in end.functions or []])
 
-    def track(self, model, compiled, created=None):
+    def track(self, model, compiled, created=None, options=None):
         """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports)."""
         import torch
         function = self._function(model, created)
+        function.options = _json_safe(options)
         if isinstance(compiled, torch.nn.Module):
             forward = compiled.forward
             function.signature = None  # Dynamo compiles the module's call, not forward: no guard check of our own
@@ -318,6 +319,8 @@ class Tracker:
             function.inside[self.active[-1].id] = function.inside.get(self.active[-1].id, 0) + 1
         self.active.append(function)
         function.calls += 1
+        if function.calls == 1:
+            function.arguments = _arguments(function.target, args, kwargs)
         stance = getattr(getattr(self.eval_frame, "_stance", None), "stance", None)  # None: torch < 2.6
         eager = function.runs_eagerly(stance, args, kwargs) if stance not in (None, "default") or function.limited \
             else False
@@ -444,6 +447,7 @@ class Function:
         self.traced_call = self.profiled_call = None
         self.device = "cpu"
         self.bounds = []
+        self.options = self.arguments = None  # torch.compile's keywords; the first call's arguments
 
     def runs_eagerly(self, stance, args, kwargs):
         """Whether torch runs this call without compiled code: under ``force_eager``; or, under
@@ -614,7 +618,8 @@ class Function:
                         "stances": self.stances if any(s["stance"] not in (None, "default") for s in self.stances)
                         else [], "eager": self.eager.timing(), "wrappers": self.wrappers,
                         "kinds": {"counts": self.kind_counts, "runs": self.kinds}, "inside": self.inside,
-                        "fallbacks": {"count": self.fallback_count, "first": self.fallbacks}}}
+                        "fallbacks": {"count": self.fallback_count, "first": self.fallbacks},
+                        "compile_options": self.options, "arguments": self.arguments}}
 
 
 # what a later compile adds to a function's capture (a frame's first compile) or its recompiles: the machine code of a
@@ -643,6 +648,49 @@ class Durations:
         return {"first_call_s": first_s, "median_s": statistics.median(ordered), "min_s": ordered[0],
                 "max_s": ordered[-1], "runs": self.count, "number": 1,
                 "samples_s": [round(s, 9) for s in self.kept[:200]]}
+
+
+MAX_ARGUMENTS = 32  # arguments described per function
+
+
+def _arguments(target, args, kwargs):
+    """What a call passed, by parameter name: each argument's type ("tensor", "ndarray", "float", "int", "bool", or
+    its class's name) and, for an array, its shape and strides in elements; None where the call cannot be bound to the
+    function's signature (a builtin, a module whose forward is wrapped)."""
+    import inspect
+    try:
+        bound = inspect.signature(target).bind(*args, **kwargs).arguments if target is not None else None
+    except (TypeError, ValueError):
+        bound = None
+    if bound is None:
+        return None
+    return [_argument(name, value) for name, value in list(bound.items())[:MAX_ARGUMENTS]]
+
+
+def _argument(name, value):
+    import torch
+    numpy = sys.modules.get("numpy")  # an ndarray argument means the program imported it
+    try:
+        if isinstance(value, torch.Tensor):
+            return {"name": name, "type": "tensor", "shape": list(value.shape), "strides": list(value.stride())}
+        if numpy is not None and isinstance(value, numpy.ndarray):
+            return {"name": name, "type": "ndarray", "shape": list(value.shape),
+                    "strides": [s // value.itemsize for s in value.strides] if value.itemsize else None}
+    except Exception:  # a tensor without strides (sparse, nested): its type only
+        pass
+    kind = type(value)
+    return {"name": name, "type": kind.__name__ if kind in (bool, int, float) else kind.__qualname__}
+
+
+def _json_safe(value):
+    """A JSON value of torch.compile's keywords: numbers, strings, lists and dicts of them, anything else its repr."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return repr(value)
 
 
 def _nothing():

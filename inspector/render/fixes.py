@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from inspector.analysis.fixes import torch_hints
 from inspector.model import Fix, FixKind, GraphBreak, Recompilation, TrialResult, TrialSpec
 from inspector.render.comparison import spans
 from inspector.render.words import places, ratio, seconds, spread
@@ -16,18 +17,22 @@ STATIC = ("torch.compile(fn, dynamic=False) or torch._dynamo.mark_static(x, 0) o
           "(kernels stay specialised, one compile per size), or dynamic=True (one compile for every size)")
 LABELS = {FixKind.LAYOUT: "column-major", FixKind.TILING: "the tiling heuristic off", FixKind.STATIC: "dynamic=False"}
 STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outside compiled graphs per call",
-          FixKind.RECOMPILES: "per call, compiles included",
+          FixKind.RECOMPILES: "per call, compiles included", FixKind.NUMBER: "per call, compiles included",
           FixKind.LAYOUT: "in the kernels of these lines per profiled call",
           FixKind.TILING: "in the kernels of these lines per profiled call"}
 
 
 def advice(fix: Fix) -> str:
     """A fix as one sentence of advice."""
-    if isinstance(fix.cause, GraphBreak) and fix.kind == FixKind.BREAK and fix.cause.fix:
-        return fix.cause.fix[0].upper() + fix.cause.fix[1:]
+    if isinstance(fix.cause, GraphBreak) and fix.kind == FixKind.BREAK:
+        return rewrite(fix.cause)
     if fix.kind == FixKind.FLAG:
         flag = _flag(fix)
         return f"Set {_dynamo(flag)} before compiling (--config {flag}): it removes this break."
+    if fix.kind == FixKind.NUMBER:
+        return number(fix)
+    if fix.kind == FixKind.DYNAMIC:
+        return dynamic(fix)
     if isinstance(fix.cause, Recompilation):
         return f"Stop the recompiles: {fix.cause.text}."
     if fix.kind == FixKind.LAYOUT:
@@ -37,6 +42,35 @@ def advice(fix: Fix) -> str:
         return (f"Turn Inductor's tiling heuristic off for this function ({TILING_OFF}): it kept these lines scalar "
                 "because of their strided loads.")
     return f"Compile with static shapes ({STATIC}): a change of population size recompiled it."
+
+
+def rewrite(b: GraphBreak) -> str:
+    """A break's rewrite: its usual fix, then torch's own hints that name another change, said as torch's."""
+    hints = [f"Torch's hint: {h.strip().rstrip('.')}." for h in torch_hints(b)]
+    fix = b.fix[0].upper() + b.fix[1:] if b.fix else ""
+    return " ".join([fix.rstrip(".") + "." if hints and fix else fix, *hints]).strip()
+
+
+def number(fix: Fix) -> str:
+    """A Python number passed as a tensor (torch's recompilation guide; its LR scheduler tutorial for an lr)."""
+    if fix.detail == "lr":
+        return ("Make the optimizer's learning rate a tensor (torch.optim.Adam(params, lr=torch.tensor(0.01)), as "
+                "torch documents for an LR scheduler): a guard on its float value recompiled the function.")
+    name = fix.detail or "the number"
+    return (f"Pass {name} as a tensor (torch.tensor({name})) rather than a Python number: torch guarded on its value "
+            f"and compiled again when {name} changed (torch's recompilation guide); or compile with dynamic=True, "
+            "which makes it a symbol from the first call.")
+
+
+def dynamic(fix: Fix) -> str:
+    """Dynamic shapes for a function the program already compiled with dynamic=False; a higher recompile limit where
+    it hit it."""
+    name = fix.detail or "x"
+    limit = fix.cause.limit if isinstance(fix.cause, Recompilation) else None
+    higher = (f"; or, to keep a compile per size, a higher torch._dynamo.config.recompile_limit (it hit {limit})"
+              if limit else "")
+    return (f"It is compiled with dynamic=False and {name}'s size changed: torch.compile(fn, dynamic=True) (one "
+            f"compile for every size) or torch._dynamo.mark_dynamic({name}, 0) before the call{higher}.")
 
 
 def stake(fix: Fix) -> str:
@@ -87,21 +121,38 @@ def what(spec: TrialSpec) -> str:
 
 def program(fix: Fix, sample: str) -> Optional[str]:
     """How a program's fix could be tried (``inspector run`` tries no fix on the program), or None for a kind it
-    does not list (a break's rewrite, a recompilation: said with the breaks; the tiling heuristic: said with the
-    layout); ``sample``: the program's path, whose lines are named by number."""
+    does not list (stopping recompiles: said with them); ``sample``: the program's path, whose lines are named by
+    number."""
+    if fix.kind == FixKind.BREAK and isinstance(fix.cause, GraphBreak):
+        at, said = places(fix.lines, sample), rewrite(fix.cause)
+        return f"the graph break at {at if ':' in at else 'line ' + at}: {said[:1].lower()}{said[1:]}"
     if fix.kind == FixKind.LAYOUT:
-        return (f"its input column-major ({COLUMN_MAJOR}) or Inductor's tiling heuristic off ({TILING_OFF}), for the "
-                f"strided loads that kept lines {places(fix.lines, sample)} scalar; inspector report measures both on "
-                "a sample")
+        name = fix.detail or "its input"
+        return (f"its argument {name} column-major ({name}.T.contiguous().T for a tensor, np.asfortranarray({name}) "
+                f"for an array, or shape (d, N)), for the strided loads that kept {_lines(fix, sample)} scalar; "
+                "inspector report measures it on a sample")
+    if fix.kind == FixKind.TILING:
+        return (f"Inductor's tiling heuristic off ({TILING_OFF}), for the strided loads that kept "
+                f"{_lines(fix, sample)} scalar; inspector report measures it on a sample")
     if fix.kind == FixKind.FLAG:
         return (f"{_dynamo(_flag(fix))} before compiling, which removes a graph break; inspector breaks "
                 f"measures it on a sample (--config {_flag(fix)})")
     if fix.kind == FixKind.STATIC:
         return f"{STATIC}; inspector breaks --population-sizes shows the recompiles"
+    if fix.kind in (FixKind.NUMBER, FixKind.DYNAMIC):
+        said = advice(fix)
+        return said[:1].lower() + said[1:]
     return None
 
 
-PROGRAM_ORDER = (FixKind.LAYOUT, FixKind.FLAG, FixKind.STATIC)  # a program function's fixes, as listed
+# a program function's fixes, as listed
+PROGRAM_ORDER = (FixKind.BREAK, FixKind.NUMBER, FixKind.DYNAMIC, FixKind.LAYOUT, FixKind.TILING, FixKind.FLAG,
+                 FixKind.STATIC)
+
+
+def _lines(fix: Fix, sample: str) -> str:
+    """"line 13", "lines 21, 22": a fix's lines."""
+    return f"line{'s' if len(fix.lines) > 1 else ''} {places(fix.lines, sample)}"
 
 
 def _flag(fix: Fix) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 from conftest import analysis, line_of, record_path
 from inspector.analysis import analyze, fixes
+from inspector.analysis.parse import breaks as parse_breaks
 from inspector.model import FixKind
 from inspector.raw import RawRecord
 from inspector.record import load
@@ -53,8 +54,10 @@ def test_a_breaks_rewrite_and_its_flag_apply_where_torch_names_them(version):
     assert flag.spec.config == (flagged[0].flag,) and set(flag.lines) == {(b.file, b.line) for b in flagged}
     assert flag.stake_s == v.code.break_cost.outside_s if v.code.break_cost else flag.stake_s is None
     assert len(_of(a, FixKind.BREAK, v.id)) == len(v.code.breaks)
-    unnamed = dataclasses.replace(flagged[0], fix=None, flag=None)
+    unnamed = dataclasses.replace(flagged[0], fix=None, flag=None, hints=[])
     assert not fixes.has_rewrite(unnamed) and fixes.removing_flag(unnamed) is None
+    if flagged[0].hints:  # torch's own hint names a change: a rewrite, said as torch's
+        assert fixes.has_rewrite(dataclasses.replace(unnamed, hints=flagged[0].hints))
     # a break inside a library: its rewrite is the library's call, and no flag
     (lib,) = analysis(version, "pymoo_g7").variant("numpy-compiled-cpu").code.breaks
     assert fixes.has_rewrite(lib) and fixes.removing_flag(lib) is None
@@ -170,7 +173,7 @@ def test_a_program_says_what_could_be_tried_and_how_not_measured():
     assert fixes.to_try(a, fixes.TRYABLE) == []  # a program runs as it is
     text = renderer("text").program(a)
     assert "Could be tried (not measured" in text and "capture_scalar_outputs = True" in text
-    assert "dynamic=False" in text and fix_words.COLUMN_MAJOR in text
+    assert "dynamic=False" in text and "its argument pop column-major" in text
 
 
 def test_one_advice_for_several_variants_says_each_variants_measured_effect():
@@ -199,3 +202,110 @@ def test_a_fix_tried_once_for_every_variant_stays_no_gain_for_all_and_each_line_
     lines = {(e.file, e.line) for e in trig.variant("numpy-compiled-cpu").code.lines}
     assert {r.variant for r in column.lines} == {"numpy-compiled-cpu", "torch-compiled-cpu"}
     assert all(r.variant == "numpy-compiled-cpu" for r in column.lines if (r.file, r.line) in lines)
+
+
+def _program(stem, **changes):
+    """The analysis of a program's checked-in record, its first function's ``run`` changed as given."""
+    record = load(record_path("2.13.0", stem)).to_json()
+    record["variants"][0]["run"].update(changes)
+    return analyze(RawRecord.from_json(record))
+
+
+def test_the_layout_is_advice_only_for_an_array_the_function_takes_as_an_argument():
+    a = analysis("2.13.0", "ga")
+    fitness = a.program.functions[0]
+    assert fixes.strided_lines(fitness.code) and fixes.strided_argument(fitness) == "pop"
+    (layout,) = _of(a, FixKind.LAYOUT)
+    assert layout.detail == "pop" and "its argument pop column-major" in fix_words.program(layout, a.sample.path)
+    # a method whose population is on self: strided loads, but no argument to pass column-major; the tiling stays
+    m = analysis("2.13.0", "method_on_self")
+    method = m.program.functions[0]
+    assert fixes.strided_lines(method.code) and [x.type for x in method.arguments] == ["Population"]
+    assert fixes.strided_argument(method) is None and not _of(m, FixKind.LAYOUT) and _of(m, FixKind.TILING)
+    # a record without the arguments (made before they were recorded): not shown, not given
+    old = analysis("2.1.2", "ga").program.functions[0]
+    assert old.arguments is None and fixes.strided_argument(old) is None
+    # a vmap'd state wrapper as the argument: no array of it to pass column-major
+    state = [{"name": "state", "type": "State"}]
+    assert not fixes.strided_argument(_program("ga", arguments=state).program.functions[0])
+    assert not _of(_program("ga", arguments=state), FixKind.LAYOUT)
+    # an argument that is no row-major array: a vector, a column-major array
+    assert not fixes.strided_argument(_program("ga", arguments=[{"name": "pop", "type": "tensor", "shape": [9],
+                                                                  "strides": [1]}]).program.functions[0])
+    assert not fixes.strided_argument(_program("ga", arguments=[{"name": "pop", "type": "tensor", "shape": [9, 3],
+                                                                  "strides": [1, 9]}]).program.functions[0])
+    # a sample's variant takes its population
+    assert fixes.strided_argument(analysis("2.13.0", "ten_genes").variant("numpy-compiled-cpu")) == "population"
+
+
+def test_a_guard_on_a_python_number_argument_gets_torchs_fix_a_tensor_and_a_size_guard_does_not():
+    a = analysis("2.13.0", "recompile_on_float")
+    h = a.program.functions[0]
+    assert any(r.startswith("c == ") for c in h.run.recompiles for r in c.reasons)
+    assert fixes.number_guarded(h) == ["c"] and not fixes.size_recompiled(h)
+    (fix,) = _of(a, FixKind.NUMBER)
+    assert fix.detail == "c" and fixes.advised(fix) and not _of(a, FixKind.STATIC) and not _of(a, FixKind.DYNAMIC)
+    assert "Pass c as a tensor (torch.tensor(c))" in fix_words.advice(fix)
+    # the guarded name is no number argument (a tensor there): nothing said
+    args = [{"name": "x", "type": "tensor", "shape": [9], "strides": [1]}, {"name": "c", "type": "tensor"}]
+    assert fixes.number_guarded(_program("recompile_on_float", arguments=args).program.functions[0]) == []
+    # an optimizer's float lr, guarded by its value: the lr as a tensor
+    compiles = [{"call": 2, "seconds": 1.0, "kind": "recompile", "compile_ids": ["0/1"],
+                 "reasons": ["0/0: opt.param_groups[0]['lr'] == 0.01  # lr = group['lr']"]}]
+    lr = _program("recompile_on_float", compiles=compiles)
+    assert fixes.number_guarded(lr.program.functions[0]) == ["lr"]
+    assert "lr=torch.tensor(0.01)" in fix_words.advice(_of(lr, FixKind.NUMBER)[0])
+    # a size guard: shapes, not numbers
+    assert fixes.number_guarded(analysis("2.13.0", "recompile_limit").program.functions[0]) == []
+
+
+def test_a_function_already_dynamic_false_is_never_advised_dynamic_false():
+    a = analysis("2.13.0", "recompile_limit")
+    g = a.program.functions[0]
+    assert g.compile_options == {"dynamic": False} and fixes.static_already(g) and fixes.size_recompiled(g)
+    (fix,) = _of(a, FixKind.DYNAMIC)
+    assert not _of(a, FixKind.STATIC) and fix.detail == "x" and fixes.advised(fix)
+    said = " ".join(f.text for f in views.program_fixes(a))
+    assert "dynamic=False)" not in said and "torch.compile(fn, dynamic=True)" in said
+    assert "torch._dynamo.mark_dynamic(x, 0)" in said and "torch._dynamo.config.recompile_limit" in said
+    # the same run had it not said dynamic=False: static shapes are a choice
+    b = _program("recompile_limit", compile_options={})
+    assert _of(b, FixKind.STATIC) and not _of(b, FixKind.DYNAMIC)
+
+
+def test_a_data_dependent_branch_gets_torch_where_where_both_branches_are_tensor_expressions_else_torch_cond():
+    a = analysis("2.13.0", "data_dependent_if")
+    (b,) = a.program.functions[0].code.breaks
+    assert b.cause == "data-dependent-branch" and b.fix == parse_breaks.WHERE_FIX
+    (fix,) = _of(a, FixKind.BREAK)
+    said = " ".join(f.text for f in views.program_fixes(a))
+    assert f"graph break at line {b.line}" in said and "torch.where(condition, a, b)" in said
+    assert fixes.torch_hints(b) == []  # torch's hints name torch.cond and torch.where, which the fix says
+    forms = {"if x.sum() > 0:\n        return x + 1\n    return x - 1": "where",
+             "if x.sum() > 0:\n        x = x + 1\n    return x": "where",
+             "if x.sum() > 0:\n        x = x + 1\n    else:\n        x = x * 2\n    return x": "where",
+             "return x + 1 if x.sum() > 0 else x - 1": "where",
+             "if x.sum() > 0:\n        print(x)\n        return x\n    return x - 1": "cond",
+             "if x.sum() > 0:\n        return None\n    return x": "cond",
+             "if x.sum() > 0:\n        y = x + 1\n    else:\n        z = x\n    return x": "cond",
+             "while x.sum() > 0:\n        x = x - 1\n    return x": None}
+    for body, form in forms.items():
+        assert fixes.branch_form(f"def k(x):\n    {body}\n", 2) == form, body
+    assert fixes.branch_form("def k(x:\n", 1) is None
+
+
+def test_a_breaks_advice_is_torchs_hint_where_it_gave_one_said_as_torchs_and_nothing_where_none_is_known():
+    (b,) = analysis("2.13.0", "data_dependent_if").program.functions[0].code.breaks
+    logging = dataclasses.replace(b, fix="remove the print from the compiled function", hints=[
+        "Please report an issue to PyTorch.",
+        "you can try adding it to `torch._dynamo.config.reorderable_logging_functions`."])
+    assert fixes.torch_hints(logging) == logging.hints[1:]
+    assert fix_words.rewrite(logging) == ("Remove the print from the compiled function. Torch's hint: you can try "
+                                          "adding it to `torch._dynamo.config.reorderable_logging_functions`.")
+    # torch's hint to remove a call the break's line does not make (the call is in torch's code below it): not said
+    removing = dataclasses.replace(b, fix=None, hints=["Remove the `torch._dynamo.graph_break()` call."])
+    assert fixes.torch_hints(removing) == [] and not fixes.has_rewrite(removing)
+    assert fixes.torch_hints(dataclasses.replace(removing, code="torch._dynamo.graph_break()")) == removing.hints
+    unknown = dataclasses.replace(b, cause="unsupported", fix=None, hints=["Please report an issue to PyTorch."])
+    assert not fixes.has_rewrite(unknown)
+    assert parse_breaks.cause_of("Unsupported method call").fix is None  # no guessed rewrite

@@ -31,6 +31,12 @@ RESUMED_AT = re.compile(r"torch_dynamo_resume_in_\w+?_at_(\d+)")  # the code aft
 SCALARS = "dynamo.capture_scalar_outputs=True"
 DYNAMIC_SHAPES = "dynamo.capture_dynamic_output_shape_ops=True"
 BRANCH_FIX = "make the branch a mask: compute both sides and select with np.where / torch.where, or use torch.cond"
+# torch's fix for an `if` on a tensor (its graph-break hint and torch.cond's documentation), where the record's source
+# shows the branches: both tensor expressions (WHERE), or not (COND)
+WHERE_FIX = ("both branches are tensor expressions: compute both and select with torch.where(condition, a, b) "
+             "(np.where for NumPy), which stays in one graph; or torch.cond(condition, true_fn, false_fn, operands)")
+COND_FIX = ("express the branch with torch.cond(condition, true_fn, false_fn, operands), which compiles both branches "
+            "into the graph")
 
 
 @dataclass(frozen=True)
@@ -39,7 +45,7 @@ class Cause:
 
     kind: str
     phrases: tuple[str, ...]
-    fix: str
+    fix: Optional[str]  # None: none documented beyond torch's own hints
     flag: Optional[str] = None  # a config flag that removes the break
 
 
@@ -88,8 +94,7 @@ CAUSES = (
           "np.apply_along_axis"),
     Cause("skipped-function", ("marked as skipped", "skipfiles", "skip_files"),
           "the function it calls is one Dynamo never traces: call it outside the compiled function"),
-    Cause("unsupported", ("unsupported", "not supported", "missing bytecode handler"),
-          "rewrite with operations torch.compile supports (vectorised NumPy or torch ops)"),
+    Cause("unsupported", ("unsupported", "not supported", "missing bytecode handler"), None),
 )
 
 
