@@ -40,10 +40,12 @@ from inspector.collect import CollectError, Session, sweep_point
 from inspector.collect.files import from_disk
 from inspector.collect.program import collect_program, program_record
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
-from inspector.model import BreaksView, Fix, FixKind
+from inspector.model import Analysis, BreaksView, Fix, FixKind
 from inspector.collect.progress import Event, RoundStarted, RunStarted
 from inspector.probe.messages import Compiled, Header, Trial, VariantResult
-from inspector.raw import RawCapture, RawEnv, RawRecord, RawSample
+from inspector.raw import RawCapture, RawEnv, RawRecord, RawRewrite, RawSample
+from inspector.rewrite import Dialect, read_program
+from inspector.rewrite import plan as rewrite_plan
 from inspector.record import load, redact as redact_record, save, write_atomic
 from inspector.render import renderer
 from inspector.render.words import seconds
@@ -145,7 +147,7 @@ class Breaks(Report):
     @property
     def view(self):
         a = self.analysis
-        return BreaksView(self.sample, a.env.torch, a.sample.population, a.findings)
+        return BreaksView(self.sample, a.env.torch, a.sample.population, a.findings, a.rewrites)
 
     @property
     def found(self):
@@ -239,14 +241,16 @@ def _sample(path, command):
 
 def report(path, *, population=None, variants=(), python=None, torch=None, envs=None, packages=(), config=(),
            compile_options=(), rtol=None, timeout=300.0, budget=1.0, rounds=3, profile=True, try_fixes=True,
-           triton_preview=False, redact=False, progress=None):
+           rewrites=False, triton_preview=False, redact=False, progress=None):
     """Run every variant of the sample at ``path`` and capture its kernels, breaks and timings: its Report.
 
     ``population``: a size (default: the sample's), or sizes to sweep (the smaller ones timed only, the report made
     at the last); ``variants``: ids or globs; ``torch``: a version run in an environment inspector makes (``envs``:
     their folder; ``packages``: more to install there); ``config``/``compile_options``: KEY=VALUE items;
     ``rounds``: alternating rounds after the variants; ``try_fixes``: time the fixes inspector can apply beside
-    them; ``redact``: paths and the program's output replaced, to attach to a bug report.
+    them; ``rewrites``: write the code rewrites (``inspector.rewrite``), check and time them beside them (off by
+    default: a report takes 1.4x to 1.8x as long with them, bench/rewrites.py);
+    ``redact``: paths and the program's output replaced, to attach to a bug report.
     """
     sample, say = _sample(path, "report"), progress or _quiet
     sizes = list(population) if isinstance(population, (list, tuple)) else [population]
@@ -258,7 +262,7 @@ def report(path, *, population=None, variants=(), python=None, torch=None, envs=
         last = i == len(sizes) - 1
         records.append(_measure(sample, say, population=n, trace_dir=result.trace_dir if last else None,
                                 kernel_times=last and profile, rounds=rounds if last else 0,
-                                fixes=fixes_mod.TRYABLE if last and try_fixes else (), **run))
+                                fixes=_kinds(try_fixes, rewrites) if last else (), **run))
         if records[-1].interrupted:
             break
     record = records[-1]
@@ -269,15 +273,22 @@ def report(path, *, population=None, variants=(), python=None, torch=None, envs=
     return result
 
 
+def _kinds(try_fixes, rewrites):
+    """The kinds of fix a report's run tries: those inspector applies without editing code, and its rewrites."""
+    return (*(fixes_mod.TRYABLE if try_fixes else ()), *((FixKind.REWRITE,) if rewrites else ()))
+
+
 def breaks(path, *, variants=(), population=None, sizes=(), python=None, torch=None, envs=None, packages=(),
-           config=(), compile_options=(), try_fixes=True, timeout=300.0, budget=0.3, progress=None):
+           config=(), compile_options=(), try_fixes=True, rewrites=False, timeout=300.0, budget=0.3, progress=None):
     """Compile the sample's NumPy and torch variants on the CPU (``variants``: ids or globs, default every
     ``*-compiled-cpu``) and find where they break the graph and recompile (``sizes``: population sizes to call each
     at too); ``try_fixes``: compile again with the flag that removes a break, or ``dynamic=False`` where a size
-    recompiled. Progress lines include each break as soon as the probe sees it. Its Breaks."""
+    recompiled; ``rewrites``: write each break's rewrite, check and time it. Progress lines include each break as
+    soon as the probe sees it. Its Breaks."""
     sample, say = _sample(path, "breaks"), progress or _quiet
     record = _measure(sample, say, stream_breaks=True, only=list(variants) or ["*-compiled-cpu"], config=config,
-                      sizes=list(sizes), fixes=(FixKind.FLAG, FixKind.STATIC) if try_fixes else (),
+                      sizes=list(sizes), fixes=(*((FixKind.FLAG, FixKind.STATIC) if try_fixes else ()),
+                                                *((FixKind.REWRITE,) if rewrites else ())),
                       population=population,
                       python=interpreter(torch, envs, packages, python, say), timeout=timeout, budget=budget,
                       compile_options=compile_options, kernel_times=False)  # no pass whose figures breaks never shows
@@ -415,16 +426,38 @@ def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str
     """The raw records of ``sample``'s runs (``runs``: (interpreter or None, config items)), each with the fixes of
     the kinds ``fixes`` that apply to its variants tried on its live probe, then every run timed again in ``rounds``
     alternating rounds: the one way through collect (``inspector.collect.Session``) -> analyze -> the fixes that
-    apply (``inspector.analysis.fixes``) -> the live probe tries them -> the records. ``options``: Session's."""
+    apply (``inspector.analysis.fixes``; REWRITE: the rewrites inspector writes here, ``inspector.rewrite``) -> the
+    live probe tries them -> the records. ``options``: Session's."""
     with Session(sample, rounds=rounds, trials=bool(fixes), **options) as session:
         for python, config in runs:
             record = session.run(python, config)
             if fixes and session.live:
-                session.try_fixes([_trial(f, bool(rounds)) for f in fixes_mod.to_try(analyze(record), fixes)])
+                analysis = analyze(record)
+                written, runs_ = _rewrites(Path(sample), analysis, bool(rounds)) if FixKind.REWRITE in fixes else (
+                    [], [])
+                session.try_fixes([_trial(f, bool(rounds)) for f in fixes_mod.to_try(analysis, fixes)] + runs_,
+                                  written)
             if session.interrupted:
                 break
         session.time_rounds()
         return session.records()
+
+
+def _rewrites(sample: Path, analysis: Analysis, timed: bool) -> tuple[list[RawRewrite], list[Trial]]:
+    """The rewrites of ``fixes.rewrites`` written here (``inspector.rewrite``: nothing of the sample runs in this
+    process), and the RewriteTrials that run each in the live probe; a rewriter that fails is said as declined."""
+    program, numba = read_program(str(sample)), bool(analysis.env.numba)
+    written: list[RawRewrite] = []
+    runs: list[Trial] = []
+    for fix in fixes_mod.rewrites(analysis):
+        v = analysis.variant(fix.variant)
+        dialect = Dialect(fix.spec.name.split("-")[-1] if v.kind == "python" and fix.spec else v.kind)
+        rows = v.timing.measured_population or analysis.sample.population if v.timing else analysis.sample.population
+        raw, trials = (rewrite_plan.vectorized(program, v.id, v.function, dialect, rows or 0, timed, numba)
+                       if v.kind == "python" else rewrite_plan.breaks(program, v.id, v.function, dialect, timed))
+        written.append(raw)
+        runs += trials
+    return written, runs
 
 
 def _trial(fix: Fix, timed: bool) -> Trial:

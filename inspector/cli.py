@@ -55,6 +55,10 @@ REPORT_TRY_FIXES_HELP = ("Try the fixes inspector can apply without editing your
                          "population column-major, the tiling heuristic off, a Dynamo flag that removes a break), "
                          "timed side by side with the variant in the rounds; their effect is shown where the advice "
                          "is.")
+REWRITES_HELP = ("Write the code rewrites (a per-individual Python function over the whole population in NumPy and "
+                 "torch; a NumPy or torch variant's graph breaks rewritten), check each against your code and time it "
+                 "beside the variant it replaces (independent of --no-try-fixes). Off by default: a report takes 1.4x "
+                 "to 1.8x as long with them (bench/rewrites.py).")
 # breaks
 BREAKS_VARIANT_HELP = "Only this compiled variant id or glob (default: every *-compiled-cpu)."
 BREAKS_SIZES_HELP = ("Also call each compiled variant at these sizes (e.g. 1000,20000) and report recompilations "
@@ -179,6 +183,7 @@ def report(
     rounds: int = typer.Option(3, "--rounds", min=0, help=REPORT_ROUNDS_HELP),
     profile: bool = typer.Option(True, "--profile/--no-profile", help=REPORT_PROFILE_HELP),
     try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=REPORT_TRY_FIXES_HELP),
+    rewrites: bool = typer.Option(False, "--rewrites/--no-rewrites", help=REWRITES_HELP),
 ) -> None:
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
@@ -187,7 +192,7 @@ def report(
     options = dict(population=_sizes("--population", population) or None, variants=variant, config=config,
                    python=api.interpreter(torch, envs, with_, python, say), compile_options=compile_option,
                    rtol=rtol, timeout=timeout, budget=budget, rounds=rounds, profile=profile, try_fixes=try_fixes,
-                   triton_preview=triton_preview, redact=redact, progress=say)
+                   rewrites=rewrites, triton_preview=triton_preview, redact=redact, progress=say)
     folder = len(samples) > 1 or path.is_dir()  # an index links the reports, and each report links back to it
     codes, done = _report_samples(samples, options, out, fmt, verbose, INDEX if folder else None)
     if folder:
@@ -293,6 +298,7 @@ def breaks(
     compile_option: list[str] = typer.Option([], "--compile-option",
                                              help="A torch.compile keyword KEY=VALUE (repeatable)."),
     try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=BREAKS_TRY_FIXES_HELP),
+    rewrites: bool = typer.Option(False, "--rewrites/--no-rewrites", help=REWRITES_HELP),
     timeout: float = typer.Option(300.0, help=TIMEOUT_HELP),
     budget: float = typer.Option(0.3, help="Seconds of timed runs per variant."),
     as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
@@ -303,8 +309,8 @@ def breaks(
     """Where do the compiled variants break the graph, why, what does it cost, and how to fix it."""
     result = api.breaks(path, variants=variant, population=population, sizes=_sizes("--population-sizes", sizes),
                         python=python, torch=torch, envs=envs, packages=with_, config=config,
-                        compile_options=compile_option, try_fixes=try_fixes, timeout=timeout, budget=budget,
-                        progress=say)
+                        compile_options=compile_option, try_fixes=try_fixes, rewrites=rewrites, timeout=timeout,
+                        budget=budget, progress=say)
     _emit(result.json() if as_json else result.text(color=sys.stdout.isatty()))
     _show_internal_errors(result.analysis, verbose)
     raise typer.Exit(CHECK if fail_on_break and result.found else result.exit_code)

@@ -189,6 +189,7 @@ class RawEnv(Raw):
     inductor_cache_dir: Optional[str] = None
     loadavg: Optional[float] = None
     memory_bandwidth: Optional[RawBandwidth] = None
+    numba: Optional[str] = None  # numba's version where the probe's interpreter can import it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -639,6 +640,116 @@ class RawTrial(Raw):
     mismatch: Any = None
     sizes: Optional[list[RawSize]] = None
     internal_errors: Optional[list[RawError]] = None
+    rewrite: Optional[str] = None  # the id of the record's rewrite it runs (its ``rewrites``)
+    compiled: Optional[bool] = None  # a rewrite run compiled (torch.compile on the CPU)
+    numba: Optional[bool] = None  # a rewrite, or the Python variant, run under numba's @njit
+    check: Optional[RawRewriteCheck] = None  # a rewrite's check against the code it replaces
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawBranch(Raw):
+    """A branch of the user's code a rewrite's check counts (``inspector.rewrite.Branch``)."""
+
+    id: Optional[int] = None
+    function: Optional[str] = None
+    line: Optional[int] = None
+    code: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawArm(Raw):
+    branch: Optional[RawBranch] = None
+    taken: Optional[bool] = None
+    count: Optional[int] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawMismatch(Raw):
+    individual: Optional[int] = None
+    expected: Optional[str] = None
+    got: Optional[str] = None
+    raised: Optional[bool] = None
+    differing: Optional[int] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawRewriteCheck(Raw):
+    """A rewrite against the user's code on the population, in the probe (``inspector.rewrite.Check``)."""
+
+    target: Optional[str] = None
+    entry: Optional[str] = None
+    verdict: Optional[str] = None  # matched | failed
+    unit: Optional[str] = None  # individuals | calls
+    evaluations: Optional[int] = None
+    rtol: Optional[float] = None
+    mismatch: Optional[RawMismatch] = None
+    error: Optional[str] = None
+    arms: Optional[list[RawArm]] = None
+    population_dtype: Optional[str] = None
+    result_dtype: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawSpan(Raw):
+    file: Optional[str] = None
+    first: Optional[int] = None
+    last: Optional[int] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawChange(Raw):
+    kind: Optional[str] = None
+    span: Optional[RawSpan] = None
+    code: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawNote(Raw):
+    topic: Optional[str] = None
+    file: Optional[str] = None
+    line: Optional[int] = None
+    code: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawDeclined(Raw):
+    target: Optional[str] = None
+    construct: Optional[str] = None
+    code: Optional[str] = None
+    span: Optional[RawSpan] = None
+    reason: Optional[str] = None
+    detail: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawRewrite(Raw):
+    """What inspector's rewriter wrote for one variant (``inspector.rewrite.Rewrite``, its fields under the same
+    names), in inspector's own process: the code, what it replaces, how it may differ, and what it declined
+    (``declined``; no ``source``: nothing was rewritten); the trials that ran it name it by ``id``."""
+
+    id: Optional[str] = None  # "python-rewritten-numpy", "numpy-rewritten"
+    variant: Optional[str] = None  # the variant it replaces
+    target: Optional[str] = None  # the user's function
+    kind: Optional[str] = None  # vectorized | breaks
+    dialect: Optional[str] = None  # numpy | torch
+    row: Optional[str] = None  # list | array | population: how the user's function takes its input
+    entry: Optional[str] = None
+    source: Optional[str] = None  # the new functions, whole
+    imports: Optional[list[str]] = None
+    diff: Optional[str] = None  # against the user's lines
+    replaces: Optional[list[RawSpan]] = None
+    changes: Optional[list[RawChange]] = None
+    notes: Optional[list[RawNote]] = None
+    branches: Optional[list[RawBranch]] = None
+    functions: Optional[list[RawRenamed]] = None
+    declined: Optional[list[RawDeclined]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawRenamed(Raw):
+    user: Optional[str] = None
+    new: Optional[str] = None
+    module: Optional[str] = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -690,5 +801,6 @@ class RawRecord(Raw):
     sweep: Optional[list[RawSweepPoint]] = None
     rounds: Optional[RawRounds] = None
     trials: Optional[list[RawTrial]] = None
+    rewrites: Optional[list[RawRewrite]] = None
     program: Optional[RawProgram] = None
     job: Optional[str] = None  # the CI job that made it (inspector check --job), when one was named

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from inspector import files as files_mod
-from inspector.analysis import breaks, lines
+from inspector.analysis import breaks, lines, rewrites
 from inspector.analysis.compiled import ARTIFACTS, Context, Seen
 from inspector.analysis.functions import functions
 from inspector.analysis.load import run_load
 from inspector.analysis.variants import sweep, variants
 from inspector.model import (Analysis, Bandwidth, Env, Ignored, InternalError, ParseCount, Program, ProgramFunction,
-                             Rounds, Sample, SampleVariant, SourceFile, Trace)
+                             Rounds, RunEnd, Sample, SampleVariant, SourceFile, Trace)
 from inspector.raw import RawEnv, RawError, RawProbeMessages, RawProgram, RawRecord, RawRounds, RawSample
 
 
@@ -43,10 +43,11 @@ def analyze(record: RawRecord) -> Analysis:
         schema=record.schema or "", inspector=record.given("inspector", "?") or "?",
         created=record.given("created", "") or "", sample=sample, env=env, files=sources.files,
         config=record.config or [], compile_options=record.compile_options or {}, reference=record.reference,
-        interrupted=bool(record.interrupted), probe_restarts=record.given("probe_restarts", 0) or 0,
+        end=RunEnd(bool(record.interrupted), record.given("probe_restarts", 0) or 0),
         trace=Trace(record.trace_dir, tuple(record.trace_logs or ())) if record.trace_dir or record.trace_logs
         else None, variants=found, sweep=sweep(record), parse=_parse(seen, record), internal_errors=internal,
-        findings=breaks.findings(units), rounds=_rounds(record.rounds), program=program, load=run_load(record))
+        findings=breaks.findings(units), rounds=_rounds(record.rounds), program=program, load=run_load(record),
+        rewrites=rewrites.rewrites(record, found))
 
 
 def _parse(seen: list[tuple[str, Seen]], record: RawRecord) -> list[ParseCount]:

@@ -20,7 +20,7 @@ from typing import Optional, Union
 from inspector.analysis import rounds
 from inspector.model import (Analysis, CompiledCode, Fix, FixKind, GraphBreak, LineStatus, LineVerdict, ProgramFunction,
                              SampleVariant, SizeCompared, Status, Timing, TrialEffect, TrialResult, TrialSpec,
-                             Vectorized)
+                             Vectorized, WarningKind)
 from inspector.raw import RawTrial
 
 Unit = Union[SampleVariant, ProgramFunction]
@@ -292,6 +292,33 @@ def advised(fix: Fix) -> bool:
     alone (a flag or the tiling heuristic only with its measured effect). A fix tried without gain is said as tried,
     never advised."""
     return fix.tried.gain if fix.tried else fix.kind in ADVISED_UNTRIED
+
+
+def per_individual(v: SampleVariant) -> bool:
+    """The precondition of a vectorized rewrite: a Python variant (its function called on each individual) that
+    ran."""
+    return v.kind == "python" and v.status == Status.OK
+
+
+def breaks_rewritable(v: SampleVariant) -> bool:
+    """The precondition of a break's rewrite written out: a NumPy or torch variant compiled on the CPU that ran and
+    broke its graph, or had a Python loop unrolled (a silent cousin of a break)."""
+    return v.kind in ("numpy", "torch") and v.ok_compiled and v.device == "cpu" and not v.preview and bool(
+        v.code.breaks or any(w.kind == WarningKind.UNROLLED_LOOP for w in v.code.warnings))
+
+
+def rewrites(analysis: Analysis) -> list[Fix]:
+    """The rewrites inspector writes (``inspector.rewrite``), each a Fix of kind REWRITE: a per-individual Python
+    variant's function over the whole population, in NumPy and in torch (``spec.name`` rewritten-numpy,
+    rewritten-torch; its time per population at stake); a NumPy or torch variant's breaks rewritten (rewritten;
+    the time outside compiled graphs at stake), about its breaks' lines (a Python loop Dynamo unrolled too)."""
+    found = [Fix(FixKind.REWRITE, v.id, (), v.timing.per_population_s if v.timing else None,
+                 TrialSpec(f"rewritten-{dialect}")) for v in analysis.variants if per_individual(v)
+             for dialect in ("numpy", "torch")]
+    return found + [Fix(FixKind.REWRITE, v.id, tuple(sorted({(b.file, b.line) for b in v.code.breaks},
+                                                             key=lambda fl: (str(fl[0]), fl[1] or 0))),
+                        v.code.break_cost.outside_s if v.code.break_cost else None, TrialSpec("rewritten"))
+                    for v in analysis.variants if breaks_rewritable(v)]
 
 
 def spec_of(raw: RawTrial) -> TrialSpec:

@@ -25,7 +25,7 @@ def variants(record: RawRecord, context: Context) -> tuple[tuple[SampleVariant, 
     speeds = speedups([(raw, timings[raw.id]) for raw in raws])
     found, seen = [], []
     for raw in raws:
-        tried = [t for t in record.trials or [] if t.variant == raw.id]
+        tried = [t for t in record.trials or [] if t.variant == raw.id and not (t.rewrite or t.numba)]
         v, s = _variant(raw, timings[raw.id], speeds[raw.id or ""], tried, timed, population, context)
         found.append(v)
         seen.append((v.id, s))

@@ -30,7 +30,8 @@ from inspector.collect.progress import RoundStarted, RunStarted, quiet
 from inspector.errors import InspectorError
 from inspector.probe.messages import (Compiled, Fatal, Header, Internal, Message, Ready, Round, RoundResult, Start,
                                       Trial, TrialAnswer, Unknown, VariantResult)
-from inspector.raw import RawCapture, RawError, RawGraph, RawProbeMessages, RawRecord, RawSweepPoint, RawVariant
+from inspector.raw import (RawCapture, RawError, RawGraph, RawProbeMessages, RawRecord, RawRewrite, RawSweepPoint,
+                          RawVariant)
 from inspector.record import SCHEMA
 
 M = TypeVar("M", bound=Message)
@@ -136,11 +137,13 @@ class Session:
         """Whether the last run's probe is still live (fixes can be tried on it)."""
         return bool(self._runs and self._runs[-1].probes.live)
 
-    def try_fixes(self, specs: Sequence[Trial]) -> None:
-        """Each fix of ``specs`` (Trial commands: ``inspector.probe.trials``) tried by the last run's live probe: its
+    def try_fixes(self, specs: Sequence[Trial], rewrites: Sequence[RawRewrite] = ()) -> None:
+        """Each fix of ``specs`` (Trial commands: ``inspector.probe.trials``; RewriteTrials run ``rewrites``, what
+        inspector's rewriter wrote, kept as the record's ``rewrites``) tried by the last run's live probe: its
         record's ``trials``."""
         run = self._runs[-1]
         run.tried = run.probes.try_fixes(specs) if run.probes.live else []
+        run.rewrites = list(rewrites)
 
     def time_rounds(self) -> None:
         """Every run's variants, and the fixes tried, timed ``rounds`` times more, the runs taking turns."""
@@ -158,6 +161,8 @@ class Session:
                 record["rounds"] = run.timed
             if self.trials:
                 record["trials"] = run.tried
+            if run.rewrites:
+                record["rewrites"] = [r.to_json() for r in run.rewrites]
             records.append(cross_check(RawRecord.from_json(record), run.work, self.rtol).but(files=run.files))
         return records
 
@@ -174,6 +179,7 @@ class _Run:
     files: dict
     tried: list = field(default_factory=list)
     timed: Optional[dict] = None
+    rewrites: list[RawRewrite] = field(default_factory=list)
 
 
 def _interleave(runs, rounds, budget_s, progress):
@@ -338,14 +344,15 @@ class _ProbeRuns:
 
     def try_fixes(self, specs: Iterable[Trial]) -> list[dict[str, Any]]:
         """Each fix of ``specs`` tried by the live probe: the record's ``trials``, each the command's facts but
-        ``time`` and its answer's but ``id`` (a trial the probe did not answer says so)."""
+        those the command alone needs (``UNRECORDED``) and its answer's but ``id`` (a trial the probe did not answer
+        says so)."""
         tried = []
         for spec in specs:
             self.progress(spec)
             answer = self._ask(spec, TrialAnswer) if self.live else None
             got = answer.to_json() if answer else {"status": "error",
                                                    "error": "the probe did not answer (it died or timed out)"}
-            tried.append(dict({k: v for k, v in spec.to_json().items() if k != "time"},
+            tried.append(dict({k: v for k, v in spec.to_json().items() if k not in spec.UNRECORDED},
                               **{k: v for k, v in got.items() if k != "id"}))
         return tried
 

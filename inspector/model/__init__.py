@@ -16,8 +16,8 @@ import dataclasses
 from enum import Enum
 from typing import Any
 
-from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Finding, Ignored, ParseCount, Sample,
-                                      SourceFile, Trace)
+from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Finding, Ignored, ParseCount, RunEnd,
+                                      Sample, SourceFile, Trace)
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost,
                                   Launch, LoopNest, MachineCode, ParallelChoice, SizeCall, ThreadScaling, Tiling,
@@ -26,6 +26,7 @@ from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsCh
                                         ComparedRun, ComparedVariant, Comparison, Confounder, Hunk, LineVerdicts, Place,
                                         Regression, RegressionKind, RunPair, TimeGoes, TimeRow)
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
+from inspector.model.rewrites import Arm, Declined, Note, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.lines import LineVerdict, Reason, Site
 from inspector.model.runs import (Argument, CallKinds, CallRun, CodeLocation, CrossCheck, FunctionRun, InternalError,
                                   LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant, StanceRun,
@@ -34,11 +35,11 @@ from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Tim
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, ReasonKind, Status, Vectorized,
                                    WarningKind, Words)
 
-FORMAT = "inspector.analysis/2"  # the JSON renderer's output (docs/record.md, "The analysis")
+FORMAT = "inspector.analysis/3"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
-    "FORMAT", "Analysis", "Argument", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven", "BreaksView",
-    "CallsChange",
+    "FORMAT", "Analysis", "Argument", "Arm", "Declined", "Note", "RewriteCheck", "RewriteRun", "Rewritten", "RunEnd",
+    "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven", "BreaksView", "CallsChange",
     "CodeLocation", "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases",
     "CompileWarning", "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Env", "Evidence", "Finding", "Fix",
     "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel",

@@ -8,6 +8,7 @@ from typing import Optional
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import Graph
 from inspector.model.fixes import TrialResult
+from inspector.model.rewrites import Rewritten
 from inspector.model.runs import InternalError, Program, ProgramFunction, SampleVariant, SweepPoint
 from inspector.model.timing import MachineLoad, Rounds
 from inspector.model.words import Status, coerce
@@ -82,6 +83,7 @@ class Env:
     inspector_dir: Optional[str] = None
     inductor_cache_dir: Optional[str] = None  # where Inductor writes the Python modules it generates
     loadavg: Optional[float] = None  # the 1-minute load average before any variant ran (None: unknown)
+    numba: Optional[str] = None  # numba's version where the probe's interpreter can import it
 
     MACHINE = ("cpu", "isa", "threads", "cuda")  # what must agree for timings to compare
 
@@ -130,6 +132,15 @@ class BreaksView:
     torch: Optional[str]
     population: int
     variants: tuple[Finding, ...]
+    rewrites: tuple[Rewritten, ...] = ()  # each break's rewrite inspector wrote, checked and timed (or declined)
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """How the run went: interrupted (Ctrl-C: what was measured is kept), and how often its probe restarted."""
+
+    interrupted: bool
+    probe_restarts: int
 
 
 @dataclass(frozen=True)
@@ -146,8 +157,7 @@ class Analysis:
     config: list[JSON]  # [{"key", "value"}]
     compile_options: JSON  # torch.compile's keywords the run used
     reference: Optional[str]
-    interrupted: bool
-    probe_restarts: int
+    end: RunEnd
     trace: Optional[Trace]
     variants: tuple[SampleVariant, ...]
     sweep: tuple[SweepPoint, ...]
@@ -157,6 +167,15 @@ class Analysis:
     rounds: Optional[Rounds]  # the alternating rounds, when it was timed in them
     program: Optional[Program]  # a program's run (``inspector run``)
     load: Optional[MachineLoad]  # the machine over all of the run's timing windows
+    rewrites: tuple[Rewritten, ...] = ()  # what inspector wrote for the variants, checked and timed
+
+    @property
+    def interrupted(self) -> bool:
+        return self.end.interrupted
+
+    @property
+    def probe_restarts(self) -> int:
+        return self.end.probe_restarts
 
     def variant(self, vid: str) -> SampleVariant:
         return next(v for v in self.variants if v.id == vid)

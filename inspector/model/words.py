@@ -110,7 +110,8 @@ class FixKind(Words):
     SIMD off for them, a Dynamo ``flag`` that removes a graph break, ``static`` shapes (dynamic=False) where a size
     change recompiled; a graph ``break``'s usual rewrite, and stopping ``recompiles`` on every call or at the limit;
     a Python ``number`` argument (or an optimizer's lr) passed as a tensor where a guard on its value recompiled, and
-    ``dynamic`` shapes where a size change recompiled a function already compiled with dynamic=False."""
+    ``dynamic`` shapes where a size change recompiled a function already compiled with dynamic=False; and
+    the code ``rewrite`` inspector writes (``inspector.rewrite``), checked and timed as a variant."""
 
     LAYOUT = "layout"
     TILING = "tiling"
@@ -120,3 +121,4 @@ class FixKind(Words):
     RECOMPILES = "recompiles"
     NUMBER = "number"
     DYNAMIC = "dynamic"
+    REWRITE = "rewrite"

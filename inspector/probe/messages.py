@@ -8,8 +8,9 @@ Standard library only: the probes import this under the target interpreter (Pyth
 
 ``PROBE``, the sample probe's (``inspector.probe``), in order: ``Header``; per variant ``Start``, ``Compiled`` (what
 a compiled variant's first call compiled, as soon as it did) and ``VariantResult``; with --rounds or --trials,
-``Ready``, then a ``RoundResult`` per ``Round`` and a ``TrialAnswer`` per ``Trial`` (``COMMANDS``, the parent's, on
-the probe's stdin); ``Fatal`` when the sample cannot run, ``Internal`` when inspector itself failed.
+``Ready``, then a ``RoundResult`` per ``Round`` and a ``TrialAnswer`` per ``Trial`` or ``RewriteTrial``
+(``COMMANDS``, the parent's, on the probe's stdin); ``Fatal`` when the sample cannot run, ``Internal`` when
+inspector itself failed.
 ``PROGRAM``, the program probe's (``inspector.probe.program``): ``ProgramHeader`` first, ``ProgramEnd`` last.
 """
 
@@ -20,7 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Optional, TypeVar
 
-from inspector.raw import Raw, RawCapture, RawEnv, RawError, RawRoundTiming, RawSample, RawTrial, RawVariant
+from inspector.raw import (Raw, RawCapture, RawEnv, RawError, RawRewrite, RawRoundTiming, RawSample, RawTrial,
+                          RawVariant)
 
 M = TypeVar("M", bound="Message")
 
@@ -191,6 +193,25 @@ class Trial(Message):
     sizes: Optional[list[int]] = None
     time: Optional[bool] = None
 
+    UNRECORDED: ClassVar[tuple[str, ...]] = ("time",)  # the command's keys the record's trial does not keep
+
+
+@dataclass(frozen=True, kw_only=True)
+class RewriteTrial(Trial):
+    """Run inspector's rewrite of ``variant`` (``inspector.probe.rewritten``): ``code`` (what the rewriter wrote, its
+    id ``rewrite``) defined in a copy of the sample's namespace, eager or ``compiled`` on the CPU, or under numba's
+    ``@njit`` (``numba``: with no ``code``, the variant's own Python function over the rows); with ``check_rows``,
+    first checked against the user's code on that many individuals (0: all). Answered with a ``TrialAnswer``."""
+
+    TYPE: ClassVar[str] = "rewrite"
+    rewrite: Optional[str] = None
+    code: Optional[RawRewrite] = None
+    compiled: Optional[bool] = None
+    numba: Optional[bool] = None
+    check_rows: Optional[int] = None
+
+    UNRECORDED: ClassVar[tuple[str, ...]] = ("time", "code", "check_rows")  # the command's, not the trial's facts
+
 
 def _kinds(*types: type[Message]) -> dict[str, type[Message]]:
     return {t.TYPE: t for t in types}
@@ -198,7 +219,7 @@ def _kinds(*types: type[Message]) -> dict[str, type[Message]]:
 
 PROBE = _kinds(Header, Start, Compiled, VariantResult, Internal, Fatal, Ready, RoundResult, TrialAnswer)
 PROGRAM = _kinds(ProgramHeader, ProgramEnd)
-COMMANDS = _kinds(Round, Trial)
+COMMANDS = _kinds(Round, Trial, RewriteTrial)
 
 
 class MessageError(ValueError):

@@ -21,12 +21,13 @@ from inspector.probe import cuda
 from inspector.probe import guard
 from inspector.probe import load
 from inspector.probe import profile
+from inspector.probe import rewritten
 from inspector.probe import rounds
 from inspector.probe import sample as samples
 from inspector.probe import trials
 from inspector.probe import triton_preview
 from inspector.probe.capture import Capture
-from inspector.probe.messages import Compiled, Fatal, Header, Start, Trial, TrialAnswer, VariantResult
+from inspector.probe.messages import Compiled, Fatal, Header, RewriteTrial, Start, Trial, TrialAnswer, VariantResult
 from inspector.probe.rounds import Timed
 from inspector.probe.timing import MIN_RUNS, measure, once
 from inspector.raw import RawCapture, RawEnv, RawSample, RawVariant
@@ -80,16 +81,20 @@ def run(module, info, variants, population, args, emit, make_population):
 def _trial(spec: Trial, module: Any, variants: list[samples.Variant], population: np.ndarray, capture: Capture,
            args: Any, warmed: dict[str, Timed], make_population: Callable[[int], np.ndarray]
            ) -> tuple[TrialAnswer, Optional[Timed]]:
-    """Try one fix on a variant that ran (``inspector.probe.trials``): (its answer, (call, sync) for the rounds or
-    None). After a trial run alone, the ``warmed`` variants compile again, so that the rounds time their own code."""
+    """Try one fix on a variant that ran (``inspector.probe.trials``), or run a rewrite of it
+    (``inspector.probe.rewritten``): (its answer, (call, sync) for the rounds or None). After a trial run alone,
+    the ``warmed`` variants compile again, so that the rounds time their own code."""
     variant = next(v for v in variants if v.id == spec.variant)
+    fn, checked = getattr(module, variant.function), None
 
     def at_sizes(target: Callable[..., Any], convert: Callable[[np.ndarray], Any],
                  sync: Callable[[], Any]) -> list[dict[str, Any]]:
         return [_at_size(guard.user(target), convert(make_population(n)), sync, capture, n) for n in spec.sizes or []]
     try:
-        result, again = trials.run(spec, variant, getattr(module, variant.function), population, capture,
-                                   args.outputs, args.compile_options, args.budget, prepare, _to_numpy, at_sizes)
+        if isinstance(spec, RewriteTrial):
+            variant, fn, checked = rewritten.prepared(spec, module, variant, args.sample, population)
+        result, again = trials.run(spec, variant, fn, population, capture, args.outputs, args.compile_options,
+                                   args.budget, prepare, _to_numpy, at_sizes)
     except Exception as e:  # inspector's own code failed: the trial says so, the variants go on
         result, again = {"status": "error", "error": f"inspector failed: {type(e).__name__}: {e}",
                          "internal_errors": [guard.internal("trial", e)]}, None
@@ -97,7 +102,7 @@ def _trial(spec: Trial, module: Any, variants: list[samples.Variant], population
         torch._dynamo.reset()
         for call, sync in warmed.values():
             rounds.warm(call, sync)
-    return TrialAnswer.from_json(dict(result, id=spec.id)), again
+    return TrialAnswer.from_json(dict(result, id=spec.id, **({"check": checked} if checked else {}))), again
 
 
 def _compile_option(item):
@@ -146,7 +151,7 @@ def _env():
             "cpu_count": os.cpu_count(), "min_chunk_size": torch._inductor.config.cpp.min_chunk_size,
             "loadavg": load.snapshot()["loadavg"],  # before any variant ran
             "stdlib": sysconfig.get_paths()["stdlib"], "torch_dir": os.path.dirname(torch.__file__),
-            "inspector_dir": INSPECTOR_DIR,
+            "inspector_dir": INSPECTOR_DIR, "numba": rewritten.numba_version(),
             "inductor_cache_dir": torch._inductor.codecache.cache_dir()}
 
 

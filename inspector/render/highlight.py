@@ -7,10 +7,10 @@ import html
 from pygments.formatter import Formatter
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
-from pygments.lexers import CppLexer, PythonLexer
+from pygments.lexers import CppLexer, DiffLexer, PythonLexer
 from pygments.token import STANDARD_TYPES, _TokenType
 
-LEXERS: dict[str, type[Lexer]] = {"python": PythonLexer, "cpp": CppLexer, "triton": PythonLexer}
+LEXERS: dict[str, type[Lexer]] = {"python": PythonLexer, "cpp": CppLexer, "triton": PythonLexer, "diff": DiffLexer}
 
 
 def lines(code: str, language: str) -> list[str]:

@@ -30,7 +30,7 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters.update(seconds=seconds, ratio=ratio, between=between, break_even=break_even, match=match,
                        recompile_why=recompile_why, compile_ids=compile_ids, run_notes=run_notes,
-                       error_parts=error_parts, launched=launched, breakable=breakable)
+                       error_parts=error_parts, launched=launched, breakable=breakable, highlighted=highlighted)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend,
                        status_keys=section.LEGEND, anchor=section.anchor)
     return env
@@ -39,6 +39,11 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
 def breakable(name: str) -> Markup:
     """A long identifier, escaped, that may wrap after each underscore (a kernel's name), not inside a word."""
     return Markup("_<wbr>").join(escape(name).split("_"))
+
+
+def highlighted(code: str, language: str) -> Markup:
+    """``code`` highlighted as the source view is (pygments), its lines joined: for a ``<pre class="hl">``."""
+    return Markup("\n".join(highlight.lines(code, language)))
 
 
 class HtmlRenderer(Renderer):
@@ -50,6 +55,7 @@ class HtmlRenderer(Renderer):
     def report(self, analysis: Analysis) -> str:
         """The report of one run: the headline, what to change and the timings first, then each compiled variant."""
         heads = views.headlines(analysis)
+        rewrites = views.rewrites(analysis.rewrites, analysis.variants)
         tried = [f for f in fixes.candidates(analysis) if f.tried]
         shown = next((h.compiled for h in heads if h.compiled), None)  # its section opens; the others are folded
 
@@ -59,6 +65,7 @@ class HtmlRenderer(Renderer):
             a=analysis, sample=analysis.sample, env=analysis.env, chart=charts.bars(analysis.variants),
             sweep=charts.sweep_plot(analysis.sweep), headlines=heads, changes=views.changes(analysis),
             without_gain=views.tried_without_gain(analysis), table=views.table(analysis),
+            rewrites=rewrites, numba_hint=views.numba_hint(analysis),
             caution=views.caution(analysis), caution_when=views.CAUTION_WHEN, line_anchor=line_anchor,
             compiled=[section.section(v, analysis.files, open=v.id == shown,
                                       tried=[f for f in tried if f.variant == v.id])
@@ -88,6 +95,6 @@ class HtmlRenderer(Renderer):
             a=analysis, p=p, title=program_title(analysis), headlines=views.program_headlines(analysis),
             fixes=views.program_fixes(analysis), caution=views.caution(analysis), sample=analysis.sample,
             env=analysis.env,
-            rows=rows, tlparse=views.tlparse(analysis.trace),
+            rows=rows, tlparse=views.tlparse(analysis.trace), rewrites=(),
             compiled=[section.section(r.v, analysis.files, open=r.v is costliest, limit=PROGRAM_LIMIT) for r in rows],
             highlight_css=highlight.stylesheet())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import textwrap
+from collections.abc import Sequence
 from typing import Optional
 
 from rich.console import Console
@@ -55,6 +56,7 @@ class TextRenderer(Renderer):
             _effects(console, f"  {n}. {c.text}{where}", c, stake=True)
         for c in idle:
             _effects(console, f"  tried, no gain (not advice): {c.text}", c, stake=False)
+        _rewrites(console, views.rewrites(analysis.rewrites, analysis.variants), views.numba_hint(analysis))
         if found or idle:
             console.print("  (time at stake: measured; effects: measured where it says \"tried\", the fix applied by "
                           "inspector, not by editing your code; the others are not tried by inspector)", markup=False)
@@ -161,6 +163,9 @@ class TextRenderer(Renderer):
                 console.print(f"  warning: {w.text}", markup=False, style="yellow")
             for bound in row.bounds:
                 console.print(f"  bounded: {bound}", markup=False)
+        if view.rewrites:
+            console.print()
+        _rewrites(console, views.rewrites(view.rewrites), None)
         return _out(console)
 
     def comparison(self, comparison: Comparison) -> str:
@@ -194,6 +199,26 @@ def timing_table(analysis: Analysis, rows: views.Table) -> Table:
         table.add_row(v.id, time + marks, ratio(r.vs_numpy), ratio(r.vs_fastest) if r.vs_fastest != 1 else "fastest",
                       break_even(v.speedups.break_even), match(v))
     return table
+
+
+def _rewrites(console: Console, found: Sequence[views.RewriteView], numba: Optional[str]) -> None:
+    """inspector's rewrites: each advised one's code to copy, check and runs; those that failed their check, those
+    declined; how to get the numba rows."""
+    for r in found:
+        if r.advice:
+            console.print(f"  rewrite: {r.title} ({r.id}, written by inspector; "
+                          f"{'the new functions, whole' if r.language == 'python' else 'a diff against your lines'}):",
+                          markup=False)
+            console.print(textwrap.indent(r.code.rstrip("\n"), "      "), markup=False, soft_wrap=True)
+            for said in (f"checked: {r.check}", *r.runs, *(f"may differ: {n}" for n in r.notes),
+                         *(f"left as it was: {d}" for d in r.declined)):
+                console.print(f"    {said}", markup=False)
+        elif r.failed:
+            console.print(f"  rewrite failed its check (not advice): {r.title} ({r.id}): {r.check}", markup=False)
+        else:
+            console.print(f"  {r.variant}: {'; '.join(r.declined or r.runs)}", markup=False)
+    if numba and found:
+        console.print(f"  ({numba})", markup=False)
 
 
 def _effects(console: Console, head: str, c: views.Change, stake: bool) -> None:

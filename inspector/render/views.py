@@ -11,10 +11,11 @@ from typing import Optional
 
 from inspector.analysis import fixes
 from inspector.analysis.load import OTHERS_BUSY, STEAL_BUSY
-from inspector.model import (Analysis, Fix, FixKind, GraphBreak, ProgramFunction, SampleVariant, SourceFile, Status,
-                             Trace)
+from inspector.model import (Analysis, Fix, FixKind, GraphBreak, ProgramFunction, RewriteRun, Rewritten, SampleVariant,
+                             SourceFile, Status, Trace)
 from inspector.model.fixes import Where
 from inspector.render import fixes as fix_words
+from inspector.render import rewrites as rewrite_words
 from inspector.render.words import NOISY, break_even, call_numbers, error_parts, paid, ratio, seconds, timing_notes
 
 # when the page cautions about the machine (see caution), from the thresholds that decide it
@@ -85,6 +86,27 @@ class Change:
         otherwise it was tried and gained nowhere (said, never offered)."""
         tried = [a.gain for a in self.at if a.gain is not None]
         return any(tried) or not tried
+
+
+@dataclass(frozen=True)
+class RewriteView:
+    """A rewrite inspector wrote, as "What to change" shows it: its title, the code to copy (``language`` python:
+    the new functions whole; diff: against the user's lines), its check and each run's measured effect in words,
+    how it may differ (``notes``), what was left as it was (``declined``); ``advice``: checked, matched and run;
+    ``failed``: written and its check failed (said as failed, never as advice); neither: nothing was written."""
+
+    id: str
+    variant: str
+    title: str
+    advice: bool
+    failed: bool
+    code: str
+    language: str
+    check: str
+    runs: tuple[str, ...]
+    notes: tuple[str, ...]
+    declined: tuple[str, ...]
+    lines: tuple[LineRef, ...]
 
 
 @dataclass(frozen=True)
@@ -193,6 +215,8 @@ def _headline(family: str, fastest: SampleVariant, eager: Optional[SampleVariant
         said.append(f"Compiling pays after {break_even(compiled.speedups.break_even)} "
                     f"({seconds(compiled.timing.compile_s if compiled.timing else None)} of "
                     f"compile against {seconds(_time(eager) - t)} saved per call).")
+    beaten = [(r, x) for r in analysis.rewrites if r.family == family and (x := rewrite_words.beats(r))]
+    said += [_beaten(*max(beaten, key=lambda rx: rx[1].vs_fastest or 0))] if beaten else []  # the fastest of them
     breaks = {(b.file, b.line) for v in timed if v.compiled for b in v.code.breaks}
     recompiles = sum(v.code.recompilation.count for v in timed if v.compiled and v.code.recompilation)
     said.append(f"{_count(len(breaks), 'graph break')}, {_count(recompiles, 'recompile')}." if breaks or recompiles
@@ -219,6 +243,13 @@ def _vs_numpy(v: SampleVariant) -> Optional[str]:
 
 def _of(family: str) -> str:
     return f" of family {family}" if family else ""
+
+
+def _beaten(r: Rewritten, x: RewriteRun) -> str:
+    """The headline's sentence for a rewrite faster than everything the user wrote."""
+    return (f"inspector's rewrite of {r.function} ({x.id}) is faster than every variant you wrote: "
+            f"{seconds(x.timing.per_population_s if x.timing else None)}, {ratio(x.vs_fastest, 'of')} {x.fastest} "
+            "(see What to change).")
 
 
 def _count(n: int, what: str) -> str:
@@ -265,6 +296,32 @@ def _all_changes(analysis: Analysis) -> list[Change]:
         # tried without a gain: said where it was tried (a layout is tried once, for every variant)
         said.append(change if change.advice else replace(change, at=tuple(a for a in change.at if a.gain is not None)))
     return sorted(said, key=lambda c: -(c.stake_s or 0))
+
+
+def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = ()) -> list[RewriteView]:
+    """Each rewrite inspector wrote or declined, advice first (the most time at stake in its variant, one of
+    ``variants``, first), then those that failed their check, then those declined."""
+    found = []
+    for r in written:
+        code, language = (r.diff or "", "diff") if r.kind == "breaks" else (r.source or "", "python")
+        found.append(RewriteView(
+            r.id, r.variant, rewrite_words.title(r), r.advice, r.failed, code if r.source else "", language,
+            rewrite_words.failure(r) if r.failed else rewrite_words.check(r.check) if r.check else (
+                "not checked" if r.source else "not written"),
+            tuple(rewrite_words.run(r, x) for x in r.runs),
+            rewrite_words.notes(r.notes),
+            tuple(rewrite_words.declined(d) for d in r.declined),
+            tuple(LineRef(r.variant, f, n) for f, n in r.lines if n and (f, n - 1) not in r.lines)))  # spans' first
+    stake = {v.id: v.timing.per_population_s if v.timing else 0.0 for v in variants}
+    return sorted(found, key=lambda x: (not x.advice, not x.failed, -stake.get(x.variant, 0.0)))
+
+
+def numba_hint(analysis: Analysis) -> Optional[str]:
+    """How to get the numba rows (a per-individual function under @njit, as it stands and rewritten) where the
+    probe's interpreter had no numba and a per-individual function was rewritten; else None."""
+    if analysis.env.numba or not any(r.kind == "vectorized" and r.source for r in analysis.rewrites):
+        return None
+    return rewrite_words.NUMBA_HINT
 
 
 def _flag_tried(fix: Fix, flagged: set[tuple[str, str]]) -> bool:

@@ -1,6 +1,6 @@
 """The rewriter's typed values: what it wrote (``Rewrite``), what it would not rewrite (``Declined``, with the
 construct, its line and why), how the rewrite's semantics differ from the user's code (``Note``), and what the check
-found (``Check``). No English here: ``inspector.rewrite.words`` says them."""
+found (``Check``). No English here: ``inspector.render.rewrites`` says them."""
 
 from __future__ import annotations
 

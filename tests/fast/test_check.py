@@ -215,13 +215,14 @@ def test_unknown_no_run_of_the_file_and_strict_fails_on_unknown(tmp_path, monkey
 
 
 def test_a_speedup_holds_only_when_every_round_clears_it_and_a_busy_machine_makes_no_violation(tmp_path):
-    path = copy(tmp_path, "samples/poly.py", ("def fitness_numpy(solutions):\n", "def fitness_numpy(solutions):  "
-                                              "# inspector: faster-than=numpy:3.5x faster-than=numpy:5x\n"))
-    verdicts = judged(path, [run("2.13.0", "poly")])  # its rounds: 3.79x to 4.53x against NumPy, a busy machine
-    (held,) = only(verdicts, "faster-than=numpy:3.5x").judgements
-    assert held.outcome == Outcome.HOLDS and held.values == pytest.approx((3.79, 4.44, 4.53), abs=0.01)
-    (missed,) = only(verdicts, "faster-than=numpy:5x").judgements
-    assert missed.outcome == Outcome.INCONCLUSIVE and "every round under 5x, but timed on a busy machine" in missed.why
+    path = copy(tmp_path, "samples/first_draft.py", (
+        "def fitness_torch(population):\n",
+        "def fitness_torch(population):  # inspector: faster-than=numpy:2.5x faster-than=numpy:60x\n"))
+    verdicts = judged(path, [run("2.13.0", "first_draft")])  # its rounds: 2.94x to 53.9x against NumPy, busy
+    (held,) = only(verdicts, "faster-than=numpy:2.5x").judgements
+    assert held.outcome == Outcome.HOLDS and held.values == pytest.approx((2.94, 9.44, 53.93), abs=0.01)
+    (missed,) = only(verdicts, "faster-than=numpy:60x").judgements
+    assert missed.outcome == Outcome.INCONCLUSIVE and "every round under 60x, but timed on a busy machine" in missed.why
 
 
 def speedup(low, high, rounds=3, busy=None, once=None):

@@ -20,8 +20,8 @@ def _row(html, stem):
 
 
 def test_a_row_gives_the_fastest_variant_and_the_best_compiled_against_the_fastest_eager_of_the_report():
-    a = analysis("2.13.0", "trig")
-    row = _row(HtmlRenderer().index([("trig", a)]), "trig")
+    a = analysis("2.13.0", "ten_genes")
+    row = _row(HtmlRenderer().index([("ten_genes", a)]), "ten_genes")
     (head,) = views.headlines(a)
     times = {r.v.id: r.time_s for r in views.table(a).rows}  # the report's timings table
     assert head.fastest == head.compiled == "torch-compiled-cpu"  # here compiling pays
@@ -61,7 +61,7 @@ def test_breaks_recompiles_and_failed_variants_are_counted():
     assert f'data-sort="{recompiling.count}" data-label="recompiles">{recompiling.count}<div class="small err">' \
         'torch-compiled-cpu: ' in row
     assert "could not run: no record" in html and 'href="gone.html"' not in html
-    assert not views.caution(draft) and "busy machine" not in _row(html, "first_draft")
+    assert bool(views.caution(draft)) == ("busy machine" in _row(html, "first_draft"))
 
 
 def test_the_index_sorts_by_any_column_with_an_inline_script_and_no_network():

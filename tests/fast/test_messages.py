@@ -78,10 +78,12 @@ def every_message():
     lines, rounds, trials = sample_messages(sample)
     lines += [m.Internal(where="probe", error="KeyError: 'x'", detail="Traceback (most recent call last): ..."),
               m.Fatal(error="samples/x.py: population(10, rng) raised ValueError: no")]
-    trial_keys = {f.name for f in fields(m.Trial)}
     commands = [m.Round(round=n, budget_s=sample.rounds.budget_s) for n in rounds] + [
-        m.Trial.from_json(dict({k: x for k, x in t.to_json().items() if k in trial_keys}, time=False))
-        for t in sample.trials]
+        kind.from_json(dict({k: x for k, x in t.to_json().items() if k in {f.name for f in fields(kind)}}, time=False))
+        for t in sample.trials for kind in [m.RewriteTrial if t.rewrite else m.Trial]]
+    written = {r.id: r for r in sample.rewrites or []}
+    commands += [m.RewriteTrial(id="python-rewritten-numpy", variant="python", rewrite="python-rewritten-numpy",
+                                code=written.get("python-rewritten-numpy"), check_rows=100)]
     return ([(x, m.PROBE) for x in [*lines, *rounds.values(), *trials.values()]]
             + [(x, m.PROGRAM) for x in program_messages(program)] + [(x, m.COMMANDS) for x in commands])
 
@@ -134,7 +136,7 @@ def test_collect_reads_a_probes_stream_into_the_same_record_and_counts_a_kind_it
     said, events = [], []
     python = stand_in(tmp_path, lines, rounds, trials)
     report = api.report(ROOT / "samples" / "poly.py", python=str(python), rounds=fixture.rounds.rounds,
-                        progress=said.append)  # fixes tried (as the record's were) and rounds: a live probe
+                        rewrites=True, progress=said.append)  # fixes and rewrites tried (as the record's were), rounds
     record = report.record
     assert [{k: x for k, x in v.to_json().items() if k not in CHECKED} for v in record.variants] == [
         {k: x for k, x in v.to_json().items() if k not in CHECKED} for v in fixture.variants]

@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from inspector.rewrite import (ChangeKind, Declined, Dialect, Reason, Rewrite, Row, Topic, Verdict, check,
                                program_from_sources, read_program, rewrite_breaks, vectorize)
-from inspector.rewrite import words
+from inspector.render import rewrites as words
 from fast.rewrite_cases import OUTSIDE, SUBSET, helper_module, line_in_file, namespace, population, program
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FIXTURES
 from inspector.rewrite import Declined, Dialect, Reason, Row, Verdict, check, read_program, vectorize
-from inspector.rewrite import words
+from inspector.render import rewrites as words
 
 THIRD_PARTY = FIXTURES / "third_party"
 # (file, how it takes an individual, {function: the reason it is declined}, functions of two genes)

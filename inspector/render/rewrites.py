@@ -1,0 +1,163 @@
+"""The words for inspector's rewrites (``inspector.rewrite``'s values, and the analysis's ``Rewritten``): why a
+construct was declined, how a rewrite may differ, what its check found, and what each run of it measured, against the
+variant it replaces and the variants the user wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Optional, Union
+
+from inspector.analysis.rewrites import AS_WRITTEN, check_of
+from inspector.model import Declined as DeclinedView, Note as NoteView, RewriteCheck, RewriteRun, Rewritten
+from inspector.raw import RawRewriteCheck
+from inspector.render.comparison import spans
+from inspector.render.words import ratio, seconds, spread
+from inspector.rewrite.codec import to_json
+from inspector.rewrite.model import Check, Declined, Note, Reason, Topic
+
+REASONS = {
+    Reason.STATEMENT: "a statement the rewriter does not write over the population",
+    Reason.NOT_GENE_LOOP: "not a fixed-length loop over the genes",
+    Reason.EARLY_EXIT: "it leaves the loop early",
+    Reason.SIDE_EFFECT: "a side effect, once per call: moving it out of the function is your call",
+    Reason.UNKNOWN_CALL: "a function the rewriter does not know",
+    Reason.UNKNOWN_NAME: "a name that is not a local, a parameter, a constant or an import",
+    Reason.INDEX: "an index computed per individual, or past the genes",
+    Reason.SEQUENCE: "arithmetic on a list joins or repeats it",
+    Reason.VALUE: "a value other than numbers and truth values",
+    Reason.OPERATOR: "an operator without an elementwise meaning here",
+    Reason.NO_RETURN: "the function can end without a `return`",
+    Reason.CHANGED_AFTER_RETURN: "a name it reads changes after it",
+    Reason.RECURRENCE: "each gene's value depends on the previous one's, not a sum, product, max or min",
+    Reason.NESTED: "a loop inside a loop",
+    Reason.CONDITIONAL_LOOP: "a loop or a per-gene name under a per-individual condition",
+    Reason.RETURNS: "its returns differ in length",
+    Reason.PARAMETERS: "it takes more than the individual",
+    Reason.NOT_A_FUNCTION: "not a function defined with `def` in the sample",
+    Reason.HELPER: "a helper called with different kinds of arguments, or recursively",
+    Reason.HOST_VALUE: "its Python number leaves the graph",
+    Reason.NOT_ELEMENTWISE: "not elementwise over the population",
+    Reason.ALIASED: "an in-place update of an array something else may hold",
+    Reason.MASK: "a boolean mask outside `if m.any(): x[m] op= ...`",
+    Reason.DATA_BRANCH: "its arms are not assignments of arrays or two returns",
+}
+
+TOPICS = {
+    Topic.NAN_COMPARISON: "`not (a < b)` is written `a >= b`: they differ where a value is NaN",
+    Topic.BOTH_BRANCHES: "the where computes both branches: NumPy may warn for values it then discards "
+                         "(silence it with np.errstate around the call; compiled, nothing warns)",
+    Topic.RAISES: "Python raises here (a zero division, a math domain error, an overflow) where the arrays give "
+                  "inf or NaN",
+    Topic.COMPLEX_POWER: "a negative base to a fractional power: Python gives a complex number, the arrays NaN",
+    Topic.MIN_MAX_NAN: "with NaN, Python's min/max depend on the arguments' order; np.minimum/torch.clamp give NaN",
+    Topic.OPERANDS: "`and`/`or` of numbers return an operand: written as a where",
+    Topic.DEFAULT_DTYPE: "torch.where of two Python numbers gives torch's default dtype (float32)",
+    Topic.CONSTANT_DTYPE: "the constant table becomes a float64 tensor, as Python computed it",
+    Topic.ZIP_LENGTH: "zip stops at the shorter: the rewrite assumes one entry per gene",
+    Topic.REBINDS: "the in-place update is written as a new array under the same name",
+    Topic.HOST_SCALAR: "without .item(), the 0-d tensor keeps the tensor's dtype (float32 stays float32)",
+    Topic.EMPTY: "a max or min over no genes: Python raises, the rewrite gives -inf or inf",
+}
+
+
+def declined(d: Union[Declined, DeclinedView]) -> str:
+    """not rewritten: the `while` loop at line 31 (not a fixed-length loop over the genes)."""
+    line = d.span.first if isinstance(d, Declined) else d.line
+    reason = d.reason if isinstance(d.reason, Reason) else Reason(d.reason)
+    detail = f": {d.detail}" if d.detail else ""
+    return f"not rewritten: the {d.construct} at line {line} ({REASONS[reason]}{detail})"
+
+
+def note(n: Union[Note, NoteView]) -> str:
+    return f"line {n.line}: {TOPICS[n.topic if isinstance(n.topic, Topic) else Topic(n.topic)]}"
+
+
+def notes(found: Sequence[NoteView]) -> tuple[str, ...]:
+    """Each way a rewrite may differ once, with every line it is about: "lines 28, 32-34: ..."."""
+    lines: dict[str, set[int]] = {}
+    for n in found:
+        lines.setdefault(n.topic, set()).update([n.line] if n.line else [])
+    return tuple(f"{spans(at)}: {TOPICS[Topic(topic)]}" if at else TOPICS[Topic(topic)] for topic, at in lines.items())
+
+
+def check(c: Union[Check, RewriteCheck]) -> str:
+    """matches fitness_python on 900,000 individuals; every branch taken by some individual."""
+    c = c if isinstance(c, RewriteCheck) else check_of(RawRewriteCheck.from_json(to_json(c)))
+    unit = "individuals" if c.unit == "individuals" else "calls (the population, then single individuals)"
+    if not c.matched:
+        if c.error:
+            return f"failed: {c.entry} raised {c.error}"
+        what = f"{c.target} {c.expected}" if c.raised else f"{c.target} gave {c.expected}, {c.entry} {c.got}"
+        return f"failed: individual {c.individual} differs ({what}); {c.differing:,} differ in all"
+    said = f"matches {c.target} on {c.evaluations:,} {unit}{dtypes(c)}"
+    if not c.arms:
+        return said
+    unchecked = c.unchecked
+    if not unchecked:
+        return f"{said}; every branch taken by some individual" if c.unit == "individuals" else \
+            f"{said}; every branch taken"
+    arms = ", ".join(f"line {a.line} `{a.code}` {'true' if a.taken else 'false'}" for a in unchecked)
+    return f"{said}; unchecked (taken by none): {arms}"
+
+
+def dtypes(c: RewriteCheck) -> str:
+    """What the population's dtype means for the comparison (Python computes in float64 and unbounded ints)."""
+    kind = c.population_dtype
+    if kind.startswith(("int", "uint")):
+        return f" ({kind} population: Python's ints never overflow, {kind} wraps around)"
+    if kind == "float32":
+        return f" (float32 population: the rewrite computes in {c.result_dtype or 'float32'}, Python in float64)"
+    return ""
+
+
+NUMBA_HINT = ("numba is not installed where the probe ran: `pip install numba` there (or `--with numba` for an "
+              "environment inspector makes with --torch) adds the rows a Numba user asks about: your per-individual "
+              "function as it stands under @njit (python-numba), and the NumPy rewrite under @njit")
+DIALECTS = {"numpy": "NumPy", "torch": "torch"}
+HOW = {"eager": "eager", "compiled": "compiled (torch.compile, CPU)", "numba": "under numba's @njit",
+       AS_WRITTEN: "your function as it stands under numba's @njit, over the rows"}
+
+
+def title(r: Rewritten) -> str:
+    """fitness_python over the whole population in NumPy / fitness_numpy with its breaks rewritten."""
+    if r.kind == "vectorized":
+        return f"{r.function} over the whole population in {DIALECTS.get(r.dialect, r.dialect)}"
+    return f"{r.function} with its graph breaks rewritten"
+
+
+def run(r: Rewritten, x: RewriteRun) -> str:
+    """"compiled (torch.compile, CPU): 1.2 ms, 58x faster than python (55x to 61x faster in 3 alternating rounds),
+    4.1x faster than the fastest variant you wrote (numpy-compiled-cpu)"."""
+    how = HOW.get(x.how, x.how)
+    if x.status != "ok":
+        return f"{how}: failed: {x.error or x.status}"
+    if x.matches is False:
+        return f"{how}: its output differs from {r.variant}'s ({x.mismatch}): not advice"
+    if not x.timing:
+        return f"{how}: not timed"
+    said = [seconds(x.timing.per_population_s)]
+    if x.speedup:
+        rounds = spread(x.spread, x.rounds)
+        said.append(f"{ratio(x.speedup, 'change')} than {_beside(r, x)}" + (f" ({rounds})" if rounds else ""))
+    if x.fastest and x.vs_fastest and x.fastest != _beside(r, x):
+        said.append(f"{ratio(x.vs_fastest, 'change')} than the fastest variant you wrote ({x.fastest})")
+    return f"{how}: " + ", ".join(said)
+
+
+def _beside(r: Rewritten, x: RewriteRun) -> str:
+    """The variant a run was timed beside (a break's eager rewrite: the eager variant)."""
+    return r.variant.removesuffix("-compiled-cpu") if x.how == "eager" and r.kind == "breaks" else r.variant
+
+
+def beats(r: Rewritten) -> Optional[RewriteRun]:
+    """The fastest run of an advised rewrite that is faster than every variant the user wrote, or None."""
+    faster = [x for x in r.runs if x.ok and x.vs_fastest and x.vs_fastest > 1 and x.how != AS_WRITTEN]
+    return max(faster, key=lambda x: x.vs_fastest or 0, default=None) if r.advice else None
+
+
+def failure(r: Rewritten) -> str:
+    """Why a written rewrite is not advice: its check, or a run whose output differed."""
+    if r.check and not r.check.matched:
+        return check(r.check)
+    bad = next((x for x in r.runs if x.matches is False), None)
+    return f"its output differs from {r.variant}'s ({bad.mismatch})" if bad else "it did not run"
