@@ -21,8 +21,8 @@ from inspector import __version__
 from inspector.collect import CollectError, _source, files
 from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
-from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramTarget, Unknown,
-                                      read)
+from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramReplay,
+                                      ProgramTarget, Unknown, read)
 from inspector.raw import RawProbeMessages, RawProgram, RawRecord, RawVariant
 from inspector.record import SCHEMA
 
@@ -64,6 +64,10 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
     if header is None:
         raise CollectError(f"inspector's probe could not start under {command[0]} ({how_it_ended(status)})")
     end = next((m for m in messages if isinstance(m, ProgramEnd)), None)
+    replayed = next((m for m in messages if isinstance(m, ProgramReplay)), None)
+    if end and replayed and replayed.functions:
+        end = end.but(functions=[f.but(run=f.run.but(replay=replayed.functions[f.id or ""]))
+                                 if f.run and f.id in replayed.functions else f for f in end.functions or []])
     unknown = Counter(m.kind for m in messages if isinstance(m, Unknown))
     unread = RawProbeMessages(read=len(messages), unknown_kinds=dict(unknown)) if unknown else None
     record = program_record(header, end, status, trace_dir, probe_messages=unread)

@@ -13,10 +13,11 @@ After the program, each function is replayed eagerly and compiled on copies of o
 (``inspector.probe.replay``; ``--budget`` seconds, ``--no-replay``: not).
 Compiles outside tracked calls are counted apart. Messages go to --results (``inspector.probe.messages``): a
 ``ProgramHeader`` first, one ``ProgramEnd`` at the end, however the program ends (normally, an exception, sys.exit,
-Ctrl-C).
+Ctrl-C), and a ``ProgramReplay`` after the program's own atexit handlers.
 """
 
 import argparse
+import atexit
 import contextlib
 import functools
 import importlib
@@ -28,7 +29,7 @@ import time
 import traceback
 
 from inspector.probe import frames, replay
-from inspector.probe.messages import ProgramEnd, ProgramHeader, ProgramTarget, Writer
+from inspector.probe.messages import ProgramEnd, ProgramHeader, ProgramReplay, ProgramTarget, Writer
 from inspector.raw import RawEnv, RawReplay, RawVariant
 from inspector.record import compile_key
 
@@ -57,14 +58,26 @@ def main(argv=None):
         tracker = Tracker(trace=not args.no_trace, profile=not args.no_profile,
                           replay=None if args.no_replay else replay.Replay(args.budget))
     _forget_bootstrap()
+    status: list[int] = []  # the program's exit status, once it has ended
+    atexit.register(_replay_last, tracker, emit, status)  # before the program's own: it runs after theirs
     tracker.install()
     code = 1
     try:
         code = _run(args.target, args.args, args.module)
     finally:
-        emit(tracker.replayed(tracker.end(code), code))
-        emit.close()
+        emit(tracker.end(code))
+        status.append(code)
     return code
+
+
+def _replay_last(tracker, emit, status):
+    """At the interpreter's exit, after the program's own atexit handlers (so nothing it sees changes): the replay's
+    ``ProgramReplay`` message, then the results file closed."""
+    try:
+        if status:
+            emit(tracker.replayed(status[0]))
+    finally:
+        emit.close()
 
 
 def header(target: str, module: bool, file: str | None, argv: list[str], measure_bandwidth: bool = True
@@ -234,9 +247,9 @@ class Tracker:
         return ProgramEnd(exit=status, wall_s=wall_s, outside=dict(self.outside_counts),
                           functions=[RawVariant.from_json(f.facts()) for f in self.functions])
 
-    def replayed(self, end: ProgramEnd, status: int) -> ProgramEnd:
-        """``end`` with each called function's replay facts (``run.replay``), replayed now that the program has
-        finished (not after Ctrl-C); without replay, why not."""
+    def replayed(self, status: int) -> ProgramReplay:
+        """Each called function's replay facts (its ``run.replay``), replayed now that the program has finished (not
+        after Ctrl-C); without replay, why not."""
         if self.replay is None or status == 130:
             why = "--no-replay" if self.replay is None else "the program was interrupted (Ctrl-C)"
             found = {f: {"why": why} for f in self.functions if f.calls}
@@ -249,9 +262,7 @@ class Tracker:
                 found = {f: {"why": why} for f in self.functions if f.calls}
             finally:
                 self.active = active
-        by_id = {f.id: found[f] for f in found}
-        return end.but(functions=[v.but(run=v.run.but(replay=RawReplay.from_json(by_id[v.id])))
-                                  if v.id in by_id and v.run else v for v in end.functions or []])
+        return ProgramReplay(functions={f.id: RawReplay.from_json(facts) for f, facts in found.items()})
 
     def track(self, model, compiled, created=None, options=None):
         """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports)."""

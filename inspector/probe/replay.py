@@ -3,14 +3,15 @@ steady calls, after the program has finished, to tell whether compiling it paid 
 
 During the run, ``before``/``after`` around a call that may be steady copy its arguments (tensors cloned, NumPy arrays
 copied, other values deep-copied), once per function, their bytes counted against one bound for all functions
-(``bound``); a call that turns out not steady gives its copies back and the next one is copied. After the program,
-``run`` calls each function on its copies, compiled (torch's cached compiled code) and eagerly (under
-``torch.compiler.set_stance("force_eager")``, or ``torch._dynamo.disable`` before torch 2.6), one call of each
-first, then in alternating rounds (``inspector.probe.rounds.turn``, as ``report`` times its variants) within its
-share of the budget; torch's, NumPy's and Python's random state saved and restored, everything it prints captured and
-dropped. The program's own objects are never changed by a copy: a function that changes its copied arguments or its
-``self`` (tensor versions, NumPy arrays' bytes, containers' contents, attributes) is called once and not measured,
-with why, as are arguments that cannot be copied and a call that raises.
+(``bound``); a call that turns out not steady gives its copies back and the next one is copied. After the program (at
+the interpreter's exit, after the program's atexit handlers), ``run`` calls each function on its copies, compiled
+(torch's cached compiled code) and eagerly (under ``torch.compiler.set_stance("force_eager")``, or
+``torch._dynamo.disable`` before torch 2.6), one call of each first, then in alternating rounds
+(``inspector.probe.rounds.turn``, as ``report`` times its variants) within its share of the budget; torch's, NumPy's and
+Python's random state saved and restored, everything it prints captured and dropped. The program's own objects are never
+changed by a copy: a function that changes its copied arguments or its ``self`` (tensor versions, NumPy arrays' bytes,
+containers' contents, attributes) is called once and not measured, with why, as are arguments that cannot be copied and
+a call that raises.
 """
 
 from __future__ import annotations

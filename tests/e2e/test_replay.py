@@ -40,7 +40,7 @@ def test_the_replay_times_eager_and_compiled_calls_on_a_steady_calls_copies(runs
 
 def test_the_replay_prints_nothing_and_leaves_the_random_state_as_the_program_left_it(runs):
     bare, inspected, _ = runs
-    # the program prints inside the replayed function and draws at exit (atexit: after the replay)
+    # the program prints inside the replayed function and draws at exit (its atexit handler: the replay runs after)
     assert inspected.stdout == bare.stdout
     assert bare.stdout.count("noisy ran") == 6 and "draws at exit:" in bare.stdout
 
