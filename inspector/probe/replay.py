@@ -95,7 +95,11 @@ class Replay:
     def run(self, functions: list[Any], capture: Any) -> dict[Any, dict[str, Any]]:
         """Replay each called function: {function: its record's ``run.replay`` facts}; ``capture``: the run's
         Capture (what the replay compiles is counted, then dropped)."""
+        import torch
         found: dict[Any, dict[str, Any]] = {}
+        if torch.autograd._profiler_enabled():  # one the program (or its site) started and has not stopped
+            why = "a profiler was still recording (the replay's calls would have been in its trace)"
+            return {f: {"why": why} for f in functions if f.calls}
         left = sorted((f for f in functions if f in self.copies), key=lambda f: -f.total_s)  # the hottest first
         start = time.perf_counter()
         with _kept_state(), _silenced():
