@@ -363,16 +363,17 @@ def _compared(stem, records, redact):
 
 
 def run(program, args=(), *, module=False, name=None, python=None, torch=None, envs=None, packages=(), trace=True,
-        profile=True, try_fixes=True, progress=None):
+        profile=True, try_fixes=True, replay=True, budget=None, progress=None):
     """Run a program (a file, or with ``module`` a module) as it is, with ``args``, and report what torch.compile
     did to it: its Report, ``status`` its exit status (128 + N when signal N killed it). ``trace``/``profile``: one
     call per function traced for its Python lines / profiled for its kernels; ``try_fixes``: say what could be
-    tried."""
+    tried; ``replay``: each function replayed eagerly and compiled after the program, within ``budget`` seconds
+    (None: the probe's default), to tell whether compiling paid."""
     _program_file(program, module)
     result = Report(name or program_name(program, module, args), traced=True)
     python = interpreter(torch, envs, packages, python, progress or _quiet)
     status, record = _collect_program(program, args, module, python, trace_dir=result.trace_dir, trace=trace,
-                                      profile=profile)
+                                      profile=profile, replay=replay, budget=budget)
     record = _trace_logs(record, result.trace_dir)
     result.record = record.but(program=record.program.but(try_fixes=try_fixes))
     result.status = status if status >= 0 else 128 - status  # a signal: as a shell says it

@@ -20,6 +20,7 @@ from inspector.contracts.result import FORMATS
 from inspector.errors import (CHECK, INTERNAL, INTERRUPTED, OK, PLEASE_REPORT, InspectorError, Interrupted,
                               InternalFailure)
 from inspector.model import Analysis
+from inspector.probe.replay import DEFAULT_BUDGET_S
 from inspector.record import write_atomic
 from inspector.render import renderer
 from inspector.render.comparison import regression
@@ -74,8 +75,12 @@ RUN_NAME_HELP = ("Name of the report's files (default: the program's stem; with 
 RUN_TRACE_HELP = ("Trace one call per function (the first after its compile that will not compile again) for the "
                   "lines that ran as Python.")
 RUN_PROFILE_HELP = "Profile one call per function (the one after the traced call) for its kernels' times."
-RUN_TRY_FIXES_HELP = ("Say which fixes could be tried for each function, and how (not measured: the program is not "
-                      "run again; inspector report measures them on a sample).")
+RUN_TRY_FIXES_HELP = ("Say which fixes could be tried for each function, and how (not measured: inspector run tries "
+                      "none; inspector report measures them on a sample).")
+RUN_REPLAY_HELP = ("After the program, run each compiled function eagerly and compiled on copies of one steady "
+                   "call's arguments, in alternating rounds, to tell whether compiling paid (the program's output and "
+                   "random state untouched).")
+RUN_BUDGET_HELP = "Seconds the replay may take, all functions together."
 # render
 RENDER_FORMAT_HELP = ("html (write the report and print the summary), text (print the full summary), json (print "
                       "the analysis as JSON).")
@@ -330,6 +335,8 @@ def run(
     trace: bool = typer.Option(True, "--trace/--no-trace", help=RUN_TRACE_HELP),
     profile: bool = typer.Option(True, "--profile/--no-profile", help=RUN_PROFILE_HELP),
     try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=RUN_TRY_FIXES_HELP),
+    replay: bool = typer.Option(True, "--replay/--no-replay", help=RUN_REPLAY_HELP),
+    budget: float = typer.Option(DEFAULT_BUDGET_S, "--budget", min=0, help=RUN_BUDGET_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
 ) -> None:
     """Run a program as it is and report what torch.compile did to it: every function it compiled, its graphs,
@@ -341,7 +348,8 @@ def run(
     if fmt not in ("text", "json"):
         fail(f"--format {fmt}: expected text or json")
     result = api.run(program, ctx.args, module=module, name=name, python=python, torch=torch, envs=envs,
-                     packages=with_, trace=trace, profile=profile, try_fixes=try_fixes, progress=say)
+                     packages=with_, trace=trace, profile=profile, try_fixes=try_fixes, replay=replay, budget=budget,
+                     progress=say)
     raise typer.Exit(_publish(result, out, fmt, verbose, stream=sys.stderr))
 
 

@@ -504,6 +504,21 @@ class RawFallbacks(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawReplay(Raw):
+    """A program's function replayed after the program on copies of one steady call's arguments (``call``; their
+    ``bytes``): its alternating rounds ``eager`` and ``compiled``, what the replay compiled (``compiles``, graphs) and
+    took (``seconds``); ``why`` it was not measured."""
+
+    call: Optional[int] = None
+    bytes: Optional[int] = None
+    eager: Optional[list[RawRoundTiming]] = None
+    compiled: Optional[list[RawRoundTiming]] = None
+    compiles: Optional[int] = None
+    seconds: Optional[float] = None
+    why: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawCallRun(Raw):
     """Consecutive calls of a program's function that torch ran one way (``kind``: first, recompile, limit, cached,
     eager, unknown), with the compile ids a compiling call made and the cached entry one ran (where told)."""
@@ -558,6 +573,7 @@ class RawRun(Raw):
     arguments: Optional[list[RawArgument]] = None
     untraced: Optional[RawUntracedCalls] = None
     other_methods: Optional[dict[str, int]] = None
+    replay: Optional[RawReplay] = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,34 +4,38 @@ and what torch.compile made of all of its calls."""
 
 from __future__ import annotations
 
+import statistics
+from dataclasses import replace
 from typing import Optional
 
 from inspector import frames
-from inspector.analysis import compiled, recompiles
+from inspector.analysis import compiled, recompiles, rounds
 from inspector.analysis.compiled import Context, Seen
 from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of
 from inspector.model import (Argument, CallKinds, CallRun, FunctionRun, LimitHit, NotTraced, ProgramFunction,
-                             Recompile, StanceRun, Status, UncompiledMethod, Untraced, UntracedCalls)
-from inspector.raw import JSON, RawFallbacks, RawRecord, RawRun, RawTiming, RawVariant
+                             Recompile, Replay, StanceRun, Status, UncompiledMethod, Untraced, UntracedCalls)
+from inspector.raw import JSON, RawFallbacks, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
 
 
 def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunction, ...], list[tuple[str, Seen]]]:
     """The program's compiled functions, and what each one's parsers read ((function id, Seen))."""
     raws = record.variants or []
+    made_by = record.program.given("made_by", "run") if record.program else "run"
     found, seen = [], []
     for raw in raws:
         location = location_of(raw.code)
         target = target_of(location, raw.given("function", ""), context) if raw.status == Status.OK else None
         code, s = compiled.build(compiled.of_variant(raw), target, context)
+        run = _run(raw, raws)
         found.append(ProgramFunction(
             id=raw.id or "", function=raw.given("function", ""), location=location, device=raw.given("device", "cpu"),
-            status=Status(raw.status), error=raw.error, timing=timing_of(raw, [], None), run=_run(raw, raws),
+            status=Status(raw.status), error=raw.error, timing=timing_of(raw, [], None), run=run,
             code=code, internal_errors=internal_errors(raw), arguments=_arguments(raw),
             compile_options=raw.run.compile_options if raw.run else None,
             uncompiled=tuple(UncompiledMethod(name, calls)
                              for name, calls in sorted(((raw.run and raw.run.other_methods) or {}).items())),
-            process=raw.process))
+            process=raw.process, replay=replay(raw, run, made_by)))
         seen.append((raw.id or "", s))
     return tuple(found), seen
 
@@ -110,3 +114,44 @@ def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[st
     inlined = [w.id or "" for w in raws if w.id != raw.id and any(
         frames.inside(g.fx_graph or "", code) for g in compiled.of_variant(w).graphs)]
     return same, inlined
+
+
+# why a function in a run's record made before inspector replayed functions has no replay
+NO_REPLAY = "the record was made by an inspector that did not replay functions"
+
+
+def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
+    """Whether compiling paid, from the replay's rounds (``run.replay``) and the run's compile time and calls (those
+    that ran compiled code); None for the Python API's records and functions never called."""
+    if made_by != "run" or not run.calls:
+        return None
+    facts = raw.run.replay if raw.run else None
+    if facts is None:
+        return Replay(why=NO_REPLAY)
+    base = Replay(call=facts.call, copied_bytes=facts.bytes or 0, compiles=facts.compiles or 0,
+                  compile_s=run.compile_s, calls=_compiled_calls(run))
+    eager, compiled_ = _medians(facts.eager or []), _medians(facts.compiled or [])
+    side = rounds.side_by_side(eager, compiled_)
+    if facts.why or not side or run.compile_s is None:
+        return replace(base, why=facts.why or ("its replay timed no round" if not side else
+                                               "torch's compile time of it was not recorded"))
+    eager_s, compiled_s = statistics.median(eager.values()), statistics.median(compiled_.values())
+    gain = eager_s - compiled_s
+    return replace(base, eager_s=eager_s, compiled_s=compiled_s, spread=(side[1][0], side[1][1]),
+                   rounds=len(side[2]), saved_s=gain * base.calls,
+                   pays_after=run.compile_s / gain if gain > 0 else None)
+
+
+def _compiled_calls(run: FunctionRun) -> int:
+    """The calls that ran compiled code: as torch ran them (first, recompile, cached), else (an older record) all
+    but those that ran eagerly."""
+    counts = run.kinds.counts
+    if counts:
+        return sum(counts.get(kind, 0) for kind in ("first", "recompile", "cached"))
+    return max(0, run.calls - run.eager_calls)
+
+
+def _medians(timed: list[RawRoundTiming]) -> dict[int, float]:
+    """{round: median seconds} of the rounds that timed (not those that raised)."""
+    return {t.round if t.round is not None else i: t.median_s for i, t in enumerate(timed)
+            if t.median_s is not None and not t.error}

@@ -21,8 +21,8 @@ from inspector import __version__
 from inspector.collect import CollectError, _source, files
 from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
-from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramTarget, Unknown,
-                                      read)
+from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramReplay,
+                                      ProgramTarget, Unknown, read)
 from inspector.raw import JSON, RawChild, RawProbeMessages, RawProgram, RawRecord, RawVariant
 from inspector.record import SCHEMA
 
@@ -33,14 +33,19 @@ BOOTSTRAP = ("import os, sys; sys.path.insert(0, os.environ['INSPECTOR_BOOTSTRAP
              "from inspector.probe.program import main; sys.exit(main())")
 
 
-def collect_program(target, argv=(), *, module=False, python=None, trace_dir=None, trace=True, profile=True):
+def collect_program(target, argv=(), *, module=False, python=None, trace_dir=None, trace=True, profile=True,
+                    replay=True, budget=None):
     """(the program's exit status, its RawRecord) for ``python TARGET ARGV`` (``module``: ``python -m``);
-    ``trace``/``profile``: whether one call per function is traced for its Python lines / profiled for its kernels."""
+    ``trace``/``profile``: whether one call per function is traced for its Python lines / profiled for its kernels;
+    ``replay``: whether each function is replayed eagerly and compiled afterwards, for ``budget`` seconds at most
+    (None: the probe's default)."""
     with tempfile.TemporaryDirectory(prefix="inspector-") as work:
         results = Path(work) / "results.jsonl"
         command = [python or sys.executable, "-c", BOOTSTRAP, "--results", str(results),
                    *(["--trace-dir", str(trace_dir)] if trace_dir else []), *([] if trace else ["--no-trace"]),
-                   *([] if profile else ["--no-profile"]), *(["--module"] if module else []), str(target), *argv]
+                   *([] if profile else ["--no-profile"]), *([] if replay else ["--no-replay"]),
+                   *(["--budget", str(budget)] if budget is not None else []), *(["--module"] if module else []),
+                   str(target), *argv]
         # Ctrl-C is the program's: a handler that does nothing (SIG_IGN would be inherited, and Python would then
         # never raise KeyboardInterrupt in the program)
         previous = signal.signal(signal.SIGINT, lambda *_: None)
@@ -61,6 +66,10 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
     if header is None:
         raise CollectError(f"inspector's probe could not start under {command[0]} ({how_it_ended(status)})")
     end = next((m for m in messages if isinstance(m, ProgramEnd)), None)
+    replayed = next((m for m in messages if isinstance(m, ProgramReplay)), None)
+    if end and replayed and replayed.functions:
+        end = end.but(functions=[f.but(run=f.run.but(replay=replayed.functions[f.id or ""]))
+                                 if f.run and f.id in replayed.functions else f for f in end.functions or []])
     unknown = Counter(m.kind for m in messages if isinstance(m, Unknown))
     unread = RawProbeMessages(read=len(messages), unknown_kinds=dict(unknown)) if unknown else None
     record = program_record(header, end, status, trace_dir, probe_messages=unread, children=children)

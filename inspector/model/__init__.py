@@ -29,7 +29,7 @@ from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, T
 from inspector.model.rewrites import Arm, Declined, Note, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.lines import LineVerdict, Reason, Site
 from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, FunctionRun,
-                                  InternalError, LimitHit, Program, ProgramFunction, Recompile, SampleVariant,
+                                  InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant,
                                   StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, Status,
@@ -45,10 +45,10 @@ __all__ = [
     "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel", "KernelCost", "Launch", "LimitHit",
     "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad", "NotTraced", "Note",
     "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason", "ReasonKind", "Recompilation",
-    "Recompile", "Regression", "RegressionKind", "RewriteCheck", "RewriteRun", "Rewritten", "Rounds", "RunEnd",
-    "RunPair", "STATUSES", "STEADY", "Sample", "SampleVariant", "Site", "SizeCall", "SizeCompared", "SourceFile",
-    "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes", "TimeRow",
-    "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect", "TrialResult", "TrialSpec", "TritonLaunch",
+    "Recompile", "Regression", "RegressionKind", "Replay", "RewriteCheck", "RewriteRun", "Rewritten", "Rounds",
+    "RunEnd", "RunPair", "STATUSES", "STEADY", "Sample", "SampleVariant", "Site", "SizeCall", "SizeCompared",
+    "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes",
+    "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect", "TrialResult", "TrialSpec", "TritonLaunch",
     "UncompiledMethod", "Untraced", "UntracedCalls", "VECTORIZED", "Vectorized", "WarningKind", "Words", "to_json",
 ]
 

@@ -201,6 +201,39 @@ class FunctionRun:
 
 
 @dataclass(frozen=True)
+class Replay:
+    """Whether compiling a program's function paid in its run, from its replay after the program (``inspector
+    run``): eager and compiled on copies of call ``call``'s arguments, in alternating rounds. ``why``: not measured,
+    and why (the rest then None). ``saved_s`` = ``calls`` x (``eager_s`` - ``compiled_s``); ``pays_after`` =
+    ``compile_s`` / (``eager_s`` - ``compiled_s``) calls (None: never, compiled code was not faster)."""
+
+    why: Optional[str] = None
+    call: Optional[int] = None
+    eager_s: Optional[float] = None  # per call, the median of its rounds' medians
+    compiled_s: Optional[float] = None
+    spread: Optional[tuple[float, float]] = None  # lowest, highest of the rounds' eager / compiled ratios
+    rounds: int = 0
+    compile_s: Optional[float] = None  # torch's compile time of the function over the run
+    calls: int = 0  # the program's calls that ran compiled code
+    saved_s: Optional[float] = None  # negative: compiled code lost time
+    pays_after: Optional[float] = None
+    copied_bytes: int = 0
+    compiles: int = 0  # graphs the replay compiled before it was timed (its guards failed on the copies)
+
+    @property
+    def paid(self) -> Optional[bool]:
+        """Whether the time compiled calls saved covered the compile (None: not measured)."""
+        if self.saved_s is None or self.compile_s is None:
+            return None
+        return self.saved_s >= self.compile_s
+
+    @property
+    def clear(self) -> bool:
+        """Every round says the same: compiled faster in all of them, or slower in all."""
+        return self.spread is None or self.spread[0] > 1 or self.spread[1] < 1
+
+
+@dataclass(frozen=True)
 class Argument:
     """One argument of a program function's first call: its parameter's name, its type ("tensor", "ndarray",
     "float", "int", "bool", or its class's name) and, for an array, its shape and strides in elements."""
@@ -231,6 +264,7 @@ class ProgramFunction:
     compile_options: Optional[JSON] = None  # the keywords the program gave torch.compile (None: not recorded)
     uncompiled: tuple[UncompiledMethod, ...] = ()  # a compiled module's other methods, called through it
     process: Optional[str] = None  # the child process it ran in ("SpawnProcess-1"; None: the program's own)
+    replay: Optional[Replay] = None  # whether compiling it paid (None: not a run's record, or not called)
 
     def __post_init__(self) -> None:
         coerce(self, "status", Status)
@@ -269,7 +303,7 @@ class Program:
     made_by: str = "run"  # run (inspector run), capture or inspect (the Python API)
     load: Optional[JSON] = None  # how busy the machine was while it ran (the parent's /proc window: the
     #                                        record's raw facts, as JSON)
-    try_fixes: bool = False  # say which fixes could be tried, and how (inspector run does not re-run the program)
+    try_fixes: bool = False  # say which fixes could be tried, and how (inspector run tries none)
     children: tuple[ChildProcess, ...] = ()  # the multiprocessing children it started, in order
 
 

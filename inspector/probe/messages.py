@@ -11,7 +11,8 @@ a compiled variant's first call compiled, as soon as it did) and ``VariantResult
 ``Ready``, then a ``RoundResult`` per ``Round`` and a ``TrialAnswer`` per ``Trial`` or ``RewriteTrial``
 (``COMMANDS``, the parent's, on the probe's stdin); ``Fatal`` when the sample cannot run, ``Internal`` when
 inspector itself failed.
-``PROGRAM``, the program probe's (``inspector.probe.program``): ``ProgramHeader`` first, ``ProgramEnd`` last.
+``PROGRAM``, the program probe's (``inspector.probe.program``): ``ProgramHeader`` first, ``ProgramEnd`` when the
+program has ended, ``ProgramReplay`` last (after the program's atexit handlers).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Optional, TypeVar
 
-from inspector.raw import (Raw, RawCapture, RawChild, RawEnv, RawError, RawRewrite, RawRoundTiming, RawSample, RawTrial,
-                          RawVariant)
+from inspector.raw import (Raw, RawCapture, RawChild, RawEnv, RawError, RawReplay, RawRewrite, RawRoundTiming,
+                          RawSample, RawTrial, RawVariant)
 
 M = TypeVar("M", bound="Message")
 
@@ -167,6 +168,15 @@ class ProgramEnd(Message):
     children: Optional[list[RawChild]] = None  # the program's: the multiprocessing children it started
 
 
+@dataclass(frozen=True, kw_only=True)
+class ProgramReplay(Message):
+    """After the program and its atexit handlers: each called function's replay (``inspector.probe.replay``), by
+    function id: the record's ``run.replay``."""
+
+    TYPE: ClassVar[str] = "replay"
+    functions: Optional[dict[str, RawReplay]] = None
+
+
 # the parent's commands to a live sample probe
 
 
@@ -220,7 +230,7 @@ def _kinds(*types: type[Message]) -> dict[str, type[Message]]:
 
 
 PROBE = _kinds(Header, Start, Compiled, VariantResult, Internal, Fatal, Ready, RoundResult, TrialAnswer)
-PROGRAM = _kinds(ProgramHeader, ProgramEnd)
+PROGRAM = _kinds(ProgramHeader, ProgramEnd, ProgramReplay)
 COMMANDS = _kinds(Round, Trial, RewriteTrial)
 
 

@@ -1,7 +1,7 @@
 """Run a program as it is and record what torch.compile did to it (``inspector run``; stdlib, numpy and torch only).
 
-Usage: python -m inspector.probe.program --results FILE [--trace-dir DIR] [--no-trace] [--no-profile] [--module]
-TARGET [ARGS...]
+Usage: python -m inspector.probe.program --results FILE [--trace-dir DIR] [--no-trace] [--no-profile] [--no-replay]
+[--budget S] [--module] TARGET [ARGS...]
 
 The program runs in this process as ``python TARGET ARGS`` would run it: its own ``__main__`` (``__file__``,
 ``__loader__``), sys.argv, sys.path[0], environment, stdout, stderr and exit status; inspector's frames are kept out
@@ -9,12 +9,15 @@ of the tracebacks it prints. Every callable it gives to ``torch.compile`` (a fun
 as a decorator) is tracked: each call is timed with the stance torch ran it under, what compiled during it is
 captured (graphs, breaks, the guard that failed), the first call after the first compile is traced for the lines
 that ran as Python and the next one is profiled for its kernels' times (``--no-trace``, ``--no-profile``: neither).
+After the program, each function is replayed eagerly and compiled on copies of one steady call's arguments
+(``inspector.probe.replay``; ``--budget`` seconds, ``--no-replay``: not).
 Compiles outside tracked calls are counted apart. Messages go to --results (``inspector.probe.messages``): a
 ``ProgramHeader`` first, one ``ProgramEnd`` at the end, however the program ends (normally, an exception, sys.exit,
-Ctrl-C).
+Ctrl-C), and a ``ProgramReplay`` after the program's own atexit handlers.
 """
 
 import argparse
+import atexit
 import contextlib
 import functools
 import importlib
@@ -25,9 +28,9 @@ import sys
 import time
 import traceback
 
-from inspector.probe import frames
-from inspector.probe.messages import ProgramEnd, ProgramHeader, ProgramTarget, Writer
-from inspector.raw import RawEnv, RawVariant
+from inspector.probe import frames, replay
+from inspector.probe.messages import ProgramEnd, ProgramHeader, ProgramReplay, ProgramTarget, Writer
+from inspector.raw import RawEnv, RawReplay, RawVariant
 from inspector.record import compile_key
 
 MAX_SAMPLES = 10_000  # per-call durations kept per function and kind (their count and sum are always kept)
@@ -46,6 +49,8 @@ def main(argv=None):
     p.add_argument("--trace-dir", help="torch's structured trace goes here (TORCH_TRACE, not left to the program)")
     p.add_argument("--no-trace", action="store_true", help="trace no call for the lines that ran as Python")
     p.add_argument("--no-profile", action="store_true", help="profile no call for its kernels' times")
+    p.add_argument("--no-replay", action="store_true", help="replay no function eagerly and compiled afterwards")
+    p.add_argument("--budget", type=float, default=replay.DEFAULT_BUDGET_S, help="seconds of replay at most")
     p.add_argument("--module", action="store_true", help="TARGET is a module name, run as python -m would")
     p.add_argument("target")
     p.add_argument("args", nargs=argparse.REMAINDER)
@@ -53,8 +58,11 @@ def main(argv=None):
     emit = Writer(args.results)
     with _environment_var("TORCH_TRACE", args.trace_dir):  # read once, when torch is imported
         emit(header(args.target, args.module, _file_of(args.target, args.module), args.args))
-        tracker = Tracker(trace=not args.no_trace, profile=not args.no_profile)
+        tracker = Tracker(trace=not args.no_trace, profile=not args.no_profile,
+                          replay=None if args.no_replay else replay.Replay(args.budget))
     _forget_bootstrap()
+    status: list[int] = []  # the program's exit status, once it has ended
+    atexit.register(_replay_last, tracker, emit, status)  # before the program's own: it runs after theirs
     tracker.install()
     children = _follow_children(args.results, tracker.passes)
     code = 1
@@ -62,7 +70,7 @@ def main(argv=None):
         code = _run(args.target, args.args, args.module)
     finally:
         emit(tracker.end(code).but(children=[_child_facts(p) for p in children]))
-        emit.close()
+        status.append(code)
     return code
 
 
@@ -128,6 +136,16 @@ def child(results, trace, profile):
             emit.close()
         return code
     process.BaseProcess._bootstrap = _bootstrap
+
+
+def _replay_last(tracker, emit, status):
+    """At the interpreter's exit, after the program's own atexit handlers (so nothing it sees changes): the replay's
+    ``ProgramReplay`` message, then the results file closed."""
+    try:
+        if status:
+            emit(tracker.replayed(status[0]))
+    finally:
+        emit.close()
 
 
 def header(target: str, module: bool, file: str | None, argv: list[str], measure_bandwidth: bool = True
@@ -300,7 +318,7 @@ class Tracker:
     Capture of what compiles; ``install`` starts both and the run's clock, ``end`` gives the ``program`` message's
     facts, ``uninstall`` puts torch back (for the Python API, which tracks inside the user's own process)."""
 
-    def __init__(self, trace=True, profile=True):
+    def __init__(self, trace=True, profile=True, replay=None):
         from inspector.probe.capture import Capture
         for name in ("load", "profile", "runner", "timing"):  # the passes' modules, while inspector is on sys.path
             importlib.import_module(f"inspector.probe.{name}")  # (the program runs without it: _forget_bootstrap)
@@ -310,6 +328,7 @@ class Tracker:
         self.passes = {"trace": trace, "profile": profile}
         self.outside_counts = {"graphs": 0, "breaks": 0}
         self.restore = []  # (object, attribute, value) of torch's that install replaced
+        self.replay = replay  # a probe.replay.Replay: copies of one steady call's arguments per function, or None
 
     def install(self):
         import torch
@@ -345,10 +364,25 @@ class Tracker:
         return ProgramEnd(exit=status, wall_s=wall_s, outside=dict(self.outside_counts),
                           functions=[RawVariant.from_json(f.facts()) for f in self.functions])
 
+    def replayed(self, status: int) -> ProgramReplay:
+        """Each called function's replay facts (its ``run.replay``), replayed now that the program has finished (not
+        after Ctrl-C); without replay, why not."""
+        if self.replay is None or status == 130:
+            why = "--no-replay" if self.replay is None else "the program was interrupted (Ctrl-C)"
+            found = {f: {"why": why} for f in self.functions if f.calls}
+        else:
+            active, self.active = self.active, list(self.functions)  # tracked calls the replay makes pass through
+            try:
+                found = self.replay.run(self.functions, self.capture)
+            except (Exception, KeyboardInterrupt) as e:  # the program's facts are kept whatever the replay does
+                why = f"the replay stopped ({type(e).__name__}: {e})"
+                found = {f: {"why": why} for f in self.functions if f.calls}
+            finally:
+                self.active = active
+        return ProgramReplay(functions={f.id: RawReplay.from_json(facts) for f, facts in found.items()})
+
     def track(self, model, compiled, created=None, options=None):
-        """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports);
-        ``options``: the keywords the program gave torch.compile (None: not known, as for a function compiled before
-        inspector saw it)."""
+        """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports)."""
         import torch
         function = self._function(model, created)
         function.options = _json_safe(options)
@@ -434,6 +468,7 @@ class Tracker:
         if sync is not _nothing:
             function.device = "cuda"
         mode = None if eager or nested else function.next_pass(self.passes, args, kwargs)
+        copied = self.replay.before(function, fn, args, kwargs) if self.replay and not (mode or eager) else None
         start = time.perf_counter()
         try:
             if self._set_eval_frame:
@@ -455,6 +490,8 @@ class Tracker:
             self.active.pop()
             function.record(seconds, function.pending or EMPTY, mode, stance, eager)
             function.pending = None
+            if copied:
+                self.replay.after(copied)
             if self._set_eval_frame:
                 self._set_eval_frame(dynamo)
 

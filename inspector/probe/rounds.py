@@ -43,7 +43,7 @@ def serve(timed: dict[str, Timed], emit: Callable[[Message], None], compiled: Co
             case Round(round=int(number), budget_s=int() | float() as budget_s):
                 k = number % max(1, len(ids))
                 emit(RoundResult(round=number, variants={
-                    vid: RawRoundTiming.from_json(_time(*timed[vid], budget_s)) for vid in ids[k:] + ids[:k]}))
+                    vid: RawRoundTiming.from_json(turn(*timed[vid], budget_s)) for vid in ids[k:] + ids[:k]}))
             case other:
                 raise ValueError(f"not a command this probe takes: {line[:200]!r} ({type(other).__name__})")
 
@@ -56,10 +56,11 @@ def warm(call: Callable[[], Any], sync: Callable[[], Any]) -> Optional[float]:
         return None
 
 
-def _time(call: Callable[[], Any], sync: Callable[[], Any], budget_s: float) -> dict[str, Any]:
-    """{median_s, min_s, max_s, runs, number, calls, load} of one variant's turn, or {error} if the call now fails.
-    A call that alone takes the round's budget is the round's one sample; shorter ones are timed in blocks."""
-    def turn() -> dict[str, Any]:
+def turn(call: Callable[[], Any], sync: Callable[[], Any], budget_s: float) -> dict[str, Any]:
+    """{median_s, min_s, max_s, runs, number, calls, load} of one variant's turn (a replayed function's too), or
+    {error} if the call now fails. A call that alone takes the round's budget is the round's one sample; shorter
+    ones are timed in blocks."""
+    def timed() -> dict[str, Any]:
         first = once(call, sync)
         if first >= budget_s:
             return {"median_s": first, "min_s": first, "max_s": first, "runs": 1, "number": 1, "calls": 1}
@@ -67,7 +68,7 @@ def _time(call: Callable[[], Any], sync: Callable[[], Any], budget_s: float) -> 
         return dict({k: t[k] for k in ("median_s", "min_s", "max_s", "runs", "number")},
                     calls=2 + t["runs"] * t["number"])
     try:
-        t, machine = load.during(turn)
+        t, machine = load.during(timed)
     except Exception as e:  # it ran before; what changed is the user's doing, not a reason to stop the others
         return {"error": f"{type(e).__name__}: {e}"}
     return dict(t, load=machine)

@@ -120,7 +120,7 @@ def what(spec: TrialSpec) -> str:
 
 
 def program(fix: Fix, sample: str) -> Optional[str]:
-    """How a program's fix could be tried (``inspector run`` does not run the program again), or None for a kind it
+    """How a program's fix could be tried (``inspector run`` tries no fix on the program), or None for a kind it
     does not list (stopping recompiles: said with them); ``sample``: the program's path, whose lines are named by
     number."""
     if fix.kind == FixKind.BREAK and isinstance(fix.cause, GraphBreak):

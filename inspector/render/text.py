@@ -88,6 +88,8 @@ class TextRenderer(Renderer):
             return ""
         for h in views.program_headlines(analysis):
             console.print(h.sentence, markup=False, style="bold")
+            if h.paid:
+                console.print(f"  {h.paid}", markup=False)
         table = Table(title=program_title(analysis), title_justify="left")
         columns = ["function", "calls", "calls that recompiled", "compile", "time in it", "per call", "in kernels"]
         for name in columns + (["eager, same arguments"] if p.eager else []):
@@ -122,7 +124,7 @@ class TextRenderer(Renderer):
                 console.print(f"    {v.code.recompilation.text}", markup=False, style="yellow")
         fixes = views.program_fixes(analysis)
         if fixes:
-            console.print("Could be tried (not measured: inspector run does not run your program again):", markup=False)
+            console.print("Could be tried (not measured: inspector run tries no fix on your program):", markup=False)
         for f in fixes:
             console.print(f"  {f.function}: {f.text}", markup=False)
         _not_understood(console, analysis)

@@ -16,7 +16,7 @@ from inspector.model import (Analysis, Fix, FixKind, GraphBreak, ProgramFunction
 from inspector.model.fixes import Where
 from inspector.render import fixes as fix_words
 from inspector.render import rewrites as rewrite_words
-from inspector.render.words import NOISY, break_even, call_numbers, error_parts, ratio, seconds, timing_notes
+from inspector.render.words import NOISY, break_even, call_numbers, error_parts, paid, ratio, seconds, timing_notes
 
 # when the page cautions about the machine (see caution), from the thresholds that decide it
 CAUTION_WHEN = (f"other processes used {100 * OTHERS_BUSY:.0f} % of the CPUs (or the hypervisor stole "
@@ -148,6 +148,7 @@ class FunctionHeadline:
 
     function: str
     sentence: str
+    paid: str = ""  # whether compiling it paid, or why that was not measured ("": not asked: the Python API)
 
 
 @dataclass(frozen=True)
@@ -383,9 +384,10 @@ def tlparse(trace: Optional[Trace]) -> tuple[str, ...]:
 
 
 def program_fixes(analysis: Analysis) -> list[ProgramFix]:
-    """A program's fixes that could be tried, and how, per compiled function: ``inspector run`` does not run the
-    program again, so none is measured; ``inspector report`` and ``breaks`` measure them on a sample calling the
-    function. Nothing unless the run asked for them (``--try-fixes``, the default)."""
+    """A program's fixes that could be tried, and how, per compiled function: ``inspector run`` tries none (its
+    replay runs each function only as the program compiled it), so none is measured; ``inspector report`` and
+    ``breaks`` measure them on a sample calling the function. Nothing unless the run asked for them
+    (``--try-fixes``, the default)."""
     if not (analysis.program and analysis.program.try_fixes):
         return []
     order = {f.id: i for i, f in enumerate(analysis.program.functions)}
@@ -413,7 +415,8 @@ def program_headlines(analysis: Analysis) -> list[FunctionHeadline]:
             run.kinds.limit.call else ""
         ran = f"; {call_numbers(eager)} ran eagerly{limit}" if eager else ""
         said.append(FunctionHeadline(v.id, f"{v.id}: {seconds(run.total_s)} in {_count(run.calls, 'call')}{share}"
-                                           f"{compiling}{steady}{breaks}{ran}{raised}."))
+                                           f"{compiling}{steady}{breaks}{ran}{raised}.",
+                                     paid(v.id, v.replay) if v.replay else ""))
     return said
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Literal, Optional, Union
 
 from inspector.model import (Analysis, Backend, BreakEven, ChildProcess, CompiledCode, FunctionRun, Kernel, LineStatus,
-                             NotTraced, ProgramFunction, Reason, ReasonKind, Recompile, SampleVariant, Status,
+                             NotTraced, ProgramFunction, Reason, ReasonKind, Recompile, Replay, SampleVariant, Status,
                              Vectorized)
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
@@ -110,6 +110,29 @@ def break_even(value: Optional[BreakEven]) -> str:
     if value is None:
         return "-"
     return "never" if value.calls is None else f"{math.ceil(value.calls):,} calls"
+
+
+def paid(name: str, r: Replay) -> str:
+    """Whether compiling a program's function paid in its run, as its replay measured it: "compiling fitness did not
+    pay in this run: 4.72 s of compile against 1.20 s saved over 8 calls; it pays after about 32 calls (eager ...)",
+    or "... paid: ...", or why it was not measured. The figures are the Replay's: saved = calls x (eager -
+    compiled), pays after = compile / (eager - compiled)."""
+    if r.why:
+        return f"Whether compiling {name} paid: not measured: {r.why}."
+    low, high = r.spread or (None, None)
+    how = (f"eager {seconds(r.eager_s)} against compiled {seconds(r.compiled_s)} per call, on copies of call "
+           f"{r.call}'s arguments replayed after the program in {r.rounds} {ROUNDS}{'s' if r.rounds != 1 else ''}"
+           + ("" if r.clear else f"; the rounds disagree (compiled {between(low, high)}): not a clear answer"))
+    calls = f"{r.calls:,} call{'s' if r.calls != 1 else ''}"
+    if r.pays_after is None:
+        return (f"Compiling {name} did not pay in this run: {seconds(r.compile_s)} of compile, and its compiled calls "
+                f"were no faster than eager ({seconds(-(r.saved_s or 0.0))} lost over {calls}); it never pays ({how}).")
+    after = f"{math.ceil(r.pays_after):,} call{'s' if math.ceil(r.pays_after) != 1 else ''}"
+    if r.paid:
+        return (f"Compiling {name} paid: {seconds(r.saved_s)} saved over {calls} against {seconds(r.compile_s)} of "
+                f"compile; it paid after about {after} ({how}).")
+    return (f"Compiling {name} did not pay in this run: {seconds(r.compile_s)} of compile against "
+            f"{seconds(r.saved_s)} saved over {calls}; it pays after about {after} ({how}).")
 
 
 def error_parts(text: Optional[str]) -> tuple[str, str]:

@@ -64,12 +64,13 @@ def sample_messages(record):
 
 
 def program_messages(record):
-    """A program probe's stream of ``record``: its first and last message."""
+    """A program probe's stream of ``record``: its first message, its end and its functions' replays."""
     program = record.program
     return [m.ProgramHeader(env=record.env, program=m.ProgramTarget(target=record.sample.path, module=program.module,
                                                                     file=record.sample.file, argv=program.argv)),
             m.ProgramEnd(exit=program.exit, wall_s=program.wall_s, functions=record.variants,
-                         outside=program.outside)]
+                         outside=program.outside),
+            m.ProgramReplay(functions={v.id: v.run.replay for v in record.variants if v.run and v.run.replay})]
 
 
 def every_message():
@@ -165,10 +166,10 @@ def test_collect_reads_a_probes_stream_into_the_same_record_and_counts_a_kind_it
 
 def test_a_programs_stream_is_read_into_its_record_and_an_unknown_kind_counted(tmp_path):
     fixture = load(record_path("2.13.0", "ga"))
-    header, end = program_messages(fixture)
-    python = stand_in(tmp_path, [header, UNKNOWN, end])
+    header, end, replayed = program_messages(fixture)
+    python = stand_in(tmp_path, [header, UNKNOWN, end, replayed])
     report = api.run(ROOT / "samples" / "programs" / "ga.py", fixture.program.argv, python=str(python))
     assert [v.to_json() for v in report.record.variants] == [v.to_json() for v in fixture.variants]
     assert report.record.program.wall_s == fixture.program.wall_s and report.record.env == fixture.env
-    assert report.record.probe_messages.to_json() == {"read": 3, "unknown_kinds": {"later": 1}}
-    assert "not understood: 1 of 3 probe messages" in report.text()
+    assert report.record.probe_messages.to_json() == {"read": 4, "unknown_kinds": {"later": 1}}
+    assert "not understood: 1 of 4 probe messages" in report.text()

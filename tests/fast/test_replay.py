@@ -1,0 +1,89 @@
+"""Whether compiling paid, from `inspector run`'s replay in checked-in output (samples/programs/ga.py under torch 2.13,
+replayed; older records, not): the analysis' figures agree with each other and with the record's rounds, and the
+first screen says them (or why they were not measured)."""
+
+import copy
+import math
+import statistics
+
+import pytest
+from markupsafe import escape
+
+from conftest import analysis, record_path
+from inspector.analysis import analyze
+from inspector.analysis.functions import NO_REPLAY
+from inspector.model import Replay
+from inspector.raw import RawRecord
+from inspector.record import load
+from inspector.render import renderer
+from inspector.render.words import paid, seconds
+
+
+def test_the_gas_replay_gives_figures_that_agree_with_each_other_and_with_its_rounds():
+    a = analysis("2.13.0", "ga")
+    (f,) = a.program.functions
+    r = f.replay
+    raw = load(record_path("2.13.0", "ga")).variants[0].run.replay
+    assert r.why is None and r.call == raw.call and r.rounds == len(raw.eager) == len(raw.compiled)
+    assert r.eager_s == statistics.median(t.median_s for t in raw.eager)
+    assert r.compiled_s == statistics.median(t.median_s for t in raw.compiled)
+    # the copies are of a steady call, the compile is torch's over the run, the calls those that ran compiled code
+    passes = {f.run.compiled_at, f.run.traced_call, f.run.profiled_call}
+    assert r.call not in passes | {c.call for c in f.run.recompiles}
+    compiled_calls = sum(f.run.kinds.counts.get(k, 0) for k in ("first", "recompile", "cached"))
+    assert (r.compile_s, r.calls) == (f.run.compile_s, compiled_calls or f.run.calls - f.run.eager_calls)
+    assert r.saved_s == pytest.approx(r.calls * (r.eager_s - r.compiled_s))
+    if r.pays_after is not None:
+        assert r.pays_after == pytest.approx(r.compile_s / (r.eager_s - r.compiled_s))
+    assert r.paid == (r.saved_s >= r.compile_s) and r.copied_bytes == raw.bytes > 0
+
+
+@pytest.mark.parametrize("fmt", ["text", "html"])
+def test_the_first_screen_names_the_hottest_function_and_whether_compiling_it_paid(fmt):
+    a = analysis("2.13.0", "ga")
+    (f,) = a.program.functions
+    page = renderer(fmt).program(a)
+    said = paid(f.id, f.replay)
+    said = str(escape(said)) if fmt == "html" else said  # as the template escapes it
+    assert said in page and page.index(said) < page.index("Compiled functions" if fmt == "html" else "exit status")
+    assert f"{a.program.functions[0].run.total_s / a.program.wall_s:.0%} of the run" in page
+    assert seconds(f.replay.compile_s) in said and seconds(f.replay.saved_s) in said
+    assert f"call {f.replay.call}" in said
+
+
+def test_the_words_say_paid_did_not_pay_never_pays_and_not_measured_with_the_figures():
+    base = dict(call=4, rounds=3, compile_s=2.0, calls=10, spread=(1.5, 2.5))
+    slow = Replay(eager_s=0.3, compiled_s=0.1, saved_s=2.0, pays_after=10.0, **base)
+    assert slow.paid and paid("f", slow).startswith("Compiling f paid: 2.00 s saved over 10 calls against 2.00 s")
+    assert "it paid after about 10 calls" in paid("f", slow)
+    short = Replay(eager_s=0.2, compiled_s=0.1, saved_s=1.0, pays_after=20.0, **base)
+    assert paid("f", short).startswith("Compiling f did not pay in this run: 2.00 s of compile against 1.00 s saved "
+                                       "over 10 calls; it pays after about 20 calls (eager 200 ms against compiled "
+                                       "100 ms per call, on copies of call 4's arguments")
+    lost = Replay(eager_s=0.1, compiled_s=0.2, saved_s=-1.0, pays_after=None, **dict(base, spread=(0.4, 0.6)))
+    assert "no faster than eager (1.00 s lost over 10 calls); it never pays" in paid("f", lost)
+    unclear = Replay(eager_s=0.2, compiled_s=0.1, saved_s=1.0, pays_after=20.0, **dict(base, spread=(0.8, 2.5)))
+    assert not unclear.clear and "the rounds disagree" in paid("f", unclear)
+    assert paid("f", Replay(why="--no-replay")) == "Whether compiling f paid: not measured: --no-replay."
+    assert math.ceil(short.pays_after) == 20
+
+
+@pytest.mark.parametrize("stem", ["ga", "odd_calls", "recompile_limit"])
+def test_records_made_before_the_replay_still_render_and_say_why_not_measured(stem):
+    a = analysis("2.1.2", stem)
+    called = [f for f in a.program.functions if f.run.calls]
+    assert called and all(f.replay.why == NO_REPLAY for f in called)
+    assert all(f.replay is None for f in a.program.functions if not f.run.calls)
+    assert f"not measured: {NO_REPLAY}" in renderer("text").program(a)
+
+
+def test_a_replay_that_was_not_measured_keeps_its_why_and_the_python_apis_records_have_none():
+    data = load(record_path("2.13.0", "ga")).to_json()
+    changed = copy.deepcopy(data)
+    changed["variants"][0]["run"]["replay"] = {"call": 6, "bytes": 8, "why": "it changes its arguments"}
+    (f,) = analyze(RawRecord.from_json(changed)).program.functions
+    assert (f.replay.why, f.replay.eager_s, f.replay.saved_s) == ("it changes its arguments", None, None)
+    assert f.replay.paid is None
+    data["program"]["made_by"] = "capture"
+    (f,) = analyze(RawRecord.from_json(data)).program.functions
+    assert f.replay is None
