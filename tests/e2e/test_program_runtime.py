@@ -21,7 +21,7 @@ BARE_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TORC
 
 def _inspected(out, program, *options, env=None):
     """(the CompletedProcess of ``inspector run`` on a test program, the Analysis of its record)."""
-    proc = run_cli("run", "-o", out, *options, PROGRAMS / program, env=env)
+    proc = run_cli("run", "-o", out, "--no-replay", *options, PROGRAMS / program, env=env)
     assert (out / f"{program[:-3]}.json").exists(), proc.stderr
     return proc, analyze(load(out / f"{program[:-3]}.json"))
 

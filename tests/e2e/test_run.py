@@ -89,7 +89,7 @@ def test_a_ga_program_runs_as_it_is_and_the_report_shows_what_compiled(tmp_path)
 def test_methods_and_functions_compiled_anywhere_are_found_and_the_exit_status_is_kept(tmp_path):
     (tmp_path / "messy.py").write_text(MESSY)
     (tmp_path / "helper_mod.py").write_text(HELPER)
-    proc = run_cli("run", "-o", tmp_path / "out", "messy.py", 3, cwd=tmp_path, env=ENV)
+    proc = run_cli("run", "-o", tmp_path / "out", "--no-replay", "messy.py", 3, cwd=tmp_path, env=ENV)
     assert proc.returncode == 3, proc.stderr
     a = analyze(load(tmp_path / "out" / "messy.json"))
     # in the order the program compiled them: the imported module's decorator first
@@ -97,7 +97,7 @@ def test_methods_and_functions_compiled_anywhere_are_found_and_the_exit_status_i
     assert all(e.status == "parallel" for v in a.program.functions for e in v.code.lines)
     assert {e.file for e in a.function("shifted").code.lines} == {"helper_mod.py"}
     # a program that raises: Python's traceback (not inspector's frames), exit 1, the report still written
-    failed = run_cli("run", "-o", tmp_path / "out", "-m", "messy", "raise", cwd=tmp_path, env=ENV)
+    failed = run_cli("run", "-o", tmp_path / "out", "--no-replay", "-m", "messy", "raise", cwd=tmp_path, env=ENV)
     assert failed.returncode == 1 and "ValueError: boom" in failed.stderr
     assert "inspector/probe" not in failed.stderr and "runpy" not in failed.stderr
     assert analyze(load(tmp_path / "out" / "messy.json")).program.exit == 1
@@ -177,7 +177,7 @@ def test_odd_calls_once_never_eager_first_stances_and_closures_are_told_as_torch
     program = "samples/programs/odd_calls.py"
     logged = subprocess.run([sys.executable, program, "2000"], capture_output=True, text=True, cwd=ROOT,
                             env=dict(os.environ, TORCH_LOGS="recompiles")).stderr
-    proc = run_cli("run", "-o", tmp_path, program, 2000)
+    proc = run_cli("run", "-o", tmp_path, "--no-replay", program, 2000)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "odd_calls.html").exists() and "USDT" not in proc.stderr
     a = analyze(load(tmp_path / "odd_calls.json"))
@@ -232,7 +232,7 @@ FAILING = textwrap.dedent('''\
 def test_a_functions_error_and_each_break_are_told_once(tmp_path):
     """A fullgraph function whose branch fails (the program catches it); a step whose data-dependent reads break."""
     (tmp_path / "swarm.py").write_text(FAILING)
-    proc = run_cli("run", "-o", tmp_path / "out", "swarm.py", cwd=tmp_path, env=ENV)
+    proc = run_cli("run", "-o", tmp_path / "out", "--no-replay", "swarm.py", cwd=tmp_path, env=ENV)
     assert proc.returncode == 0 and "caught Unsupported" in proc.stdout, proc.stderr
     assert proc.stderr.count("get_labels: error: Unsupported: Data-dependent branching\n") == 1
     assert proc.stderr.count("Hint: Use `torch.cond`") == 1 and "get_labels: get_labels" not in proc.stderr
