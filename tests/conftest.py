@@ -6,6 +6,7 @@ tests/fast/ drives analysis and rendering from checked-in probe output (no torch
 import functools
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -19,10 +20,31 @@ GOLDEN = ROOT / "tests" / "golden"
 VERSIONS = ("2.1.2", "2.13.0")  # the torch versions whose output is checked in (scripts/make-fixtures.py)
 
 
+# the order in which the two workers (pytest-xdist, --dist loadfile, --no-loadscope-reorder: pyproject.toml) take
+# the modules: the real compiles first, the modules that take longest (measured: --durations) leading, so that the
+# fast layer's many short modules fill the end and both workers finish together
+LONGEST_FIRST = ("test_report.py", "test_errors.py", "test_run.py", "test_program_runtime.py", "test_envs.py",
+                 "test_breaks.py", "test_browser.py", "test_compare.py", "test_api.py")
+
+
+def pytest_collection_modifyitems(items):
+    def order(item):
+        e2e = item.path.parent.name == "e2e"
+        lead = LONGEST_FIRST.index(item.path.name) if e2e and item.path.name in LONGEST_FIRST else len(LONGEST_FIRST)
+        return not e2e, lead
+    items.sort(key=order)  # stable: a module's tests keep their order
+
+
 def run_cli(*args, cwd=ROOT, timeout=600, **kwargs):
     """Run ``python -m inspector ARGS`` as a user would; return the CompletedProcess."""
     return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, **kwargs)
+
+
+def interruptible():
+    """For a process the test interrupts as Ctrl-C does: SIGINT as a terminal's foreground process gets it (a suite
+    started in the background, as ``cmd &`` does, passes SIGINT ignored to every process it starts)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def record_path(version, stem):

@@ -92,11 +92,14 @@ def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
 
 
 def _untraced(run: RawRun) -> UntracedCalls | None:
-    """The calls the trace pass left alone (None: a record from before it told them)."""
+    """The calls the trace pass left alone (None: a record from before it told them), each failed guard in a few
+    words, as a recompile's."""
     if run.untraced is None:
         return None
-    return UntracedCalls(run.untraced.count or 0, [Untraced(u.call or 0, NotTraced(u.why or "recompile"), u.guard)
-                                                   for u in run.untraced.first or []])
+    return UntracedCalls(run.untraced.count or 0, [
+        Untraced(u.call or 0, NotTraced(u.why or "recompile"),
+                 "; ".join(recompiles.guard_text(g) for g in u.guard.split("; ")) if u.guard else u.guard)
+        for u in run.untraced.first or []])
 
 
 def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[str]]:

@@ -254,10 +254,10 @@ def _without_inspector(error, seen=None):
 
 
 def _trimmed(tb):
-    """A traceback relinked without the frames of this module and of runpy."""
+    """A traceback relinked without inspector's frames and runpy's."""
     import runpy
-    ours = (__file__, runpy.__file__, "<frozen runpy>")
-    return _relinked(tb, lambda code: code.co_filename not in ours)
+    starters = (runpy.__file__, "<frozen runpy>")
+    return _relinked(tb, lambda code: not _ours(code.co_filename) and code.co_filename not in starters)
 
 
 def _relinked(tb, keep):
@@ -283,6 +283,21 @@ def _hide(error):
     re-raises it with a bare ``raise`` (which adds no frame): the program's tracebacks (``unittest``'s, its own
     ``except``) show its frames and torch's, as the bare run's do."""
     error.__traceback__ = _relinked(error.__traceback__, lambda code: not _ours(code.co_filename))
+
+
+class _Hidden:
+    """``with HIDDEN:`` around a wrapper's call: an error leaving it has inspector's frames taken out (``_hide``)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, tb):
+        if error is not None:
+            _hide(error)
+        return False
+
+
+HIDDEN = _Hidden()
 
 
 def _user_frames(stack):
@@ -390,11 +405,8 @@ class Tracker:
             forward = compiled.forward
 
             def tracked_forward(*args, **kwargs):
-                try:
+                with HIDDEN:
                     return self.call(function, forward, args, kwargs)
-                except BaseException as e:
-                    _hide(e)
-                    raise
             compiled.forward = tracked_forward
             _skip_frame(tracked_forward.__code__)
             for method in _own_methods(model):
@@ -404,11 +416,8 @@ class Tracker:
         @functools.wraps(model)
         def tracked(*args, **kwargs):
             __tracebackhide__ = True  # noqa: F841  (IPython, pytest: not the user's frame)
-            try:
+            with HIDDEN:
                 return self.call(function, compiled, args, kwargs)
-            except BaseException as e:
-                _hide(e)
-                raise
         for attribute in ("_torchdynamo_orig_callable", "_torchdynamo_inline"):  # Dynamo inlines it as before
             if hasattr(compiled, attribute):
                 setattr(tracked, attribute, getattr(compiled, attribute))
@@ -569,11 +578,8 @@ def _counted(function, model, name):
     """``model.name`` called through the compiled module, each call counted in ``function.other_methods``."""
     def method(*args, **kwargs):
         function.other_methods[name] = function.other_methods.get(name, 0) + 1
-        try:
+        with HIDDEN:
             return getattr(model, name)(*args, **kwargs)
-        except BaseException as e:
-            _hide(e)
-            raise
     return functools.wraps(getattr(model, name))(method)
 
 

@@ -29,9 +29,9 @@ def seconds(value: Optional[float]) -> str:
     """A duration for people: 6.91 s, 48.0 ms, 180 µs."""
     if value is None:
         return "-"
-    if value >= 1:
+    if float(f"{value:.3g}") >= 1:  # 0.9996 s: "1.00 s", not "1e+03 ms"
         return f"{value:.2f} s"
-    if value >= 1e-3:
+    if float(f"{value:.3g}") >= 1e-3:
         return f"{value * 1e3:.3g} ms"
     return f"{value * 1e6:.3g} µs"
 
@@ -65,6 +65,12 @@ SAME = 0.005  # a ratio this close to 1 reads as the same time ("1x", "as fast")
 ROUNDS = "alternating round"  # where a ratio's spread was measured
 
 
+def _figure(value: float) -> str:
+    """A positive number to three significant digits, without an exponent: "6.5", "622", "1,330"."""
+    rounded = float(f"{value:.3g}")
+    return f"{value:.3g}" if rounded < 1000 else f"{rounded:,.0f}"
+
+
 def ratio(value: Optional[float], style: Style = "times") -> str:
     """A ratio of two times (the other's over this one's: above 1, this one is faster) for people, to three
     significant digits, turned over below 1: ``times``, as a table cell says it, "6.5x", "16x slower", "1x";
@@ -75,8 +81,8 @@ def ratio(value: Optional[float], style: Style = "times") -> str:
     if abs(value - 1) < SAME:
         return {"times": "1x", "change": "as fast", "of": "as fast as"}[style]
     if value > 1:
-        return f"{value:.3g}x" + (" faster" if style == "change" else "")
-    return f"{1 / value:.3g}x slower" + (" than" if style == "of" else "")
+        return f"{_figure(value)}x" + (" faster" if style == "change" else "")
+    return f"{_figure(1 / value)}x slower" + (" than" if style == "of" else "")
 
 
 def between(low: Optional[float], high: Optional[float], style: Union[Style, Literal["seconds"]] = "change") -> str:
@@ -90,11 +96,11 @@ def between(low: Optional[float], high: Optional[float], style: Union[Style, Lit
     low, high = sorted(1.0 if abs(x - 1) < SAME else x for x in (low, high))
     if low < 1 < high:
         return f"{ratio(low, style)} to {ratio(high, style)}"
-    if f"{low:.3g}" == f"{high:.3g}":
+    if _figure(low) == _figure(high):
         return ratio(low, style)
     if high <= 1:
-        return f"{1 / high:.3g}x to {1 / low:.3g}x slower"
-    return f"{low:.3g}x to {ratio(high, style)}"
+        return f"{_figure(1 / high)}x to {_figure(1 / low)}x slower"
+    return f"{_figure(low)}x to {ratio(high, style)}"
 
 
 def spread(low_high: Optional[tuple[float, float]], rounds: Optional[int], style: Style = "change") -> str:

@@ -12,7 +12,7 @@ import sys
 import pytest
 from markupsafe import escape
 
-from conftest import HOSTILE_ERROR, HOSTILE_TITLE, ROOT, python_with_site, run_cli
+from conftest import HOSTILE_ERROR, HOSTILE_TITLE, ROOT, interruptible, python_with_site, run_cli
 from inspector.analysis import analyze
 from inspector.record import load
 
@@ -193,7 +193,7 @@ def test_ctrl_c_keeps_what_was_measured(tmp_path):
     cmd = [sys.executable, "-m", "inspector", "report", BAD / "bad_variants.py", "-o", tmp_path, *map(str, FAST),
            "-v", "numpy", "-v", "numpy_hangs", "-v", "numpy_last"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=interruptible)
     stderr = ""
     while " numpy " not in stderr:  # the first variant is measured; numpy_hangs sleeps next
         line = proc.stderr.readline()

@@ -92,16 +92,6 @@ def test_the_fixes_for_strided_loads_are_tried_side_by_side_and_shown_where_the_
                    for at in c.at)
 
 
-def test_json_format_prints_the_analysis(tmp_path):
-    proc = run_cli("report", "samples/poly.py", "-n", "2000", "--budget", "0.02", "-v", "numpy",
-                   "-v", "numpy-compiled-cpu", "-f", "json", "--no-profile", "--rounds", 0, "-o", tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
-    assert data["format"] == FORMAT
-    v = next(v for v in data["variants"] if v["id"] == "numpy-compiled-cpu")
-    assert v["code"]["kernels"][0]["parallel"] and {e["status"] for e in v["code"]["lines"]} == {"parallel"}
-
-
 def test_a_folder_reports_every_sample_and_links_them_from_an_index(tmp_path):
     folder = tmp_path / "samples"
     folder.mkdir()
@@ -139,13 +129,13 @@ def test_render_of_a_schema_1_record_gives_the_full_report(tmp_path):
 
 
 def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
-    """The same file reported twice, then a copy of it under another name (whose graphs Inductor's caches would
-    otherwise replay with the first file's stacks): the same verdicts, line by line, and the torch variant, whose
-    graph equals the NumPy variant's, keeps its own lines; and each C++ kernel's machine code, however its shared
-    object was built or reused."""
+    """A file reported, then a copy of it under another name (whose graphs Inductor's caches, filled by the first
+    run, would otherwise replay with the first file's stacks): the same verdicts, line by line, and the torch
+    variant, whose graph equals the NumPy variant's, keeps its own lines; and each C++ kernel's machine code, however
+    its shared object was built or reused."""
     shutil.copy(ROOT / "samples" / "sum.py", tmp_path / "renamed.py")
     runs, machine = [], []
-    for sample in ("samples/sum.py", "samples/sum.py", tmp_path / "renamed.py"):
+    for sample in ("samples/sum.py", tmp_path / "renamed.py"):
         out = tmp_path / f"out{len(runs)}"
         proc = run_cli("report", sample, "-n", 1200, "--budget", 0.02, "-v", "numpy-compiled-cpu",
                        "-v", "torch-compiled-cpu", "--no-profile", "--rounds", 0, "-o", out)
@@ -156,8 +146,8 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
         machine.append([k.machine and k.machine.describe() for v in a.variants for k in v.code.kernels
                         if k.backend == "cpp"])
         assert not next(p for p in a.parse if p.artifact == "machine code").problems
-    assert runs[0] == runs[1] == runs[2]
-    assert machine[0] == machine[1] == machine[2] and len(machine[0]) == 2 and all(machine[0])
+    assert runs[0] == runs[1]
+    assert machine[0] == machine[1] and len(machine[0]) == 2 and all(machine[0])
     torch_lines = runs[0]["torch-compiled-cpu"]
     assert [(status, "loop_nest" in how) for _, status, _, _, _, how in torch_lines] == [("parallel", True)]
 
@@ -173,22 +163,6 @@ def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
         assert v.speedups.vs_python is not None  # against its own family's Python variant
 
 
-def test_a_library_is_annotated_and_its_break_shown_at_its_site(tmp_path):
-    pytest.importorskip("pymoo", reason="pymoo is not installed: pip install -e '.[test]'")
-    proc = run_cli("report", "samples/libraries/pymoo_g7.py", "-n", 2000, "--budget", 0.02, "--no-profile",
-                   "-v", "numpy", "-v", "numpy-compiled-cpu", "--rounds", 0, "-o", tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    a = analyze(load(tmp_path / "pymoo_g7.json"))
-    (b,) = a.variant("numpy-compiled-cpu").code.breaks
-    assert (b.file, b.where) == ("pymoo/gradient/toolbox/__init__.py", "library") and b.count >= 1
-    assert b.chain[0] == ("samples/libraries/pymoo_g7.py", 23) and "torch.compiler.disable" in b.fix
-    g = a.file("pymoo/problems/single/g.py")
-    verdicts = {g.text(e.line)[:2]: e.status for e in a.variant("numpy-compiled-cpu").code.lines if e.file == g.display}
-    assert {verdicts[f"g{i}"] for i in range(1, 9)} == {"parallel"} and verdicts["f "] == "parallel"
-    html = (tmp_path / "pymoo_g7.html").read_text()
-    assert "<code>pymoo/problems/single/g.py</code>" in html and "Graph break at pymoo/gradient" in html
-
-
 def test_compile_options_reach_torch_compile_and_the_record(tmp_path):
     proc = run_cli("report", "samples/knapsack_breaks.py", "-n", 2000, "--budget", 0.02, "-v", "torch-compiled-cpu",
                    "--compile-option", "fullgraph=True", "-o", tmp_path)
@@ -200,13 +174,17 @@ def test_compile_options_reach_torch_compile_and_the_record(tmp_path):
     assert bad.returncode == 2 and "--compile-option speed=11: expected KEY=VALUE, KEY one of mode" in bad.stderr
 
 
-def test_redact_leaves_no_path_of_this_machine_nor_the_programs_output(tmp_path):
+def test_redact_leaves_no_path_of_this_machine_nor_the_programs_output_and_json_prints_the_analysis(tmp_path):
     import os
     import sys
-    proc = run_cli("report", "samples/poly.py", "-n", 200, "--budget", 0.01, "-v", "numpy", "--redact", "-o", tmp_path)
+    proc = run_cli("report", "samples/poly.py", "-n", 2000, "--budget", 0.02, "-v", "numpy", "-v", "numpy-compiled-cpu",
+                   "--redact", "-f", "json", "--no-profile", "--rounds", 0, "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
-    for name in ("poly.json", "poly.html"):
-        text = (tmp_path / name).read_text()
+    data = json.loads(proc.stdout)
+    assert data["format"] == FORMAT
+    v = next(v for v in data["variants"] if v["id"] == "numpy-compiled-cpu")
+    assert v["code"]["kernels"][0]["parallel"] and {e["status"] for e in v["code"]["lines"]} == {"parallel"}
+    for text in (tmp_path / "poly.json").read_text(), (tmp_path / "poly.html").read_text(), proc.stdout:
         assert os.path.expanduser("~") not in text and sys.executable not in text and "/site-packages" not in text
     record = load(tmp_path / "poly.json")
     assert record.redacted and record.probe_log == "(redacted: the program's printed output)"

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import ROOT, line_of, package_frames, run_cli, tlparse
+from conftest import ROOT, interruptible, line_of, package_frames, run_cli, tlparse
 from inspector.analysis import analyze
 from inspector.record import load
 from inspector.render import section as sections
@@ -54,8 +54,6 @@ MESSY = textwrap.dedent('''\
             compiled_helper(x)
             print("looping", flush=True)
             time.sleep(0.01)
-    if sys.argv[1] == "raise":
-        raise ValueError("boom")
     sys.exit(int(sys.argv[1]))
 ''')
 
@@ -96,19 +94,16 @@ def test_methods_and_functions_compiled_anywhere_are_found_and_the_exit_status_i
     assert [(v.id, v.run.calls) for v in a.program.functions] == [("shifted", 3), ("Scorer.score", 3), ("helper", 3)]
     assert all(e.status == "parallel" for v in a.program.functions for e in v.code.lines)
     assert {e.file for e in a.function("shifted").code.lines} == {"helper_mod.py"}
-    # a program that raises: Python's traceback (not inspector's frames), exit 1, the report still written
-    failed = run_cli("run", "-o", tmp_path / "out", "--no-replay", "-m", "messy", "raise", cwd=tmp_path, env=ENV)
-    assert failed.returncode == 1 and "ValueError: boom" in failed.stderr
-    assert "inspector/probe" not in failed.stderr and "runpy" not in failed.stderr
-    assert analyze(load(tmp_path / "out" / "messy.json")).program.exit == 1
 
 
 def test_ctrl_c_reaches_the_program_and_the_report_keeps_what_ran(tmp_path):
+    """The program run as a module (-m): its KeyboardInterrupt's traceback is Python's, without inspector's frames
+    nor runpy's."""
     (tmp_path / "messy.py").write_text(MESSY)
     (tmp_path / "helper_mod.py").write_text(HELPER)
-    proc = subprocess.Popen([sys.executable, "-m", "inspector", "run", "-o", "out", "messy.py", "forever"],
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", "run", "-o", "out", "-m", "messy", "forever"],
                             cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=interruptible)
     try:
         assert proc.stdout.readline().strip() == "ready"
         assert proc.stdout.readline().strip() == "looping"  # a fourth call made
@@ -118,66 +113,17 @@ def test_ctrl_c_reaches_the_program_and_the_report_keeps_what_ran(tmp_path):
         if proc.poll() is None:  # the program too: it is in inspector's session
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, stderr
+    assert "KeyboardInterrupt" in stderr and 'messy.py", line' in stderr
+    assert not package_frames(stderr) and "runpy" not in stderr
     a = analyze(load(tmp_path / "out" / "messy.json"))
     assert a.program.exit == 130 and a.function("helper").run.calls > 3
 
 
-AS_IT_IS = textwrap.dedent('''\
-    import os
-    import sys
-
-    import torch
-
-    print("__file__", __file__)
-    print("__loader__", type(__loader__).__name__, __loader__.name, __loader__.path)
-    print("__spec__", __spec__, "__package__", __package__, "__name__", __name__)
-    print("argv", sys.argv)
-    print("path0", sys.path[0], "checkout on the path", any(p.rstrip("/") == CHECKOUT for p in sys.path))
-    print("PYTHONPATH", os.environ.get("PYTHONPATH"), "TORCH_TRACE", os.environ.get("TORCH_TRACE"))
-
-
-    @torch.compile
-    def scaled(x):
-        return check(torch.cos(x) * 2)
-
-
-    def check(y):
-        if y.shape[0] > 100:
-            raise ValueError("too many rows")
-        return y
-
-
-    for _ in range(3):
-        scaled(torch.ones(50))
-    scaled(torch.ones(500))
-''')
-
-
-def test_the_program_sees_what_python_gives_it_and_its_traceback_has_no_inspector_frame(tmp_path):
-    script = tmp_path / "as_it_is.py"
-    script.write_text(AS_IT_IS.replace("CHECKOUT", repr(str(ROOT))))
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TORCH_TRACE")}
-    bare = subprocess.run([sys.executable, "as_it_is.py", "one"], cwd=tmp_path, capture_output=True, text=True,
-                          env=env)
-    ours = run_cli("run", "-o", "out", "--no-trace", "--no-profile", "as_it_is.py", "one", cwd=tmp_path, env=env)
-    assert bare.returncode == ours.returncode == 1, ours.stderr
-    assert "checkout on the path False" in bare.stdout and "PYTHONPATH None TORCH_TRACE None" in bare.stdout
-    assert ours.stdout == bare.stdout
-    # Python's traceback as the bare run prints it (inspector's summary follows it), no frame of inspector's files
-    # (a word "inspector" in torch's frames is the checkout's or the virtual environment's path, not a frame of ours)
-    assert ours.stderr.startswith(bare.stderr) and not package_frames(ours.stderr)
-    assert "Traceback" in bare.stderr and "USDT" not in ours.stderr
-    (f,) = analyze(load(tmp_path / "out" / "as_it_is.json")).program.functions
-    # --no-trace --no-profile: the calls after the compile are all the program's own, none traced or profiled
-    assert (f.run.calls, f.run.traced_call, f.run.profiled_call) == (4, None, None)
-    assert f.run.steady_calls == f.timing.runs == 2
-
-
 def test_odd_calls_once_never_eager_first_stances_and_closures_are_told_as_torch_sees_them(tmp_path):
     program = "samples/programs/odd_calls.py"
-    logged = subprocess.run([sys.executable, program, "2000"], capture_output=True, text=True, cwd=ROOT,
-                            env=dict(os.environ, TORCH_LOGS="recompiles")).stderr
-    proc = run_cli("run", "-o", tmp_path, "--no-replay", program, 2000)
+    # torch's own log of the same run: the program's stderr, before inspector's summary
+    proc = run_cli("run", "-o", tmp_path, "--no-replay", program, 2000, env=dict(os.environ, TORCH_LOGS="recompiles"))
+    logged = proc.stderr
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "odd_calls.html").exists() and "USDT" not in proc.stderr
     a = analyze(load(tmp_path / "odd_calls.json"))
@@ -248,8 +194,8 @@ def test_a_functions_error_and_each_break_are_told_once(tmp_path):
 def test_a_large_program_gives_a_page_bounded_by_what_it_shows_each_line_once_per_kernel(tmp_path, monkeypatch):
     """The stable-fluids program of bench/large_program.py, small: its helpers in solver.py, inlined from several call
     sites and in a loop Dynamo unrolls, fused into one kernel of thousands of lines."""
-    proc = run_cli("run", "-o", tmp_path, "samples/programs/fluid/fluid.py", "--size", 16, "--sweeps", 1, "--frames", 4,
-                   "--still")
+    proc = run_cli("run", "-o", tmp_path, "--no-replay", "samples/programs/fluid/fluid.py", "--size", 16, "--sweeps", 1,
+                   "--frames", 4, "--still")
     assert proc.returncode == 0 and "done: 4 frames" in proc.stdout, proc.stderr
     a = analyze(load(tmp_path / "fluid.json"))
     (f,) = a.program.functions

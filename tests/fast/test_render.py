@@ -137,6 +137,7 @@ def test_analysis_and_rendering_never_import_torch():
 def _shown(text):
     """A duration or ratio as the report prints it, back to a number: "2.78 ms" → 0.00278, "4.76x slower" → 1/4.76."""
     value, unit = text.split(" ", 1) if " " in text else (text, "")
+    value = value.replace(",", "")  # "1,450x"
     if value.endswith("x"):
         return float(value[:-1]) if unit != "slower" else 1 / float(value[:-1])
     return float(value) * {"s": 1, "ms": 1e-3, "µs": 1e-6}[unit]
@@ -163,11 +164,14 @@ def test_the_numbers_on_each_row_agree_as_shown(path):
 
 
 def test_one_ratio_formatter_and_one_range_formatter_say_every_ratio():
-    from inspector.render.words import between, spread
+    from inspector.render.words import between, seconds, spread
     assert [ratio(x) for x in (6.5, 1 / 16, 1.004, 0.996, None)] == ["6.5x", "16x slower", "1x", "1x", "-"]
     assert [ratio(x, "change") for x in (1.4, 1 / 2.13, 0.998)] == ["1.4x faster", "2.13x slower", "as fast"]
     assert [ratio(x, "of") for x in (4.3, 0.5, 1.0)] == ["4.3x", "2x slower than", "as fast as"]
     assert ratio(622.4) == "622x"  # three significant digits, never 6.2e+02x
+    assert [ratio(x) for x in (1334.2, 999.6, 1 / 2000)] == ["1,330x", "1,000x", "2,000x slower"]  # nor 1.33e+03x
+    assert between(900, 1500) == "900x to 1,500x faster"
+    assert [seconds(x) for x in (0.9996, 0.0009996, 0.5, 12.345)] == ["1.00 s", "1 ms", "500 ms", "12.35 s"]
     assert between(1.9, 2.3) == "1.9x to 2.3x faster" and between(1 / 1.1, 1 / 1.4) == "1.1x to 1.4x slower"
     assert between(1 / 1.2, 1.1) == "1.2x slower to 1.1x faster"
     assert between(1 / 1.2, 1.1, "times") == "1.2x slower to 1.1x"
