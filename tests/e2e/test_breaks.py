@@ -50,6 +50,16 @@ def test_lists_exactly_the_lines_torch_logs_and_exits_3_for_ci(knapsack):
     assert len(row["graphs"]) >= 2 and row["cost"]["outside_s"] >= 0
 
 
+def test_breaks_stream_as_soon_as_the_first_call_compiled(knapsack):
+    proc, rows = knapsack
+    lines = proc.stderr.splitlines()
+    streamed = [i for i, s in enumerate(lines) if "numpy-compiled-cpu: graph break at samples/knapsack_breaks.py:" in s]
+    done = next(i for i, s in enumerate(lines) if re.match(r"\s*\[\d+\] numpy-compiled-cpu ", s))
+    assert streamed and max(streamed) < done  # said before the variant's timing and profiling ended
+    said = {int(re.search(r"knapsack_breaks\.py:(\d+)", lines[i]).group(1)) for i in streamed}
+    assert said == {b["line"] for b in rows["numpy-compiled-cpu"]["breaks"]}
+
+
 def test_config_flags_that_remove_a_break_are_tried(knapsack):
     _, rows = knapsack
     source = (ROOT / "samples/knapsack_breaks.py").read_text().splitlines()
@@ -85,15 +95,3 @@ def test_a_clean_sample_exits_0_and_a_broken_one_2(tmp_path):
     cannot = run_cli("breaks", tmp_path / "bad.py", "--fail-on-break")
     assert cannot.returncode == 2 and cannot.stderr.count("inspector: error:") == 1
     assert "Traceback" not in cannot.stderr
-
-
-def test_breaks_stream_as_soon_as_the_first_call_compiled():
-    proc = run_cli("breaks", "samples/knapsack_breaks.py", "-v", "numpy-compiled-cpu", "-n", "2000", "--budget",
-                   "0.02", "--no-try-fixes")
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stderr.splitlines()
-    streamed = [i for i, s in enumerate(lines) if "numpy-compiled-cpu: graph break at samples/knapsack_breaks.py:" in s]
-    done = next(i for i, s in enumerate(lines) if s.strip().startswith("[1] numpy-compiled-cpu"))
-    assert streamed and max(streamed) < done  # said before the variant's timing and profiling ended
-    said = {int(re.search(r"knapsack_breaks\.py:(\d+)", lines[i]).group(1)) for i in streamed}
-    assert said == {int(n) for n in re.findall(r"^  samples/knapsack_breaks\.py:(\d+)", proc.stdout, re.M)}

@@ -69,7 +69,8 @@ def as_it_is(tmp_path_factory):
     """(the bare run, inspector's, its analysis) of a program that prints what Python gives it and raises."""
     bare = subprocess.run([sys.executable, PROGRAMS / "as_it_is.py", "one"], capture_output=True, text=True,
                           cwd=ROOT, env=BARE_ENV)
-    proc, a = _inspected(tmp_path_factory.mktemp("as_it_is"), "as_it_is.py", "--no-profile", args=("one",), env=BARE_ENV)
+    proc, a = _inspected(tmp_path_factory.mktemp("as_it_is"), "as_it_is.py", "--no-profile", args=("one",),
+                         env=BARE_ENV)
     return bare, proc, a
 
 
