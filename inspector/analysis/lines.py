@@ -16,6 +16,7 @@ parallel paid are said on a line beside what the placing evidence says.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Optional, Union
@@ -125,7 +126,7 @@ def scope(source: str, function: str) -> Scope:
 def enclosing_scope(tree: ast.Module, lines: Iterable[int]) -> Scope:
     """The statements and spans of the innermost functions (methods included) around each of ``lines``, as
     ``scope``."""
-    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions = _functions(tree)
     found: dict[FunctionNode, None] = {}
     for line in lines:
         around = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
@@ -142,12 +143,19 @@ def functions_around(source: str, lines: Iterable[int]) -> tuple[FunctionSpan, .
     return enclosing_scope(tree, lines).functions if tree else ()
 
 
+@functools.lru_cache(maxsize=64)
 def parse(source: str) -> Optional[ast.Module]:
-    """The syntax tree of a source file, or None where it does not parse."""
+    """The syntax tree of a source file (shared: not to be changed), or None where it does not parse."""
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError):
         return None
+
+
+@functools.lru_cache(maxsize=64)
+def _functions(tree: ast.Module) -> tuple[FunctionNode, ...]:
+    """The functions and methods of a syntax tree, wherever they are (each file's are asked for many times)."""
+    return tuple(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
 
 def _span(function: FunctionNode) -> FunctionSpan:
@@ -261,8 +269,7 @@ def _entries(evidence: Evidence, sources: Sources) -> dict[Key, _Entry]:
     for p in evidence.python_lines:
         found = sources.resolve(parse_frames.Frame(p.file or sources.files[0].path, p.line or 0, None, None))
         tree = sources.tree(found) if found else None
-        def_lines = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} \
-            if tree else set()
+        def_lines = {n.lineno for n in _functions(tree)} if tree else set()
         if found and p.line not in def_lines and not any(k[:2] == (found.path, p.line) for k in entries):
             entries.setdefault((found.path, p.line or 0, ()), _Entry(found)).add(How.PYTHON_TRACE)
     return entries

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 
 from pygments.formatter import Formatter
@@ -15,6 +16,12 @@ LEXERS: dict[str, type[Lexer]] = {"python": PythonLexer, "cpp": CppLexer, "trito
 
 def lines(code: str, language: str) -> list[str]:
     """Highlighted HTML for each line of ``code`` (tokens never span lines, so lines stand alone)."""
+    return list(_lines(code, language))
+
+
+@functools.lru_cache(maxsize=256)
+def _lines(code: str, language: str) -> tuple[str, ...]:
+    """``lines``, once per code and language: a page shows a kernel's code and a source file in several places."""
     lexer = LEXERS.get(language, PythonLexer)(stripnl=False, ensurenl=False)
     out: list[str] = []
     current: list[str] = []
@@ -29,7 +36,7 @@ def lines(code: str, language: str) -> list[str]:
                 current.append(f'<span class="{css}">{text}</span>' if css else text)
     out.append("".join(current))
     expected = code.count("\n") + 1
-    return out[:expected] + [""] * (expected - len(out))
+    return tuple(out[:expected] + [""] * (expected - len(out)))
 
 
 def _css(token: _TokenType) -> str:

@@ -4,6 +4,7 @@ template, and every figure, threshold and path it prints comes from a value."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
@@ -23,9 +24,10 @@ STYLESHEET = Path(__file__).parent / "static" / "style.css"
 PROGRAM_LIMIT = 12  # kernels shown per compiled function of a program (see section.section): each is tens of kB
 
 
+@functools.lru_cache(maxsize=None)
 def environment(index: Optional[str] = None) -> jinja2.Environment:
     """The jinja environment of every page: autoescaping on, the shared stylesheet and filters; ``index``: the page
-    a report links back to at its top (a folder's index), or None."""
+    a report links back to at its top (a folder's index), or None. One per ``index``: its templates compile once."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters.update(seconds=seconds, ratio=ratio, between=between, break_even=break_even, match=match,

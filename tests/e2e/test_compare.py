@@ -14,7 +14,7 @@ FLAG = "cpp.enable_tiling_heuristics=False"
 
 def test_one_shot_compare_shows_the_kernel_diff_and_the_verdict_change(tmp_path):
     proc = run_cli("compare", "samples/poly.py", "--run", FLAG, "-n", 5000, "--budget", 0.05, "--rounds", 3,
-                   "-v", "*-compiled-cpu", "-o", tmp_path)
+                   "-v", "torch-compiled-cpu", "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     records = sorted(tmp_path.glob("poly-*.json"), key=lambda p: len(p.name))
     assert len(records) == 2 and FLAG.replace("=", "-") in records[1].name
@@ -31,7 +31,7 @@ def test_one_shot_compare_shows_the_kernel_diff_and_the_verdict_change(tmp_path)
     # both probes stayed alive and took turns: every time compared round by round
     rounds = [json.loads(r.read_text())["rounds"] for r in records]
     assert rounds[0]["session"] == rounds[1]["session"] and [r["position"] for r in rounds] == [0, 1]
-    assert proc.stdout.count("in 3 alternating rounds") == 2 and "timing every run's variants again" in proc.stderr
+    assert proc.stdout.count("in 3 alternating rounds") == 1 and "timing every run's variants again" in proc.stderr
     # the flag made the lines vectorized; the other way round, CI fails on the lost vectorization
     back = run_cli("compare", records[1], records[0], "--fail-on-regression", "-o", tmp_path)
     assert back.returncode == 3, back.stderr

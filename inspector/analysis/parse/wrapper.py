@@ -10,6 +10,7 @@ one place that finds them, names their calls in the order they run and follows b
 
 import ast
 import builtins
+import functools
 import math
 import warnings
 from collections.abc import Iterator
@@ -44,8 +45,10 @@ class WrapperError(Exception):
     """The module does not parse as Python; one line."""
 
 
+@functools.lru_cache(maxsize=64)
 def parse(output_code: str) -> ast.Module:
-    """The module's syntax tree; WrapperError when it is not Python."""
+    """The module's syntax tree (shared: not to be changed; kernels and cost read each module), WrapperError when it
+    is not Python."""
     try:
         with warnings.catch_warnings():  # torch 2.1's ORIGIN comments hold invalid escapes: not ours to lint
             warnings.simplefilter("ignore")
