@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from inspector.probe.rounds import turn
-from inspector.probe.timing import OVERRUN
 
 DEFAULT_BUDGET_S = 3.0  # seconds of replay, all functions together (``inspector run --budget``)
 SHARE = 0.25  # of the memory available (host; a GPU's free memory too) when the first copy is taken
@@ -154,7 +153,7 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
     if rounds < 1:
         return dict(facts, why=f"an eager and a compiled call take {slowest * 2:.3g} s, too long for its share of "
                                f"the replay's budget ({share_s:.3g} s of --budget)")
-    per_turn = max(slowest, (left / (2 * rounds) - 2 * slowest) / OVERRUN)  # what a turn may take, over its budget
+    per_turn = max(slowest, left / (2 * rounds) - 2 * slowest)  # what a turn may take (measure stops at it)
     timed: dict[str, list[dict[str, Any]]] = {"eager": [], "compiled": []}
     for r in range(rounds):
         if r and time.perf_counter() - start > share_s:  # a busy machine: the rounds so far, within the budget

@@ -3,9 +3,8 @@
 Method (documented in docs/timing.md): one warm-up call (for compiled variants the first call,
 which compiles, is timed on its own); then calls are grouped in blocks of ``number`` calls so that a
 block lasts at least ``MIN_BLOCK_S``; blocks are repeated until ``budget_s`` is spent, with at least
-``MIN_RUNS`` and at most ``MAX_RUNS`` blocks, and stop once OVERRUN times the budget is spent (the one call the block
-size and count were estimated from was faster than the later ones: a busy machine). Each block's time divided by
-``number`` is one sample.
+``MIN_RUNS`` and at most ``MAX_RUNS`` blocks (however far the one call the block size was estimated from was from
+the later ones: a busy machine). Each block's time divided by ``number`` is one sample.
 """
 
 import statistics
@@ -16,7 +15,6 @@ from typing import Any, Optional
 MIN_BLOCK_S = 0.002
 MIN_RUNS = 5
 MAX_RUNS = 200
-OVERRUN = 1.5
 
 
 def measure(call: Callable[[], object], sync: Callable[[], object] = lambda: None, budget_s: float = 1.0,
@@ -27,18 +25,17 @@ def measure(call: Callable[[], object], sync: Callable[[], object] = lambda: Non
         first_call_s = once(call, sync)
     estimate = max(once(call, sync), 1e-9)
     number = max(1, int(MIN_BLOCK_S / estimate + 0.999))
-    runs = int(min(MAX_RUNS, max(min_runs, budget_s / (estimate * number))))
-    if estimate * number * min_runs > 4 * budget_s:  # very slow call: fewer, still honest, runs
-        runs = min(3, min_runs)
+    # a very slow call: fewer, still honest, blocks
+    most = min(3, min_runs) if estimate * number * min_runs > 4 * budget_s else MAX_RUNS
     samples: list[float] = []
     began = time.perf_counter()
-    for _ in range(runs):
+    while len(samples) < most:
         start = time.perf_counter()
         for _ in range(number):
             call()
         sync()
         samples.append((time.perf_counter() - start) / number)
-        if len(samples) >= min_runs and start - began > OVERRUN * budget_s:
+        if len(samples) >= min(min_runs, most) and time.perf_counter() - began >= budget_s:
             break
     runs = len(samples)
     return {"first_call_s": first_call_s, "median_s": statistics.median(samples), "min_s": min(samples),
