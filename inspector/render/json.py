@@ -1,10 +1,12 @@
-"""The JSON renderer: the typed values as plain JSON, for other tools, with the output's ``format`` first."""
+"""The JSON renderer: the typed values as plain JSON, for other tools, with the output's ``format`` first; a report's
+and a program's ``advice`` last, as their pages say it."""
 
 from __future__ import annotations
 
 import json
 
 from inspector.model import FORMAT, Analysis, BreaksView, Comparison, to_json
+from inspector.render import views
 from inspector.render.base import Renderer
 
 
@@ -12,10 +14,10 @@ class JsonRenderer(Renderer):
     name = "json"
 
     def report(self, analysis: Analysis) -> str:
-        return _dumps(analysis)
+        return _dumps(analysis, advice=[to_json(c) for c in views.changes(analysis)])
 
     def program(self, analysis: Analysis) -> str:
-        return _dumps(analysis)
+        return _dumps(analysis, advice=[to_json(f) for f in views.program_fixes(analysis)])
 
     def breaks(self, view: BreaksView) -> str:
         return _dumps(view)
@@ -24,5 +26,5 @@ class JsonRenderer(Renderer):
         return _dumps(comparison)
 
 
-def _dumps(value: object) -> str:
-    return json.dumps({"format": FORMAT, **to_json(value)}, indent=1, ensure_ascii=False, default=str)
+def _dumps(value: object, **after: object) -> str:
+    return json.dumps({"format": FORMAT, **to_json(value), **after}, indent=1, ensure_ascii=False, default=str)

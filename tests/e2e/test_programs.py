@@ -232,6 +232,8 @@ def test_a_recompile_on_a_float_argument_gets_torchs_fix_pass_it_as_a_tensor(run
     assert [x.type for x in h.arguments] == ["tensor", "float"] and h.compile_options == {}
     said, page = run.advice(h)
     assert "pass c as a tensor (torch.tensor(c))" in said and "pass c as a tensor" in page
+    advice = json.loads(renderer("json").program(run.a))["advice"]
+    assert any(a["function"] == h.id and "pass c as a tensor" in a["text"] for a in advice)
     assert "dynamic=False" not in said and "mark_dynamic" not in said and "size" not in said
 
 

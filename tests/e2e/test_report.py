@@ -99,7 +99,7 @@ def test_a_folder_reports_every_sample_and_links_them_from_an_index(tmp_path):
         shutil.copy(ROOT / "samples" / f"{stem}.py", folder)
     (folder / "helpers.py").write_text("def not_a_sample():\n    pass\n")
     proc = run_cli("report", folder, "-n", "1200", "--budget", "0.02", "-v", "numpy", "-v", "numpy-compiled-cpu",
-                   "--no-profile", "--rounds", 0, "-o", tmp_path / "out")
+                   "--no-profile", "--no-try-fixes", "--rounds", 0, "-o", tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     index = (tmp_path / "out" / "index.html").read_text()
     for stem in ("sum", "knapsack_breaks"):
@@ -138,7 +138,7 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
     for sample in ("samples/sum.py", tmp_path / "renamed.py"):
         out = tmp_path / f"out{len(runs)}"
         proc = run_cli("report", sample, "-n", 1200, "--budget", 0.02, "-v", "numpy-compiled-cpu",
-                       "-v", "torch-compiled-cpu", "--no-profile", "--rounds", 0, "-o", out)
+                       "-v", "torch-compiled-cpu", "--no-profile", "--no-try-fixes", "--rounds", 0, "-o", out)
         assert proc.returncode == 0, proc.stderr
         a = analyze(load(next(out.glob("*.json"))))
         runs.append({v.id: [(e.line, e.status, e.vectorized, e.kernels, e.nests, e.how) for e in v.code.lines]
@@ -153,8 +153,8 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
 
 
 def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
-    proc = run_cli("report", "samples/five_problems.py", "-n", 2000, "--budget", 0.02, "-v", "*_sphere",
-                   "-v", "*_ackley", "-v", "*_griewank", "--no-profile", "--rounds", 0, "-o", tmp_path)
+    proc = run_cli("report", "samples/five_problems.py", "-n", 2000, "--budget", 0.02, "-v", "*_sphere", "-v",
+                   "*_ackley", "-v", "*_griewank", "--no-profile", "--no-try-fixes", "--rounds", 0, "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     a = analyze(load(tmp_path / "five_problems.json"))
     assert {v.family for v in a.variants} == {"sphere", "ackley", "griewank"}
@@ -178,7 +178,7 @@ def test_redact_leaves_no_path_of_this_machine_nor_the_programs_output_and_json_
     import os
     import sys
     proc = run_cli("report", "samples/poly.py", "-n", 2000, "--budget", 0.02, "-v", "numpy", "-v", "numpy-compiled-cpu",
-                   "--redact", "-f", "json", "--no-profile", "--rounds", 0, "-o", tmp_path)
+                   "--redact", "-f", "json", "--no-profile", "--no-try-fixes", "--rounds", 0, "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["format"] == FORMAT

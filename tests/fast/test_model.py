@@ -57,6 +57,10 @@ def test_every_json_output_carries_its_format_and_plain_strings():
     for text in outputs:
         data = json.loads(text)
         assert next(iter(data)) == "format" and data["format"] == FORMAT
+    # what to change, last, as the page says it
+    trig = analysis("2.13.0", "trig")
+    advice, said = json.loads(json_.report(trig))["advice"], renderer("text").report(trig)
+    assert advice and all(c["text"] in said and c["at"] and c["lines"] for c in advice)
     plain = model.to_json(a)
     assert plain["variants"][0]["status"] == "ok"
     assert not [s for s in _strings(plain) if type(s) is not str]
