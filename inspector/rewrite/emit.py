@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import copy
 import difflib
+import re
 from collections.abc import Callable, Iterable
 
 from inspector.rewrite.program import Module
@@ -101,6 +102,9 @@ def function(name: str, args: ast.arguments, body: list[ast.stmt]) -> ast.Functi
     return ast.FunctionDef(**fields)  # type: ignore[arg-type]
 
 
+HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@(.*)$")
+
+
 def diff(old: str, new: str, path: str, first: int = 1) -> str:
     """A unified diff of ``old`` (the user's lines from ``first``) against ``new``."""
     lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", lineterm="",
@@ -111,12 +115,13 @@ def diff(old: str, new: str, path: str, first: int = 1) -> str:
 
 
 def _shifted(line: str, by: int) -> str:
-    """A hunk header moved ``by`` lines down in the old file (the user's lines started there)."""
-    if not line.startswith("@@ -"):
+    """A hunk header moved ``by`` lines down on both sides: the user's lines started there, and the rewrite takes
+    their place."""
+    found = HUNK.match(line)
+    if not found:
         return line
-    head, _, rest = line[4:].partition(" +")
-    start, comma, count = head.partition(",")
-    return f"@@ -{int(start) + by}{comma}{count} +{rest}"
+    old, old_count, new, new_count, tail = found.groups()
+    return f"@@ -{int(old) + by}{old_count or ''} +{int(new) + by}{new_count or ''} @@{tail}"
 
 
 def substitute(node: ast.AST, replace: Callable[[ast.AST], ast.AST | None]) -> ast.AST:

@@ -4,6 +4,7 @@ declined with their reason; failures of the check reported, never passed; the bl
 source: running them needs torch, tests/e2e/test_rewrite.py)."""
 
 import ast
+import re
 
 import numpy as np
 import pytest
@@ -158,6 +159,10 @@ def test_the_blog_s_break_samples_rewritten_as_source():
     assert numpy.declined == () and [c.kind for c in numpy.rewrite.changes] == [ChangeKind.WHERE]
     assert "    fitness = np.where(over, fitness - PENALTY * (weight - CAPACITY), fitness)\n" in numpy.rewrite.source
     assert "-    if over.any():\n" in numpy.rewrite.diff and numpy.rewrite.replaces[0].first == 45
+    # the diff's hunks numbered where the function is, on both sides: the rewrite takes the user's lines' place
+    old_side, new_side = re.search(r"^@@ -(\d+),\d+ \+(\d+),\d+ @@", numpy.rewrite.diff, re.M).groups()
+    definition = next(i for i, s in enumerate(knapsack.main.source.splitlines(), 1) if "def fitness_numpy(" in s)
+    assert int(old_side) == int(new_side) >= definition
     torch = rewrite_breaks(knapsack, "fitness_torch", Dialect.TORCH)
     assert torch.rewrite is None
     assert [(d.construct, d.span.first, d.reason) for d in torch.declined] == [
