@@ -433,8 +433,8 @@ def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str
             record = session.run(python, config)
             if fixes and session.live:
                 analysis = analyze(record)
-                written, runs_ = _rewrites(Path(sample), analysis, bool(rounds)) if FixKind.REWRITE in fixes else (
-                    [], [])
+                written, runs_ = _rewrites(Path(sample), analysis, bool(rounds), options.get("rtol")) \
+                    if FixKind.REWRITE in fixes else ([], [])
                 session.try_fixes([_trial(f, bool(rounds)) for f in fixes_mod.to_try(analysis, fixes)] + runs_,
                                   written)
             if session.interrupted:
@@ -443,9 +443,11 @@ def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str
         return session.records()
 
 
-def _rewrites(sample: Path, analysis: Analysis, timed: bool) -> tuple[list[RawRewrite], list[Trial]]:
+def _rewrites(sample: Path, analysis: Analysis, timed: bool, rtol: Optional[float]
+              ) -> tuple[list[RawRewrite], list[Trial]]:
     """The rewrites of ``fixes.rewrites`` written here (``inspector.rewrite``: nothing of the sample runs in this
-    process), and the RewriteTrials that run each in the live probe; a rewriter that fails is said as declined."""
+    process), and the RewriteTrials that run each in the live probe, each checked within ``rtol`` (--rtol; None:
+    the sample's); a rewriter that fails is said as declined."""
     program, numba = read_program(str(sample)), bool(analysis.env.numba)
     written: list[RawRewrite] = []
     runs: list[Trial] = []
@@ -453,8 +455,8 @@ def _rewrites(sample: Path, analysis: Analysis, timed: bool) -> tuple[list[RawRe
         v = analysis.variant(fix.variant)
         dialect = Dialect(fix.spec.name.split("-")[-1] if v.kind == "python" and fix.spec else v.kind)
         rows = v.timing.measured_population or analysis.sample.population if v.timing else analysis.sample.population
-        raw, trials = (rewrite_plan.vectorized(program, v.id, v.function, dialect, rows or 0, timed, numba)
-                       if v.kind == "python" else rewrite_plan.breaks(program, v.id, v.function, dialect, timed))
+        raw, trials = (rewrite_plan.vectorized(program, v.id, v.function, dialect, rows or 0, timed, numba, rtol)
+                       if v.kind == "python" else rewrite_plan.breaks(program, v.id, v.function, dialect, timed, rtol))
         written.append(raw)
         runs += trials
     return written, runs

@@ -213,7 +213,8 @@ class RewriteTrial(Trial):
     """Run inspector's rewrite of ``variant`` (``inspector.probe.rewritten``): ``code`` (what the rewriter wrote, its
     id ``rewrite``) defined in a copy of the sample's namespace, eager or ``compiled`` on the CPU, or under numba's
     ``@njit`` (``numba``: with no ``code``, the variant's own Python function over the rows); with ``check_rows``,
-    first checked against the user's code on that many individuals (0: all). Answered with a ``TrialAnswer``."""
+    first checked against the user's code on that many individuals (0: all), within the relative tolerance ``rtol``
+    (None: the sample's TOLERANCE, else the default). Answered with a ``TrialAnswer``."""
 
     TYPE: ClassVar[str] = "rewrite"
     rewrite: Optional[str] = None
@@ -221,8 +222,10 @@ class RewriteTrial(Trial):
     compiled: Optional[bool] = None
     numba: Optional[bool] = None
     check_rows: Optional[int] = None
+    rtol: Optional[float] = None
 
-    UNRECORDED: ClassVar[tuple[str, ...]] = ("time", "code", "check_rows")  # the command's, not the trial's facts
+    # the command's, not the trial's facts
+    UNRECORDED: ClassVar[tuple[str, ...]] = ("time", "code", "check_rows", "rtol")
 
 
 def _kinds(*types: type[Message]) -> dict[str, type[Message]]:

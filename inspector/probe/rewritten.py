@@ -34,7 +34,7 @@ def prepared(spec: RewriteTrial, module: types.ModuleType, variant: Variant, sam
              ) -> tuple[Variant, Callable[..., Any], Optional[dict[str, Any]]]:
     """(the variant the trial runs as, its function, its check as JSON or None): the rewrite's entry (under
     ``@njit`` with ``numba``), or with no code the variant's own Python function under ``@njit`` over the rows."""
-    tolerance = getattr(module, "TOLERANCE", None)
+    tolerance = spec.rtol or getattr(module, "TOLERANCE", None)  # --rtol, else the sample's
     if spec.code is None:
         return (Variant(spec.id or "", variant.function, "numpy", False, "cpu", family=variant.family),
                 over_rows(getattr(module, variant.function), vars(module)), None)

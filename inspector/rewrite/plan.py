@@ -16,35 +16,35 @@ COMPILED = "-compiled-cpu"
 
 
 def vectorized(program: Program, variant: str, function: str, dialect: Dialect, rows: int, timed: bool,
-               numba: bool) -> tuple[RawRewrite, list[RewriteTrial]]:
+               numba: bool, rtol: float | None = None) -> tuple[RawRewrite, list[RewriteTrial]]:
     """A per-individual variant's function over the population (``<variant>-rewritten-<dialect>``), checked on its
-    first ``rows`` individuals, run eager and compiled (and its NumPy rewrite under numba, and the function as it
-    stands under numba, where ``numba``); ``timed``: rounds follow."""
+    first ``rows`` individuals within ``rtol`` (None: the sample's), run eager and compiled (and its NumPy rewrite
+    under numba, and the function as it stands under numba, where ``numba``); ``timed``: rounds follow."""
     rid = f"{variant}-rewritten-{dialect.value}"
     written = vectorize(program, function, dialect)
     if isinstance(written, Declined):
         return _declined(rid, variant, function, "vectorized", dialect, (written,)), []
     raw = _raw(rid, variant, written, ())
-    trials = [_trial(rid, rid, variant, raw, timed, check_rows=rows), _trial(f"{rid}{COMPILED}", rid, variant, raw,
-                                                                            timed, compiled=True)]
+    trials = [_trial(rid, rid, variant, raw, timed, check_rows=rows, rtol=rtol),
+              _trial(f"{rid}{COMPILED}", rid, variant, raw, timed, compiled=True)]
     if numba and dialect is Dialect.NUMPY:
         trials += [_trial(f"{rid}-numba", rid, variant, raw, timed, numba=True),
                    _trial(f"{variant}-numba", rid, variant, None, timed, numba=True, fix="as-written")]
     return raw, trials
 
 
-def breaks(program: Program, variant: str, function: str, dialect: Dialect, timed: bool
+def breaks(program: Program, variant: str, function: str, dialect: Dialect, timed: bool, rtol: float | None = None
            ) -> tuple[RawRewrite, list[RewriteTrial]]:
     """A compiled NumPy or torch variant (``<base>-compiled-cpu``) with its breaks rewritten (``<base>-rewritten``),
-    checked on the whole population and single rows, run eager beside ``<base>`` and compiled beside the
-    variant."""
+    checked on the whole population and single rows within ``rtol`` (None: the sample's), run eager beside ``<base>``
+    and compiled beside the variant."""
     base = variant.removesuffix(COMPILED)
     rid = f"{base}-rewritten"
     found = rewrite_breaks(program, function, dialect)
     if found.rewrite is None:
         return _declined(rid, variant, function, "breaks", dialect, found.declined), []
     raw = _raw(rid, variant, found.rewrite, found.declined)
-    return raw, [_trial(rid, rid, base, raw, timed, check_rows=0),
+    return raw, [_trial(rid, rid, base, raw, timed, check_rows=0, rtol=rtol),
                  _trial(f"{rid}{COMPILED}", rid, variant, raw, timed, compiled=True)]
 
 
@@ -59,8 +59,9 @@ def _declined(rid: str, variant: str, function: str, kind: str, dialect: Dialect
 
 
 def _trial(tid: str, rid: str, variant: str, code: RawRewrite | None, timed: bool, *, compiled: bool = False,
-           numba: bool = False, check_rows: int | None = None, fix: str = "") -> RewriteTrial:
+           numba: bool = False, check_rows: int | None = None, rtol: float | None = None, fix: str = ""
+           ) -> RewriteTrial:
     given = {"id": tid, "variant": variant, "fix": fix or tid.removeprefix(f"{variant}-"), "rewrite": rid,
              "code": code.to_json() if code else None, "compiled": compiled, "numba": numba, "check_rows": check_rows,
-             "time": not timed}
+             "rtol": rtol, "time": not timed}
     return RewriteTrial.from_json({k: v for k, v in given.items() if v is not None and v is not False})

@@ -10,12 +10,14 @@ from conftest import run_cli
 from inspector.analysis import analyze
 from inspector.record import load
 
+RTOL = 1e-4  # not knapsack's TOLERANCE, nor the default
+
 
 @pytest.fixture(scope="module")
 def knapsack(tmp_path_factory):
     out = tmp_path_factory.mktemp("knapsack")
     proc = run_cli("report", "samples/knapsack_breaks.py", "-n", "2000", "--budget", "0.1", "--rounds", "2",
-                   "--no-profile", "--no-try-fixes", "--rewrites", "-o", out)
+                   "--no-profile", "--no-try-fixes", "--rewrites", "--rtol", RTOL, "-o", out)
     return proc, out
 
 
@@ -29,6 +31,7 @@ def test_each_rewrite_is_checked_against_the_users_code_and_timed_eager_and_comp
                         ("numpy-rewritten", "numpy-compiled-cpu")):
         r = written[rid]
         assert r.advice and r.check and r.check.matched and not r.check.unchecked, (rid, r.check)
+        assert r.check.rtol == RTOL  # --rtol, as the variants' cross-check takes it
         assert {x.how for x in r.runs} >= {"eager", "compiled"}
         for x in r.runs:  # each run cross-checked against its variant's output, timed in the same rounds
             if x.how not in ("eager", "compiled"):  # numba's, where it is installed: it may decline the code
