@@ -59,7 +59,7 @@ MESSY = textwrap.dedent('''\
 
 
 def test_a_ga_program_runs_as_it_is_and_the_report_shows_what_compiled(tmp_path):
-    proc = run_cli("run", "-o", tmp_path, "samples/programs/ga.py", 3000, 8)
+    proc = run_cli("run", "-o", tmp_path, "--budget", 1, "samples/programs/ga.py", 3000, 8)  # replay: 1 s
     assert proc.returncode == 0, proc.stderr
     # the program's own output, as it prints it, then the summary on stderr
     assert proc.stdout.count("best of this generation") == 8 and "done: 8 generations, population 4,500" in proc.stdout
