@@ -29,9 +29,10 @@ def seconds(value: Optional[float]) -> str:
     """A duration for people: 6.91 s, 48.0 ms, 180 µs."""
     if value is None:
         return "-"
-    if float(f"{value:.3g}") >= 1:  # 0.9996 s: "1.00 s", not "1e+03 ms"
+    rounded = float(f"{value:.3g}")  # the unit of the figure as shown: 0.9996 s is "1.00 s", not "1e+03 ms"
+    if rounded >= 1:
         return f"{value:.2f} s"
-    if float(f"{value:.3g}") >= 1e-3:
+    if rounded >= 1e-3:
         return f"{value * 1e3:.3g} ms"
     return f"{value * 1e6:.3g} µs"
 
