@@ -118,5 +118,7 @@ def test_spawned_children_are_followed_a_row_each_and_a_forked_one_is_said_not_t
         assert f"child process {c.name} (pid {c.pid}, started by spawn, exit status 0" in proc.stderr
     assert {c.start_method for c in p.children} == {"spawn", "fork"}
     assert a.function("step").run.calls == 0 and not a.function("step").run.shares_code  # the program's own
-    # --no-trace --no-profile: every call is the program's own, none traced or profiled
+    # --no-trace --no-profile: every call is the program's own, none traced or profiled: each after the compile timed
     assert all(f.run.traced_call is None and f.run.profiled_call is None for f in a.program.functions)
+    followed = [a.function(name) for c in p.children for name in c.functions]
+    assert followed and all(f.run.steady_calls == f.timing.runs == f.run.calls - 1 for f in followed)
