@@ -29,7 +29,7 @@ TILING_OFF = "cpp.enable_tiling_heuristics=False"
 HEURISTIC = ("non-contiguous", "small-inner-range")  # the branches of Inductor's tiling that the heuristic took
 SCALAR = (Vectorized.NONE, Vectorized.SOME)  # a line with C++ units left scalar
 SIZE_GUARD = "size mismatch"  # torch's words for a guard on a tensor's size
-SIZED = re.compile(r"tensor '([^']+)' size mismatch")  # ... and the argument it names
+SIZED = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)")  # ... and the argument and dimension it names
 # a guard on a Python number's value or type, as torch's recompile reasons say it: "c == 0.5", "L['c'] == 0.5",
 # "___as_python_constant(L['c']) == 0.5", "___check_type_id(L['c'], 94...)", "type(L['c']) ..."
 NUMBER_GUARD = re.compile(r"^(?:___as_python_constant\(|___check_type_id\(|type\()?(?:L\['(\w+)'\]|(\w+))\)?"
@@ -245,13 +245,22 @@ def _static(unit: Unit, tried: Tried) -> list[Fix]:
     function the program already compiled with dynamic=False (about the input whose size changed)."""
     if not size_recompiled(unit):
         return []
+    name, axis = resized(unit)
     if static_already(unit):
-        sized = next((m.group(1) for c in unit.run.recompiles for r in c.reasons if (m := SIZED.search(r))), None) \
-            if isinstance(unit, ProgramFunction) else None
-        return [Fix(FixKind.DYNAMIC, unit.id, (), None, None, unit.code.recompilation, detail=sized)]
+        return [Fix(FixKind.DYNAMIC, unit.id, (), None, None, unit.code.recompilation, detail=name, axis=axis)]
     sizes = tuple(s.population for s in unit.code.sizes)
     spec = TrialSpec("dynamic-false", compile_options={"dynamic": False}, sizes=sizes)
-    return [Fix(FixKind.STATIC, unit.id, (), None, spec, tried=tried.get((unit.id, spec.name)))]
+    return [Fix(FixKind.STATIC, unit.id, (), None, spec, tried=tried.get((unit.id, spec.name)), detail=name,
+                axis=axis)]
+
+
+def resized(unit: Unit) -> tuple[Optional[str], Optional[int]]:
+    """(the input, its dimension) whose size a program's recompile guard named first, as torch said it ("tensor
+    'pop' size mismatch at index 0"); (None, None) for a sample's variant (its sweep changed the population's size)
+    or where no guard said it."""
+    found = next((m for c in unit.run.recompiles for r in c.reasons if (m := SIZED.search(r))), None) \
+        if isinstance(unit, ProgramFunction) else None
+    return (found.group(1), int(found.group(2))) if found else (None, None)
 
 
 def _numbers(unit: Unit, tried: Tried) -> list[Fix]:

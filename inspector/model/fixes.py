@@ -93,8 +93,8 @@ class Fix:
     (measured; None where unknown), how the probe tries it (``spec``; None: inspector cannot), the break or
     recompilation it answers (``cause``), what trying it measured (``tried``; None: not tried), and what it names
     (``detail``): the argument it changes (the strided array of a layout, the guarded number, "lr" for an
-    optimizer's learning rate, the input whose size changed), or for a data-dependent branch's rewrite "where" when
-    both branches are tensor expressions, else "cond"."""
+    optimizer's learning rate, the input whose size changed, with its dimension in ``axis``), or for a
+    data-dependent branch's rewrite "where" when both branches are tensor expressions, else "cond"."""
 
     kind: FixKind
     variant: str
@@ -104,6 +104,7 @@ class Fix:
     cause: Union[GraphBreak, Recompilation, None] = None
     tried: Optional[TrialResult] = None
     detail: Optional[str] = None
+    axis: Optional[int] = None
 
     def __post_init__(self) -> None:
         coerce(self, "kind", FixKind)

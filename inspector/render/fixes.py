@@ -13,8 +13,6 @@ from inspector.render.words import places, ratio, seconds, spread
 # how to make the population column-major, the tiling heuristic off, and a recompiled size static, as a user does
 COLUMN_MAJOR = "shape (d, N), or np.asfortranarray"
 TILING_OFF = 'torch.compile(fn, options={"cpp.enable_tiling_heuristics": False})'
-STATIC = ("torch.compile(fn, dynamic=False) or torch._dynamo.mark_static(x, 0) on the input whose size changed "
-          "(kernels stay specialised, one compile per size), or dynamic=True (one compile for every size)")
 LABELS = {FixKind.LAYOUT: "column-major", FixKind.TILING: "the tiling heuristic off", FixKind.STATIC: "dynamic=False"}
 STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outside compiled graphs per call",
           FixKind.RECOMPILES: "per call, compiles included", FixKind.NUMBER: "per call, compiles included",
@@ -41,7 +39,15 @@ def advice(fix: Fix) -> str:
     if fix.kind == FixKind.TILING:
         return (f"Turn Inductor's tiling heuristic off for this function ({TILING_OFF}): it kept these lines scalar "
                 "because of their strided loads.")
-    return f"Compile with static shapes ({STATIC}): a change of population size recompiled it."
+    return f"Compile with static shapes ({static(fix)}): a change of population size recompiled it."
+
+
+def static(fix: Fix) -> str:
+    """Static shapes, about the input whose size changed where torch's guard named it."""
+    marked = (f"torch._dynamo.mark_static({fix.detail}, {fix.axis})" if fix.detail else
+              "torch._dynamo.mark_static(x, 0) on the input whose size changed")
+    return (f"torch.compile(fn, dynamic=False) or {marked} (kernels stay specialised, one compile per size), or "
+            "dynamic=True (one compile for every size)")
 
 
 def rewrite(b: GraphBreak) -> str:
@@ -65,12 +71,12 @@ def number(fix: Fix) -> str:
 def dynamic(fix: Fix) -> str:
     """Dynamic shapes for a function the program already compiled with dynamic=False; a higher recompile limit where
     it hit it."""
-    name = fix.detail or "x"
+    name, axis = (fix.detail, fix.axis) if fix.detail and fix.axis is not None else ("x", 0)
     limit = fix.cause.limit if isinstance(fix.cause, Recompilation) else None
     higher = (f"; or, to keep a compile per size, a higher torch._dynamo.config.recompile_limit (it hit {limit})"
               if limit else "")
     return (f"It is compiled with dynamic=False and {name}'s size changed: torch.compile(fn, dynamic=True) (one "
-            f"compile for every size) or torch._dynamo.mark_dynamic({name}, 0) before the call{higher}.")
+            f"compile for every size) or torch._dynamo.mark_dynamic({name}, {axis}) before the call{higher}.")
 
 
 def stake(fix: Fix) -> str:
@@ -140,7 +146,7 @@ def program(fix: Fix, sample: str) -> Optional[str]:
         return (f"{_dynamo(_flag(fix))} before compiling, which removes a graph break; inspector breaks "
                 f"measures it on a sample (--config {_flag(fix)})")
     if fix.kind == FixKind.STATIC:
-        return f"{STATIC}; inspector breaks --population-sizes shows the recompiles"
+        return f"{static(fix)}; inspector breaks --population-sizes shows the recompiles"
     if fix.kind in (FixKind.NUMBER, FixKind.DYNAMIC):
         said = advice(fix)
         return said[:1].lower() + said[1:]

@@ -416,7 +416,8 @@ def program_headlines(analysis: Analysis) -> list[FunctionHeadline]:
         ran = f"; {call_numbers(eager)} ran eagerly{limit}" if eager else ""
         said.append(FunctionHeadline(v.id, f"{v.id}: {seconds(run.total_s)} in {_count(run.calls, 'call')}{share}"
                                            f"{compiling}{steady}{breaks}{ran}{raised}.",
-                                     paid(v.id, v.replay) if v.replay else ""))
+                                     paid(v.id, v.replay, v.timing.median_s if v.timing else None)
+                                     if v.replay else ""))
     return said
 
 

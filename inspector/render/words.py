@@ -119,11 +119,12 @@ def break_even(value: Optional[BreakEven]) -> str:
     return "never" if value.calls is None else f"{math.ceil(value.calls):,} calls"
 
 
-def paid(name: str, r: Replay) -> str:
+def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
     """Whether compiling a program's function paid in its run, as its replay measured it: "compiling fitness did not
     pay in this run: 4.72 s of compile against 1.20 s saved over 8 calls; it pays after about 32 calls (eager ...)",
     or "... paid: ...", or why it was not measured. The figures are the Replay's: saved = calls x (eager -
-    compiled), pays after = compile / (eager - compiled)."""
+    compiled), pays after = compile / (eager - compiled). ``steady_s``: the program's own median per steady call,
+    set beside the replay's compiled figure where the two are over NOISY apart."""
     if r.why:
         return f"Whether compiling {name} paid: not measured: {r.why}."
     low, high = r.spread or (None, None)
@@ -131,15 +132,26 @@ def paid(name: str, r: Replay) -> str:
            f"{r.call}'s arguments replayed after the program in {r.rounds} {ROUNDS}{'s' if r.rounds != 1 else ''}"
            + ("" if r.clear else f"; the rounds disagree (compiled {between(low, high)}): not a clear answer"))
     calls = f"{r.calls:,} call{'s' if r.calls != 1 else ''}"
+    beside = _beside_the_program(r, steady_s)
     if r.pays_after is None:
         return (f"Compiling {name} did not pay in this run: {seconds(r.compile_s)} of compile, and its compiled calls "
-                f"were no faster than eager ({seconds(-(r.saved_s or 0.0))} lost over {calls}); it never pays ({how}).")
+                f"were no faster than eager ({seconds(-(r.saved_s or 0.0))} lost over {calls}); it never pays "
+                f"({how}).") + beside
     after = f"{math.ceil(r.pays_after):,} call{'s' if math.ceil(r.pays_after) != 1 else ''}"
     if r.paid:
         return (f"Compiling {name} paid: {seconds(r.saved_s)} saved over {calls} against {seconds(r.compile_s)} of "
-                f"compile; it paid after about {after} ({how}).")
+                f"compile; it paid after about {after} ({how}).") + beside
     return (f"Compiling {name} did not pay in this run: {seconds(r.compile_s)} of compile against "
-            f"{seconds(r.saved_s)} saved over {calls}; it pays after about {after} ({how}).")
+            f"{seconds(r.saved_s)} saved over {calls}; it pays after about {after} ({how}).") + beside
+
+
+def _beside_the_program(r: Replay, steady_s: Optional[float]) -> str:
+    """Why the replay's compiled time per call is not the program's own, where they are over NOISY apart."""
+    if not (steady_s and r.compiled_s) or 1 / NOISY <= steady_s / r.compiled_s <= NOISY:
+        return ""
+    return (f" The replayed calls, back to back, ran {ratio(steady_s / r.compiled_s, 'change')} than the program's "
+            "own steady calls: other arguments, caches in another state, or calls soon after a compile still warming "
+            "up (inferred, not measured).")
 
 
 def error_parts(text: Optional[str]) -> tuple[str, str]:

@@ -269,9 +269,11 @@ def test_a_function_already_dynamic_false_is_never_advised_dynamic_false():
     said = " ".join(f.text for f in views.program_fixes(a))
     assert "dynamic=False)" not in said and "torch.compile(fn, dynamic=True)" in said
     assert "torch._dynamo.mark_dynamic(x, 0)" in said and "torch._dynamo.config.recompile_limit" in said
-    # the same run had it not said dynamic=False: static shapes are a choice
+    # the same run had it not said dynamic=False: static shapes are a choice, about the input torch's guard named
     b = _program("recompile_limit", compile_options={})
-    assert _of(b, FixKind.STATIC) and not _of(b, FixKind.DYNAMIC)
+    (static,) = _of(b, FixKind.STATIC)
+    assert not _of(b, FixKind.DYNAMIC) and (static.detail, static.axis) == ("x", 0)
+    assert "torch._dynamo.mark_static(x, 0) (kernels" in fix_words.static(static)
 
 
 def test_a_data_dependent_branch_gets_torch_where_where_both_branches_are_tensor_expressions_else_torch_cond():

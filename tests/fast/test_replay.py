@@ -43,7 +43,7 @@ def test_the_first_screen_names_the_hottest_function_and_whether_compiling_it_pa
     a = analysis("2.13.0", "ga")
     (f,) = a.program.functions
     page = renderer(fmt).program(a)
-    said = paid(f.id, f.replay)
+    said = paid(f.id, f.replay, f.timing.median_s)
     said = str(escape(said)) if fmt == "html" else said  # as the template escapes it
     assert said in page and page.index(said) < page.index("Compiled functions" if fmt == "html" else "exit status")
     assert f"{a.program.functions[0].run.total_s / a.program.wall_s:.0%} of the run" in page
@@ -66,6 +66,17 @@ def test_the_words_say_paid_did_not_pay_never_pays_and_not_measured_with_the_fig
     assert not unclear.clear and "the rounds disagree" in paid("f", unclear)
     assert paid("f", Replay(why="--no-replay")) == "Whether compiling f paid: not measured: --no-replay."
     assert math.ceil(short.pays_after) == 20
+
+
+def test_a_replay_far_from_the_programs_own_steady_calls_says_so_and_why_only_as_inferred():
+    replay = Replay(call=4, rounds=3, compile_s=2.0, calls=10, spread=(1.5, 2.5), eager_s=0.3, compiled_s=0.1,
+                    saved_s=2.0, pays_after=10.0)
+    alone = paid("f", replay)
+    assert paid("f", replay, 0.12) == alone and paid("f", replay, None) == alone  # within NOISY: nothing to add
+    slower = paid("f", replay, 0.25)
+    assert slower.startswith(alone) and "ran 2.5x faster than the program's own steady calls" in slower
+    assert "(inferred, not measured)" in slower
+    assert "ran 2.5x slower than the program's own" in paid("f", replay, 0.04)
 
 
 @pytest.mark.parametrize("stem", ["ga", "odd_calls", "recompile_limit"])
