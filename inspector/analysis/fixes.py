@@ -69,9 +69,9 @@ def has_rewrite(b: GraphBreak) -> bool:
 
 
 def torch_hints(b: GraphBreak) -> list[str]:
-    """torch's own hints for a break that name a change to make, less those naming what its usual fix names and
+    """torch's own hints for a break that name a change to make, less those naming what its rewrite or flag names and
     those removing a call the break's line does not make (a call in torch's or a library's code below it)."""
-    said = {n.split(".")[-1] for n in NAMED.findall(b.fix or "")}
+    said = {n.split(".")[-1] for n in NAMED.findall(b.usual_fix or "")}
     return [h for h in b.hints if not NO_FIX_HINT.search(h)
             and not any(n.split(".")[-1] in said for n in NAMED.findall(h.replace("`", "")))
             and not ((m := REMOVE.match(h)) and m.group(1) not in (b.code or ""))]

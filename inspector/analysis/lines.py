@@ -424,8 +424,8 @@ def _status_of(groups: list[list[Unit]], certain: list[list[Unit]], units: list[
             where = f" inside this call, at {b.file}:{b.line}" if inside else ""
             why.append(Reason(ReasonKind.GRAPH_BREAK, f"graph break{where}: {b.reason}"
                               + (f" ({b.explanation})" if b.explanation else "")))
-            if b.fix:
-                why.append(Reason(ReasonKind.FIX, f"fix: {b.fix}"))
+            if b.usual_fix:
+                why.append(Reason(ReasonKind.FIX, f"fix: {b.usual_fix}"))
         return LineStatus.GRAPH_BREAK, why
     if LineStatus.EXTERN in statuses:
         why = [Reason(ReasonKind.LIBRARY_CALL, "ran as a library call: " + ", ".join(

@@ -24,13 +24,19 @@ class GraphBreak:
     hints: list[str]
     gb_id: Optional[str]
     url: Optional[str]
-    fix: Optional[str]
-    flag: Optional[str]  # a config flag that removes it
+    fix: Optional[str]  # the rewrite of the code that avoids it
+    flag: Optional[str]  # a config flag that removes it (a fix of its own, FixKind.FLAG)
     count: int
     compile_id: Optional[str]
     mechanism: Optional[str]
     text: str
     after: Optional[str] = None  # the compiler backend failed on the code after it, which ran as Python (torch's why)
+
+    @property
+    def usual_fix(self) -> Optional[str]:
+        """Its rewrite and its flag, as one clause where the break is shown alone."""
+        flag = f"set {self.flag}" if self.flag else None
+        return f"{self.fix}, or {flag}" if self.fix and flag else self.fix or flag
 
 
 @dataclass(frozen=True)

@@ -130,9 +130,7 @@ def program(fix: Fix, sample: str) -> Optional[str]:
     does not list (stopping recompiles: said with them); ``sample``: the program's path, whose lines are named by
     number."""
     if fix.kind == FixKind.BREAK and isinstance(fix.cause, GraphBreak):
-        # the flag that removes the break is a fix of its own (FixKind.FLAG), listed after: said once, there
         at, said = places(fix.lines, sample), rewrite(fix.cause)
-        said = said.replace(f", or set {fix.cause.flag}", "") if fix.cause.flag else said
         return f"the graph break at {at if ':' in at else 'line ' + at}: {said[:1].lower()}{said[1:]}"
     if fix.kind == FixKind.LAYOUT:
         name = fix.detail or "its input"

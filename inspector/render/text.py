@@ -156,7 +156,7 @@ class TextRenderer(Renderer):
                 if b.after:
                     console.print(f"      then {b.after}", markup=False)
                 for label, value in (("torch", b.explanation), *(("hint", h) for h in b.hints),
-                                     (b.gb_id, b.url), ("fix", b.fix)):
+                                     (b.gb_id, b.url), ("fix", b.usual_fix)):
                     if value:
                         console.print(f"      {label}: {value}", markup=False)
             for t in row.tried:

@@ -63,6 +63,19 @@ def test_a_breaks_rewrite_and_its_flag_apply_where_torch_names_them(version):
     assert fixes.has_rewrite(lib) and fixes.removing_flag(lib) is None
 
 
+@pytest.mark.parametrize("version", ["2.1.2", "2.13.0"])
+def test_a_flag_is_said_once_by_its_own_fix_never_inside_a_breaks_rewrite(version):
+    a = analysis(version, "knapsack_breaks")
+    flags = {f.spec.config[0]: f for f in _of(a, FixKind.FLAG)}
+    assert flags
+    said = [c.text for c in views.changes(a) + views.tried_without_gain(a)]
+    for flag, fix in flags.items():
+        # where trying it gained nothing, no advice names it; the break's own line still says it
+        assert not any(flag in text or flag.split("=")[0].split(".")[-1] in text for text in said
+                       if text != fix_words.advice(fix))
+        assert all(flag in b.usual_fix for b in a.variant(fix.variant).code.breaks if b.flag == flag)
+
+
 def test_stopping_recompiles_applies_to_a_variant_that_recompiled_on_every_call_only():
     a = analysis("2.1.2", "recompiling")
     (fix,) = _of(a, FixKind.RECOMPILES)

@@ -83,9 +83,9 @@ CAUSES = (
     # a Python number read out of a tensor: .item(), int(t), or an operator that needs one (torch.arange(t.max()));
     # aten._local_scalar_dense is what .item() calls, and torch's own hint for it names the flag
     Cause("item", (".item()", "tensor.item", "aten._local_scalar_dense", "aten.item"),
-          f"keep the value in a tensor rather than reading it out as a Python number, or set {SCALARS}", SCALARS),
+          "keep the value in a tensor rather than reading it out as a Python number", SCALARS),
     Cause("dynamic-shape", ("dynamic shape operator", "nonzero"),
-          f"avoid boolean-mask indexing: use np.where / torch.where with a mask, or set {DYNAMIC_SHAPES}",
+          "avoid boolean-mask indexing: use np.where / torch.where with a mask",
           DYNAMIC_SHAPES),
     Cause("print", ("builtin operator `print`", "builtin print", "builtinvariable(print)"),
           "remove the print from the compiled function, or log outside it"),
