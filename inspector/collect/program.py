@@ -60,20 +60,27 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
         if window["others_cpu_s"] is not None:  # the program's own CPU time is not the others'
             window["others_cpu_s"] = max(0.0, window["others_cpu_s"] - (_children_cpu() - children))
         messages = _messages(results)
-        children = [m for path in sorted(results.parent.glob(f"{results.name}.*")) for m in _messages(path)
-                    if isinstance(m, ProgramEnd)]  # the followed children's (inspector.probe.program.child)
+        # the followed children's (inspector.probe.program.child)
+        children = [end for path in sorted(results.parent.glob(f"{results.name}.*"))
+                    if (end := _replayed(_messages(path)))]
     header = next((m for m in messages if isinstance(m, ProgramHeader)), None)
     if header is None:
         raise CollectError(f"inspector's probe could not start under {command[0]} ({how_it_ended(status)})")
+    end = _replayed(messages)
+    unknown = Counter(m.kind for m in messages if isinstance(m, Unknown))
+    unread = RawProbeMessages(read=len(messages), unknown_kinds=dict(unknown)) if unknown else None
+    record = program_record(header, end, status, trace_dir, probe_messages=unread, children=children)
+    return status, record.but(program=(record.program or RawProgram()).but(load=window))
+
+
+def _replayed(messages: list[Message | Unknown]) -> Optional[ProgramEnd]:
+    """A probe's last message, each function's replay facts (its ProgramReplay, sent after) in its run."""
     end = next((m for m in messages if isinstance(m, ProgramEnd)), None)
     replayed = next((m for m in messages if isinstance(m, ProgramReplay)), None)
     if end and replayed and replayed.functions:
         end = end.but(functions=[f.but(run=f.run.but(replay=replayed.functions[f.id or ""]))
                                  if f.run and f.id in replayed.functions else f for f in end.functions or []])
-    unknown = Counter(m.kind for m in messages if isinstance(m, Unknown))
-    unread = RawProbeMessages(read=len(messages), unknown_kinds=dict(unknown)) if unknown else None
-    record = program_record(header, end, status, trace_dir, probe_messages=unread, children=children)
-    return status, record.but(program=(record.program or RawProgram()).but(load=window))
+    return end
 
 
 def _messages(results: Path) -> list[Message | Unknown]:
@@ -140,8 +147,10 @@ def _functions(end: Optional[ProgramEnd], children: Sequence[ProgramEnd]) -> lis
 
 
 def _children(started: list[RawChild], ends: Sequence[ProgramEnd]) -> list[JSON]:
-    """The program's multiprocessing children, each with whether its probe's account was read, and its wall time."""
+    """The program's multiprocessing children, then theirs (grandchildren, ...), each with whether its probe's
+    account was read, and its wall time."""
     by_name = {e.process: e for e in ends}
+    started = started + [c for e in ends for c in e.children or []]
     return [c.but(followed=c.name in by_name, wall_s=by_name[c.name].wall_s if c.name in by_name else None).to_json()
             for c in started]
 

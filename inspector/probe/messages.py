@@ -165,7 +165,7 @@ class ProgramEnd(Message):
     functions: Optional[list[RawVariant]] = None
     outside: Optional[dict[str, int]] = None
     process: Optional[str] = None  # a child's: its multiprocessing name ("SpawnProcess-1"); None: the program's own
-    children: Optional[list[RawChild]] = None  # the program's: the multiprocessing children it started
+    children: Optional[list[RawChild]] = None  # the multiprocessing children the program (or a child) started
 
 
 @dataclass(frozen=True, kw_only=True)

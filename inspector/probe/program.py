@@ -40,6 +40,9 @@ GUARD_LOCAL = re.compile(r"L\['([^']+)'\]")  # a guard's frame local as torch's 
 EAGER_STANCES = ("force_eager",)  # torch.compiler.set_stance values under which no compiled code runs
 MAX_UNTRACED = 8  # calls not traced because they would compile (or compiled as they were traced): then none is
 PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "")  # inspector's own files are under it
+# why a child process's functions are not replayed
+CHILD_NOT_REPLAYED = ("a child process's functions are not replayed (the replay runs in the program's own process, "
+                      "after it)")
 STARTERS = ("<string>", "<frozen runpy>")  # frames that start a program (``python -c``, ``-m``) besides inspector's
 
 
@@ -119,12 +122,14 @@ def _child_facts(p):
 
 
 def child(results, trace, profile):
-    """The probe of a spawned (or forkserver) child: tracks its torch.compile as ``main`` does the program's and
-    writes a ``ProgramEnd`` with its process name to RESULTS.PID once the process's target has returned."""
+    """The probe of a spawned (or forkserver) child: tracks its torch.compile as ``main`` does the program's,
+    follows its own children so, and writes a ``ProgramEnd`` with its process name to RESULTS.PID once the process's
+    target has returned."""
     from multiprocessing import process
     emit = Writer(f"{results}.{os.getpid()}")
     tracker = Tracker(trace=trace, profile=profile)
     tracker.install()
+    children = _follow_children(results, tracker.passes)  # its own children, as the program's
     bootstrap = process.BaseProcess._bootstrap
 
     def _bootstrap(self, *args, **kwargs):
@@ -132,7 +137,8 @@ def child(results, trace, profile):
         try:
             code = bootstrap(self, *args, **kwargs)
         finally:
-            emit(tracker.end(code).but(process=self.name))
+            emit(tracker.end(code).but(process=self.name, children=[_child_facts(p) for p in children]))
+            emit(tracker.replayed(code, why=CHILD_NOT_REPLAYED))
             emit.close()
         return code
     process.BaseProcess._bootstrap = _bootstrap
@@ -379,11 +385,11 @@ class Tracker:
         return ProgramEnd(exit=status, wall_s=wall_s, outside=dict(self.outside_counts),
                           functions=[RawVariant.from_json(f.facts()) for f in self.functions])
 
-    def replayed(self, status: int) -> ProgramReplay:
+    def replayed(self, status, why=None):
         """Each called function's replay facts (its ``run.replay``), replayed now that the program has finished (not
-        after Ctrl-C); without replay, why not."""
-        if self.replay is None or status == 130:
-            why = "--no-replay" if self.replay is None else "the program was interrupted (Ctrl-C)"
+        after Ctrl-C); without replay, why not (``why``: not replayed, and why)."""
+        if why or self.replay is None or status == 130:
+            why = why or ("--no-replay" if self.replay is None else "the program was interrupted (Ctrl-C)")
             found = {f: {"why": why} for f in self.functions if f.calls}
         else:
             active, self.active = self.active, list(self.functions)  # tracked calls the replay makes pass through
