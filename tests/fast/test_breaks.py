@@ -65,7 +65,7 @@ def test_population_sizes_show_recompiles_with_the_failed_guard():
     # the guard in words, as the program summary gives it: no compile id, and where the guarded code is
     printed = [w.text for w in a.variant("torch-compiled-cpu").code.warnings if "___stack0" in w.text]
     assert printed == ["recompiled at population 9,000: ___stack0 == 4749 (at knapsack_breaks.py:55, in the code "
-                       "after a graph break)"]
+                       "after the graph break at line 54; ___stack0 is a value Dynamo carried over that break)"]
     assert not [w for w in recompiles if "0/0:" in w.text]
 
 
@@ -147,7 +147,11 @@ def test_a_failed_guard_keeps_where_the_guarded_code_is(stack):
     """From the reason's user stack, or without one (torch adds it only where the guard kept one) from the end of
     the guard's source comment, whose path torch cuts short."""
     resumed, plain = (r if stack else r.partition("\nUser stack trace:")[0] for r in PSO["recompile_reasons"])
-    assert recompiles.guard_text(resumed) == "___stack0 == 724 (at pso.py:22, in the code after a graph break)"
+    # the code after a break: torch names it with the break's line, and ___stack0 a value carried over that break
+    assert recompiles.guard_text(resumed) == ("___stack0 == 724 (at pso.py:22, in the code after the graph break at "
+                                              "line 21; ___stack0 is a value Dynamo carried over that break)")
+    other = resumed.replace("___stack0 == 724", "L['x'] == 3")
+    assert recompiles.guard_text(other).endswith("(at pso.py:22, in the code after a graph break)")
     assert recompiles.guard_text(plain) == "it == 0 (at guards.py:21)"
 
 
