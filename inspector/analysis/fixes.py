@@ -193,7 +193,8 @@ def _breaks(unit: Unit, tried: Tried) -> list[Fix]:
     """Each break's usual rewrite, each followed by the flag that removes it (once per flag, about all its breaks):
     time outside compiled graphs at stake."""
     code, found, seen = unit.code, [], set()
-    outside = code.break_cost.outside_s if code.break_cost else None
+    outside = _share_of_a_call(unit, code.break_cost.outside_fraction, code.break_cost.outside_s) \
+        if code.break_cost else None
     for b in code.breaks:
         if has_rewrite(b):
             found.append(Fix(FixKind.BREAK, unit.id, ((b.file, b.line),), outside, None, b))
@@ -215,15 +216,23 @@ def _recompiles(unit: Unit, tried: Tried) -> list[Fix]:
     return [Fix(FixKind.RECOMPILES, unit.id, (), stake, None, unit.code.recompilation)]
 
 
+def _share_of_a_call(unit: Unit, share: Optional[float], profiled_s: float) -> float:
+    """Seconds of a call that a part of it takes: its share of the profiled call applied to the timed time per call
+    (the table's figure: the profiled call is another call, often slower, and a stake must not exceed the call it is
+    part of), else its seconds in the profiled call."""
+    return share * unit.timing.per_population_s if share is not None and unit.timing else profiled_s
+
+
 def _strided(unit: Unit, tried: Tried, kind: FixKind, spec: TrialSpec,
              precondition: Callable[[CompiledCode], list[LineVerdict]]) -> list[Fix]:
     """A fix about the strided lines (the layout, the tiling heuristic): all of them, and the time of their
-    kernels per profiled call at stake."""
+    kernels per call at stake."""
     if not precondition(unit.code):
         return []
     strided = strided_lines(unit.code)
-    kernels = {k for e in strided for k in e.kernels}
-    stake = sum(k.cost.time_s for k in unit.code.kernels if k.id in kernels and k.cost.time_s) or None
+    kernels = [k for k in unit.code.kernels if k.id in {k for e in strided for k in e.kernels} and k.cost.time_s]
+    stake = _share_of_a_call(unit, sum(k.cost.time_share or 0.0 for k in kernels),
+                             sum(k.cost.time_s or 0.0 for k in kernels)) or None
     lines = tuple(sorted({(e.file, e.line) for e in strided}))
     return [Fix(kind, unit.id, lines, stake, spec, tried=tried.get((unit.id, spec.name)))]
 

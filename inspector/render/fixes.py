@@ -16,8 +16,8 @@ TILING_OFF = 'torch.compile(fn, options={"cpp.enable_tiling_heuristics": False})
 LABELS = {FixKind.LAYOUT: "column-major", FixKind.TILING: "the tiling heuristic off", FixKind.STATIC: "dynamic=False"}
 STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outside compiled graphs per call",
           FixKind.RECOMPILES: "per call, compiles included", FixKind.NUMBER: "per call, compiles included",
-          FixKind.LAYOUT: "in the kernels of these lines per profiled call",
-          FixKind.TILING: "in the kernels of these lines per profiled call"}
+          FixKind.LAYOUT: "in the kernels of these lines per call",
+          FixKind.TILING: "in the kernels of these lines per call"}
 
 
 def advice(fix: Fix) -> str:

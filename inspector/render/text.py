@@ -58,7 +58,8 @@ class TextRenderer(Renderer):
             _effects(console, f"  tried, no gain (not advice): {c.text}", c, stake=False)
         _rewrites(console, views.rewrites(analysis.rewrites, analysis.variants), views.numba_hint(analysis))
         if found or idle:
-            console.print("  (time at stake: measured; effects: measured where it says \"tried\", the fix applied by "
+            console.print("  (time at stake: measured, a part's share of a profiled call applied to the time per "
+                          "call; effects: measured where it says \"tried\", the fix applied by "
                           "inspector, not by editing your code; the others are not tried by inspector)", markup=False)
         rows = views.table(analysis)
         console.print(timing_table(analysis, rows))

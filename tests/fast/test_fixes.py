@@ -31,7 +31,10 @@ def test_the_layout_and_the_tiling_heuristic_apply_to_strided_lines_the_heuristi
     (layout,), (tiling,) = _of(a, FixKind.LAYOUT, v.id), _of(a, FixKind.TILING, v.id)
     assert layout.lines == tiling.lines == tuple(sorted({(e.file, e.line) for e in strided}))
     kernels = {k for e in strided for k in e.kernels}
-    assert layout.stake_s == pytest.approx(sum(k.cost.time_s for k in v.code.kernels if k.id in kernels))
+    # the kernels' share of the profiled call, applied to the timed call: never more than the call it is part of
+    share = sum(k.cost.time_share for k in v.code.kernels if k.id in kernels)
+    assert layout.stake_s == pytest.approx(share * v.timing.per_population_s)
+    assert layout.stake_s <= v.timing.per_population_s
     assert layout.spec.layout == "column-major" and tiling.spec.config == (fixes.TILING_OFF,)
     # under torch 2.1 the vectorization checker decided, not the heuristic: the layout applies, the tiling does not
     old = analysis("2.1.2", "ten_genes")
@@ -52,7 +55,9 @@ def test_a_breaks_rewrite_and_its_flag_apply_where_torch_names_them(version):
     assert flagged and all(fixes.has_rewrite(b) for b in v.code.breaks)
     (flag,) = _of(a, FixKind.FLAG, v.id)
     assert flag.spec.config == (flagged[0].flag,) and set(flag.lines) == {(b.file, b.line) for b in flagged}
-    assert flag.stake_s == v.code.break_cost.outside_s if v.code.break_cost else flag.stake_s is None
+    cost = v.code.break_cost
+    assert flag.stake_s == pytest.approx(cost.outside_fraction * v.timing.per_population_s) if cost else \
+        flag.stake_s is None
     assert len(_of(a, FixKind.BREAK, v.id)) == len(v.code.breaks)
     unnamed = dataclasses.replace(flagged[0], fix=None, flag=None, hints=[])
     assert not fixes.has_rewrite(unnamed) and fixes.removing_flag(unnamed) is None
