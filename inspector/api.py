@@ -338,7 +338,7 @@ def compare_program(program, args=(), *, module=False, runs=(), envs=None, packa
     records = []
     for n, python in enumerate(pythons, 1):  # a program's calls cannot take turns with another run's
         say(f"run {n} of {len(pythons)}: {program} {' '.join(args)} under {python or sys.executable}")
-        status, record = _collect_program(program, args, module, python)
+        status, record = _collect_program(program, args, module, python, replay=False)  # a comparison shows none
         if record.interrupted:
             raise Interrupted()
         if status:

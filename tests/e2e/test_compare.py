@@ -76,3 +76,19 @@ def test_records_of_different_samples_are_refused(tmp_path):
 def test_bad_options_are_one_line_errors(args, message):
     proc = run_cli("compare", *args)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_a_program_compared_under_two_interpreters_runs_as_it_is_without_a_replay(tmp_path):
+    """`compare --program`: the program run once per run (here twice under this interpreter), its compiled functions
+    compared; no replay (a comparison shows none), so each run is the program's alone."""
+    import sys
+    proc = run_cli("compare", "--program", "tests/programs/compiled_per_call.py", "--python", sys.executable,
+                   "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    records = sorted(tmp_path.glob("compiled_per_call-*.json"))
+    assert len(records) == 2 and (tmp_path / "compiled_per_call-compare.html").is_file()
+    for path in records:
+        (f,) = json.loads(path.read_text())["variants"]
+        assert f["run"]["calls"] == 4 and f["run"]["replay"] == {"why": "--no-replay"}
+    assert "f: time per steady call" in proc.stdout and "calls 4 → 4" in proc.stdout
+    assert re.search(r"kernel \w+: identical after normalisation", proc.stdout)  # the same torch twice
