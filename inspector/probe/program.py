@@ -291,6 +291,20 @@ def _hide(error):
     error.__traceback__ = _relinked(error.__traceback__, lambda code: not _ours(code.co_filename))
 
 
+def _fails(manager, part, frame_locals):
+    """Whether a guard torch's check says failed fails when Python evaluates it, as torch's own recompile reason
+    does (a relational guard, "G['m'].torch is G['torch']", keeps state between checks and can fail on a second look
+    where it holds): True where it fails or is not Python (a tensor's "size mismatch" words), False where it holds
+    or cannot be evaluated here."""
+    scope = {"L": frame_locals, "G": manager.global_scope["G"], **(getattr(manager, "closure_vars", None) or {})}
+    try:
+        return not eval(part, dict(manager.global_scope), scope)
+    except SyntaxError:
+        return True
+    except Exception:
+        return False
+
+
 class _Hidden:
     """``with HIDDEN:`` around a wrapper's call: an error leaving it has inspector's frames taken out (``_hide``)."""
 
@@ -672,6 +686,8 @@ class Function:
                 parts = list(result.verbose_code_parts)[:1]
                 if any(part.startswith("KeyError") for part in parts):  # a name not among the arguments (a closure's
                     return None  # cell, a global torch reads from the frame): it cannot be told from here
+                if not all(_fails(entry.guard_manager, part, frame_locals) for part in parts):
+                    return None
                 failures += [GUARD_LOCAL.sub(r"\1", part) for part in parts]
             return "; ".join(failures) or "no compiled entry"
         except Exception:  # another torch's internals: say it cannot be told

@@ -38,3 +38,22 @@ def test_the_profiled_pass_wraps_the_timed_kernels_and_puts_them_back():
     assert result["mechanism"] == "wrapped_kernels" and result["total_s"] >= event["time_s"]
     regions = profile.regions(lambda: compiled(x), lambda: None)
     assert 0 < regions["graphs_s"] <= regions["total_s"]
+
+
+def test_a_failed_guard_is_kept_only_where_python_finds_it_failing_as_torchs_own_reason_does():
+    """torch's check can report a relational guard failed where it holds; the probe then says it cannot tell."""
+    torch = pytest.importorskip("torch")
+    from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    from inspector.probe.program import _fails
+
+    def scaled(x, c):
+        return x * c
+
+    torch.compile(scaled)(torch.ones(4), 2.0)
+    (entry,) = _debug_get_cache_entry_list(scaled.__code__)
+    manager, here = entry.guard_manager, {"x": torch.ones(4), "c": 2.0}
+    assert manager.check_verbose(here).result
+    assert _fails(manager, "L['c'] == 3.0", here) and not _fails(manager, "L['c'] == 2.0", here)
+    assert _fails(manager, "tensor 'x' size mismatch at index 0. expected 4, actual 5", here)  # torch's words
+    assert not _fails(manager, "L['missing'] == 1", here)  # cannot be evaluated here: not said to fail
