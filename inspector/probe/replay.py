@@ -233,7 +233,8 @@ def _on_cuda(value: Any) -> bool:
 
 
 def copied(value: Any, memo: Optional[dict[int, Any]] = None) -> Any:
-    """A copy of ``value``: tensors cloned (detached, their strides and ``requires_grad`` kept), NumPy arrays copied,
+    """A copy of ``value``: tensors cloned (detached, their strides, ``requires_grad`` and type kept: torch guards on a
+    tensor subclass, whose ``clone`` may give a plain tensor, as EvoTorch's ReadOnlyTensor does), NumPy arrays copied,
     containers copied item by item, anything else deep-copied; one copy of an object passed twice (torch guards on
     arguments that alias); NotCopyable where that fails."""
     import numpy as np
@@ -243,6 +244,9 @@ def copied(value: Any, memo: Optional[dict[int, Any]] = None) -> Any:
         return memo[id(value)]
     if isinstance(value, torch.Tensor):
         found: Any = value.detach().clone().requires_grad_(value.requires_grad)
+        if type(found) is not type(value):
+            with contextlib.suppress(Exception):
+                found = torch.Tensor.as_subclass(found, type(value))
     elif isinstance(value, np.ndarray):
         found = value.copy()
     elif type(value) is dict:

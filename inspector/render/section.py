@@ -38,6 +38,7 @@ LEFT_OUT = {"serial": "single-threaded loop nests", "not-fused": "pairs of loops
 FILE_KINDS = {"sample": "the sample", "user": "your module", "library": "library", "stdlib": "standard library"}
 REST = (("wrapper_s", "wrapper: between kernels, inside compiled graphs"),
         ("outside_graphs_s", "outside compiled graphs: guards, conversions, Python between graphs"))
+OUTSIDE = "outside compiled graphs, all the lines that ran eagerly together"  # a line's time, where it ran eagerly
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,9 @@ class SourceLine:
     """One line of a file of a compiled section: its number, highlighted HTML and id; its verdicts' status (the
     worst: its CSS class, "" for none) and marks (worst news first, then "v" when vectorized), the kernels (those on
     the page) and loop nests it ran in, its notes (``open``: shown from the start, as bad news is), and the time
-    share of its kernels with its heat, said on the first of a run of lines in the same kernels (``share_said``);
-    ``gap``: lines left out before it."""
+    share of its kernels with its heat, said on the first of a run of lines in the same kernels (``share_said``), or
+    for a line that ran eagerly the time outside compiled graphs (``timed``: which of the two); ``gap``: lines left
+    out before it."""
 
     number: int
     html: str
@@ -86,6 +88,7 @@ class SourceLine:
     share: Optional[float]
     share_said: bool
     time_s: Optional[float]
+    timed: str
     heat: Optional[charts.Heat]
 
 
@@ -339,7 +342,8 @@ def _line(number: int, html: str, here: Sequence[LineVerdict], shared: tuple[str
         open=any(n.status != LineStatus.PARALLEL for n in notes),  # good news stays folded
         gap=before is not None and before.number != number - 1, share=share,
         share_said=share is not None and (before is None or (before.kernels, before.share) != (kernels, share)),
-        time_s=timed.time_s if timed else None, heat=charts.heat(share) if share is not None else None)
+        time_s=timed.time_s if timed else None, heat=charts.heat(share) if share is not None else None,
+        timed=OUTSIDE if timed and timed.status in (LineStatus.EAGER, LineStatus.GRAPH_BREAK) else "its kernels")
 
 
 def _note(e: LineVerdict, shared: tuple[str, ...]) -> LineNote:

@@ -128,9 +128,14 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
     if r.why:
         return f"Whether compiling {name} paid: not measured: {r.why}."
     low, high = r.spread or (None, None)
+    unsteady = bool(low and high and high > NOISY * low)  # the machine's speed changed between rounds
     how = (f"eager {seconds(r.eager_s)} against compiled {seconds(r.compiled_s)} per call, on copies of call "
            f"{r.call}'s arguments replayed after the program in {r.rounds} {ROUNDS}{'s' if r.rounds != 1 else ''}"
-           + ("" if r.clear else f"; the rounds disagree (compiled {between(low, high)}): not a clear answer"))
+           + ("" if r.clear and not unsteady else
+              f"; the rounds disagree (compiled {between(low, high)}): not a clear answer")
+           + (f"; the replay compiled {r.compiles} graph{'s' if r.compiles != 1 else ''} first (the copies failed "
+              "the run's guards): its compiled time is of that code, not of the code the program ran"
+              if r.compiles else ""))
     calls = f"{r.calls:,} call{'s' if r.calls != 1 else ''}"
     beside = _beside_the_program(r, steady_s)
     if r.pays_after is None:

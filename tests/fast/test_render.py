@@ -225,3 +225,14 @@ def test_no_dict_reaches_a_template_and_no_threshold_or_path_is_written_in_one(m
         assert not any(t in text for t in thresholds), template.name
         # nor a path or a date sliced
         assert not re.search(r"(dir|path|file|created)\[-?\d*:-?\d*\]", text), template.name
+
+
+def test_a_line_that_ran_eagerly_says_its_time_is_all_the_eager_lines_together_never_its_kernels():
+    a = analysis("2.13.0", "ga")
+    (f,) = a.program.functions
+    eager = {e.line for e in f.code.lines if e.status in ("eager", "graph-break") and e.time_s}
+    page = renderer("html").program(a)
+    outside = seconds(f.code.time_split.outside_graphs_s)
+    assert eager and f"(outside compiled graphs, all the lines that ran eagerly together: {outside} per call" in page
+    kernels = [e for e in f.code.lines if e.status == "parallel" and e.time_s]
+    assert kernels and f"(its kernels: {seconds(kernels[0].time_s)} per call" in page
