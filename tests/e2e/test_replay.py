@@ -51,3 +51,21 @@ def test_a_function_that_changes_its_input_is_not_measured_and_says_why(runs):
     assert changed.replay is not None and changed.replay.eager_s is None
     assert "changes its arguments" in changed.replay.why
     assert "Whether compiling doubled_in_place paid: not measured: it changes its arguments" in inspected.stderr
+
+
+def test_a_tensor_subclass_whose_clone_gives_a_plain_tensor_is_copied_as_its_own_type():
+    """torch guards on a tensor's type: a copy of another type would make the replay compile (EvoTorch's
+    ReadOnlyTensor clones to a plain tensor)."""
+    import torch
+
+    from inspector.probe.replay import copied
+
+    class ReadOnly(torch.Tensor):
+        def clone(self, *args, **kwargs):
+            return super().clone(*args, **kwargs).as_subclass(torch.Tensor)
+
+    x = torch.arange(6.0).reshape(2, 3).as_subclass(ReadOnly)
+    assert type(x.detach().clone()) is torch.Tensor  # what the copy would be without keeping its type
+    y = copied(x)
+    assert type(y) is ReadOnly and y is not x and torch.equal(y.as_subclass(torch.Tensor), x.as_subclass(torch.Tensor))
+    assert y.data_ptr() != x.data_ptr()
