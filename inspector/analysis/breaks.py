@@ -21,17 +21,20 @@ TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., tor
 PROBE_FRAME = re.compile(r"[/\\]inspector[/\\]probe[/\\]\w+\.py$")  # inspector's probe calling the user's code
 UNROLLED_MIN_TIMES = 2  # a loop body traced this many times over into one graph was unrolled
 Seen = dict[tuple[Optional[str], Optional[int], str], GraphBreak]  # {(path, line, what): the break}
+Within = Optional[tuple[str, str]]  # the compiled function: its file's path and its name
 
 
-def distinct(entries: Sequence[RawBreak], sources: Sources) -> tuple[list[GraphBreak], list[str]]:
+def distinct(entries: Sequence[RawBreak], sources: Sources, within: Within = None
+             ) -> tuple[list[GraphBreak], list[str]]:
     """(GraphBreaks, problems): each break once, at its real site, with how many times torch reported it.
 
     The site is the innermost frame outside torch, inspector and the standard library (often a library's line, not
-    the sample's); ``chain`` lists the annotated frames from the user's outermost line down to it. Reports of one
-    break (the same site and cause, worded afresh after Dynamo restarted a frame) are counted together. That the
-    compiler backend then failed on the code after a break (torch's WON'T CONVERT message and the "Backend compiler
-    exception" break that follows it) is told once, as that break's ``after``. Problems: the messages that name no
-    location."""
+    the sample's); ``chain`` lists the annotated frames from the compiled function's (``within``: its file's path and
+    name, where known) down to it: the program's lines that called the compiled function ran no compiled code.
+    Reports of one break (the same site and cause, worded afresh after Dynamo restarted a frame) are counted
+    together. That the compiler backend then failed on the code after a break (torch's WON'T CONVERT message and the
+    "Backend compiler exception" break that follows it) is told once, as that break's ``after``. Problems: the
+    messages that name no location."""
     seen: Seen = {}
     later: list[BreakFacts] = []
     problems: list[str] = []
@@ -41,12 +44,12 @@ def distinct(entries: Sequence[RawBreak], sources: Sources) -> tuple[list[GraphB
         if b.resumes is not None:  # placed once every break it may follow is known
             later.append(b)
         else:
-            _add(seen, b, sources)
+            _add(seen, b, sources, within)
     for b in later:
-        path = _site(b, sources)[0]
+        path = _site(b, sources, within)[0]
         follows = next((key for key in seen if key[:2] == (path, b.resumes)), None)
         if follows is None:
-            _add(seen, b, sources)
+            _add(seen, b, sources, within)
         elif not seen[follows].after:
             why = (b.explanation or b.reason).split(". ")[0].rstrip(".")  # less torch's "Adding a graph break."
             seen[follows] = replace(seen[follows], after=f"the code after it did not compile: {why}; Dynamo ran it "
@@ -61,11 +64,14 @@ def _reports(entries: Sequence[RawBreak]) -> list[BreakFacts]:
     return [b for b in parsed if not (parse.WONT_CONVERT.match(b.text) and b.compile_id in told)]
 
 
-def _site(b: BreakFacts, sources: Sources
+def _site(b: BreakFacts, sources: Sources, within: Within = None
           ) -> tuple[Optional[str], Optional[int], Optional[SourceFile], list[tuple[SourceFile, int]]]:
     """(path, line, SourceFile or None, chain) of a parsed break: its innermost frame in an annotated file."""
-    frames = b.frames  # those above inspector's own call of the compiled function are its callers' (a program's)
+    frames = b.frames  # those above inspector's own call of the compiled function are its callers' (a sample's)
     frames = frames[1 + max((i for i, f in enumerate(frames) if PROBE_FRAME.search(f.file or "")), default=-1):]
+    path, name = within or (None, None)  # and those above the compiled function's frame (a program's)
+    frames = frames[next((i for i, f in enumerate(frames) if f.function == name and (
+        (s := sources.resolve(f)) and s.path == path)), 0):]
     chain = [(f, frame.line) for frame in frames if (f := sources.resolve(frame)) and f.kind != "stdlib"]
     if not chain and b.file and b.line is not None:
         at = sources.resolve(Frame(b.file, b.line, None, None))
@@ -76,9 +82,9 @@ def _site(b: BreakFacts, sources: Sources
     return site.path, line, site, chain
 
 
-def _add(seen: Seen, b: BreakFacts, sources: Sources) -> None:
+def _add(seen: Seen, b: BreakFacts, sources: Sources, within: Within) -> None:
     """Count a parsed break into ``seen``: a new entry, or one more report of one."""
-    path, line, site, chain = _site(b, sources)
+    path, line, site, chain = _site(b, sources, within)
     key = (path, line, b.cause if b.cause != "unknown" else b.gb_id or b.reason)
     if key in seen:  # the same break reported again: it could not resume if any report says so
         known = seen[key]

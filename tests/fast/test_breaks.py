@@ -159,3 +159,15 @@ def test_a_break_streamed_before_any_record_exists_is_told_at_its_site():
     """`inspector breaks` says each break as the probe streams it: its entries and env read as typed values."""
     found = breaks.first_seen(PSO_BREAKS["grid"], RawEnv.from_json({}), "pso_fallback.py", None)
     assert found == [("pso_fallback.py", _pso_line("torch.arange(k.max())"), "Data dependent operator (trace CALL)")]
+
+
+def test_a_programs_lines_that_called_the_compiled_function_get_no_break_verdict():
+    """torch's user code traceback starts at the program's <module>; the lines above the compiled function's frame
+    ran no compiled code, so the break's chain starts at the function."""
+    a = analysis("2.13.0", "ga")
+    (f,) = a.program.functions
+    first, last = f.location.line, f.location.end_line
+    assert f.code.breaks and all(first <= n <= last for b in f.code.breaks for _, n in b.chain)
+    placed = {e.line for e in f.code.lines if e.status == "graph-break"}
+    assert placed and all(first <= n <= last for n in placed)
+    assert line_of(a, "scores = fitness(pop, 100.0)") not in placed
