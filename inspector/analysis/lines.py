@@ -570,8 +570,9 @@ def serial_reason(nest: Optional[LoopNest], env: Env) -> str:
     if threads == 1:
         return "torch runs with one thread (torch.get_num_threads() == 1)"
     if nest is None:
-        return ("it has no loop: it computes single values per call (the compiled function runs once per "
-                "individual, e.g. under np.apply_along_axis, or Dynamo unrolled a Python loop)")
+        return ("it has no loop: it computes single values per call (a few, such as a best value, cost little; "
+                "where most kernels are so, the compiled function may run once per individual, e.g. under "
+                "np.apply_along_axis, or Dynamo unrolled a Python loop: inferred)")
     choice = next(iter(nest.decisions.parallel), None) if nest.decisions else None
     if choice is not None:
         return _parallel_decision(choice)
