@@ -436,7 +436,8 @@ def _status_of(groups: list[list[Unit]], certain: list[list[Unit]], units: list[
         return LineStatus.EXTERN, why
     if not groups:
         return LineStatus.EAGER, [Reason(ReasonKind.EAGER, "ran as Python outside any compiled graph (after a graph "
-                                                            "break, or in a frame the compiler skipped)")]
+                                                            "break, in a frame the compiler skipped, or as the body "
+                                                            "of a custom operator a graph calls)")]
     if LineStatus.SERIAL in statuses:
         return LineStatus.SERIAL, []
     if len(certain) == len(groups):
