@@ -94,7 +94,7 @@ def _add(seen: Seen, b: BreakFacts, sources: Sources, within: Within) -> None:
     form = fixes.branch_form(site.source, line) if b.cause == "data-dependent-branch" and site and line else None
     fix = {"where": parse.WHERE_FIX, "cond": parse.COND_FIX}.get(form or "", fix)  # as the source's branches allow
     if site and site.kind == "library":
-        fix, flag = _library_fix(site, line, chain), None
+        fix, flag = _library_fix(site, line, chain, _torch_caller(b, site, sources)), None
     elif not site and b.file and TORCH_FILE.search(b.file):
         where, file, flag = "torch", "torch/" + TORCH_FILE.split(b.file)[-1], None
         fix = ("the break is in torch's own code, before any line of yours ran: this torch could not trace the "
@@ -139,9 +139,25 @@ def _shown(text: str, sources: Sources) -> str:
     return head + marker + "".join(line for b in kept for line in b)
 
 
-def _library_fix(site: SourceFile, line: Optional[int], chain: list[tuple[SourceFile, int]]) -> str:
-    """What to do about a break inside a library: it is not the user's code to rewrite."""
+def _torch_caller(b: BreakFacts, site: SourceFile, sources: Sources) -> Optional[Frame]:
+    """torch's own frame that called the break's site, where torch did (not a line of the user's or the library's)."""
+    at = max((i for i, f in enumerate(b.frames) if (s := sources.resolve(f)) and s.path == site.path), default=0)
+    return b.frames[at - 1] if at and TORCH_FILE.search(b.frames[at - 1].file or "") else None
+
+
+def _library_fix(site: SourceFile, line: Optional[int], chain: list[tuple[SourceFile, int]],
+                 torch_caller: Optional[Frame] = None) -> str:
+    """What to do about a break inside a library: it is not the user's code to rewrite; where torch itself called the
+    library's code (wrapping a tensor subclass of the library's, say), nor is the call."""
     package = site.display.split("/", 1)[0]
+    if torch_caller:
+        called = (f"the break is inside {package} ({site.display}:{line}), in code torch itself called "
+                  f"(torch/{TORCH_FILE.split(torch_caller.file)[-1]}:{torch_caller.line}, in {torch_caller.function}), "
+                  "not a line of yours")
+        if torch_caller.function == "to_subclass" or "as_subclass" in (torch_caller.code or ""):
+            return (f"{called}: torch wraps a tensor in a subclass of {package}'s. Give the compiled function plain "
+                    f"tensors (t.as_subclass(torch.Tensor)) and wrap its result outside it, or report it to {package}")
+        return f"{called}: report it to {package} and to torch"
     mine = next(((f, n) for f, n in chain if f.kind != "library"), None)
     call = f" at {mine[0].display}:{mine[1]}" if mine else ""
     return (f"the break is inside {package} ({site.display}:{line}), not in your code: wrap the call into it{call} "

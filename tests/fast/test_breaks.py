@@ -171,3 +171,25 @@ def test_a_programs_lines_that_called_the_compiled_function_get_no_break_verdict
     placed = {e.line for e in f.code.lines if e.status == "graph-break"}
     assert placed and all(first <= n <= last for n in placed)
     assert line_of(a, "scores = fitness(pop, 100.0)") not in placed
+
+
+def test_a_break_in_library_code_torch_itself_called_names_torchs_frame_and_not_a_users_line():
+    """EvoTorch's ReadOnlyTensor.__getattribute__ raised inside torch's own wrapping of the compiled function's
+    result (torch/_dynamo/utils.py, to_subclass): wrapping the user's call in torch.compiler.disable would not help."""
+    site = "/venv/site-packages/evotorch/tools/readonlytensor.py"
+    text = (f"Graph break in user code at {site}:56\nGraph Break Reason: Observed exception\n"
+            "  Explanation: Dynamo found no exception handler at the top-level compiled function.\n\n"
+            "User code traceback:\n"
+            '  File "/work/snes.py", line 22, in <module>\n    snes.run(40)\n'
+            '  File "/work/snes.py", line 12, in rastrigin\n    @torch.compile\n'
+            '  File "/venv/site-packages/torch/_dynamo/utils.py", line 3172, in to_subclass\n'
+            "    return t.as_subclass(cls)\n"
+            f'  File "{site}", line 56, in __getattribute__\n    return super().__getattribute__(attribute_name)\n')
+    library = "\n" * 55 + "        return super().__getattribute__(attribute_name)\n"
+    files = Sources([SourceFile("/work/snes.py", "snes.py", "sample", "\n" * 11 + "@torch.compile\ndef rastrigin(x):\n"),
+                     SourceFile(site, "evotorch/tools/readonlytensor.py", "library", library)])
+    (b,), _ = breaks.distinct([RawBreak(compile_id="1/0", text=text)], files, ("/work/snes.py", "rastrigin"))
+    assert (b.file, b.line, b.where) == ("evotorch/tools/readonlytensor.py", 56, "library")
+    assert "in code torch itself called (torch/_dynamo/utils.py:3172, in to_subclass)" in b.fix
+    assert "plain tensors (t.as_subclass(torch.Tensor))" in b.fix and "snes.py:22" not in b.fix
+    assert [n for _, n in b.chain] == [12, 56]  # from the compiled function's frame, not the program's <module>
