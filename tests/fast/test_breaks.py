@@ -186,7 +186,8 @@ def test_a_break_in_library_code_torch_itself_called_names_torchs_frame_and_not_
             "    return t.as_subclass(cls)\n"
             f'  File "{site}", line 56, in __getattribute__\n    return super().__getattribute__(attribute_name)\n')
     library = "\n" * 55 + "        return super().__getattribute__(attribute_name)\n"
-    files = Sources([SourceFile("/work/snes.py", "snes.py", "sample", "\n" * 11 + "@torch.compile\ndef rastrigin(x):\n"),
+    program = "\n" * 11 + "@torch.compile\ndef rastrigin(x):\n"
+    files = Sources([SourceFile("/work/snes.py", "snes.py", "sample", program),
                      SourceFile(site, "evotorch/tools/readonlytensor.py", "library", library)])
     (b,), _ = breaks.distinct([RawBreak(compile_id="1/0", text=text)], files, ("/work/snes.py", "rastrigin"))
     assert (b.file, b.line, b.where) == ("evotorch/tools/readonlytensor.py", 56, "library")
