@@ -180,16 +180,16 @@ def test_a_break_in_library_code_torch_itself_called_names_torchs_frame_and_not_
     text = (f"Graph break in user code at {site}:56\nGraph Break Reason: Observed exception\n"
             "  Explanation: Dynamo found no exception handler at the top-level compiled function.\n\n"
             "User code traceback:\n"
-            '  File "/work/snes.py", line 22, in <module>\n    snes.run(40)\n'
-            '  File "/work/snes.py", line 12, in rastrigin\n    @torch.compile\n'
+            '  File "/proj/snes.py", line 22, in <module>\n    snes.run(40)\n'
+            '  File "/proj/snes.py", line 12, in rastrigin\n    @torch.compile\n'
             '  File "/venv/site-packages/torch/_dynamo/utils.py", line 3172, in to_subclass\n'
             "    return t.as_subclass(cls)\n"
             f'  File "{site}", line 56, in __getattribute__\n    return super().__getattribute__(attribute_name)\n')
     library = "\n" * 55 + "        return super().__getattribute__(attribute_name)\n"
     program = "\n" * 11 + "@torch.compile\ndef rastrigin(x):\n"
-    files = Sources([SourceFile("/work/snes.py", "snes.py", "sample", program),
+    files = Sources([SourceFile("/proj/snes.py", "snes.py", "sample", program),
                      SourceFile(site, "evotorch/tools/readonlytensor.py", "library", library)])
-    (b,), _ = breaks.distinct([RawBreak(compile_id="1/0", text=text)], files, ("/work/snes.py", "rastrigin"))
+    (b,), _ = breaks.distinct([RawBreak(compile_id="1/0", text=text)], files, ("/proj/snes.py", "rastrigin"))
     assert (b.file, b.line, b.where) == ("evotorch/tools/readonlytensor.py", 56, "library")
     assert "in code torch itself called (torch/_dynamo/utils.py:3172, in to_subclass)" in b.fix
     assert "plain tensors (t.as_subclass(torch.Tensor))" in b.fix and "snes.py:22" not in b.fix
