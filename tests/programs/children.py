@@ -1,7 +1,7 @@
-"""A program whose multiprocessing children compile (issue 30, "also seen"): two spawned by
-torch.multiprocessing.spawn, the second of which leaves its work to a child of its own (a grandchild, spawned), and one
-forked (which compiles nothing of its own: inspector does not follow it either way). Each process but the program
-prints its name, torch's own count of the graphs it compiled, and the sys.path it was given."""
+"""A program whose multiprocessing children compile (issue 30, "also seen"): one spawned by
+torch.multiprocessing.spawn, which spawns a child of its own (a grandchild) working beside it, and one forked (which
+compiles nothing of its own: inspector does not follow it either way). Each process but the program prints its name,
+torch's own count of the graphs it compiled, and the sys.path it was given."""
 import multiprocessing
 import sys
 
@@ -16,20 +16,20 @@ def step(x):
 
 
 def work(rank, calls=3):
-    if rank == 1:  # its work done by a grandchild
-        grandchild = multiprocessing.get_context("spawn").Process(target=work, args=(2,))
+    grandchild = multiprocessing.get_context("spawn").Process(target=work, args=(1,)) if rank == 0 else None
+    if grandchild:
         grandchild.start()
-        grandchild.join()
-        calls = 0
     for _ in range(calls):
         step(torch.randn(1000))
+    if grandchild:
+        grandchild.join()
     name = multiprocessing.current_process().name
     print(f"{name} graphs {counters['stats']['unique_graphs']} path {sys.path!r}", flush=True)
 
 
 if __name__ == "__main__":
-    torch.multiprocessing.spawn(work, nprocs=2)
-    forked = multiprocessing.get_context("fork").Process(target=work, args=(3, 0))
+    torch.multiprocessing.spawn(work, nprocs=1)
+    forked = multiprocessing.get_context("fork").Process(target=work, args=(2, 0))
     forked.start()
     forked.join()
     print("done")
