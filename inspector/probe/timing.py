@@ -36,9 +36,9 @@ def measure(call: Callable[[], object], sync: Callable[[], object] = lambda: Non
         samples.append((time.perf_counter() - start) / number)
         if not calibrated and len(samples) == min(min_runs, most):
             calibrated = True
-            # the estimating call was descheduled (a busy machine): blocks far shorter than meant would reach
-            # MAX_RUNS long before the budget; size them again from these blocks, once
-            if number * statistics.median(samples) < MIN_BLOCK_S / 2:
+            # the estimating call was descheduled (a busy machine): blocks far shorter than meant (under a quarter)
+            # would reach MAX_RUNS long before the budget; size them again from these blocks, once
+            if number * statistics.median(samples) < MIN_BLOCK_S / 4:
                 number, most = _blocks(statistics.median(samples), budget_s, min_runs)
                 samples = []
                 continue

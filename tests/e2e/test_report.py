@@ -198,8 +198,9 @@ def test_a_variant_timed_while_another_process_loads_the_machine_says_so(tmp_pat
     import sys
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])]
     try:
-        # no rounds: the whole budget goes to the one timed window whose load is measured
-        proc = run_cli("report", "samples/poly.py", "-n", 2000, "--budget", 1, "--rounds", 0, "-v", "numpy",
+        # no rounds: the whole budget goes to the one timed window whose load is measured (calls of milliseconds:
+        # the blocks' count does not end it first)
+        proc = run_cli("report", "samples/poly.py", "-n", 200_000, "--budget", 1, "--rounds", 0, "-v", "numpy",
                        "-o", tmp_path)
     finally:
         for p in busy:

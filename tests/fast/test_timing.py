@@ -23,7 +23,7 @@ def test_a_stalled_estimate_is_sized_again_and_the_budget_is_spent():
     began = time.perf_counter()
     timing = measure(_stalls_on({2}, 0.005), budget_s=0.3)
     spent = time.perf_counter() - began
-    assert timing["number"] * timing["median_s"] >= MIN_BLOCK_S / 2
+    assert timing["number"] * timing["median_s"] >= MIN_BLOCK_S / 4
     assert spent >= 0.3 or timing["runs"] == MAX_RUNS
     assert timing["median_s"] < 1e-3
 
