@@ -230,7 +230,8 @@ def _strided(unit: Unit, tried: Tried, kind: FixKind, spec: TrialSpec,
     if not precondition(unit.code):
         return []
     strided = strided_lines(unit.code)
-    kernels = [k for k in unit.code.kernels if k.id in {k for e in strided for k in e.kernels} and k.cost.time_s]
+    ids = {k for e in strided for k in e.kernels}
+    kernels = [k for k in unit.code.kernels if k.id in ids and k.cost.time_s]
     stake = _share_of_a_call(unit, sum(k.cost.time_share or 0.0 for k in kernels),
                              sum(k.cost.time_s or 0.0 for k in kernels)) or None
     lines = tuple(sorted({(e.file, e.line) for e in strided}))

@@ -7,6 +7,7 @@ import os
 import re
 from typing import Optional
 
+from inspector.analysis.parse.breaks import RESUMED_AT
 from inspector.raw import RawCapture, RawGraph
 from inspector.model import Recompilation
 from inspector.record import compile_key
@@ -19,7 +20,6 @@ OBJECT_ID = re.compile(r"(___check_obj_id\([^,]+,\s*)\d+")  # a fresh object eac
 USER_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\w+)')  # the user stack under a recompile reason
 # the guard's source comment, "  # gbest = best[i]  # mp/pso.py:89 in step": torch cuts the path short from the left
 COMMENT_AT = re.compile(r"#\s*([^\s#]+):(\d+) in (\w+)")
-RESUMED = re.compile(r"torch_dynamo_resume_in_\w+?_at_(\d+)$")  # the code after a break, named with the break's line
 STACK_VALUE = re.compile(r"^___stack\d+")  # a value on the stack at a break, passed to the code after it
 EVERY_CALL_MIN = 3  # fewer recompiles than this are not a pattern
 
@@ -70,7 +70,7 @@ def guard_text(reason: str) -> str:
     if not frames:
         return guard
     path, line, function = frames[-1]
-    resumed, stacked = RESUMED.match(function), STACK_VALUE.match(guard)
+    resumed, stacked = RESUMED_AT.match(function), STACK_VALUE.match(guard)
     after = ", in the code after a graph break" if function.startswith("torch_dynamo_resume_in_") else ""
     if resumed and stacked:  # torch's resume function names the break's line
         after = (f", in the code after the graph break at line {resumed.group(1)}; {stacked.group(0)} is a value "

@@ -399,7 +399,7 @@ class Tracker:
         return ProgramEnd(exit=status, wall_s=wall_s, outside=dict(self.outside_counts),
                           functions=[RawVariant.from_json(f.facts()) for f in self.functions])
 
-    def replayed(self, status, why=None):
+    def replayed(self, status: int, why: str | None = None) -> ProgramReplay:
         """Each called function's replay facts (its ``run.replay``), replayed now that the program has finished (not
         after Ctrl-C); without replay, why not (``why``: not replayed, and why)."""
         if why or self.replay is None or status == 130:

@@ -42,9 +42,15 @@ def advice(fix: Fix) -> str:
     return f"Compile with static shapes ({static(fix)}): a change of population size recompiled it."
 
 
+def _resized(fix: Fix) -> Optional[tuple[str, int]]:
+    """(the input, its dimension) whose size changed, where torch's guard named them."""
+    return (fix.detail, fix.axis) if fix.detail and fix.axis is not None else None
+
+
 def static(fix: Fix) -> str:
     """Static shapes, about the input whose size changed where torch's guard named it."""
-    marked = (f"torch._dynamo.mark_static({fix.detail}, {fix.axis})" if fix.detail else
+    named = _resized(fix)
+    marked = (f"torch._dynamo.mark_static({named[0]}, {named[1]})" if named else
               "torch._dynamo.mark_static(x, 0) on the input whose size changed")
     return (f"torch.compile(fn, dynamic=False) or {marked} (kernels stay specialised, one compile per size), or "
             "dynamic=True (one compile for every size)")
@@ -71,7 +77,7 @@ def number(fix: Fix) -> str:
 def dynamic(fix: Fix) -> str:
     """Dynamic shapes for a function the program already compiled with dynamic=False; a higher recompile limit where
     it hit it."""
-    name, axis = (fix.detail, fix.axis) if fix.detail and fix.axis is not None else ("x", 0)
+    name, axis = _resized(fix) or ("x", 0)
     limit = fix.cause.limit if isinstance(fix.cause, Recompilation) else None
     higher = (f"; or, to keep a compile per size, a higher torch._dynamo.config.recompile_limit (it hit {limit})"
               if limit else "")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from inspector.analysis import lines as scopes
+from inspector.analysis.cost import EAGER
 from inspector.model import (STATUSES, CompiledCode, Fix, FunctionRun, Kernel, LineStatus, LineVerdict, LoopNest,
                              Reason, ReasonKind, SampleVariant, ProgramFunction, SourceFile, Status, TimeSplit,
                              Vectorized)
@@ -343,7 +344,7 @@ def _line(number: int, html: str, here: Sequence[LineVerdict], shared: tuple[str
         gap=before is not None and before.number != number - 1, share=share,
         share_said=share is not None and (before is None or (before.kernels, before.share) != (kernels, share)),
         time_s=timed.time_s if timed else None, heat=charts.heat(share) if share is not None else None,
-        timed=OUTSIDE if timed and timed.status in (LineStatus.EAGER, LineStatus.GRAPH_BREAK) else "its kernels")
+        timed=OUTSIDE if timed and timed.status in EAGER else "its kernels")
 
 
 def _note(e: LineVerdict, shared: tuple[str, ...]) -> LineNote:
