@@ -759,6 +759,7 @@ class RawRewrite(Raw):
     branches: Optional[list[RawBranch]] = None
     functions: Optional[list[RawRenamed]] = None
     declined: Optional[list[RawDeclined]] = None
+    check: Optional[RawRewriteCheck] = None  # a program's hot function's rewrite: its check (inspector run)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -782,6 +783,84 @@ class RawChild(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawSite(Raw):
+    """A place in the program's code: a function's call site, or a caller (its definition's line)."""
+
+    file: Optional[str] = None
+    line: Optional[int] = None
+    function: Optional[str] = None
+    calls: Optional[int] = None
+    samples: Optional[int] = None  # a caller's: the run's samples that fell in a call it made here
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawCaptured(Raw):
+    """What one round of the program's calls gave a hot function (``inspector.probe.hotspots``): ``rows``
+    individuals of ``genes`` genes (or one population of ``rows`` rows), copied from ``calls`` calls made at
+    ``site``, ``via`` a loop, a comprehension, ``map``, ``np.apply_along_axis``; ``sampled``: not all of them."""
+
+    rows: Optional[int] = None
+    genes: Optional[int] = None
+    calls: Optional[int] = None
+    bytes: Optional[int] = None
+    sampled: Optional[bool] = None
+    sequence: Optional[str] = None  # list | tuple | array: what one individual was
+    via: Optional[str] = None
+    dtype: Optional[str] = None
+    site: Optional[RawSite] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawExperimentRun(Raw):
+    """One run of the experiment: ``as-written``, a rewrite (``numpy``, ``torch``) eager or compiled, or the function
+    compiled as it stands (``compiled-cpu``); its first call, whether it gave the program's outputs, its rounds."""
+
+    id: Optional[str] = None
+    rewrite: Optional[str] = None
+    compiled: Optional[bool] = None
+    first_call_s: Optional[float] = None
+    matches: Optional[bool] = None
+    mismatch: Optional[str] = None
+    error: Optional[str] = None
+    rounds: Optional[list[RawRoundTiming]] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawExperiment(Raw):
+    """The experiment on a hot function's captured inputs (``inspector.probe.experiment``): its rewrites (each with
+    its check, or what it declined) and its runs; ``why``: why it did not run (or stopped)."""
+
+    rows: Optional[int] = None
+    rewrites: Optional[list[RawRewrite]] = None
+    runs: Optional[list[RawExperimentRun]] = None
+    seconds: Optional[float] = None
+    why: Optional[str] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawHotspot(Raw):
+    """One of the program's own functions holding much of the run's time (sampled): its samples and their share of
+    all (``share``: its callees' included; ``own_share``: its own frames innermost), the time that share is of the
+    run's wall time (``total_s``), the lines that called it; ``shape``: individual (called once per individual),
+    population (a 2-D array in), neither (``why``), unknown (not watched: ``why``); what one round gave it
+    (``captured``) and the experiment run on that (``experiment``)."""
+
+    id: Optional[str] = None
+    function: Optional[str] = None
+    file: Optional[str] = None
+    line: Optional[int] = None
+    samples: Optional[int] = None
+    share: Optional[float] = None
+    own_share: Optional[float] = None
+    total_s: Optional[float] = None
+    callers: Optional[list[RawSite]] = None
+    shape: Optional[str] = None
+    why: Optional[str] = None
+    captured: Optional[RawCaptured] = None
+    experiment: Optional[RawExperiment] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawProgram(Raw):
     made_by: Optional[str] = None
     argv: Optional[list[str]] = None
@@ -794,6 +873,8 @@ class RawProgram(Raw):
     eager: Optional[dict[str, Any]] = None
     load: Optional[RawLoad] = None
     children: Optional[list[RawChild]] = None
+    hotspots: Optional[list[RawHotspot]] = None  # the program's own functions holding the most time
+    profile_problems: Optional[list[str]] = None  # what kept the profile of the program's time from being whole
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -34,16 +34,18 @@ BOOTSTRAP = ("import os, sys; sys.path.insert(0, os.environ['INSPECTOR_BOOTSTRAP
 
 
 def collect_program(target, argv=(), *, module=False, python=None, trace_dir=None, trace=True, profile=True,
-                    replay=True, budget=None):
+                    replay=True, budget=None, hotspots=True):
     """(the program's exit status, its RawRecord) for ``python TARGET ARGV`` (``module``: ``python -m``);
     ``trace``/``profile``: whether one call per function is traced for its Python lines / profiled for its kernels;
     ``replay``: whether each function is replayed eagerly and compiled afterwards, for ``budget`` seconds at most
-    (None: the probe's default)."""
+    (None: the probe's default); ``hotspots``: where the program's own time goes, and the experiment on its hot
+    functions."""
     with tempfile.TemporaryDirectory(prefix="inspector-") as work:
         results = Path(work) / "results.jsonl"
         command = [python or sys.executable, "-c", BOOTSTRAP, "--results", str(results),
                    *(["--trace-dir", str(trace_dir)] if trace_dir else []), *([] if trace else ["--no-trace"]),
                    *([] if profile else ["--no-profile"]), *([] if replay else ["--no-replay"]),
+                   *([] if hotspots else ["--no-hotspots"]),
                    *(["--budget", str(budget)] if budget is not None else []), *(["--module"] if module else []),
                    str(target), *argv]
         # Ctrl-C is the program's: a handler that does nothing (SIG_IGN would be inherited, and Python would then
@@ -80,6 +82,10 @@ def _replayed(messages: list[Message | Unknown]) -> Optional[ProgramEnd]:
     if end and replayed and replayed.functions:
         end = end.but(functions=[f.but(run=f.run.but(replay=replayed.functions[f.id or ""]))
                                  if f.run and f.id in replayed.functions else f for f in end.functions or []])
+    if end and replayed and replayed.experiments:
+        done = replayed.experiments
+        end = end.but(hotspots=[h.but(experiment=done[h.id or ""]) if h.id in done else h
+                                for h in end.hotspots or []])
     return end
 
 
@@ -128,7 +134,9 @@ def program_record(header: ProgramHeader, end: Optional[ProgramEnd], status: int
                     "wall_s": end.wall_s if end else None, "ended": "normally" if end else (
                         f"without letting inspector write what it saw ({how_it_ended(status)}: os._exit, a crash "
                         "or a kill)"), "outside": end.outside if end else None,
-                    **({"children": _children(end.children, children)} if end and end.children else {})},
+                    **({"children": _children(end.children, children)} if end and end.children else {}),
+                    **({"hotspots": [h.to_json() for h in end.hotspots]} if end and end.hotspots else {}),
+                    **({"profile_problems": end.profile_problems} if end and end.profile_problems else {})},
         "variants": [f.but(kind="torch", compiled=True, preview=False, family="", status=_status(f)).to_json()
                      for f in _functions(end, children)],
     }

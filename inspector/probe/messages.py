@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Optional, TypeVar
 
-from inspector.raw import (Raw, RawCapture, RawChild, RawEnv, RawError, RawReplay, RawRewrite, RawRoundTiming,
-                          RawSample, RawTrial, RawVariant)
+from inspector.raw import (Raw, RawCapture, RawChild, RawEnv, RawError, RawExperiment, RawHotspot, RawReplay,
+                          RawRewrite, RawRoundTiming, RawSample, RawTrial, RawVariant)
 
 M = TypeVar("M", bound="Message")
 
@@ -166,6 +166,8 @@ class ProgramEnd(Message):
     outside: Optional[dict[str, int]] = None
     process: Optional[str] = None  # a child's: its multiprocessing name ("SpawnProcess-1"); None: the program's own
     children: Optional[list[RawChild]] = None  # the multiprocessing children the program (or a child) started
+    hotspots: Optional[list[RawHotspot]] = None  # the program's own functions holding the most time
+    profile_problems: Optional[list[str]] = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,6 +177,7 @@ class ProgramReplay(Message):
 
     TYPE: ClassVar[str] = "replay"
     functions: Optional[dict[str, RawReplay]] = None
+    experiments: Optional[dict[str, RawExperiment]] = None  # by hotspot id: the experiment on its inputs
 
 
 # the parent's commands to a live sample probe

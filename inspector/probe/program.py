@@ -28,9 +28,10 @@ import sys
 import time
 import traceback
 
-from inspector.probe import frames, replay
+from inspector.probe import experiment, frames, replay
+from inspector.probe.hotspots import Hotspots
 from inspector.probe.messages import ProgramEnd, ProgramHeader, ProgramReplay, ProgramTarget, Writer
-from inspector.raw import RawEnv, RawReplay, RawVariant
+from inspector.raw import RawEnv, RawExperiment, RawReplay, RawVariant
 from inspector.record import compile_key
 
 MAX_SAMPLES = 10_000  # per-call durations kept per function and kind (their count and sum are always kept)
@@ -53,7 +54,10 @@ def main(argv=None):
     p.add_argument("--no-trace", action="store_true", help="trace no call for the lines that ran as Python")
     p.add_argument("--no-profile", action="store_true", help="profile no call for its kernels' times")
     p.add_argument("--no-replay", action="store_true", help="replay no function eagerly and compiled afterwards")
-    p.add_argument("--budget", type=float, default=replay.DEFAULT_BUDGET_S, help="seconds of replay at most")
+    p.add_argument("--no-hotspots", action="store_true",
+                   help="profile not where the program's time goes, and run no experiment on its hot functions")
+    p.add_argument("--budget", type=float, default=replay.DEFAULT_BUDGET_S,
+                   help="seconds of replay at most, and of the experiment's rounds")
     p.add_argument("--module", action="store_true", help="TARGET is a module name, run as python -m would")
     p.add_argument("target")
     p.add_argument("args", nargs=argparse.REMAINDER)
@@ -67,9 +71,15 @@ def main(argv=None):
     status: list[int] = []  # the program's exit status, once it has ended
     atexit.register(_replay_last, tracker, emit, status)  # before the program's own: it runs after theirs
     tracker.install()
+    if not args.no_hotspots:
+        tracker.hotspots = Hotspots([os.getcwd() if args.module else os.path.dirname(os.path.abspath(args.target))],
+                                    skip=tracker.by_key.__contains__)
+        tracker.budget = args.budget
     children = _follow_children(args.results, tracker.passes)
     code = 1
     try:
+        if tracker.hotspots:
+            tracker.hotspots.install()
         code = _run(args.target, args.args, args.module)
     finally:
         emit(tracker.end(code).but(children=[_child_facts(p) for p in children]))
@@ -364,6 +374,9 @@ class Tracker:
         self.outside_counts = {"graphs": 0, "breaks": 0}
         self.restore = []  # (object, attribute, value) of torch's that install replaced
         self.replay = replay  # a probe.replay.Replay: copies of one steady call's arguments per function, or None
+        self.hotspots = None  # a probe.hotspots.Hotspots: where the program's own time goes, or None
+        self.order: list[str] = []  # the hot functions, the most time first
+        self.budget = replay.budget_s if replay else 0.0
 
     def install(self):
         import torch
@@ -395,9 +408,15 @@ class Tracker:
     def end(self, status: int) -> ProgramEnd:
         """The last message: the exit status, wall time, each tracked function's facts and what compiled outside."""
         wall_s = time.perf_counter() - self.start
+        hot = None
+        if self.hotspots:
+            self.hotspots.stop()
+            hot = self.hotspots.facts(wall_s)
+            self.order = [h["id"] for h in hot if (h["share"] or 0) >= experiment.MIN_SHARE]
         self._outside(self.capture.take())
         return ProgramEnd(exit=status, wall_s=wall_s, outside=dict(self.outside_counts),
-                          functions=[RawVariant.from_json(f.facts()) for f in self.functions])
+                          functions=[RawVariant.from_json(f.facts()) for f in self.functions],
+                          hotspots=hot, profile_problems=(self.hotspots.problems or None) if self.hotspots else None)
 
     def replayed(self, status: int, why: str | None = None) -> ProgramReplay:
         """Each called function's replay facts (its ``run.replay``), replayed now that the program has finished (not
@@ -414,7 +433,19 @@ class Tracker:
                 found = {f: {"why": why} for f in self.functions if f.calls}
             finally:
                 self.active = active
-        return ProgramReplay(functions={f.id: RawReplay.from_json(facts) for f, facts in found.items()})
+        return ProgramReplay(functions={f.id: RawReplay.from_json(facts) for f, facts in found.items()},
+                             experiments=self.experimented(status))
+
+    def experimented(self, status: int) -> dict[str, RawExperiment] | None:
+        """The experiment on the hot functions' captured inputs (``inspector.probe.experiment``), not after Ctrl-C."""
+        if not self.hotspots or status == 130 or not self.order:
+            return None
+        active, self.active = self.active, list(self.functions)
+        try:
+            found = experiment.run(self.hotspots.rounds(), self.order, self.original, self.budget, self.capture)
+        finally:
+            self.active = active
+        return {fid: RawExperiment.from_json(facts) for fid, facts in found.items()}
 
     def track(self, model, compiled, created=None, options=None):
         """The compiled callable, reporting to a new Function (a module keeps its type; its forward reports)."""

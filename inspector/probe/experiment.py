@@ -1,0 +1,199 @@
+"""The blog's experiment on a program's hot function, after the program (``inspector run``; stdlib, numpy, torch).
+
+On the inputs one round of the program gave the function (``inspector.probe.hotspots``): the function as the
+program ran it (per individual, or through ``np.apply_along_axis``, or on the whole population), then for a
+per-individual function inspector's rewrite over the population in NumPy and in torch (``inspector.rewrite``; its
+declines kept with their construct and line), each eager and compiled (``torch.compile`` on the CPU), and for a
+function already over the population ``torch.compile`` on it as it stands. A rewrite runs only where its check
+against the user's function on those inputs matched (``inspector.rewrite.check``, on CHECK_ROWS individuals at most);
+every run's output is compared with the program's own. One call of each first (a compiled run's compiles), then
+alternating rounds (``inspector.probe.rounds.turn``) within the budget; random state, printing and the program's
+objects are left as they were (the replay's ``_kept_state`` and ``_silenced``).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import Any, Optional
+
+import numpy as np
+
+from inspector.probe.hotspots import Round, population
+from inspector.probe.replay import _kept_state, _silenced
+from inspector.probe.rounds import turn
+
+CHECK_ROWS = 5_000  # individuals a rewrite is checked on (the first ones of the round)
+ROUNDS = 3
+MAX_FUNCTIONS = 2  # the hottest functions the experiment runs on
+MIN_SHARE = 0.10  # of the run's wall time a function the experiment runs on holds at least
+COMPILED = "-compiled-cpu"
+
+
+def run(rounds: dict[str, tuple[Any, Round]], order: list[str], compile: Callable[..., Any], budget_s: float,
+        capture: Any = None) -> dict[str, dict[str, Any]]:
+    """{function id: its ``experiment`` facts} for the hottest MAX_FUNCTIONS of ``order`` with a round kept;
+    ``compile``: torch.compile as the program found it; ``capture``: the run's Capture (what compiles here is
+    dropped)."""
+    found: dict[str, dict[str, Any]] = {}
+    chosen = [f for f in order if f in rounds][:MAX_FUNCTIONS]
+    start = time.perf_counter()
+    with _kept_state(), _silenced():
+        for n, fid in enumerate(chosen):
+            share = max(0.0, (budget_s - (time.perf_counter() - start)) / (len(chosen) - n))
+            began = time.perf_counter()
+            try:
+                found[fid] = experiment(*rounds[fid], compile, share)
+            except Exception as e:  # the program's facts are kept whatever the experiment does
+                found[fid] = {"why": f"the experiment stopped ({type(e).__name__}: {e})"}
+            found[fid]["seconds"] = time.perf_counter() - began
+            if capture is not None and not capture.empty():
+                capture.take()
+    return found
+
+
+def experiment(code: Any, kept: Round, compile: Callable[..., Any], budget_s: float) -> dict[str, Any]:
+    """One function's experiment facts: the rewrites and their declines, and each run's first call, its
+    agreement with the program's outputs, and its rounds."""
+    fn = function_of(code)
+    if fn is None:
+        return {"why": "its function object was not found after the program (a closure or a method)"}
+    try:
+        inputs = population(kept)
+    except ValueError as e:
+        return {"why": f"its inputs cannot be rebuilt as one array ({e})"}
+    extra = kept.extra or ()
+    expected = _expected(kept)
+    runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]] = {"as-written": (_as_written(fn, kept, inputs),
+                                                                                 {"id": "as-written"})}
+    facts: dict[str, Any] = {"rows": int(inputs.shape[0]), "rewrites": []}
+    if kept.kind == "population":
+        compiled = compile(fn)
+        runs["compiled-cpu"] = (lambda: compiled(inputs, *extra), {"id": "compiled-cpu", "compiled": True})
+    else:
+        _rewrites(fn, code, kept, inputs, compile, runs, facts)
+    facts["runs"] = _timed(runs, expected, budget_s)
+    return facts
+
+
+def function_of(code: Any) -> Optional[Callable[..., Any]]:
+    """The program's function whose code is ``code`` (a module-level function: its module still holds it)."""
+    for found in gc.get_referrers(code):
+        if getattr(found, "__code__", None) is code and callable(found):
+            module = found.__globals__
+            if module.get(code.co_name) is found:
+                return found
+    return None
+
+
+def _as_written(fn: Callable[..., Any], kept: Round, inputs: np.ndarray) -> Callable[[], Any]:
+    """The function as the program ran it on the round's inputs."""
+    extra = kept.extra or ()
+    if kept.kind == "population":
+        return lambda: fn(inputs, *extra)
+    if kept.via == "apply_along_axis" and not extra:
+        return lambda: np.apply_along_axis(fn, 1, inputs)
+    rows = list(inputs) if kept.sequence == "array" else inputs.tolist()
+    return lambda: [fn(row, *extra) for row in rows]
+
+
+def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, compile: Callable[..., Any],
+              runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], facts: dict[str, Any]) -> None:
+    """The rewrites in NumPy and torch (each checked first), their eager and compiled runs added to ``runs``."""
+    from inspector.rewrite import Declined, Dialect, Row, check, read_program, vectorize
+    from inspector.rewrite.check import rewritten
+    from inspector.rewrite.codec import to_json
+    try:
+        program = read_program(code.co_filename)
+    except (OSError, SyntaxError, UnicodeDecodeError) as e:
+        facts["why"] = f"its file could not be read for a rewrite ({type(e).__name__}: {e})"
+        return
+    row = Row.ARRAY if kept.sequence == "array" else Row.LIST
+    for dialect in (Dialect.NUMPY, Dialect.TORCH):
+        rid = dialect.value
+        written = vectorize(program, code.co_name, dialect, row, suffix=dialect.value)
+        if isinstance(written, Declined):
+            facts["rewrites"].append({"id": rid, "target": code.co_name, "kind": "vectorized",
+                                      "dialect": dialect.value, "row": row.value, "declined": [to_json(written)]})
+            continue
+        checked = check(written, program, fn.__globals__, inputs[:CHECK_ROWS])
+        facts["rewrites"].append(dict(to_json(written), id=rid, check=to_json(checked)))
+        if checked.verdict.value != "matched":
+            continue
+        entry = rewritten(written, fn.__globals__)
+        data = inputs
+        if dialect is Dialect.TORCH:
+            import torch
+            data = torch.from_numpy(np.ascontiguousarray(inputs))
+        compiled = compile(entry)
+        runs[rid] = (lambda e=entry, d=data: e(d), {"id": rid, "rewrite": rid})
+        runs[rid + COMPILED] = (lambda c=compiled, d=data: c(d), {"id": rid + COMPILED, "rewrite": rid,
+                                                                  "compiled": True})
+
+
+def _expected(kept: Round) -> Optional[np.ndarray]:
+    """The program's own outputs of the round as one array (None where they are not numbers)."""
+    try:
+        values = kept.outputs[0] if kept.kind == "population" else kept.outputs
+        found = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return found.reshape(len(found), -1)[:, 0] if found.ndim == 2 and found.shape[1] == 1 else found
+
+
+def _timed(runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], expected: Optional[np.ndarray],
+           budget_s: float) -> list[dict[str, Any]]:
+    """Each run's facts: its first call (and its compile), whether it gave the program's outputs, then its
+    rounds, the runs taking turns in alternating order within ``budget_s``."""
+    start = time.perf_counter()
+    facts = {rid: dict(given) for rid, (_, given) in runs.items()}
+    live: dict[str, Callable[[], Any]] = {}
+    for rid, (call, _) in runs.items():
+        began = time.perf_counter()
+        try:
+            got = call()
+        except Exception as e:
+            facts[rid]["error"] = f"{type(e).__name__}: {str(e)[:300]}"
+            continue
+        facts[rid]["first_call_s"] = time.perf_counter() - began
+        facts[rid].update(_agrees(got, expected))
+        live[rid] = call
+    slowest = max((facts[r]["first_call_s"] for r in live if not facts[r].get("compiled")), default=0.0)
+    left = budget_s - (time.perf_counter() - start)
+    rounds = min(ROUNDS, int(left / (3 * max(slowest, 1e-6) * max(1, len(live))))) if live else 0
+    if rounds < 1 and live:
+        rounds = 1  # one round always: the figures the page gives need it
+    per_turn = max(slowest, (budget_s - (time.perf_counter() - start)) / max(1, rounds * len(live)))
+    ids = list(live)
+    for r in range(rounds):
+        order = ids if r % 2 == 0 else ids[::-1]
+        for rid in order:
+            facts[rid].setdefault("rounds", []).append(dict(turn(live[rid], _nothing, per_turn), round=r))
+    return list(facts.values())
+
+
+def _agrees(got: Any, expected: Optional[np.ndarray]) -> dict[str, Any]:
+    """{matches, mismatch}: a run's output against the program's own outputs (NaN and inf in the same places)."""
+    from inspector.rewrite.check import as_array
+    from inspector.tolerance import close
+    if expected is None:
+        return {}
+    try:
+        values = as_array(got).astype(np.float64)
+        values = values.reshape(len(values), -1)[:, 0] if values.ndim == 2 and values.shape[1] == 1 else values
+    except (TypeError, ValueError) as e:
+        return {"matches": False, "mismatch": f"not numbers ({e})"}
+    if values.shape != expected.shape:
+        return {"matches": False, "mismatch": f"shape {values.shape}, the program's {expected.shape}"}
+    ok = np.asarray(close(expected, values))
+    ok = ok.reshape(len(ok), -1).all(axis=1) if ok.ndim > 1 else ok
+    if bool(np.all(ok)):
+        return {"matches": True}
+    first = int(np.flatnonzero(~ok)[0])
+    return {"matches": False, "mismatch": f"individual {first}: {values[first].tolist()!r}, the program got "
+                                          f"{expected[first].tolist()!r} ({int((~ok).sum())} differ)"}
+
+
+def _nothing() -> None:
+    pass

@@ -1,0 +1,588 @@
+"""Where a program's time goes (``inspector run``; stdlib and numpy only), and the real inputs of its hot functions.
+
+While the program runs, a sampler (``ITIMER_PROF``: every SAMPLE_S of CPU time, the main thread's stack, at about 1 %
+of the run's time; cProfile's hook on every call made a plain GA 6x slower) tells which of the program's own functions
+hold the time, and which lines called them. One that holds ARM_SHARE of the samples and takes an argument is
+*armed*: a call hook
+(``sys.settrace``, its line events off) watches its next calls, for WINDOW_S at most, and copies what one round of
+them got (a generation): the individuals a list comprehension, ``map``, a ``for`` loop or ``np.apply_along_axis``
+gave it one at a time (a round: the calls from one caller frame, up to that frame's next other call or its return),
+or the 2-D population it got whole, and what each call returned. The copy is bounded (MAX_ROWS, MAX_BYTES: said as
+sampled); the program's values are only read, never changed; the first round seen is skipped (it may have begun
+before the hook). ``facts`` gives the record's ``program.hotspots``; ``inspector.probe.experiment`` runs the
+experiment on the copies after the program.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import re
+import signal
+import sys
+import sysconfig
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+SAMPLE_S = 0.005  # CPU seconds between two samples of the stack
+ARM_AFTER = 20  # samples before any function is armed
+ARM_SHARE = 0.15  # of the samples a function's frames must be in to be armed
+MAX_ARMED = 3  # functions armed over a run
+WINDOW_S = 5.0  # wall seconds an armed function is watched for a whole round of calls
+IDLE_S = 0.5  # wall seconds an armed function not called since is watched
+SINGLE_ROUNDS = 20  # rounds of one call each after which an armed function is left alone
+MAX_ROWS = 20_000  # individuals copied per function (the round's other calls are counted)
+MAX_BYTES = 256 << 20  # bytes of copies per function
+SHOWN = 6  # functions kept in the record, the most time first
+MIN_SHARE = 0.02  # of the run's wall time a function kept in the record holds at least
+LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+
+
+@dataclass
+class Round:
+    """What one armed function got in one round of its calls: the rows (or the population), the outputs, where
+    from."""
+
+    kind: str = ""  # individual (rows, a list's or an array's) | population (one 2-D array) | "" not yet known
+    sequence: str = ""  # list | tuple | array: what each individual was
+    rows: list[Any] = field(default_factory=list)
+    outputs: list[Any] = field(default_factory=list)
+    calls: int = 0
+    bytes: int = 0
+    sampled: bool = False
+    site: Optional[tuple[str, int, str]] = None  # the program's line that made the calls (file, line, function)
+    via: str = ""  # loop | map | apply_along_axis | vectorize | comprehension | call
+    extra: Optional[tuple[Any, ...]] = None  # the other arguments, the first call's
+    size: Optional[int] = None  # the round's calls, where the caller's iteration tells them (a comprehension's)
+
+
+class Watch:
+    """One armed function: its rounds of calls, the first skipped, the second copied."""
+
+    def __init__(self, code: Any, by_caller: dict[int, Watch], on_done: Callable[[], None],
+                 own: Callable[[Any], bool]) -> None:
+        self.code, self.by_caller, self.on_done, self.own = code, by_caller, on_done, own
+        self.started = time.perf_counter()
+        self.caller: Any = None  # the frame making this round's calls
+        self.rounds_seen = 0
+        self.current = Round()
+        self.kept: Optional[Round] = None
+        self.why, self.shape = "", "unknown"  # why nothing was kept; what the function then is
+        self.done = False
+        self.single = True  # every round so far was one call
+        self.pending: dict[int, Any] = {}  # a call's frame id -> its copied argument (checked at its return)
+
+    def call(self, frame: Any) -> Optional[Callable[..., Any]]:
+        """A call of the function: a new round where its caller frame changed; its argument copied in the kept
+        round; a tracer for its return."""
+        caller = frame.f_back
+        if caller is not self.caller:
+            self.boundary()
+            if self.done:
+                return None
+            self.caller = caller
+            if caller is not None:
+                caller.f_trace, caller.f_trace_lines = self.caller_event, False
+                if self.own(caller.f_code):  # a library's frame (apply_along_axis) makes calls of its own between
+                    self.by_caller[id(caller)] = self
+        if self.done:
+            return None
+        current = self.current
+        current.calls += 1
+        if current.calls == 1:
+            current.size = round_size(caller)
+        whole = self.rounds_seen >= 1 or current.size is not None  # a round known whole: copy from now on
+        if current.calls > 1 and (not whole or current.bytes > MAX_BYTES or len(current.rows) >= MAX_ROWS):
+            current.sampled = current.sampled or whole  # counted, not copied: the round goes on
+            if current.size is not None and whole:  # its size known: no need to count the rest
+                current.calls = current.size
+                self.keep()
+            return None
+        names = self.code.co_varnames[:self.code.co_argcount]
+        if not names:
+            return self.stop("it takes no argument")
+        value = frame.f_locals.get(names[0])
+        kind, sequence = shape(value)
+        if not kind:
+            return self.stop(f"its first argument ({names[0]}) is {_a(value)}, not an individual or a population")
+        if current.kind and kind != current.kind:
+            return self.stop(f"its first argument ({names[0]}) is an individual in some calls, a population in others")
+        current.kind, current.sequence = kind, sequence
+        if current.calls == 1:
+            current.site, current.via = site(caller)
+            current.extra = tuple(frame.f_locals.get(n) for n in names[1:])
+        if not whole and kind != "population":
+            return None
+        copied = np.array(value, copy=True) if sequence == "array" or kind == "population" else tuple(value)
+        current.bytes += _nbytes(copied)
+        self.pending[id(frame)] = (value, copied)
+        frame.f_trace_lines = False  # its return, not its lines
+        return self.returned
+
+    def returned(self, frame: Any, event: str, arg: Any) -> Any:
+        if event != "return":
+            return self.returned
+        value, copied = self.pending.pop(id(frame), (None, None))
+        if copied is None or self.done:
+            return None
+        if not _same(value, copied):
+            self.stop("it changes its argument (calling it again on a copy would not repeat the program's call)")
+            return None
+        got = output(arg)
+        if self.current.kind == "population":
+            if np.ndim(got) != 1 or len(got) != len(copied):
+                self.stop("it takes the population whole but gives no one value per individual (it returns "
+                          f"{_a(arg)})")
+                return None
+            self.current.rows.append(copied)
+            self.current.outputs.append(got)
+            self.keep()
+            return None
+        self.current.rows.append(copied)
+        self.current.outputs.append(got)
+        return None
+
+    def caller_event(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "return" and frame is self.caller:
+            self.boundary()
+            self.by_caller.pop(id(frame), None)
+            self.caller = None
+        return None
+
+    def boundary(self) -> None:
+        """The round in progress has ended: the first is skipped, the next kept."""
+        if self.done or not self.current.calls:
+            return
+        wanted = min(self.current.size or 0, MAX_ROWS) // 2  # a round seen from its middle: the next one
+        if (self.rounds_seen >= 1 or self.current.size is not None) and len(self.current.rows) > max(1, wanted):
+            self.current.sampled = self.current.sampled or len(self.current.rows) < self.current.calls
+            self.keep()
+            return
+        self.single = self.single and self.current.calls == 1
+        self.rounds_seen += 1
+        self.current = Round()
+        if self.single and self.rounds_seen >= SINGLE_ROUNDS:
+            self.end()
+
+    def keep(self) -> None:
+        self.kept, self.done = self.current, True
+        self.release()
+
+    def stop(self, why: str, shape: str = "neither") -> None:
+        self.why, self.done, self.shape = why, True, shape
+        self.release()
+        return None
+
+    def release(self) -> None:
+        if self.caller is not None:
+            self.caller.f_trace = None
+            self.by_caller.pop(id(self.caller), None)
+        self.caller = None
+        self.pending.clear()
+        self.on_done()
+
+    def end(self) -> None:
+        """The program has ended: a round in progress is kept if it is the first seen (said as partial)."""
+        if self.done:
+            return
+        if len(self.current.rows) > 1:
+            self.current.sampled = self.current.sampled or self.rounds_seen == 0
+            self.keep()
+        elif self.rounds_seen and self.single:
+            self.stop("it takes one individual at a time, but from a loop that makes other calls between its "
+                      "calls (no round of calls to rebuild a population from)")
+        else:
+            self.stop("it was not called again while inspector watched it" if not self.rounds_seen
+                      else "no round of its calls was whole while inspector watched it", "unknown")
+
+
+class Hotspots:
+    """The run's sampled profile (``install`` … ``stop``) and the armed functions' rounds."""
+
+    def __init__(self, roots: list[str], skip: Callable[[Any], bool] = lambda code: False) -> None:
+        self.roots = tuple(os.path.join(os.path.abspath(r), "") for r in roots)
+        self.skip = skip  # code objects not the program's own to time (torch.compile's tracked functions)
+        self.samples = 0
+        self.counts: dict[Any, int] = {}  # samples with the code on the stack
+        self.sites: dict[Any, dict[tuple[str, int, str], int]] = {}  # samples per line of the program calling it
+        self.watches: dict[Any, Watch] = {}
+        self.deadline = 0.0  # when the watches end, whatever they have
+        self.lines: dict[tuple[str, int, str], int] = {}  # samples per line of the program's own innermost function
+        self.line_frames: dict[tuple[str, int, str], Any] = {}  # the frame a line was last sampled in
+        self.tried: set[tuple[str, int, str]] = set()  # hot lines whose callees were looked for
+        self.line_of: dict[Any, tuple[str, int, str]] = {}  # a function found at a hot line: that line
+        self.last: dict[Any, Any] = {}  # the frame a code was last sampled in (kept: a frame of another call is another)
+        self.repeated: set[Any] = set()  # codes sampled in two calls or more
+        self.kinds: dict[Any, tuple[str, str]] = {}  # what a function's first argument was, and why it is neither
+        self.by_caller: dict[int, Watch] = {}  # the frames making the rounds of calls now watched, by id
+        self.user: dict[str, bool] = {}
+        self.problems: list[str] = []
+        self.previous_handler: Any = None
+        self.ours = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
+        paths = sysconfig.get_paths()
+        self.stdlib = tuple(os.path.join(paths[k], "") for k in ("stdlib", "platstdlib") if paths.get(k))
+        self.cpu = 0.0
+
+    def install(self) -> None:
+        self.cpu = time.process_time()
+        if signal.getsignal(signal.SIGPROF) not in (signal.SIG_DFL, None):
+            self.problems.append("SIGPROF was already handled: where the time went was not sampled")
+            return
+        self.previous_handler = signal.signal(signal.SIGPROF, self._sample)
+        signal.setitimer(signal.ITIMER_PROF, SAMPLE_S, SAMPLE_S)
+
+    def stop(self) -> None:
+        """The program has ended: the sampler and the call hook off."""
+        self.cpu = time.process_time() - self.cpu
+        if self.previous_handler is not None:
+            signal.setitimer(signal.ITIMER_PROF, 0, 0)
+            if signal.getsignal(signal.SIGPROF) != self._sample:
+                self.problems.append("the program handled SIGPROF itself: samples stop where it took it over")
+            signal.signal(signal.SIGPROF, self.previous_handler)
+            self.previous_handler = None
+        if sys.gettrace() == self._traced:
+            sys.settrace(None)
+        for watch in self.watches.values():
+            watch.end()
+        self.last.clear()
+        self.line_frames.clear()
+
+    def own(self, code: Any) -> bool:
+        """Whether ``code`` is the program's own (under its folders; not a library's, Python's or inspector's)."""
+        name = code.co_filename
+        if name not in self.user:
+            self.user[name] = (not name.startswith("<") and name.startswith(self.roots)
+                               and not name.startswith(self.ours) and not LIBRARY.search(name)
+                               and not (name.startswith(self.stdlib) and not any(
+                                   r.startswith(self.stdlib) for r in self.roots)))
+        return self.user[name] and not self.skip(code)
+
+    def _sample(self, signum: int, frame: Any) -> None:
+        """One sample of the stack (a signal handler: whatever goes wrong in it is inspector's, never the
+        program's: the sampler stops, and the record says why)."""
+        try:
+            self._take(frame)
+        except Exception as e:
+            signal.setitimer(signal.ITIMER_PROF, 0, 0)
+            self.problems.append(f"inspector's sampler stopped ({type(e).__name__}: {e})")
+
+    def _take(self, frame: Any) -> None:
+        self.samples += 1
+        seen: set[Any] = set()
+        waiting: Any = None  # the innermost function of the program's not yet given the line that called it
+        while frame is not None:
+            code = frame.f_code
+            if self.own(code):
+                if code not in seen:
+                    seen.add(code)
+                    self.counts[code] = self.counts.get(code, 0) + 1
+                    self._look(code, frame)
+                if not code.co_name.startswith("<"):  # a comprehension's line is its function's
+                    key = (code.co_filename, frame.f_lineno, code.co_name)
+                    if waiting is None:  # the innermost: the line the time is at
+                        self.lines[key] = self.lines.get(key, 0) + 1
+                        self.line_frames[key] = frame
+                    if waiting is not None and waiting is not code:
+                        where = self.sites.setdefault(waiting, {})
+                        where[key] = where.get(key, 0) + 1
+                    waiting = code
+            frame = frame.f_back
+        if self.samples >= ARM_AFTER and self.samples % 10 == 0 and len(self.watches) < MAX_ARMED:
+            self._arm()
+
+    def _look(self, code: Any, frame: Any) -> None:
+        """What a sampled call of ``code`` tells: another call seen, and what its first argument is (once)."""
+        last = self.last.get(code)
+        if last is not None and last is not frame:  # kept alive, so another frame is another call
+            self.repeated.add(code)
+        self.last[code] = frame
+        if code not in self.kinds and not code.co_name.startswith("<"):
+            self.kinds[code] = kind_of(code, frame)
+
+    def _arm(self) -> None:
+        """Watch the functions that hold ARM_SHARE of the samples and take an individual or a population, and those
+        a line holding that share calls by name (a loop's or a comprehension's line calling a function too short to
+        be sampled itself; ``map``'s, ``np.apply_along_axis``'s function: ``callees``)."""
+        share = ARM_SHARE * self.samples
+        hot = [c for c, n in self.counts.items() if n >= share and c not in self.watches and c in self.repeated
+               and self.kinds.get(c, ("",))[0]]
+        for key in [k for k, n in self.lines.items() if n >= share and k not in self.tried]:
+            self.tried.add(key)
+            for code in callees(key, self.line_frames[key], self.own):
+                if code not in self.watches and code not in hot:
+                    self.line_of.setdefault(code, key)
+                    hot.append(code)
+        hot = sorted(hot, key=lambda c: -self.counts.get(c, 0))[:MAX_ARMED - len(self.watches)]
+        if not hot:
+            return
+        for code in hot:
+            self.watches[code] = Watch(code, self.by_caller, self._close, self.own)
+        self.deadline = time.perf_counter() + IDLE_S
+        if sys.gettrace() is None:
+            sys.settrace(self._traced)
+        elif sys.gettrace() != self._traced:
+            for code in hot:
+                self.watches[code].stop("another tracer (a debugger, coverage) was set: its inputs were not copied",
+                                        "unknown")
+
+    def _traced(self, frame: Any, event: str, arg: Any) -> Any:
+        if event != "call":
+            return None
+        if time.perf_counter() > self.deadline:  # a watch's time is up: it ends with what it has
+            self._expire()
+            if sys.gettrace() != self._traced:
+                return None
+        watch = self.watches.get(frame.f_code)
+        if watch is not None and not watch.done:
+            found = watch.call(frame)
+            if watch.done:
+                self._close()
+            return found
+        back = frame.f_back
+        watch = self.by_caller.get(id(back)) if back is not None else None
+        if watch is not None and watch.caller is back and not watch.done \
+                and not frame.f_code.co_filename.startswith(self.ours):  # another call from a round's caller
+            watch.boundary()
+            if watch.done:
+                self._close()
+        return None
+
+    def _expire(self) -> None:
+        """End the watches whose time is up (IDLE_S for one not called since it was armed, else WINDOW_S)."""
+        now, left = time.perf_counter(), []
+        for watch in self.watches.values():
+            if not watch.done:
+                ends = watch.started + (WINDOW_S if watch.current.calls or watch.rounds_seen else IDLE_S)
+                if now > ends:
+                    watch.end()
+                else:
+                    left.append(ends)
+        self.deadline = min(left, default=now)
+        self._close()
+
+    def _close(self) -> None:
+        if all(w.done for w in self.watches.values()) and sys.gettrace() == self._traced:
+            sys.settrace(None)
+
+    def facts(self, wall_s: float) -> list[dict[str, Any]]:
+        """The record's ``program.hotspots``: the program's own functions in which most samples fell, each with its
+        share of the samples (its time: that share of the run's wall time), the lines that called it, and what an
+        armed one was given (``experiment`` reads ``rounds``)."""
+        if not self.samples:
+            return []
+        samples = {c: n for c, n in self.counts.items() if not c.co_name.startswith("<")}
+        for code, line in self.line_of.items():  # a function found at a hot line: that line's own samples are its
+            samples[code] = samples.get(code, 0) + self.lines.get(line, 0)
+            self.sites.setdefault(code, {}).setdefault(line, self.lines.get(line, 0))
+        found = []
+        for code in sorted(samples, key=lambda c: -samples[c])[:SHOWN]:
+            share = samples[code] / self.samples
+            if share < MIN_SHARE:
+                break
+            sites = sorted(self.sites.get(code, {}).items(), key=lambda x: -x[1])[:3]
+            found.append({"id": _name(code), "function": code.co_name, "file": code.co_filename,
+                          "line": code.co_firstlineno, "samples": samples[code], "share": share,
+                          "total_s": share * wall_s,
+                          "callers": [{"file": f, "line": n, "function": name, "calls": None, "samples": k}
+                                      for (f, n, name), k in sites],
+                          **self._shape(code)})
+        return found
+
+    def rounds(self) -> dict[str, tuple[Any, Round]]:
+        """{function id: (its code, the round kept)} of the armed functions whose inputs were copied."""
+        return {_name(w.code): (w.code, w.kept) for w in self.watches.values() if w.kept is not None}
+
+
+    def _shape(self, code: Any) -> dict[str, Any]:
+        """What a function is (its record's ``shape``, ``why``, ``captured``): from its watch where it was armed,
+        else from its samples."""
+        if code in self.watches:
+            return _watched(self.watches[code])
+        if not code.co_argcount:
+            return {"shape": "neither", "why": "it takes no argument"}
+        kind, why = self.kinds.get(code, ("", ""))
+        if why:
+            return {"shape": "neither", "why": why}
+        if code not in self.repeated:
+            return {"shape": "once", "why": "one call of it held all its samples"}
+        return {"shape": "unknown", "why": f"inspector did not watch its inputs (it did not hold {ARM_SHARE:.0%} of "
+                                           "the run's samples early on)"}
+
+
+def _watched(watch: Watch) -> dict[str, Any]:
+    """What an armed function's watch found: its kind, the round kept (or why none)."""
+    kept = watch.kept
+    if kept is None:
+        return {"shape": watch.shape, "why": watch.why}
+    rows = len(kept.rows) if kept.kind == "individual" else (len(kept.rows[0]) if kept.rows else 0)
+    first = kept.rows[0] if kept.rows else ()
+    genes = len(first) if kept.kind == "individual" else (np.shape(first)[1] if np.ndim(first) == 2 else None)
+    return {"shape": kept.kind, "captured": {
+        "rows": rows, "genes": genes, "calls": kept.calls, "bytes": kept.bytes, "sampled": kept.sampled,
+        "sequence": kept.sequence, "via": kept.via, "dtype": str(_dtype(kept)),
+        "site": {"file": kept.site[0], "line": kept.site[1], "function": kept.site[2]} if kept.site else None}}
+
+
+def _name(code: Any) -> str:
+    return f"{code.co_qualname if hasattr(code, 'co_qualname') else code.co_name} " \
+           f"({os.path.basename(code.co_filename)}:{code.co_firstlineno})"
+
+
+def callees(key: tuple[str, int, str], frame: Any, own: Callable[[Any], bool]) -> list[Any]:
+    """The code objects of the program's own functions the statement at ``key`` names (called, or handed to
+    ``map``, ``np.apply_along_axis``, ...), looked up in ``frame``'s namespace without running anything (names, and
+    attributes read with ``inspect.getattr_static``; a ``functools.partial``'s function)."""
+    import ast
+    import functools
+    import inspect
+    import linecache
+    file, line, _ = key
+    lines = linecache.getlines(file)
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return []
+    statement = next((n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno <= line <= (
+        n.end_lineno or n.lineno) and not isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.For, ast.While,
+                                                         ast.If, ast.With, ast.Try, ast.AsyncFunctionDef))), None)
+    if statement is None:
+        return []
+    space = {**frame.f_globals, **frame.f_locals}
+    found = []
+    for node in ast.walk(statement):
+        value = _static(node, space, inspect.getattr_static)
+        while isinstance(value, functools.partial):
+            value = value.func
+        code = getattr(value, "__code__", None)
+        if code is not None and own(code) and not code.co_name.startswith("<") and code not in found:
+            found.append(code)
+    return found
+
+
+def _static(node: Any, space: dict[str, Any], getattr_static: Callable[[Any, str], Any]) -> Any:
+    """The value a name or an attribute chain names, read without running the program's code (None where it
+    cannot be)."""
+    import ast
+    if isinstance(node, ast.Name):
+        return space.get(node.id)
+    if isinstance(node, ast.Attribute):
+        owner = _static(node.value, space, getattr_static)
+        if owner is None:
+            return None
+        try:
+            return getattr_static(owner, node.attr)
+        except AttributeError:
+            return None
+    return None
+
+
+def kind_of(code: Any, frame: Any) -> tuple[str, str]:
+    """(individual | population | "", why it is neither) from a call's frame: its first argument."""
+    if not code.co_argcount:
+        return "", "it takes no argument"
+    name = code.co_varnames[0]
+    if name in ("self", "cls"):
+        return "", "a method (inspector rebuilds the inputs of functions, not of objects' methods)"
+    value = frame.f_locals.get(name)
+    kind, _ = shape(value)
+    return kind, "" if kind else f"its first argument ({name}) is {_a(value)}, not an individual or a population"
+
+
+def shape(value: Any) -> tuple[str, str]:
+    """(individual | population | "", list | tuple | array | ""): what an argument is."""
+    if isinstance(value, np.ndarray):
+        if value.ndim == 1 and value.dtype.kind in "biuf":
+            return "individual", "array"
+        if value.ndim == 2 and value.dtype.kind in "biuf":
+            return "population", "array"
+        return "", ""
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(x, (numbers.Real, np.number)) and not isinstance(x, (str, bytes)) for x in value[:8]):
+        return "individual", "tuple" if isinstance(value, tuple) else "list"
+    return "", ""
+
+
+def output(value: Any) -> Any:
+    """A call's result as kept: numbers and tuples of numbers as they are, arrays copied, anything else its type."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (numbers.Real, np.number)) or (
+            isinstance(value, (tuple, list)) and all(isinstance(x, (numbers.Real, np.number)) for x in value)):
+        return value
+    detach = getattr(value, "detach", None)
+    if detach is not None:
+        return detach().cpu().numpy().copy()
+    return f"<{type(value).__name__}>"
+
+
+def round_size(caller: Any) -> Optional[int]:
+    """The calls a comprehension's round makes (the length of what it iterates over; a list's or a range's
+    iterator says it), or None where the caller's iteration does not tell."""
+    if caller is None or caller.f_code.co_name not in ("<listcomp>", "<genexpr>"):
+        return None
+    iterator = caller.f_locals.get(".0")
+    try:
+        reduced = iterator.__reduce__()
+        return len(reduced[1][0]) if type(iterator).__name__ in ("list_iterator", "range_iterator",
+                                                                  "tuple_iterator") else None
+    except Exception:
+        return None
+
+
+def site(caller: Any) -> tuple[Optional[tuple[str, int, str]], str]:
+    """The program's line that made the calls (outside comprehensions and NumPy's own frames), and how."""
+    via, frame = "loop", caller
+    while frame is not None:
+        code = frame.f_code
+        name = code.co_name
+        if name in ("apply_along_axis", "_vectorize_call", "__call__", "_call_as_normal") and "numpy" in \
+                code.co_filename:
+            via = "apply_along_axis" if name == "apply_along_axis" else "vectorize"
+        elif name in ("<listcomp>", "<genexpr>", "<dictcomp>", "<setcomp>"):
+            via = "comprehension"
+        elif not LIBRARY.search(code.co_filename) and not code.co_filename.startswith("<"):
+            return (code.co_filename, frame.f_lineno, code.co_name), via
+        frame = frame.f_back
+    return None, via
+
+
+def _same(value: Any, copied: Any) -> bool:
+    """Whether the call left its argument as it was copied."""
+    try:
+        if isinstance(copied, np.ndarray):
+            return bool(np.array_equal(np.asarray(value), copied, equal_nan=copied.dtype.kind == "f"))
+        return tuple(value) == copied or all(a == b or (a != a and b != b) for a, b in zip(value, copied))
+    except Exception:
+        return False
+
+
+def _nbytes(value: Any) -> int:
+    return value.nbytes if isinstance(value, np.ndarray) else 8 * len(value) + 56
+
+
+def _dtype(kept: Round) -> Any:
+    try:
+        return population(kept).dtype
+    except (ValueError, TypeError):
+        return "ragged"
+
+
+def population(kept: Round) -> np.ndarray:
+    """The kept round's inputs as one array: the individuals as rows (a list of floats: float64; of ints: int64;
+    arrays keep their dtype), or the population the function got; ValueError where the rows differ in length."""
+    if kept.kind == "population":
+        return np.asarray(kept.rows[0])
+    lengths = {len(r) for r in kept.rows}
+    if len(lengths) != 1:
+        raise ValueError(f"individuals of {len(lengths)} different lengths")
+    return np.asarray(kept.rows)
+
+
+def _a(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"a {value.ndim}-D {value.dtype} array"
+    return f"a {type(value).__name__}"
