@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from inspector import files as files_mod
 from inspector.analysis import breaks, lines, rewrites
+from inspector.analysis import hotspots as hotspots_mod
 from inspector.analysis.compiled import ARTIFACTS, Context, Seen
 from inspector.analysis.functions import functions
 from inspector.analysis.load import run_load
@@ -75,12 +76,13 @@ def _internal(raw: RawError, where: str = "") -> InternalError:
 
 
 def _program(raw: RawProgram, made: tuple[ProgramFunction, ...]) -> Program:
-    given = {k: getattr(raw, k) for k in Program.__dataclass_fields__ if k not in ("functions", "load", "children")
-             and k not in raw.absent}
+    given = {k: getattr(raw, k) for k in Program.__dataclass_fields__
+             if k not in ("functions", "load", "children", "hotspots") and k not in raw.absent}
     children = tuple(ChildProcess(c.name or "", c.pid, c.start_method or "fork", c.exit, bool(c.followed), c.wall_s,
                                   [f.id for f in made if f.process is not None and f.process == c.name])
                      for c in raw.children or [])
-    return Program(**given, functions=made, load=raw.load.to_json() if raw.load else None, children=children)
+    return Program(**given, functions=made, load=raw.load.to_json() if raw.load else None, children=children,
+                   hotspots=hotspots_mod.hotspots(raw.hotspots, raw.wall_s))
 
 
 def _rounds(raw: RawRounds | None) -> Rounds | None:

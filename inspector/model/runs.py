@@ -8,6 +8,7 @@ from typing import Optional
 
 from inspector.model.code import CompiledCode
 from inspector.model.fixes import TrialResult
+from inspector.model.hotspots import Hotspot
 from inspector.model.timing import Speedups, Timing
 from inspector.model.words import NotTraced, Status, coerce
 from inspector.raw import JSON
@@ -305,6 +306,7 @@ class Program:
     #                                        record's raw facts, as JSON)
     try_fixes: bool = False  # say which fixes could be tried, and how (inspector run tries none)
     children: tuple[ChildProcess, ...] = ()  # the multiprocessing children it started, in order
+    hotspots: tuple[Hotspot, ...] = ()  # its own functions holding the most time, and the experiment on them
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from rich.table import Table
 from inspector.model import Analysis, BreaksView, Comparison, GraphBreak, Status, TrialResult
 from inspector.render import comparison as comparison_words, fixes as fix_words, views
 from inspector.render.base import Renderer
+from inspector.render.hotspots import views as hot_views
 from inspector.render.words import (break_even, child_process, compile_ids, error_parts, match, places, program_title,
                                     ratio, recompile_why, run_notes, seconds, sentence)
 
@@ -87,6 +88,10 @@ class TextRenderer(Renderer):
         p = analysis.program
         if p is None:
             return ""
+        for hot in hot_views(p.hotspots, p.wall_s):
+            console.print(hot.sentence, markup=False, style="bold")
+            for note in hot.notes:
+                console.print(f"  {note}", markup=False)
         for h in views.program_headlines(analysis):
             console.print(h.sentence, markup=False, style="bold")
             if h.paid:

@@ -1,0 +1,85 @@
+"""A program's hot functions from the record (``program.hotspots``): each experiment run's time for one round of
+the program, its speedup and break-even, and the run projected with the fastest run whose output matched."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Optional
+
+from inspector.model.hotspots import Captured, ExperimentRun, HotRewrite, Hotspot, Site
+from inspector.raw import RawCaptured, RawExperiment, RawExperimentRun, RawHotspot, RawRewrite, RawSite
+
+
+def hotspots(raw: list[RawHotspot] | None, wall_s: Optional[float]) -> tuple[Hotspot, ...]:
+    return tuple(hotspot(h, wall_s) for h in raw or [])
+
+
+def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
+    captured = _captured(h.captured) if h.captured else None
+    e = h.experiment or RawExperiment()
+    scale = captured.calls / captured.rows if captured and captured.rows else 1.0
+    runs = _runs(e.runs or [], scale)
+    written = next((r for r in runs if r.id == "as-written"), None)
+    good = [r for r in runs if r.id != "as-written" and r.matches and r.per_round_s]
+    rounds = h.total_s / written.per_round_s if written and written.per_round_s and h.total_s else None
+    # the fastest over this run's rounds, its compile included (per round where the rounds are not known)
+    best = min(good, key=lambda r: (r.per_round_s or 0.0) * (rounds or 1.0) + (r.compile_s or 0.0 if rounds else 0.0),
+               default=None)
+    projected = None
+    if best and best.per_round_s and rounds and wall_s:
+        projected = wall_s - (h.total_s or 0.0) + rounds * best.per_round_s + (best.compile_s or 0.0)
+    ordered = sorted(runs, key=lambda r: (r.id != "as-written", not r.matches, r.per_round_s or float("inf")))
+    return Hotspot(id=h.id or "", function=h.function or "", file=h.file or "", line=h.line or 0,
+                   share=h.share or 0.0, total_s=h.total_s or 0.0, shape=h.shape or "unknown", why=h.why or "",
+                   callers=tuple(_site(s) for s in h.callers or []), captured=captured,
+                   rewrites=tuple(_rewrite(r) for r in e.rewrites or []), runs=tuple(ordered), rounds=rounds,
+                   best=best.id if best else None, projected_s=projected, experiment_why=e.why or "")
+
+
+def _site(s: RawSite) -> Site:
+    return Site(s.file or "", s.line or 0, s.function or "", s.samples)
+
+
+def _captured(c: RawCaptured) -> Captured:
+    return Captured(rows=c.rows or 0, calls=c.calls or c.rows or 0, genes=c.genes, dtype=c.dtype or "",
+                    sampled=bool(c.sampled), via=c.via or "", site=_site(c.site) if c.site else None)
+
+
+def _runs(raw: list[RawExperimentRun], scale: float) -> list[ExperimentRun]:
+    """Each run's figures for a whole round; the compiled ones' break-even against the fastest eager run."""
+    timed = {r.id or "": _median(r) for r in raw}
+    eager = [s for r in raw if not r.compiled and r.matches is not False and (s := timed[r.id or ""]) is not None]
+    fastest_eager = min(eager, default=None)
+    written = timed.get("as-written")
+    found = []
+    for r in raw:
+        median = timed[r.id or ""]
+        rounds = [x.median_s for x in r.rounds or [] if x.median_s]
+        compile_s = max(0.0, r.first_call_s - median) if r.compiled and r.first_call_s and median else None
+        pays = None
+        if compile_s is not None and median is not None and fastest_eager is not None and median < fastest_eager:
+            pays = compile_s / ((fastest_eager - median) * scale)
+        found.append(ExperimentRun(
+            id=r.id or "", dialect=(r.rewrite or ""), compiled=bool(r.compiled),
+            per_round_s=median * scale if median is not None else None,
+            low_s=min(rounds) * scale if rounds else None, high_s=max(rounds) * scale if rounds else None,
+            compile_s=compile_s, matches=r.matches, problem=r.error or r.mismatch or "",
+            faster=written / median if written and median else None, pays_after=pays))
+    return found
+
+
+def _median(r: RawExperimentRun) -> Optional[float]:
+    medians = [x.median_s for x in r.rounds or [] if x.median_s]
+    return statistics.median(medians) if medians else None
+
+
+def _rewrite(r: RawRewrite) -> HotRewrite:
+    declined = r.declined[0] if r.declined else None
+    check = r.check
+    return HotRewrite(
+        dialect=r.dialect or r.id or "", source=r.source or "",
+        matched=(check.verdict == "matched") if check else None, checked=(check.evaluations or 0) if check else 0,
+        problem=(check.error or (f"individual {check.mismatch.individual}: expected {check.mismatch.expected}, got "
+                                 f"{check.mismatch.got}" if check.mismatch else "")) if check else "",
+        declined=(declined.construct or "", declined.span.first or 0 if declined.span else 0,
+                  declined.reason or "") if declined else None)

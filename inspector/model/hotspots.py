@@ -1,0 +1,89 @@
+"""Where a program's own time went and what the experiment on its hot functions measured (``inspector run``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Site:
+    """A line of the program that called a hot function, and the run's samples that fell in those calls."""
+
+    file: str
+    line: int
+    function: str
+    samples: Optional[int]
+
+
+@dataclass(frozen=True)
+class Captured:
+    """What one round (a generation) of the program's calls gave the function: ``rows`` of the round's ``calls``
+    individuals copied (``sampled``: fewer than the calls), each of ``genes`` genes of ``dtype``."""
+
+    rows: int
+    calls: int
+    genes: Optional[int]
+    dtype: str
+    sampled: bool
+    via: str  # loop | comprehension | apply_along_axis | vectorize
+    site: Optional[Site]
+
+
+@dataclass(frozen=True)
+class ExperimentRun:
+    """One run of the experiment on the captured inputs: ``per_round_s`` its time for one whole round of the program
+    (measured on the copied rows, scaled by calls/rows where sampled), its rounds' lowest and highest,
+    ``compile_s`` (a compiled run's first call less a steady one), ``faster`` against the function as written,
+    ``pays_after`` (rounds after which its compile is paid back against the fastest eager run, None: never)."""
+
+    id: str  # as-written | numpy | numpy-compiled-cpu | torch | torch-compiled-cpu | compiled-cpu
+    dialect: str  # "" (the user's code), numpy, torch
+    compiled: bool
+    per_round_s: Optional[float]
+    low_s: Optional[float]
+    high_s: Optional[float]
+    compile_s: Optional[float]
+    matches: Optional[bool]  # its output against the program's own
+    problem: str  # its error, or how its output differed from the program's
+    faster: Optional[float]
+    pays_after: Optional[float]
+
+
+@dataclass(frozen=True)
+class HotRewrite:
+    """inspector's rewrite of the function over the population in one dialect: its code and its check, or the
+    construct it declined (``declined``: the construct, its line, why)."""
+
+    dialect: str
+    source: str
+    matched: Optional[bool]
+    checked: int  # individuals it was checked on
+    problem: str  # the check's first mismatch or error
+    declined: Optional[tuple[str, int, str]]
+
+
+@dataclass(frozen=True)
+class Hotspot:
+    """One of the program's own functions holding much of the run's time (``share`` of the samples, ``total_s``
+    that share of the wall time), what it is (``shape``: individual, population, neither, once, unknown; ``why``),
+    the lines that called it, and the experiment: its ``runs`` (fastest checked first after the function as
+    written), ``rounds`` (the run's rounds, estimated from its time over one round's as written), ``projected_s``
+    (the run with the fastest checked run instead: the rest unchanged)."""
+
+    id: str
+    function: str
+    file: str
+    line: int
+    share: float
+    total_s: float
+    shape: str
+    why: str
+    callers: tuple[Site, ...]
+    captured: Optional[Captured]
+    rewrites: tuple[HotRewrite, ...]
+    runs: tuple[ExperimentRun, ...]
+    rounds: Optional[float]
+    best: Optional[str]
+    projected_s: Optional[float]
+    experiment_why: str

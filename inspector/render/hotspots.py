@@ -1,0 +1,115 @@
+"""A program's hot functions in words (``inspector run``): where its time went, what the experiment on one round's
+inputs measured, and the code to copy; one view per function, read by the terminal summary and the page."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+from inspector.model.hotspots import ExperimentRun, Hotspot
+from inspector.render.words import ratio, seconds
+
+LABELS = {"as-written": "as written", "numpy": "NumPy rewrite", "numpy-compiled-cpu": "NumPy rewrite compiled",
+          "torch": "torch rewrite", "torch-compiled-cpu": "torch rewrite compiled",
+          "compiled-cpu": "compiled as it is (torch.compile)"}
+VIA = {"comprehension": "a comprehension", "loop": "a loop or map", "apply_along_axis": "np.apply_along_axis",
+       "vectorize": "np.vectorize"}
+
+
+@dataclass(frozen=True)
+class HotView:
+    """One hot function: its sentence, its table rows (label, per round, range, against as written, check), the
+    rewrites to copy (dialect, code) and what was declined or failed, each a line."""
+
+    id: str
+    sentence: str
+    rows: tuple[tuple[str, str, str, str, str], ...]
+    code: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...]
+
+
+def views(hot: tuple[Hotspot, ...], wall_s: Optional[float]) -> list[HotView]:
+    """The functions worth a word: those the experiment ran on, then the others that take an individual or a
+    population (with why no experiment ran)."""
+    chosen = sorted((h for h in hot if h.shape in ("individual", "population")), key=lambda h: not h.runs)
+    return [view(h, wall_s) for h in chosen]
+
+
+def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
+    where = f"{h.function} ({os.path.basename(h.file)}:{h.line})"
+    share = f"{where} took {h.share:.0%} of the run ({seconds(h.total_s)}, sampled)"
+    if not h.runs:
+        why = h.experiment_why or h.why or "inspector ran no experiment on it"
+        return HotView(h.id, f"{share}: {_shape(h)}; {why}.", (), (), _notes(h))
+    c = h.captured
+    assert c is not None
+    calls = f"{c.calls:,} calls a round from line {c.site.line}" if c.site else f"{c.calls:,} calls a round"
+    rounds = f", about {h.rounds:.0f} rounds (estimated)" if h.rounds else ""
+    on = (f"On {c.rows:,} of one round's {c.calls:,} individuals (scaled to the whole round)" if c.sampled
+          else f"On one round's {c.rows:,} individuals")
+    runs = {r.id: r for r in h.runs}
+    said = [f"{LABELS.get(r.id, r.id)} {seconds(r.per_round_s)}" + (f" ({ratio(r.faster)} faster)"
+                                                                      if r.id != "as-written" and r.faster else "")
+            for r in h.runs if r.per_round_s and r.matches is not False]
+    best = runs.get(h.best or "")
+    compiled = min((r for r in h.runs if r.compiled and r.matches and r.per_round_s), default=None,
+                   key=lambda r: r.per_round_s or 0.0)
+    pays = _pays(compiled, h.rounds) if compiled else ""
+    projection = (f" With the {LABELS.get(best.id, best.id)} the whole run would take about {seconds(h.projected_s)} "
+                  f"instead of {seconds(wall_s)} (the rest unchanged; inferred)." if best and h.projected_s and wall_s
+                  else "")
+    text = f"{share}: {calls}{rounds}, via {VIA.get(c.via, c.via)}. {on}: {'; '.join(said)}.{pays}{projection}"
+    rows = tuple((LABELS.get(r.id, r.id), seconds(r.per_round_s), _range(r),
+                  ratio(r.faster) if r.faster and r.id != "as-written" else "",
+                  _checked(r)) for r in h.runs)
+    code = tuple((w.dialect, w.source) for w in h.rewrites if w.matched and w.source)
+    return HotView(h.id, text, rows, code, _notes(h))
+
+
+def _shape(h: Hotspot) -> str:
+    return {"individual": "called once per individual", "population": "called on the whole population",
+            "neither": "neither a per-individual function nor one over the population",
+            "once": "called once", "unknown": "not watched"}.get(h.shape, h.shape)
+
+
+def _pays(run: ExperimentRun, rounds: Optional[float]) -> str:
+    """Whether compiling pays: the fastest compiled run's compile against what it saves a round over the fastest
+    eager run."""
+    if run.compile_s is None:
+        return ""
+    name = LABELS.get(run.id, run.id)
+    if run.pays_after is None:
+        return f" The {name} took {seconds(run.compile_s)} to compile and is no faster than the fastest eager run."
+    within = (f"; this run had about {rounds:.0f}, so compiling {'pays' if rounds >= run.pays_after else 'does not pay'}"
+              " here") if rounds else ""
+    return (f" The {name} took {seconds(run.compile_s)} to compile: it pays after about {run.pays_after:,.0f} rounds "
+            f"against the fastest eager run{within}.")
+
+
+def _range(r: ExperimentRun) -> str:
+    return f"{seconds(r.low_s)} to {seconds(r.high_s)}" if r.low_s and r.high_s and r.low_s != r.high_s else ""
+
+
+def _checked(r: ExperimentRun) -> str:
+    if r.problem:
+        return r.problem
+    return "the program's outputs" if r.matches else ("" if r.matches is None else "differs")
+
+
+def _notes(h: Hotspot) -> tuple[str, ...]:
+    notes = []
+    for w in h.rewrites:
+        name = "NumPy" if w.dialect == "numpy" else w.dialect
+        if w.declined:
+            construct, line, reason = w.declined
+            notes.append(f"no {name} rewrite: {construct} at line {line} ({reason})")
+        elif w.matched is False:
+            notes.append(f"the {name} rewrite failed its check (not advice): {w.problem}")
+        elif w.matched:
+            notes.append(f"the {name} rewrite matched the function on {w.checked:,} individuals")
+    for r in h.runs:
+        if r.id == "as-written" and r.matches is False:
+            notes.append("as written on the copies it did not repeat the program's outputs (random numbers or state "
+                         f"in it): no figure here is advice ({r.problem})")
+    return tuple(notes)
