@@ -29,8 +29,9 @@ class Variant:
 
 
 def load(path: str) -> ModuleType:
-    """Import the sample at ``path`` as a fresh module, its folder on ``sys.path`` (as ``python path`` would have
-    it, so it imports its own helper modules); messages name ``path`` as given."""
+    """Import the sample at ``path`` as a fresh module, its folder on ``sys.path`` and ``sys.argv`` only ``[path]``
+    while it is imported (as ``python path`` would have it, so it imports its own helper modules, and one that reads
+    its arguments sees none); messages name ``path`` as given."""
     name = "inspector_sample_" + "".join(c if c.isalnum() else "_" for c in os.path.basename(path)[:-3])
     spec = importlib.util.spec_from_file_location(name, os.path.abspath(path))
     if spec is None or spec.loader is None:
@@ -38,12 +39,15 @@ def load(path: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    argv, sys.argv = sys.argv, [path]
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
         raise SampleError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
     except Exception as e:
         raise SampleError(f"{path}: raised on import: {type(e).__name__}: {e}") from None
+    finally:
+        sys.argv = argv
     if not callable(getattr(module, "population", None)):
         raise SampleError(f"{path}: no population(n, rng) function")
     return module

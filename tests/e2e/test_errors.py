@@ -42,6 +42,8 @@ def progress_line(proc, vid):
     ("tests/bad_samples/syntax_error.py", (), "syntax_error.py:4: syntax error: expected ':'"),
     ("tests/bad_samples/import_error.py", (), "import_error.py: raised on import: RuntimeError: cannot find"),
     ("tests/bad_samples/no_population.py", (), "no_population.py: no population(n, rng) function"),
+    # imported with sys.argv [its path] only (it raises on any other), it gets as far as its variants
+    ("tests/bad_samples/reads_argv.py", (), "reads_argv.py: no variants"),
     ("tests/bad_samples/population_list.py", (), "population_list.py: population() returned list, not a numpy"),
     ("tests/bad_samples/population_empty.py", (), "population_empty.py: population() returned an empty array"),
     ("tests/bad_samples/no_variants.py", (), "no_variants.py: no variants"),

@@ -122,3 +122,16 @@ def test_the_loader_puts_the_samples_folder_on_the_path_for_its_own_modules(tmp_
         sys.path.remove(str(tmp_path))
         sys.modules.pop("helpers.fit", None)
         sys.modules.pop("helpers", None)
+
+
+def test_a_sample_is_imported_with_only_its_path_in_sys_argv(tmp_path):
+    path = str(tmp_path / "argv_sample.py")
+    (tmp_path / "argv_sample.py").write_text("import sys\n\nSEEN = list(sys.argv)\nSIZE = int(sys.argv[1]) if "
+                                             "len(sys.argv) > 1 else 200\n\n\ndef population(n, rng):\n"
+                                             "    return rng.random((n, 2))\n")
+    before = list(sys.argv)
+    try:
+        m = sample.load(path)
+        assert (m.SEEN, m.SIZE) == ([path], 200) and sys.argv == before  # as `python path`; then given back
+    finally:
+        sys.path.remove(str(tmp_path))
