@@ -1,10 +1,12 @@
 """What runs, and against what it is checked: the sample contract's variants and families (the probe's loader,
 which imports no torch), and the cross-check of any output shape."""
 
+import ast
 import sys
 import types
 
 import numpy as np
+import pytest
 
 from inspector.collect.crosscheck import compare, cross_check
 from inspector.probe import sample
@@ -135,3 +137,29 @@ def test_a_sample_is_imported_with_only_its_path_in_sys_argv(tmp_path):
         assert (m.SEEN, m.SIZE) == ([path], 200) and sys.argv == before  # as `python path`; then given back
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_a_file_without_population_is_not_imported_and_said_to_be_no_sample(tmp_path):
+    (tmp_path / "prog.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\nprint('a whole program')\n")
+    with pytest.raises(sample.SampleError) as e:
+        sample.load(str(tmp_path / "prog.py"))
+    assert str(e.value) == (f"{tmp_path}/prog.py is not a sample: it has no population(n, rng) function (a program? "
+                            f"`inspector run {tmp_path}/prog.py` runs it as it is)")
+    assert not (tmp_path / "ran").exists()
+
+
+def test_what_a_source_says_of_population_without_running_it():
+    def told(source):
+        return sample.defines_population(ast.parse(source))
+    for source in ("def population(n, rng): ...", "from helpers import population", "population = make",
+                   "import population", "try:\n    from a import population\nexcept ImportError:\n    pass",
+                   "for population in []: pass"):
+        assert told(source) is True, source
+    for source in ("def main():\n    population = 1\n    print(population)", "class P:\n    population = 1",
+                   "if __name__ == '__main__':\n    population = init()", "'''no population(n, rng)'''",
+                   "self.population = 1", "def f(population): ...", "[population for population in x]"):
+        assert told(source) is False, source
+    for source in ("from helpers import *", "globals()['population'] = f", "setattr(m, 'population', f)",
+                   "def f():\n    global population", "def __getattr__(name): ...", "exec(code)",
+                   "sys.modules[__name__].population = f"):
+        assert told(source) is None, source
