@@ -26,6 +26,7 @@ import contextlib
 import html
 import linecache
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -42,6 +43,7 @@ from inspector.collect.program import collect_program, program_record
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
 from inspector.model import Analysis, BreaksView, Fix, FixKind
 from inspector.collect.progress import Event, RoundStarted, RunStarted
+from inspector.probe import sample as contract
 from inspector.probe.messages import Compiled, Header, Trial, VariantResult
 from inspector.raw import RawCapture, RawEnv, RawRecord, RawRewrite, RawSample
 from inspector.rewrite import Dialect, read_program
@@ -218,19 +220,43 @@ def _quiet(line):
     """The default progress: nothing."""
 
 
-def samples(path):
-    """The sample files at ``path``: the file itself, or a folder's files that define ``population(n, rng)``."""
+def samples(path, skipped=None):
+    """The sample files at ``path``: the file itself, or a folder's files whose source binds ``population`` (each
+    program among the others is said to ``skipped``, a line, when given). A file that is not a sample (its source
+    binds no ``population``) is refused without being run, saying that ``inspector run`` runs a program."""
     path = Path(path)
     if not path.exists():
         raise InspectorError(f"{path}: no such file or folder")
     if path.is_dir():
-        found = sorted(p for p in path.glob("*.py") if "def population" in p.read_text(errors="replace"))
-        if not found:
-            raise InspectorError(f"{path}: no sample files (Python files defining population(n, rng)) in this folder")
-        return found
+        return _folder_samples(path, skipped or _quiet)
     if path.suffix != ".py":
         raise InspectorError(f"{path}: not a Python file (expected a .py sample)")
+    tree = contract.parse(str(path))
+    if tree is not None and contract.defines_population(tree) is False:
+        raise InspectorError(contract.not_a_sample(str(path)))
     return [path]
+
+
+def _folder_samples(path, skipped):
+    """A folder's sample files (see ``samples``; where the source cannot tell, those defining ``population``); its
+    programs are said to ``skipped``, each in one line, or named in the one error when the folder has no sample."""
+    found, programs = [], []
+    for file in sorted(path.glob("*.py")):
+        tree = contract.parse(str(file))
+        defines = None if tree is None else contract.defines_population(tree)
+        if defines or defines is None and "def population" in file.read_text(errors="replace"):
+            found.append(file)
+        elif tree is not None and defines is False and contract.is_program(tree):
+            programs.append(file)
+    if not found:
+        names = ", ".join(p.name for p in programs[:4]) + (", ..." if len(programs) > 4 else "")
+        run = (f", only programs ({names}): `inspector run {shlex.quote(str(programs[0]))}` runs one as it is"
+               if programs else "")
+        raise InspectorError(f"{path}: no sample files (Python files defining population(n, rng)) in this folder"
+                             f"{run}")
+    for file in programs:
+        skipped(contract.not_a_sample(str(file)))
+    return found
 
 
 def _sample(path, command):

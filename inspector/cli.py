@@ -189,7 +189,7 @@ def report(
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
-    samples = api.samples(path)
+    samples = api.samples(path, skipped=lambda line: say(f"inspector: skipped: {line}"))
     options = dict(population=_sizes("--population", population) or None, variants=variant, config=config,
                    python=api.interpreter(torch, envs, with_, python, say), compile_options=compile_option,
                    rtol=rtol, timeout=timeout, budget=budget, rounds=rounds, profile=profile, try_fixes=try_fixes,

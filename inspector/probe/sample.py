@@ -4,7 +4,9 @@ import ast
 import importlib.util
 import inspect
 import os
+import shlex
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import CodeType, ModuleType
 from typing import Any, Optional
@@ -29,8 +31,13 @@ class Variant:
 
 
 def load(path: str) -> ModuleType:
-    """Import the sample at ``path`` as a fresh module, its folder on ``sys.path`` (as ``python path`` would have
-    it, so it imports its own helper modules); messages name ``path`` as given."""
+    """Import the sample at ``path`` as a fresh module, its folder on ``sys.path`` and ``sys.argv`` only ``[path]``
+    while it is imported (as ``python path`` would have it, so it imports its own helper modules, and one that reads
+    its arguments sees none); messages name ``path`` as given. A file whose source binds no ``population`` is not
+    imported: it is not a sample (a program's code is not run)."""
+    tree = parse(path)
+    if tree is not None and defines_population(tree) is False:
+        raise SampleError(not_a_sample(path))
     name = "inspector_sample_" + "".join(c if c.isalnum() else "_" for c in os.path.basename(path)[:-3])
     spec = importlib.util.spec_from_file_location(name, os.path.abspath(path))
     if spec is None or spec.loader is None:
@@ -38,15 +45,112 @@ def load(path: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    argv, sys.argv = sys.argv, [path]
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
         raise SampleError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
     except Exception as e:
-        raise SampleError(f"{path}: raised on import: {type(e).__name__}: {e}") from None
-    if not callable(getattr(module, "population", None)):
-        raise SampleError(f"{path}: no population(n, rng) function")
+        hint = f" ({program_hint(path)})" if tree is not None and is_program(tree) else ""
+        raise SampleError(f"{path}: raised on import: {type(e).__name__}: {e}{hint}") from None
+    finally:
+        sys.argv = argv
+    found = getattr(module, "population", None)
+    if not callable(found):
+        why = "" if found is None else f": its population is of type {type(found).__name__}"
+        raise SampleError(not_a_sample(path, why))
     return module
+
+
+def parse(path: str) -> Optional[ast.Module]:
+    """The module ``path`` holds, parsed (its encoding as its coding line says), or None where it cannot be."""
+    try:
+        with open(path, "rb") as f:
+            return ast.parse(f.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def not_a_sample(path: str, why: str = "") -> str:
+    """The one line for a file that is not a sample, and the command for a program."""
+    return f"{path} is not a sample: it has no population(n, rng) function{why} ({program_hint(path)})"
+
+
+def program_hint(path: str) -> str:
+    return f"a program? `inspector run {shlex.quote(str(path))}` runs it as it is"
+
+
+DYNAMIC = {"globals", "vars", "locals", "exec", "eval", "__import__"}  # builtins that can bind names unseen
+
+
+def defines_population(tree: ast.Module) -> Optional[bool]:
+    """Whether importing the module binds ``population``, told from its source without running it: True where a
+    ``def``, class, assignment or import at its top level binds the name (outside an ``if __name__ == "__main__":``
+    block), False where nothing can, None where the source cannot tell (a star import, a module ``__getattr__``, a
+    ``global population``, ``globals()``, ``exec`` and the like, the name as a string, an attribute of that name
+    assigned)."""
+    if any(_binds(node) for node in _module_level(tree)):
+        return True
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.alias) and node.name == "*"
+                or isinstance(node, (ast.Global, ast.Nonlocal)) and "population" in node.names
+                or isinstance(node, ast.NamedExpr) and _binds(node.target)
+                or isinstance(node, ast.Name) and node.id in DYNAMIC
+                or isinstance(node, ast.Constant) and node.value == "population"
+                or isinstance(node, ast.Attribute) and node.attr == "population" and isinstance(node.ctx, ast.Store)
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+            return None
+    if any(isinstance(node, ast.FunctionDef) and node.name == "__getattr__" for node in tree.body):
+        return None
+    return False
+
+
+def is_program(tree: ast.Module) -> bool:
+    """Whether the module does more than define things when run: an ``if __name__ == "__main__":`` block, or calls
+    (outside assignments) and loops at its top level."""
+    return any(isinstance(node, ast.If) and _main_block(node) or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+               or isinstance(node, ast.Expr) and isinstance(node.value, (ast.Call, ast.Await))
+               for node in _module_level(tree))
+
+
+def _module_level(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes below ``node`` that run in the module's namespace on import: not in a ``def``, lambda, class body,
+    comprehension or ``if __name__ == "__main__":`` block (whose own nodes are given, not what they contain)."""
+    for child in ast.iter_child_nodes(node):
+        yield child
+        if isinstance(child, ast.If) and _main_block(child):
+            for other in child.orelse:
+                yield other
+                yield from _module_level(other)
+        elif not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
+                                    ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            yield from _module_level(child)
+
+
+def _main_block(node: ast.If) -> bool:
+    """``if __name__ == "__main__":`` (either way round)."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+            and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
+
+
+def _binds(node: ast.AST) -> bool:
+    """Whether ``node`` binds the name ``population`` in the scope it runs in."""
+    match node:
+        case ast.FunctionDef(name=name) | ast.AsyncFunctionDef(name=name) | ast.ClassDef(name=name):
+            return name == "population"
+        case ast.Name(id=name, ctx=ast.Store()):
+            return name == "population"
+        case ast.alias(name=name, asname=asname):
+            return (asname or name.split(".")[0]) == "population"
+        case ast.ExceptHandler(name=name) | ast.MatchAs(name=name) | ast.MatchStar(name=name):
+            return name == "population"
+        case ast.MatchMapping(rest=rest):
+            return rest == "population"
+    return False
 
 
 def describe(module: ModuleType) -> dict[str, Any]:

@@ -41,7 +41,10 @@ def progress_line(proc, vid):
     ("tests/bad_samples/not_python.txt", (), "not_python.txt: not a Python file"),
     ("tests/bad_samples/syntax_error.py", (), "syntax_error.py:4: syntax error: expected ':'"),
     ("tests/bad_samples/import_error.py", (), "import_error.py: raised on import: RuntimeError: cannot find"),
-    ("tests/bad_samples/no_population.py", (), "no_population.py: no population(n, rng) function"),
+    ("tests/bad_samples/no_population.py", (), "no_population.py is not a sample: it has no population(n, rng) "
+     "function (a program? `inspector run tests/bad_samples/no_population.py` runs it as it is)"),
+    # imported with sys.argv [its path] only (it raises on any other), it gets as far as its variants
+    ("tests/bad_samples/reads_argv.py", (), "reads_argv.py: no variants"),
     ("tests/bad_samples/population_list.py", (), "population_list.py: population() returned list, not a numpy"),
     ("tests/bad_samples/population_empty.py", (), "population_empty.py: population() returned an empty array"),
     ("tests/bad_samples/no_variants.py", (), "no_variants.py: no variants"),
@@ -55,6 +58,17 @@ def test_sample_that_cannot_run_is_one_line_and_exit_2(tmp_path, sample, args, e
     assert proc.returncode == 2, proc.stderr
     assert expected in one_error_line(proc)
     assert not list(tmp_path.glob("*.json"))
+
+
+def test_a_folders_program_is_skipped_in_one_line_and_its_sample_still_run(tmp_path):
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "no_variants.py").write_text((BAD / "no_variants.py").read_text())
+    (tmp_path / "samples" / "ga.py").write_text((ROOT / "samples" / "programs" / "ga.py").read_text())
+    proc = report(tmp_path / "samples", out=tmp_path / "out")
+    assert proc.returncode == 2 and "no_variants.py: no variants" in one_error_line(proc)
+    ga = tmp_path / "samples" / "ga.py"
+    assert (f"inspector: skipped: {ga} is not a sample: it has no population(n, rng) function (a program? "
+            f"`inspector run {ga}` runs it as it is)") in proc.stderr.splitlines()
 
 
 @pytest.fixture(scope="module")

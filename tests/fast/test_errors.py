@@ -24,12 +24,30 @@ def broken(tmp_path):
     (["compare", record_path("2.13.0", "poly")], "compare needs at least two records"),  # CompareError
     (["envs", "--remove", "9.9.9", "--envs", "{tmp}"], "no environment of torch 9.9.9"),  # EnvError
     (["report", "pyproject.toml"], "not a Python file"),
+    # a program (no population(n, rng)) is refused from its source, before any probe: the command for it said
+    (["report", "samples/programs/ga.py"], "samples/programs/ga.py is not a sample: it has no population(n, rng) "
+     "function (a program? `inspector run samples/programs/ga.py` runs it as it is)"),
+    (["breaks", "tests/bad_samples/no_population.py"], "no_population.py is not a sample: it has no population(n, "
+     "rng) function (a program? `inspector run tests/bad_samples/no_population.py` runs it as it is)"),
+    (["report", "samples/programs/"], "samples/programs: no sample files (Python files defining population(n, rng)) "
+     "in this folder, only programs (control_flow.py, ga.py, odd_calls.py, own_timing.py, ...): `inspector run "
+     "samples/programs/control_flow.py` runs one as it is"),
 ])
 def test_a_users_mistake_is_one_line_and_exit_2(tmp_path, args, message):
     proc = run_cli(*[str(a).format(tmp=tmp_path) for a in args])
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("inspector: error: ") and message in proc.stderr
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_a_folders_programs_are_skipped_each_in_one_line_and_its_samples_kept(tmp_path):
+    (tmp_path / "s.py").write_text("def population(n, rng):\n    return rng.random((n, 2))\n")
+    (tmp_path / "prog.py").write_text("import sys\n\nif __name__ == '__main__':\n    main(sys.argv)\n")
+    (tmp_path / "helpers.py").write_text("def penalty(x):\n    return x\n")  # a module: left out, said nothing
+    said = []
+    assert api.samples(tmp_path, said.append) == [tmp_path / "s.py"]
+    assert said == [f"{tmp_path}/prog.py is not a sample: it has no population(n, rng) function (a program? "
+                    f"`inspector run {tmp_path}/prog.py` runs it as it is)"]
 
 
 def test_inspectors_own_failure_is_exit_4_with_the_traceback_only_when_verbose(broken, tmp_path):

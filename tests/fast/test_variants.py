@@ -1,10 +1,12 @@
 """What runs, and against what it is checked: the sample contract's variants and families (the probe's loader,
 which imports no torch), and the cross-check of any output shape."""
 
+import ast
 import sys
 import types
 
 import numpy as np
+import pytest
 
 from inspector.collect.crosscheck import compare, cross_check
 from inspector.probe import sample
@@ -122,3 +124,42 @@ def test_the_loader_puts_the_samples_folder_on_the_path_for_its_own_modules(tmp_
         sys.path.remove(str(tmp_path))
         sys.modules.pop("helpers.fit", None)
         sys.modules.pop("helpers", None)
+
+
+def test_a_sample_is_imported_with_only_its_path_in_sys_argv(tmp_path):
+    path = str(tmp_path / "argv_sample.py")
+    (tmp_path / "argv_sample.py").write_text("import sys\n\nSEEN = list(sys.argv)\nSIZE = int(sys.argv[1]) if "
+                                             "len(sys.argv) > 1 else 200\n\n\ndef population(n, rng):\n"
+                                             "    return rng.random((n, 2))\n")
+    before = list(sys.argv)
+    try:
+        m = sample.load(path)
+        assert (m.SEEN, m.SIZE) == ([path], 200) and sys.argv == before  # as `python path`; then given back
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_a_file_without_population_is_not_imported_and_said_to_be_no_sample(tmp_path):
+    (tmp_path / "prog.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\nprint('a whole program')\n")
+    with pytest.raises(sample.SampleError) as e:
+        sample.load(str(tmp_path / "prog.py"))
+    assert str(e.value) == (f"{tmp_path}/prog.py is not a sample: it has no population(n, rng) function (a program? "
+                            f"`inspector run {tmp_path}/prog.py` runs it as it is)")
+    assert not (tmp_path / "ran").exists()
+
+
+def test_what_a_source_says_of_population_without_running_it():
+    def told(source):
+        return sample.defines_population(ast.parse(source))
+    for source in ("def population(n, rng): ...", "from helpers import population", "population = make",
+                   "import population", "try:\n    from a import population\nexcept ImportError:\n    pass",
+                   "for population in []: pass"):
+        assert told(source) is True, source
+    for source in ("def main():\n    population = 1\n    print(population)", "class P:\n    population = 1",
+                   "if __name__ == '__main__':\n    population = init()", "'''no population(n, rng)'''",
+                   "self.population = 1", "def f(population): ...", "[population for population in x]"):
+        assert told(source) is False, source
+    for source in ("from helpers import *", "globals()['population'] = f", "setattr(m, 'population', f)",
+                   "def f():\n    global population", "def __getattr__(name): ...", "exec(code)",
+                   "sys.modules[__name__].population = f"):
+        assert told(source) is None, source
