@@ -364,7 +364,8 @@ def compare_program(program, args=(), *, module=False, runs=(), envs=None, packa
     records = []
     for n, python in enumerate(pythons, 1):  # a program's calls cannot take turns with another run's
         say(f"run {n} of {len(pythons)}: {program} {' '.join(args)} under {python or sys.executable}")
-        status, record = _collect_program(program, args, module, python, replay=False)  # a comparison shows none
+        status, record = _collect_program(program, args, module, python, replay=False,  # a comparison shows none
+                                          hotspots=False)
         if record.interrupted:
             raise Interrupted()
         if status:
@@ -389,17 +390,18 @@ def _compared(stem, records, redact):
 
 
 def run(program, args=(), *, module=False, name=None, python=None, torch=None, envs=None, packages=(), trace=True,
-        profile=True, try_fixes=True, replay=True, budget=None, progress=None):
+        profile=True, try_fixes=True, replay=True, budget=None, hotspots=True, progress=None):
     """Run a program (a file, or with ``module`` a module) as it is, with ``args``, and report what torch.compile
     did to it: its Report, ``status`` its exit status (128 + N when signal N killed it). ``trace``/``profile``: one
     call per function traced for its Python lines / profiled for its kernels; ``try_fixes``: say what could be
     tried; ``replay``: each function replayed eagerly and compiled after the program, within ``budget`` seconds
-    (None: the probe's default), to tell whether compiling paid."""
+    (None: the probe's default), to tell whether compiling paid; ``hotspots``: where the program's own time went, and
+    the experiment on its hot functions' inputs (inspector's rewrites, eager and compiled, checked and timed)."""
     _program_file(program, module)
     result = Report(name or program_name(program, module, args), traced=True)
     python = interpreter(torch, envs, packages, python, progress or _quiet)
     status, record = _collect_program(program, args, module, python, trace_dir=result.trace_dir, trace=trace,
-                                      profile=profile, replay=replay, budget=budget)
+                                      profile=profile, replay=replay, budget=budget, hotspots=hotspots)
     record = _trace_logs(record, result.trace_dir)
     result.record = record.but(program=record.program.but(try_fixes=try_fixes))
     result.status = status if status >= 0 else 128 - status  # a signal: as a shell says it

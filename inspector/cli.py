@@ -80,7 +80,12 @@ RUN_TRY_FIXES_HELP = ("Say which fixes could be tried for each function, and how
 RUN_REPLAY_HELP = ("After the program, run each compiled function eagerly and compiled on copies of one steady "
                    "call's arguments, in alternating rounds, to tell whether compiling paid (the program's output and "
                    "random state untouched).")
-RUN_BUDGET_HELP = "Seconds the replay may take, all functions together."
+RUN_BUDGET_HELP = ("Seconds the replay may take, all functions together; and the experiment's rounds on the hot "
+                   "functions (their compiles apart).")
+RUN_HOTSPOTS_HELP = ("Sample where the program's own time goes, copy one generation's inputs of its hot functions, "
+                     "and after the program run the experiment on them: as written, inspector's NumPy and torch "
+                     "rewrites, eager and compiled (and under numba where installed), each checked against the "
+                     "program's outputs and timed.")
 # render
 RENDER_FORMAT_HELP = ("html (write the report and print the summary), text (print the full summary), json (print "
                       "the analysis as JSON).")
@@ -336,6 +341,7 @@ def run(
     profile: bool = typer.Option(True, "--profile/--no-profile", help=RUN_PROFILE_HELP),
     try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=RUN_TRY_FIXES_HELP),
     replay: bool = typer.Option(True, "--replay/--no-replay", help=RUN_REPLAY_HELP),
+    hotspots: bool = typer.Option(True, "--hotspots/--no-hotspots", help=RUN_HOTSPOTS_HELP),
     budget: float = typer.Option(DEFAULT_BUDGET_S, "--budget", min=0, help=RUN_BUDGET_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
 ) -> None:
@@ -349,7 +355,7 @@ def run(
         fail(f"--format {fmt}: expected text or json")
     result = api.run(program, ctx.args, module=module, name=name, python=python, torch=torch, envs=envs,
                      packages=with_, trace=trace, profile=profile, try_fixes=try_fixes, replay=replay, budget=budget,
-                     progress=say)
+                     hotspots=hotspots, progress=say)
     raise typer.Exit(_publish(result, out, fmt, verbose, stream=sys.stderr))
 
 

@@ -61,9 +61,13 @@ PLAN = {
 }
 
 # programs (inspector run): their arguments
-PROGRAMS = {"ga": ["3000", "8"], "odd_calls": ["5000"], "recompile_limit": [], "control_flow": []}
-# programs of tests/programs/ recorded too (the fast tests of the advice read them): their arguments
-TEST_PROGRAMS = {"recompile_on_float": [], "data_dependent_if": [], "method_on_self": []}
+PROGRAMS = {"ga": ["3000", "8"], "odd_calls": ["5000"], "recompile_limit": [], "control_flow": [],
+            "plain_ga": ["100000", "8"]}
+# programs of tests/programs/ recorded too (the fast tests of the advice and of the hot functions read them): their
+# arguments; one of a folder there is named with its folder ("plain-map_gene_loop": plain/map_gene_loop.py)
+TEST_PROGRAMS = {"recompile_on_float": [], "data_dependent_if": [], "method_on_self": [],
+                 "plain-lists_if_chain": [], "plain-apply_along_axis_int8": [], "plain-map_gene_loop": [],
+                 "plain-vectorized_es": []}
 # programs that need what an older torch lacks: the torch attribute they need
 NEEDS = {"control_flow": "while_loop"}
 
@@ -86,7 +90,7 @@ def main():
             if (not args.only or stem in args.only) and NEEDS.get(stem, "__version__") in facts["has"]:
                 os.chdir(ROOT)
                 folder = "tests" if stem in TEST_PROGRAMS else "samples"
-                _, record = collect_program(f"{folder}/programs/{stem}.py", argv, python=python)
+                _, record = collect_program(f"{folder}/programs/{stem.replace('-', '/')}.py", argv, python=python)
                 record = record.but(program=record.program.but(try_fixes=True))  # as inspector run does by default
                 _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
     if len(pythons) > 1 and (not args.only or "interleaved" in args.only):

@@ -17,13 +17,17 @@ def hotspots(raw: list[RawHotspot] | None, wall_s: Optional[float]) -> tuple[Hot
 def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
     captured = _captured(h.captured) if h.captured else None
     e = h.experiment or RawExperiment()
-    scale = captured.calls / captured.rows if captured and captured.rows else 1.0
+    # a round's time from the copied rows' (per-individual calls scale with the individuals; a population is whole)
+    scale = captured.calls / captured.rows if captured and captured.rows and h.shape == "individual" else 1.0
     runs = _runs(e.runs or [], scale)
     written = next((r for r in runs if r.id == "as-written"), None)
     good = [r for r in runs if r.id != "as-written" and r.matches and r.per_round_s]
     rounds = h.total_s / written.per_round_s if written and written.per_round_s and h.total_s else None
     # the fastest over this run's rounds, its compile included (per round where the rounds are not known)
-    best = min(good, key=lambda r: (r.per_round_s or 0.0) * (rounds or 1.0) + (r.compile_s or 0.0 if rounds else 0.0),
+    def over_the_run(r: ExperimentRun) -> float:
+        return (r.per_round_s or 0.0) * (rounds or 1.0) + ((r.compile_s or 0.0) if rounds else 0.0)
+    written_s = over_the_run(written) if written else None
+    best = min((r for r in good if written_s is None or over_the_run(r) < written_s), key=over_the_run,
                default=None)
     projected = None
     if best and best.per_round_s and rounds and wall_s:
@@ -76,8 +80,11 @@ def _median(r: RawExperimentRun) -> Optional[float]:
 def _rewrite(r: RawRewrite) -> HotRewrite:
     declined = r.declined[0] if r.declined else None
     check = r.check
+    call = next((c for c in r.changes or [] if c.kind == "call" and c.span and c.code), None)
+    source = "\n".join(r.imports or []) + "\n\n\n" + r.source if r.source and r.imports else r.source or ""
     return HotRewrite(
-        dialect=r.dialect or r.id or "", source=r.source or "",
+        dialect=r.dialect or r.id or "", source=source,
+        call=(call.span.first or 0, call.code or "") if call and call.span else None,
         matched=(check.verdict == "matched") if check else None, checked=(check.evaluations or 0) if check else 0,
         problem=(check.error or (f"individual {check.mismatch.individual}: expected {check.mismatch.expected}, got "
                                  f"{check.mismatch.got}" if check.mismatch else "")) if check else "",

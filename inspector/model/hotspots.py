@@ -56,7 +56,9 @@ class HotRewrite:
     construct it declined (``declined``: the construct, its line, why)."""
 
     dialect: str
-    source: str
+    source: str  # its imports, then the new functions whole
+    call: Optional[tuple[int, str]]  # the program's line that called the function per individual, and that line
+    #                                  calling the rewrite once on the population
     matched: Optional[bool]
     checked: int  # individuals it was checked on
     problem: str  # the check's first mismatch or error

@@ -13,6 +13,7 @@ objects are left as they were (the replay's ``_kept_state`` and ``_silenced``).
 
 from __future__ import annotations
 
+import functools
 import gc
 import time
 from collections.abc import Callable
@@ -79,11 +80,10 @@ def experiment(code: Any, kept: Round, compile: Callable[..., Any], budget_s: fl
 
 def function_of(code: Any) -> Optional[Callable[..., Any]]:
     """The program's function whose code is ``code`` (a module-level function: its module still holds it)."""
+    name: str = code.co_name
     for found in gc.get_referrers(code):
-        if getattr(found, "__code__", None) is code and callable(found):
-            module = found.__globals__
-            if module.get(code.co_name) is found:
-                return found
+        if getattr(found, "__code__", None) is code and callable(found) and found.__globals__.get(name) is found:
+            return found
     return None
 
 
@@ -104,6 +104,7 @@ def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray
     from inspector.rewrite import Declined, Dialect, Row, check, read_program, vectorize
     from inspector.rewrite.check import rewritten
     from inspector.rewrite.codec import to_json
+    from inspector.probe.rewritten import jitted, numba_version, over_rows
     try:
         program = read_program(code.co_filename)
     except (OSError, SyntaxError, UnicodeDecodeError) as e:
@@ -118,7 +119,14 @@ def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray
                                       "dialect": dialect.value, "row": row.value, "declined": [to_json(written)]})
             continue
         checked = check(written, program, fn.__globals__, inputs[:CHECK_ROWS])
-        facts["rewrites"].append(dict(to_json(written), id=rid, check=to_json(checked)))
+        made = dict(to_json(written), id=rid, check=to_json(checked))
+        if kept.site:
+            new = call_site(kept.site[0], kept.site[1], code.co_name, written.entry, dialect.value)
+            if new:
+                made["changes"] = made.get("changes", []) + [
+                    {"kind": "call", "span": {"file": kept.site[0], "first": kept.site[1], "last": kept.site[1]},
+                     "code": new}]
+        facts["rewrites"].append(made)
         if checked.verdict.value != "matched":
             continue
         entry = rewritten(written, fn.__globals__)
@@ -127,9 +135,81 @@ def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray
             import torch
             data = torch.from_numpy(np.ascontiguousarray(inputs))
         compiled = compile(entry)
-        runs[rid] = (lambda e=entry, d=data: e(d), {"id": rid, "rewrite": rid})
-        runs[rid + COMPILED] = (lambda c=compiled, d=data: c(d), {"id": rid + COMPILED, "rewrite": rid,
-                                                                  "compiled": True})
+        runs[rid] = (functools.partial(entry, data), {"id": rid, "rewrite": rid})
+        runs[rid + COMPILED] = (functools.partial(compiled, data), {"id": rid + COMPILED, "rewrite": rid,
+                                                                    "compiled": True})
+        if dialect is Dialect.NUMPY and numba_version():
+            jitted_entry = _numba(functools.partial(jitted, written, entry))
+            runs[rid + "-numba"] = (functools.partial(jitted_entry, inputs), {"id": rid + "-numba", "rewrite": rid,
+                                                                              "compiled": True})
+    if numba_version() and not kept.extra:
+        rows = _numba(functools.partial(over_rows, fn, fn.__globals__))
+        runs["numba"] = (functools.partial(rows, inputs), {"id": "numba", "compiled": True})
+
+
+def call_site(file: str, line: int, function: str, entry: str, dialect: str) -> str:
+    """The program's line that called ``function`` per individual, calling ``entry`` once on the population
+    instead: a comprehension over the population, ``map`` (in ``list``) or ``np.apply_along_axis`` replaced by
+    ``entry(np.asarray(population))`` (``torch.from_numpy`` around it for torch); "" where the line is not one of
+    those (a ``for`` loop: the call goes where the loop was)."""
+    import ast
+    import linecache
+    text = linecache.getline(file, line)
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        over = _over(node, function)
+        if over is None:
+            continue
+        population = ast.get_source_segment(text.strip(), over) or ""
+        array = population if isinstance(node, ast.Call) and _named(node.func) == "apply_along_axis" else \
+            f"np.asarray({population})"
+        if dialect == "torch":
+            array = f"torch.from_numpy({array})"
+        old = ast.get_source_segment(text.strip(), node) or ""
+        return text.rstrip("\n").replace(old, f"{entry}({array})", 1) if old else ""
+    return ""
+
+
+def _over(node: Any, function: str) -> Any:
+    """The population a comprehension, ``map`` (or ``list(map(...))``) or ``np.apply_along_axis`` hands
+    ``function`` one individual at a time; None for anything else."""
+    import ast
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
+        loop, call = node.generators[0], node.elt
+        if isinstance(call, ast.Call) and _named(call.func) == function and call.args and \
+                isinstance(call.args[0], ast.Name) and isinstance(loop.target, ast.Name) and \
+                call.args[0].id == loop.target.id and not loop.ifs:
+            return loop.iter
+    if isinstance(node, ast.Call):
+        name = _named(node.func)
+        if name == "list" and len(node.args) == 1:
+            return _over(node.args[0], function)
+        if name == "map" and len(node.args) == 2 and _named(node.args[0]) == function:
+            return node.args[1]
+        if name == "apply_along_axis" and len(node.args) == 3 and _named(node.args[0]) == function:
+            return node.args[2]
+    return None
+
+
+def _named(node: Any) -> str:
+    import ast
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+
+
+def _numba(make: Callable[[], Callable[..., Any]]) -> Callable[..., Any]:
+    """numba's ``@njit`` version ``make`` gives (numba compiles at the first call: its error is the run's), or a
+    callable raising what making it raised."""
+    try:
+        return make()
+    except Exception as e:
+        error = e
+
+        def failed(*args: Any) -> Any:
+            raise error
+        return failed
 
 
 def _expected(kept: Round) -> Optional[np.ndarray]:
@@ -187,7 +267,7 @@ def _agrees(got: Any, expected: Optional[np.ndarray]) -> dict[str, Any]:
     if values.shape != expected.shape:
         return {"matches": False, "mismatch": f"shape {values.shape}, the program's {expected.shape}"}
     ok = np.asarray(close(expected, values))
-    ok = ok.reshape(len(ok), -1).all(axis=1) if ok.ndim > 1 else ok
+    ok = np.asarray(ok.reshape(len(ok), -1).all(axis=1)) if ok.ndim > 1 else ok
     if bool(np.all(ok)):
         return {"matches": True}
     first = int(np.flatnonzero(~ok)[0])

@@ -1,16 +1,19 @@
 """Where a program's time goes (``inspector run``; stdlib and numpy only), and the real inputs of its hot functions.
 
-While the program runs, a sampler (``ITIMER_PROF``: every SAMPLE_S of CPU time, the main thread's stack, at about 1 %
-of the run's time; cProfile's hook on every call made a plain GA 6x slower) tells which of the program's own functions
-hold the time, and which lines called them. One that holds ARM_SHARE of the samples and takes an argument is
-*armed*: a call hook
-(``sys.settrace``, its line events off) watches its next calls, for WINDOW_S at most, and copies what one round of
-them got (a generation): the individuals a list comprehension, ``map``, a ``for`` loop or ``np.apply_along_axis``
-gave it one at a time (a round: the calls from one caller frame, up to that frame's next other call or its return),
-or the 2-D population it got whole, and what each call returned. The copy is bounded (MAX_ROWS, MAX_BYTES: said as
-sampled); the program's values are only read, never changed; the first round seen is skipped (it may have begun
-before the hook). ``facts`` gives the record's ``program.hotspots``; ``inspector.probe.experiment`` runs the
-experiment on the copies after the program.
+While the program runs, a sampler (``ITIMER_PROF``: every SAMPLE_S of CPU time, the main thread's stack; about 1 % of
+the run's time, where cProfile's hook on every call made a plain GA 2x slower) tells which of the program's own
+functions and lines hold the time, and which lines called them (not while a watch's hook runs: it slows what it
+watches). A function that holds ARM_SHARE of the samples and takes an individual or a population, or one that a line
+holding that share names (a comprehension's, ``map``'s, ``np.apply_along_axis``'s function, too short to be sampled
+itself: a sample falls where Python checks for signals, a loop's jump, seldom a short call), is *armed*: a call hook
+(``sys.settrace``, line events off) watches its next calls, for WINDOW_S at most (IDLE_S while it is not called), and
+copies what one round of them got (a generation): the individuals a comprehension, ``map``, a ``for`` loop or
+``np.apply_along_axis`` gave it one at a time (a round: the calls from one caller frame, up to that frame's next
+other call or its return; a comprehension's length read from its iterator), or the 2-D population it got whole, and
+what each call returned. The copy is bounded (MAX_ROWS, MAX_BYTES: said as sampled; the round's other calls are
+counted); the program's values are only read, never changed; a round seen from its middle is skipped where its size
+is not known. ``facts`` gives the record's ``program.hotspots``; ``inspector.probe.experiment`` runs the experiment
+on the copies after the program.
 """
 
 from __future__ import annotations
@@ -104,13 +107,16 @@ class Watch:
             return None
         names = self.code.co_varnames[:self.code.co_argcount]
         if not names:
-            return self.stop("it takes no argument")
+            self.stop("it takes no argument")
+            return None
         value = frame.f_locals.get(names[0])
         kind, sequence = shape(value)
         if not kind:
-            return self.stop(f"its first argument ({names[0]}) is {_a(value)}, not an individual or a population")
+            self.stop(f"its first argument ({names[0]}) is {_a(value)}, not an individual or a population")
+            return None
         if current.kind and kind != current.kind:
-            return self.stop(f"its first argument ({names[0]}) is an individual in some calls, a population in others")
+            self.stop(f"its first argument ({names[0]}) is an individual in some calls, a population in others")
+            return None
         current.kind, current.sequence = kind, sequence
         if current.calls == 1:
             current.site, current.via = site(caller)
@@ -215,7 +221,7 @@ class Hotspots:
         self.line_frames: dict[tuple[str, int, str], Any] = {}  # the frame a line was last sampled in
         self.tried: set[tuple[str, int, str]] = set()  # hot lines whose callees were looked for
         self.line_of: dict[Any, tuple[str, int, str]] = {}  # a function found at a hot line: that line
-        self.last: dict[Any, Any] = {}  # the frame a code was last sampled in (kept: a frame of another call is another)
+        self.last: dict[Any, Any] = {}  # the frame a code was last sampled in (kept alive: another is another call)
         self.repeated: set[Any] = set()  # codes sampled in two calls or more
         self.kinds: dict[Any, tuple[str, str]] = {}  # what a function's first argument was, and why it is neither
         self.by_caller: dict[int, Watch] = {}  # the frames making the rounds of calls now watched, by id
@@ -271,6 +277,8 @@ class Hotspots:
             self.problems.append(f"inspector's sampler stopped ({type(e).__name__}: {e})")
 
     def _take(self, frame: Any) -> None:
+        if sys.gettrace() == self._traced:  # a watch slows the calls it watches: their time is not the program's
+            return
         self.samples += 1
         seen: set[Any] = set()
         waiting: Any = None  # the innermost function of the program's not yet given the line that called it

@@ -12,7 +12,8 @@ from inspector.render.words import ratio, seconds
 
 LABELS = {"as-written": "as written", "numpy": "NumPy rewrite", "numpy-compiled-cpu": "NumPy rewrite compiled",
           "torch": "torch rewrite", "torch-compiled-cpu": "torch rewrite compiled",
-          "compiled-cpu": "compiled as it is (torch.compile)"}
+          "compiled-cpu": "torch.compile on it as it is", "numba": "as written under numba's @njit",
+          "numpy-numba": "NumPy rewrite under numba's @njit"}
 VIA = {"comprehension": "a comprehension", "loop": "a loop or map", "apply_along_axis": "np.apply_along_axis",
        "vectorize": "np.vectorize"}
 
@@ -44,12 +45,14 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
         return HotView(h.id, f"{share}: {_shape(h)}; {why}.", (), (), _notes(h))
     c = h.captured
     assert c is not None
-    calls = f"{c.calls:,} calls a round from line {c.site.line}" if c.site else f"{c.calls:,} calls a round"
-    rounds = f", about {h.rounds:.0f} rounds (estimated)" if h.rounds else ""
-    on = (f"On {c.rows:,} of one round's {c.calls:,} individuals (scaled to the whole round)" if c.sampled
-          else f"On one round's {c.rows:,} individuals")
+    line = f" from line {c.site.line}" if c.site else ""
+    calls = (f"called on all {c.rows:,} individuals at once{line}" if h.shape == "population"
+             else f"{c.calls:,} calls a generation{line}")
+    rounds = f", about {h.rounds:,.0f} generations (estimated)" if h.rounds else ""
+    on = (f"On {c.rows:,} of one generation's {c.calls:,} individuals (scaled to the whole generation)" if c.sampled
+          else f"On one generation's {c.rows:,} individuals")
     runs = {r.id: r for r in h.runs}
-    said = [f"{LABELS.get(r.id, r.id)} {seconds(r.per_round_s)}" + (f" ({ratio(r.faster)} faster)"
+    said = [f"{LABELS.get(r.id, r.id)} {seconds(r.per_round_s)}" + (f" ({ratio(r.faster, 'change')})"
                                                                       if r.id != "as-written" and r.faster else "")
             for r in h.runs if r.per_round_s and r.matches is not False]
     best = runs.get(h.best or "")
@@ -58,12 +61,15 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     pays = _pays(compiled, h.rounds) if compiled else ""
     projection = (f" With the {LABELS.get(best.id, best.id)} the whole run would take about {seconds(h.projected_s)} "
                   f"instead of {seconds(wall_s)} (the rest unchanged; inferred)." if best and h.projected_s and wall_s
-                  else "")
-    text = f"{share}: {calls}{rounds}, via {VIA.get(c.via, c.via)}. {on}: {'; '.join(said)}.{pays}{projection}"
+                  else " Over this run's generations nothing measured beats it as written." if h.rounds else "")
+    via = f", via {VIA.get(c.via, c.via)}" if h.shape == "individual" else ""
+    text = f"{share}: {calls}{rounds}{via}. {on}: {'; '.join(said)}.{pays}{projection}"
     rows = tuple((LABELS.get(r.id, r.id), seconds(r.per_round_s), _range(r),
-                  ratio(r.faster) if r.faster and r.id != "as-written" else "",
+                  ratio(r.faster, "change") if r.faster and r.id != "as-written" else "",
                   _checked(r)) for r in h.runs)
-    code = tuple((w.dialect, w.source) for w in h.rewrites if w.matched and w.source)
+    code = tuple((w.dialect, w.source + (f"\n\n# and at line {w.call[0]}, instead of the call per individual:\n"
+                                         f"{w.call[1].strip()}\n" if w.call else ""))
+                 for w in h.rewrites if w.matched and w.source)
     return HotView(h.id, text, rows, code, _notes(h))
 
 
@@ -81,10 +87,10 @@ def _pays(run: ExperimentRun, rounds: Optional[float]) -> str:
     name = LABELS.get(run.id, run.id)
     if run.pays_after is None:
         return f" The {name} took {seconds(run.compile_s)} to compile and is no faster than the fastest eager run."
-    within = (f"; this run had about {rounds:.0f}, so compiling {'pays' if rounds >= run.pays_after else 'does not pay'}"
-              " here") if rounds else ""
-    return (f" The {name} took {seconds(run.compile_s)} to compile: it pays after about {run.pays_after:,.0f} rounds "
-            f"against the fastest eager run{within}.")
+    verdict = "pays" if rounds and rounds >= run.pays_after else "does not pay"
+    within = f"; this run had about {rounds:,.0f}, so compiling {verdict} here" if rounds else ""
+    return (f" The {name} took {seconds(run.compile_s)} to compile: it pays after about {run.pays_after:,.0f} "
+            f"generations against the fastest eager run{within}.")
 
 
 def _range(r: ExperimentRun) -> str:

@@ -96,7 +96,7 @@ class HtmlRenderer(Renderer):
         costliest = max((r.v for r in rows), key=lambda v: v.run.total_s, default=None)
         return environment(self.index_page).get_template("program.html.j2").render(
             a=analysis, p=p, title=program_title(analysis), headlines=views.program_headlines(analysis),
-            hot=hot_views(p.hotspots, p.wall_s),
+            hot=hot_views(p.hotspots, p.wall_s) if p else [],
             fixes=views.program_fixes(analysis), caution=views.caution(analysis), sample=analysis.sample,
             env=analysis.env,
             rows=rows, tlparse=views.tlparse(analysis.trace), rewrites=(),

@@ -1,0 +1,104 @@
+"""`inspector run` on programs that compile nothing yet: where their time goes, their hot function's real inputs,
+and the experiment on them (real compiles), checked against the bare run of the same program."""
+
+import io
+import os
+import runpy
+import subprocess
+import sys
+import time
+from contextlib import redirect_stdout
+
+import pytest
+
+from conftest import ROOT, line_of, run_cli
+from inspector.analysis import analyze
+from inspector.record import load
+from inspector.render.hotspots import views
+
+PLAIN = ROOT / "tests" / "programs" / "plain"
+
+
+def test_a_plain_ga_gets_its_hot_function_rewritten_checked_and_timed_against_its_bare_run(tmp_path):
+    argv = ["samples/programs/plain_ga.py", "60000", "6"]
+    bare = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = run_cli("run", "-o", tmp_path, "--budget", 1, "--no-replay", *argv)
+    # the program's own output and exit status, as the bare run's
+    assert (proc.returncode, proc.stdout) == (bare.returncode, bare.stdout) == (0, bare.stdout), proc.stderr
+    a = analyze(load(tmp_path / "plain_ga.json"))
+    hot = next(h for h in a.program.hotspots if h.function == "fitness")
+    assert hot.shape == "individual" and hot.share > 0.1
+    c = hot.captured
+    assert c and (c.calls, c.via) == (60000, "comprehension")
+    assert c.site and c.site.line == line_of(a, "fitnesses = [fitness(ind) for ind in population]")
+    assert c.rows == min(60000, 20000) and c.sampled and c.genes == 3 and c.dtype == "float64"
+    # both rewrites checked against the function, every run against the program's own outputs
+    assert {w.dialect: w.matched for w in hot.rewrites} == {"numpy": True, "torch": True}
+    runs = {r.id: r for r in hot.runs}
+    assert {"as-written", "numpy", "numpy-compiled-cpu", "torch", "torch-compiled-cpu"} <= set(runs)
+    assert all(r.matches for r in runs.values()), [(r.id, r.problem) for r in runs.values()]
+    assert runs["numpy"].faster and runs["numpy"].faster > 3 and runs["numpy-compiled-cpu"].compile_s > 0
+    # the figures against the bare program's own: its fitness calls timed here over a whole run of it
+    spent, calls = _timed_fitness(["plain_ga.py", "60000", "6"])
+    generations = calls / 60000
+    assert 0.3 < runs["as-written"].per_round_s / (spent / generations) < 3, (runs["as-written"].per_round_s, spent)
+    assert 0.3 < hot.total_s / spent < 3 and 0.3 < hot.rounds / generations < 3, (hot.total_s, hot.rounds, spent)
+    # the page and the summary say it first, with the code to copy and the change at the call site
+    assert hot.best and hot.projected_s and hot.projected_s < a.program.wall_s
+    assert proc.stderr.startswith("fitness (plain_ga.py:")
+    html = (tmp_path / "plain_ga.html").read_text()
+    assert "Where the time went" in html and "fitness_numpy" in html and "NumPy rewrite" in html
+    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    code = dict(view.code)["numpy"]
+    assert "def fitness_numpy(" in code and "fitnesses = fitness_numpy(np.asarray(population))" in code
+
+
+@pytest.mark.parametrize("name, function, shape, via, calls", [
+    ("lists_if_chain", "fitness", "individual", "comprehension", 3000),
+    ("apply_along_axis_int8", "score", "individual", "apply_along_axis", 2000),
+    ("map_gene_loop", "evaluate", "individual", "loop", 4000),
+    ("vectorized_es", "fitness", "population", "loop", 1),
+])
+def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, function, shape, via, calls):
+    """The sampler and the watch alone (the probe's part before any experiment: no torch), on programs written as
+    users write them before they compile anything."""
+    from inspector.probe.hotspots import Hotspots, population
+    path = str(PLAIN / f"{name}.py")
+    hot = Hotspots([str(PLAIN)])
+    saved = sys.argv
+    sys.argv = [path]
+    hot.install()
+    start = time.perf_counter()
+    try:
+        with redirect_stdout(io.StringIO()):
+            runpy.run_path(path, run_name="__main__")
+    finally:
+        hot.stop()
+        sys.argv = saved
+    facts = {f["function"]: f for f in hot.facts(time.perf_counter() - start)}
+    found = facts[function]
+    assert (found["shape"], found["captured"]["via"], found["captured"]["calls"]) == (shape, via, calls), found
+    (code, kept), = [(c, k) for c, k in hot.rounds().values() if c.co_name == function]
+    inputs = population(kept)
+    assert inputs.ndim == 2 and inputs.shape[0] == (calls if shape == "individual" else 20000)
+    assert inputs.dtype.name == ("int8" if name == "apply_along_axis_int8" else "float64")
+    assert len(kept.outputs) == (calls if shape == "individual" else 1)
+    assert os.path.basename(code.co_filename) == f"{name}.py"
+
+
+def _timed_fitness(argv):
+    """(seconds in ``fitness``, its calls) over a bare run of samples/programs/plain_ga.py in this process."""
+    module = runpy.run_path(str(ROOT / "samples/programs/plain_ga.py"))
+    fitness, spent = module["fitness"], [0.0, 0]
+
+    def timed(individual):
+        start = time.perf_counter()
+        try:
+            return fitness(individual)
+        finally:
+            spent[0] += time.perf_counter() - start
+            spent[1] += 1
+    module["main"].__globals__["fitness"] = timed
+    with redirect_stdout(io.StringIO()):
+        module["main"](argv)
+    return spent[0], spent[1]
