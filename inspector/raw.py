@@ -840,8 +840,8 @@ class RawExperiment(Raw):
 @dataclass(frozen=True, kw_only=True)
 class RawHotspot(Raw):
     """One of the program's own functions holding much of the run's time (sampled): its samples and their share of
-    all (``share``: its callees' included; ``own_share``: its own frames innermost), the time that share is of the
-    run's wall time (``total_s``), the lines that called it; ``shape``: individual (called once per individual),
+    all (``share``: its callees' included, and a hot line's own where it was found at that line), the time that
+    share is of the run's wall time (``total_s``), the lines that called it; ``shape``: individual (called once per individual),
     population (a 2-D array in), neither (``why``), unknown (not watched: ``why``); what one round gave it
     (``captured``) and the experiment run on that (``experiment``)."""
 
@@ -851,7 +851,6 @@ class RawHotspot(Raw):
     line: Optional[int] = None
     samples: Optional[int] = None
     share: Optional[float] = None
-    own_share: Optional[float] = None
     total_s: Optional[float] = None
     callers: Optional[list[RawSite]] = None
     shape: Optional[str] = None

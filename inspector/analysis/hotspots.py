@@ -6,6 +6,7 @@ from __future__ import annotations
 import statistics
 from typing import Optional
 
+from inspector.analysis.load import over
 from inspector.model.hotspots import Captured, ExperimentRun, HotRewrite, Hotspot, Site
 from inspector.raw import RawCaptured, RawExperiment, RawExperimentRun, RawHotspot, RawRewrite, RawSite
 
@@ -33,11 +34,13 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
     if best and best.per_round_s and rounds and wall_s:
         projected = wall_s - (h.total_s or 0.0) + rounds * best.per_round_s + (best.compile_s or 0.0)
     ordered = sorted(runs, key=lambda r: (r.id != "as-written", not r.matches, r.per_round_s or float("inf")))
+    load = over([x.load for r in e.runs or [] for x in r.rounds or [] if x.load])
     return Hotspot(id=h.id or "", function=h.function or "", file=h.file or "", line=h.line or 0,
                    share=h.share or 0.0, total_s=h.total_s or 0.0, shape=h.shape or "unknown", why=h.why or "",
                    callers=tuple(_site(s) for s in h.callers or []), captured=captured,
                    rewrites=tuple(_rewrite(r) for r in e.rewrites or []), runs=tuple(ordered), rounds=rounds,
-                   best=best.id if best else None, projected_s=projected, experiment_why=e.why or "")
+                   best=best.id if best else None, projected_s=projected, experiment_why=e.why or "",
+                   load=load)
 
 
 def _site(s: RawSite) -> Site:

@@ -22,6 +22,11 @@ def run_load(record: RawRecord) -> Optional[MachineLoad]:
     windows = [v.load for v in record.variants or [] if v.load] + [
         r.load for rounds in ((record.rounds.variants if record.rounds else None) or {}).values() for r in rounds
         if r.load] + [w for w in [record.program.load if record.program else None] if w]
+    return over(windows)
+
+
+def over(windows: list[RawLoad]) -> Optional[MachineLoad]:
+    """The MachineLoad over timing windows (their CPU seconds added up); None without any."""
     if not windows:
         return None
     cpus = max(w.cpus or 1 for w in windows)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from inspector.model.timing import MachineLoad
+
 
 @dataclass(frozen=True)
 class Site:
@@ -71,7 +73,7 @@ class Hotspot:
     that share of the wall time), what it is (``shape``: individual, population, neither, once, unknown; ``why``),
     the lines that called it, and the experiment: its ``runs`` (fastest checked first after the function as
     written), ``rounds`` (the run's rounds, estimated from its time over one round's as written), ``projected_s``
-    (the run with the fastest checked run instead: the rest unchanged)."""
+    (the run with the fastest checked run instead: the rest unchanged), ``load`` over the experiment's rounds."""
 
     id: str
     function: str
@@ -89,3 +91,4 @@ class Hotspot:
     best: Optional[str]
     projected_s: Optional[float]
     experiment_why: str
+    load: Optional[MachineLoad] = None  # how busy the machine was over the experiment's rounds

@@ -12,7 +12,7 @@ from inspector.render.words import ratio, seconds
 
 LABELS = {"as-written": "as written", "numpy": "NumPy rewrite", "numpy-compiled-cpu": "NumPy rewrite compiled",
           "torch": "torch rewrite", "torch-compiled-cpu": "torch rewrite compiled",
-          "compiled-cpu": "torch.compile on it as it is", "numba": "as written under numba's @njit",
+          "compiled-cpu": "torch.compile on it as it is", "numba": "numba's @njit on it as written",
           "numpy-numba": "NumPy rewrite under numba's @njit"}
 VIA = {"comprehension": "a comprehension", "loop": "a loop or map", "apply_along_axis": "np.apply_along_axis",
        "vectorize": "np.vectorize"}
@@ -59,7 +59,7 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     compiled = min((r for r in h.runs if r.compiled and r.matches and r.per_round_s), default=None,
                    key=lambda r: r.per_round_s or 0.0)
     pays = _pays(compiled, h.rounds) if compiled else ""
-    projection = (f" With the {LABELS.get(best.id, best.id)} the whole run would take about {seconds(h.projected_s)} "
+    projection = (f" With {_the(best.id)} the whole run would take about {seconds(h.projected_s)} "
                   f"instead of {seconds(wall_s)} (the rest unchanged; inferred)." if best and h.projected_s and wall_s
                   else " Over this run's generations nothing measured beats it as written." if h.rounds else "")
     via = f", via {VIA.get(c.via, c.via)}" if h.shape == "individual" else ""
@@ -84,13 +84,20 @@ def _pays(run: ExperimentRun, rounds: Optional[float]) -> str:
     eager run."""
     if run.compile_s is None:
         return ""
-    name = LABELS.get(run.id, run.id)
+    name = _the(run.id)
+    name = name[0].upper() + name[1:]
     if run.pays_after is None:
-        return f" The {name} took {seconds(run.compile_s)} to compile and is no faster than the fastest eager run."
+        return f" {name} took {seconds(run.compile_s)} to compile and is no faster than the fastest eager run."
     verdict = "pays" if rounds and rounds >= run.pays_after else "does not pay"
     within = f"; this run had about {rounds:,.0f}, so compiling {verdict} here" if rounds else ""
-    return (f" The {name} took {seconds(run.compile_s)} to compile: it pays after about {run.pays_after:,.0f} "
+    return (f" {name} took {seconds(run.compile_s)} to compile: it pays after about {run.pays_after:,.0f} "
             f"generations against the fastest eager run{within}.")
+
+
+def _the(rid: str) -> str:
+    """A run's label as a sentence names it ("the NumPy rewrite compiled", "numba's @njit on it as written")."""
+    label = LABELS.get(rid, rid)
+    return f"the {label}" if label.startswith(("NumPy", "torch rewrite")) else label
 
 
 def _range(r: ExperimentRun) -> str:
@@ -104,7 +111,7 @@ def _checked(r: ExperimentRun) -> str:
 
 
 def _notes(h: Hotspot) -> tuple[str, ...]:
-    notes = []
+    notes = [f"the experiment was {h.load.busy}"] if h.load and h.load.busy else []
     for w in h.rewrites:
         name = "NumPy" if w.dialect == "numpy" else w.dialect
         if w.declined:

@@ -1,0 +1,114 @@
+"""A program's hot functions, from the probe output checked in for the plain programs (``inspector run`` on code that
+compiles nothing yet): the figures derived from the record agree with each other, the words say what the record
+shows, and a rewrite that failed its check or was declined is never advice."""
+
+import json
+
+import pytest
+
+from conftest import RECORDS
+from inspector.analysis import analyze
+from inspector.model import to_json
+from inspector.raw import RawRecord
+from inspector.record import load
+from inspector.render.hotspots import views
+from inspector.rewrite import Dialect, Row, program_from_sources, vectorize
+from inspector.rewrite.codec import to_json as rewrite_json
+
+PLAIN = ["plain_ga", "plain-lists_if_chain", "plain-apply_along_axis_int8", "plain-map_gene_loop",
+         "plain-vectorized_es"]
+
+
+def _analysis(stem, change=None):
+    path = RECORDS / "torch-2.13.0" / f"{stem}.json"
+    if change is None:
+        return analyze(load(path))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    return analyze(RawRecord.from_json(data))
+
+
+def _experimented(analysis):
+    return [h for h in analysis.program.hotspots if h.runs]
+
+
+@pytest.mark.parametrize("stem", PLAIN)
+def test_each_plain_programs_hot_function_has_figures_that_agree_with_each_other(stem):
+    a = _analysis(stem)
+    (hot, *_) = _experimented(a)
+    assert hot.shape in ("individual", "population") and 0 < hot.share <= 1
+    assert hot.total_s == pytest.approx(hot.share * a.program.wall_s)
+    runs = {r.id: r for r in hot.runs}
+    written = runs["as-written"]
+    assert hot.runs[0] is written and written.faster == pytest.approx(1.0)
+    for r in hot.runs:
+        if r.per_round_s:
+            assert r.faster == pytest.approx(written.per_round_s / r.per_round_s)
+            assert r.low_s <= r.per_round_s <= r.high_s
+        assert (r.compile_s is not None) == (r.compiled and r.per_round_s is not None)
+    assert hot.rounds == pytest.approx(hot.total_s / written.per_round_s)
+    if hot.best:
+        best = runs[hot.best]
+        assert best.matches and best.id != "as-written"
+        assert hot.projected_s == pytest.approx(a.program.wall_s - hot.total_s + hot.rounds * best.per_round_s
+                                                + (best.compile_s or 0.0))
+        assert hot.rounds * best.per_round_s + (best.compile_s or 0) < hot.rounds * written.per_round_s
+    (view, *_) = views(a.program.hotspots, a.program.wall_s)
+    assert view.sentence.startswith(f"{hot.function} (") and f"{hot.share:.0%} of the run" in view.sentence
+    assert len(view.rows) == len(hot.runs) and view.rows[0][0] == "as written"
+    # the JSON carries them as the page says them
+    assert to_json(a)["program"]["hotspots"][0]["id"] == a.program.hotspots[0].id
+
+
+def test_a_per_individual_functions_round_is_scaled_from_the_rows_copied_to_the_generations_calls():
+    a = _analysis("plain_ga")
+    (hot,) = _experimented(a)
+    c = hot.captured
+    assert c.sampled and c.rows < c.calls
+    data = json.loads((RECORDS / "torch-2.13.0" / "plain_ga.json").read_text(encoding="utf-8"))
+    raw = next(h for h in data["program"]["hotspots"] if h["id"] == hot.id)
+    medians = sorted(r["median_s"] for r in next(x for x in raw["experiment"]["runs"] if x["id"] == "as-written")
+                     ["rounds"])
+    written = next(r for r in hot.runs if r.id == "as-written")
+    assert written.per_round_s == pytest.approx(medians[len(medians) // 2] * c.calls / c.rows)
+    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    assert f"On {c.rows:,} of one generation's {c.calls:,} individuals" in view.sentence
+    code = dict(view.code)
+    assert set(code) == {"numpy", "torch"} and f"line {c.site.line}" in code["numpy"]
+
+
+def test_a_rewrite_that_failed_its_check_or_a_run_that_differs_from_the_program_is_never_advice():
+    def failed(data):
+        for h in data["program"]["hotspots"]:
+            for w in (h.get("experiment") or {}).get("rewrites", []):
+                if w["id"] == "numpy":
+                    w["check"] = dict(w["check"], verdict="failed", mismatch={"individual": 3, "expected": "1.0",
+                                                                              "got": "2.0"})
+            for r in (h.get("experiment") or {}).get("runs", []):
+                if r["id"].startswith("numpy"):
+                    r["matches"], r["mismatch"] = False, "individual 3: 2.0, the program got 1.0 (1 differ)"
+    a = _analysis("plain_ga", failed)
+    (hot,) = _experimented(a)
+    assert hot.best is None or not hot.best.startswith("numpy")
+    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    assert "numpy" not in dict(view.code)
+    assert any("NumPy rewrite failed its check (not advice): individual 3" in n for n in view.notes)
+    assert "NumPy rewrite 1" not in view.sentence and "NumPy rewrite compiled" not in view.sentence
+
+
+def test_a_declined_rewrite_names_its_construct_and_line():
+    source = ("import random\n\n\ndef fitness(ind):\n    s = 0.0\n    for g in ind:\n"
+              "        s += g * random.random()\n    return s\n")
+    declined = vectorize(program_from_sources(source, path="ga.py"), "fitness", Dialect.NUMPY, Row.LIST)
+
+    def declining(data):
+        for h in data["program"]["hotspots"]:
+            for w in (h.get("experiment") or {}).get("rewrites", []):
+                if w["id"] == "numpy":
+                    w.pop("check", None)
+                    w.pop("source", None)
+                    w["declined"] = [rewrite_json(declined)]
+    a = _analysis("plain-lists_if_chain", declining)
+    (hot,) = _experimented(a)
+    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    assert "no NumPy rewrite: call to `random.random` at line 7 (unknown-call)" in view.notes
