@@ -52,18 +52,23 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     on = (f"On {c.rows:,} of one generation's {c.calls:,} individuals (scaled to the whole generation)" if c.sampled
           else f"On one generation's {c.rows:,} individuals")
     runs = {r.id: r for r in h.runs}
-    said = [f"{LABELS.get(r.id, r.id)} {seconds(r.per_round_s)}" + (f" ({ratio(r.faster, 'change')})"
-                                                                      if r.id != "as-written" and r.faster else "")
-            for r in h.runs if r.per_round_s and r.matches is not False]
     best = runs.get(h.best or "")
     compiled = min((r for r in h.runs if r.compiled and r.matches and r.per_round_s), default=None,
                    key=lambda r: r.per_round_s or 0.0)
+    eager = min((r for r in h.runs if not r.compiled and r.matches and r.per_round_s and r.id != "as-written"),
+                default=None, key=lambda r: r.per_round_s or 0.0)
+    said = [f"{LABELS.get(r.id, r.id)} {seconds(r.per_round_s)}" + (f" ({ratio(r.faster, 'change')})"
+                                                                      if r.id != "as-written" and r.faster else "")
+            for r in h.runs if r.per_round_s and r.matches is not False and r in (runs.get("as-written"), eager,
+                                                                                   compiled)]
     pays = _pays(compiled, h.rounds) if compiled else ""
     projection = (f" With {_the(best.id)} the whole run would take about {seconds(h.projected_s)} "
                   f"instead of {seconds(wall_s)} (the rest unchanged; inferred)." if best and h.projected_s and wall_s
                   else " Over this run's generations nothing measured beats it as written." if h.rounds else "")
     via = f", via {VIA.get(c.via, c.via)}" if h.shape == "individual" else ""
-    text = f"{share}: {calls}{rounds}{via}. {on}: {'; '.join(said)}.{pays}{projection}"
+    others = len([r for r in h.runs if r.per_round_s]) - len(said)
+    more = f"; {others} more below" if others > 0 else ""
+    text = f"{share}: {calls}{rounds}{via}. {on}: {'; '.join(said)}{more}.{pays}{projection}"
     rows = tuple((LABELS.get(r.id, r.id), seconds(r.per_round_s), _range(r),
                   ratio(r.faster, "change") if r.faster and r.id != "as-written" else "",
                   _checked(r)) for r in h.runs)
@@ -107,7 +112,7 @@ def _range(r: ExperimentRun) -> str:
 def _checked(r: ExperimentRun) -> str:
     if r.problem:
         return r.problem
-    return "the program's outputs" if r.matches else ("" if r.matches is None else "differs")
+    return "matches the program's outputs" if r.matches else ("" if r.matches is None else "differs from them")
 
 
 def _notes(h: Hotspot) -> tuple[str, ...]:
