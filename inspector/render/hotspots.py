@@ -30,6 +30,25 @@ class HotView:
     notes: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class SampledRow:
+    """A row of the table of the program's functions that held time: name, share, time, calling lines, what it is."""
+
+    function: str
+    share: str
+    time: str
+    called_from: str
+    what: str
+
+
+def sampled(hot: tuple[Hotspot, ...]) -> list[SampledRow]:
+    """Every function of the program's the samples found holding time, the most first."""
+    return [SampledRow(f"{h.function} ({os.path.basename(h.file)}:{h.line})", f"{h.share:.0%}", seconds(h.total_s),
+                       ", ".join(f"line {c.line}" + (f" ({c.function})" if c.function != h.function else "")
+                                 for c in h.callers) or "-",
+                       _shape(h) + (f": {h.why}" if h.why else "")) for h in hot]
+
+
 def views(hot: tuple[Hotspot, ...], wall_s: Optional[float]) -> list[HotView]:
     """The functions worth a word: those the experiment ran on, then the others that take an individual or a
     population (with why no experiment ran)."""

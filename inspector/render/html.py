@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 from inspector.analysis import compare, fixes
 from inspector.model import Analysis, Backend, Comparison, Status
 from inspector.render import charts, compared, folder, highlight, section, views
-from inspector.render.hotspots import views as hot_views
+from inspector.render.hotspots import sampled, views as hot_views
 from inspector.render.base import Renderer
 from inspector.render.words import (between, break_even, child_process, compile_ids, error_parts, launched, match,
                                     program_title, ratio, recompile_why, run_notes, seconds)
@@ -96,7 +96,7 @@ class HtmlRenderer(Renderer):
         costliest = max((r.v for r in rows), key=lambda v: v.run.total_s, default=None)
         return environment(self.index_page).get_template("program.html.j2").render(
             a=analysis, p=p, title=program_title(analysis), headlines=views.program_headlines(analysis),
-            hot=hot_views(p.hotspots, p.wall_s) if p else [],
+            hot=hot_views(p.hotspots, p.wall_s) if p else [], sampled=sampled(p.hotspots) if p else [],
             fixes=views.program_fixes(analysis), caution=views.caution(analysis), sample=analysis.sample,
             env=analysis.env,
             rows=rows, tlparse=views.tlparse(analysis.trace), rewrites=(),
