@@ -841,9 +841,9 @@ class RawExperiment(Raw):
 class RawHotspot(Raw):
     """One of the program's own functions holding much of the run's time (sampled): its samples and their share of
     all (``share``: its callees' included, and a hot line's own where it was found at that line), the time that
-    share is of the run's wall time (``total_s``), the lines that called it; ``shape``: individual (called once per individual),
-    population (a 2-D array in), neither (``why``), unknown (not watched: ``why``); what one round gave it
-    (``captured``) and the experiment run on that (``experiment``)."""
+    share is of the run's wall time (``total_s``), the lines that called it; ``shape``: individual (called once per
+    individual), population (a 2-D array in), neither (``why``), once, unknown (not watched: ``why``); what one
+    round gave it (``captured``) and the experiment run on that (``experiment``)."""
 
     id: Optional[str] = None
     function: Optional[str] = None
