@@ -1,5 +1,6 @@
 """The JSON renderer: the typed values as plain JSON, for other tools, with the output's ``format`` first; a report's
-and a program's ``advice`` last, as their pages say it."""
+and a program's ``advice`` last, as their pages say it, and a program's ``hot`` functions as its first screen says
+them (``HotView``s)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 from inspector.model import FORMAT, Analysis, BreaksView, Comparison, to_json
 from inspector.render import views
 from inspector.render.base import Renderer
+from inspector.render.hotspots import views as hot_views
 
 
 class JsonRenderer(Renderer):
@@ -17,7 +19,9 @@ class JsonRenderer(Renderer):
         return _dumps(analysis, advice=[to_json(c) for c in views.changes(analysis)])
 
     def program(self, analysis: Analysis) -> str:
-        return _dumps(analysis, advice=[to_json(f) for f in views.program_fixes(analysis)])
+        hot = hot_views(analysis.program.hotspots, analysis.program.wall_s) if analysis.program else []
+        return _dumps(analysis, advice=[to_json(f) for f in views.program_fixes(analysis)],
+                      hot=[to_json(h) for h in hot])
 
     def breaks(self, view: BreaksView) -> str:
         return _dumps(view)
