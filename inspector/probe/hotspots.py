@@ -36,12 +36,14 @@ ARM_AFTER = 20  # samples before any function is armed
 ARM_SHARE = 0.15  # of the samples a function's frames must be in to be armed
 MAX_ARMED = 3  # functions armed over a run
 WINDOW_S = 5.0  # wall seconds an armed function is watched for a whole round of calls
-IDLE_S = 0.5  # wall seconds an armed function not called since is watched
+IDLE_S = 0.5  # wall seconds an armed function not called since is watched (then it waits to be sampled again)
+RETRIES = 5  # times a function not called while watched is armed again
 SINGLE_ROUNDS = 20  # rounds of one call each after which an armed function is left alone
 MAX_ROWS = 20_000  # individuals copied per function (the round's other calls are counted)
 MAX_BYTES = 256 << 20  # bytes of copies per function
 SHOWN = 6  # functions kept in the record, the most time first
 MIN_SHARE = 0.02  # of the run's wall time a function kept in the record holds at least
+NESTED = ("<listcomp>", "<genexpr>", "<setcomp>", "<dictcomp>", "<lambda>")  # frames whose line is their function's
 LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
 
 
@@ -90,7 +92,8 @@ class Watch:
             self.caller = caller
             if caller is not None:
                 caller.f_trace, caller.f_trace_lines = self.caller_event, False
-                if self.own(caller.f_code):  # a library's frame (apply_along_axis) makes calls of its own between
+                _, via = site(caller)
+                if via not in ("apply_along_axis", "vectorize"):  # NumPy's loop makes calls of its own between
                     self.by_caller[id(caller)] = self
         if self.done:
             return None
@@ -165,6 +168,7 @@ class Watch:
             return
         wanted = min(self.current.size or 0, MAX_ROWS) // 2  # a round seen from its middle: the next one
         if (self.rounds_seen >= 1 or self.current.size is not None) and len(self.current.rows) > max(1, wanted):
+            self.current.calls = self.current.size or self.current.calls  # a round seen from its middle: all of it
             self.current.sampled = self.current.sampled or len(self.current.rows) < self.current.calls
             self.keep()
             return
@@ -203,7 +207,8 @@ class Watch:
                       "calls (no round of calls to rebuild a population from)")
         else:
             self.stop("it was not called again while inspector watched it" if not self.rounds_seen
-                      else "no round of its calls was whole while inspector watched it", "unknown")
+                      and not self.current.calls else "no round of its calls was whole while inspector watched it",
+                      "unknown")
 
 
 class Hotspots:
@@ -219,6 +224,7 @@ class Hotspots:
         self.deadline = 0.0  # when the watches end, whatever they have
         self.lines: dict[tuple[str, int, str], int] = {}  # samples per line of the program's own innermost function
         self.line_frames: dict[tuple[str, int, str], Any] = {}  # the frame a line was last sampled in
+        self.retries: dict[Any, int] = {}  # times a function was armed and not called while watched
         self.tried: set[tuple[str, int, str]] = set()  # hot lines whose callees were looked for
         self.line_of: dict[Any, tuple[str, int, str]] = {}  # a function found at a hot line: that line
         self.last: dict[Any, Any] = {}  # the frame a code was last sampled in (kept alive: another is another call)
@@ -289,7 +295,7 @@ class Hotspots:
                     seen.add(code)
                     self.counts[code] = self.counts.get(code, 0) + 1
                     self._look(code, frame)
-                if not code.co_name.startswith("<"):  # a comprehension's line is its function's
+                if code.co_name not in NESTED:  # a comprehension's line is its function's
                     key = (code.co_filename, frame.f_lineno, code.co_name)
                     if waiting is None:  # the innermost: the line the time is at
                         self.lines[key] = self.lines.get(key, 0) + 1
@@ -362,10 +368,16 @@ class Hotspots:
     def _expire(self) -> None:
         """End the watches whose time is up (IDLE_S for one not called since it was armed, else WINDOW_S)."""
         now, left = time.perf_counter(), []
-        for watch in self.watches.values():
+        for code, watch in list(self.watches.items()):
             if not watch.done:
-                ends = watch.started + (WINDOW_S if watch.current.calls or watch.rounds_seen else IDLE_S)
-                if now > ends:
+                called = watch.current.calls or watch.rounds_seen
+                ends = watch.started + (WINDOW_S if called else IDLE_S)
+                if now > ends and not called and self.retries.get(code, 0) < RETRIES:  # armed again when sampled
+                    self.retries[code] = self.retries.get(code, 0) + 1
+                    watch.release()
+                    del self.watches[code]
+                    self.tried.discard(self.line_of.get(code))  # a line that named it is looked at again too
+                elif now > ends:
                     watch.end()
                 else:
                     left.append(ends)
