@@ -88,13 +88,16 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     others = len([r for r in h.runs if r.per_round_s]) - len(said)
     more = f"; {others} more below" if others > 0 else ""
     text = f"{share}: {calls}{rounds}{via}. {on}: {'; '.join(said)}{more}.{pays}{projection}"
+    notes = list(_notes(h))
     rows = tuple((LABELS.get(r.id, r.id), seconds(r.per_round_s), _range(r),
                   ratio(r.faster, "change") if r.faster and r.id != "as-written" else "",
                   _checked(r)) for r in h.runs)
+    if h.runs and all(r.matches for r in h.runs):
+        notes.insert(0, "every run's output matched the program's own on these individuals")
     code = tuple((w.dialect, w.source + (f"\n\n# and at line {w.call[0]}, instead of the call per individual:\n"
                                          f"{w.call[1].strip()}\n" if w.call else ""))
                  for w in h.rewrites if w.matched and w.source)
-    return HotView(h.id, text, rows, code, _notes(h))
+    return HotView(h.id, text, rows, code, tuple(notes))
 
 
 def _shape(h: Hotspot) -> str:
@@ -129,9 +132,10 @@ def _range(r: ExperimentRun) -> str:
 
 
 def _checked(r: ExperimentRun) -> str:
+    """What a row says of its output: nothing where it matched the program's (said once, under the table)."""
     if r.problem:
         return r.problem
-    return "matches the program's outputs" if r.matches else ("" if r.matches is None else "differs from them")
+    return "" if r.matches or r.matches is None else "its output differs from the program's"
 
 
 def _notes(h: Hotspot) -> tuple[str, ...]:
