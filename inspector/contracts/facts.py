@@ -100,6 +100,17 @@ class FunctionFact:
 
 
 @dataclass(frozen=True)
+class HotFact:
+    """One of a program's functions that held its time (``inspector run`` sampled it): its share of the run."""
+
+    function: str
+    file: str  # the record's name of its file
+    line: int  # its def line
+    share: float
+    shape: str  # individual | population | neither | once | unknown
+
+
+@dataclass(frozen=True)
 class SourceText:
     path: str
     display: str
@@ -124,6 +135,8 @@ class RunFacts:
     files: tuple[SourceText, ...]
     functions: tuple[FunctionFact, ...]
     variants: tuple[str, ...]  # every variant's id, eager ones too
+    hot: tuple[HotFact, ...] = ()  # a program's functions that held its time, the most first
+    sampled: bool = False  # a program whose time was sampled (its functions' shares are known)
 
 
 @dataclass(frozen=True)
@@ -152,7 +165,10 @@ def read(record: RawRecord, name: str) -> RunFacts:
                     torch=env.torch or "unknown", config=compare_mod.config(a), cpu=env.cpu, isa=env.isa,
                     threads=env.threads, cuda=env.cuda,
                     files=tuple(SourceText(f.path, f.display, f.kind, f.source) for f in a.files),
-                    functions=tuple(_function(a, v) for v in compiled), variants=tuple(v.id for v in units))
+                    functions=tuple(_function(a, v) for v in compiled), variants=tuple(v.id for v in units),
+                    hot=tuple(HotFact(h.function, next((f.display for f in a.files if f.path == h.file), h.file),
+                                      h.line, h.share, h.shape) for h in a.program.hotspots) if a.program else (),
+                    sampled=bool(a.program and a.program.hotspots))
 
 
 def _function(a: Any, v: Any) -> FunctionFact:

@@ -19,7 +19,9 @@ The words (``WORDS``): on a line ``parallel``, ``serial``, ``vectorized``, ``lib
 (or ``not eager``), ``simd`` (the machine code has packed SIMD); on a function ``graphs``, ``breaks`` and
 ``recompiles`` with ``=``, ``<=``, ``>=``, ``<`` or ``>`` and a count, ``compile<=SECONDS`` (torch's compile time;
 ``30s``, ``500ms``), ``limit-hit`` / ``no-limit-hit`` (Dynamo's recompile limit), ``faster-than=VARIANT:Nx`` (the
-speedup against another variant of the run; a program's function: ``eager``, its eager replay). Line words on a
+speedup against another variant of the run; a program's function: ``eager``, its eager replay), ``share<=N%`` (a
+program's function, compiled or not: its share of the run's time, as ``inspector run`` sampled it; one not among the
+functions the record lists held less than the least of them). Line words on a
 function promise each of its lines. ``allow eager`` lets a line run eagerly (after a graph break): no promise on it
 and no baseline fails when it does. ``torch>=2.2`` (comma-separated clauses) limits a comment's promises to those
 versions. A contract that cannot be read is a Problem (exit 2), never a promise guessed.
@@ -42,9 +44,10 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 LINE_WORDS = ("parallel", "serial", "vectorized", "library", "compiled", "simd")
-FUNCTION_WORDS = ("graphs", "breaks", "recompiles", "compile", "limit-hit", "no-limit-hit", "faster-than")
+FUNCTION_WORDS = ("graphs", "breaks", "recompiles", "compile", "limit-hit", "no-limit-hit", "faster-than", "share")
 WORDS = LINE_WORDS + FUNCTION_WORDS
-BOUND = re.compile(r"(graphs|breaks|recompiles|compile)(<=|>=|==|=|<|>)(\S+)$")
+BOUND = re.compile(r"(graphs|breaks|recompiles|compile|share)(<=|>=|==|=|<|>)(\S+)$")
+PERCENT = re.compile(r"(\d+(?:\.\d+)?)%$")
 FASTER = re.compile(r"faster-than=([\w.*-]+):(\d+(?:\.\d+)?)x?$")
 SECONDS = re.compile(r"(\d+(?:\.\d+)?)(ms|s)?$")
 TOML_KEYS = ("at", "expect", "torch")
@@ -157,9 +160,12 @@ def _term(token: str) -> Term | str:
     found = BOUND.fullmatch(token)
     if found:
         word, op, value = found.groups()
-        number = _seconds(value) if word == "compile" else float(value) if value.isdigit() else None
+        percent = PERCENT.fullmatch(value)
+        number = (_seconds(value) if word == "compile" else (float(percent.group(1)) / 100 if percent else None)
+                  if word == "share" else float(value) if value.isdigit() else None)
         if number is None:
-            return f"{token}: expected {'seconds (30s, 500ms)' if word == 'compile' else 'a whole number'} after {op}"
+            expected = {"compile": "seconds (30s, 500ms)", "share": "a percentage (20%)"}.get(word, "a whole number")
+            return f"{token}: expected {expected} after {op}"
         return Term(token, word, "==" if op == "=" else op, number)
     faster = FASTER.fullmatch(token)
     if faster:

@@ -20,6 +20,7 @@ from inspector.contracts.grammar import Contract, Place, Term
 from inspector.contracts.facts import FunctionFact, LineFact, Nest, RunFacts, SourceText
 from inspector.contracts.source import Source, locate, read
 from inspector.contracts.versions import shown
+from inspector.probe.hotspots import MIN_SHARE, SHOWN
 
 COMPARE: dict[str, Callable[[float, float], bool]] = {
     "==": operator.eq, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
@@ -144,7 +145,9 @@ def _judge_run(contract: Contract, run: RunFacts) -> list[Made]:
                 for t in contract.terms]
     if contract.target.function is None:
         return _line_contract(contract, run, file)
-    made = _function_contract(contract, [t for t in contract.terms if not t.on_line], run, file)
+    made = _function_contract(contract, [t for t in contract.terms if not t.on_line and t.word != "share"], run,
+                              file)
+    made += [_share(contract, t, run, file) for t in contract.terms if t.word == "share"]
     lines = [t for t in contract.terms if t.on_line]
     return made + (_function_lines(contract, lines, run, file) if lines else [])
 
@@ -199,6 +202,27 @@ def _function_contract(contract: Contract, terms: list[Term], run: RunFacts, fil
             made.append((place, term.text, Judgement(label(run), None, UNKNOWN, "not judged",
                                                      f"no compiled variant of {name} ran in this run")))
     return made
+
+
+def _share(contract: Contract, term: Term, run: RunFacts, file: SourceText) -> Made:
+    """A function's share of a program's run, as sampled: one the record does not list held less than the least it
+    lists (the probe lists every function over 2 % of the run, up to six)."""
+    name = (contract.target.function or "").rsplit(".", 1)[-1]
+    place, who = place_of(contract), label(run)
+    if not run.program or not run.sampled:
+        why = "only inspector run samples where a program's time goes" if not run.program else \
+            "this run's time was not sampled (--no-hotspots, or too short a run)"
+        return place, term.text, Judgement(who, None, UNKNOWN, "share unknown", why)
+    found = next((h for h in run.hot if h.function == name and h.file == file.display), None)
+    if found is not None:
+        return place, term.text, Judgement(who, None, HOLDS if COMPARE[term.op](found.share, term.bound) else VIOLATED,
+                                           f"{found.share:.0%} of the run (sampled)")
+    least = min((h.share for h in run.hot), default=0.0) if len(run.hot) >= SHOWN else MIN_SHARE
+    if term.op in ("<=", "<") and least <= term.bound:
+        return place, term.text, Judgement(who, None, HOLDS, f"under {least:.0%} of the run (sampled)",
+                                           "not among the functions that held the run's time")
+    return place, term.text, Judgement(who, None, UNKNOWN, f"under {least:.0%} of the run (sampled)",
+                                       "not among the functions the record lists: its share is not known closer")
 
 
 def _function_lines(contract: Contract, terms: list[Term], run: RunFacts, file: SourceText) -> list[Made]:

@@ -352,3 +352,22 @@ def test_a_bad_command_line_is_one_error(args, said):
     result = CliRunner().invoke(app, ["check", *args])
     assert isinstance(result.exception, InspectorError) and str(result.exception) == said
     assert result.exception.code == 2
+
+
+def test_a_programs_share_of_the_run_is_promised_on_any_function_compiled_or_not(tmp_path):
+    hot = run("2.13.0", "plain_ga")
+    fitness = next(h for h in hot.hot if h.function == "fitness")
+    below, above = f"{int(fitness.share * 100) + 1}%", f"{max(1, int(fitness.share * 100) - 1)}%"
+    path = copy(tmp_path, "samples/programs/plain_ga.py",
+                ("def fitness(individual):\n", f"def fitness(individual):  # inspector: share<={below} "
+                                                f"share<={above}\n"),
+                ("def random_individual():\n", "def random_individual():  # inspector: share<=30%\n"))
+    verdicts = judged(path, [hot])
+    assert only(verdicts, f"share<={below}").outcome is Outcome.HOLDS
+    violated = only(verdicts, f"share<={above}")
+    assert violated.outcome is Outcome.VIOLATED and f"{fitness.share:.0%} of the run" in violated.judgements[0].said
+    # a function the record does not list held less than the least it lists
+    assert only(verdicts, "share<=30%").outcome is Outcome.HOLDS
+    # a program whose time was not sampled: unknown, never a pass
+    unknown(only(judged(path, [replace(hot, hot=(), sampled=False)]), "share<=30%"), "was not sampled")
+    assert parse_words("share<=20").problems == ("share<=20: expected a percentage (20%) after <=",)
