@@ -36,8 +36,8 @@ ARM_AFTER = 20  # samples before any function is armed
 ARM_SHARE = 0.15  # of the samples a function's frames must be in to be armed
 MAX_ARMED = 3  # functions armed over a run
 WINDOW_S = 5.0  # wall seconds an armed function is watched for a whole round of calls
-IDLE_S = 0.5  # wall seconds an armed function not called since is watched (then it waits to be sampled again)
-RETRIES = 5  # times a function not called while watched is armed again
+IDLE_S = 0.5  # wall seconds a function seen running is watched for its next call (else it waits to be seen again)
+RETRIES = 5  # times a function not called while watched waits to be seen running again
 SINGLE_ROUNDS = 20  # rounds of one call each after which an armed function is left alone
 MAX_ROWS = 20_000  # individuals copied per function (the round's other calls are counted)
 MAX_BYTES = 256 << 20  # bytes of copies per function
@@ -72,6 +72,7 @@ class Watch:
                  own: Callable[[Any], bool]) -> None:
         self.code, self.by_caller, self.on_done, self.own = code, by_caller, on_done, own
         self.started = time.perf_counter()
+        self.waiting = True  # armed, not yet seen running: no hook for it yet
         self.caller: Any = None  # the frame making this round's calls
         self.rounds_seen = 0
         self.current = Round()
@@ -287,6 +288,7 @@ class Hotspots:
             return
         self.samples += 1
         seen: set[Any] = set()
+        at: set[tuple[str, int, str]] = set()  # the program's lines on the stack
         waiting: Any = None  # the innermost function of the program's not yet given the line that called it
         while frame is not None:
             code = frame.f_code
@@ -297,6 +299,7 @@ class Hotspots:
                     self._look(code, frame)
                 if code.co_name not in NESTED:  # a comprehension's line is its function's
                     key = (code.co_filename, frame.f_lineno, code.co_name)
+                    at.add(key)
                     if waiting is None:  # the innermost: the line the time is at
                         self.lines[key] = self.lines.get(key, 0) + 1
                         self.line_frames[key] = frame
@@ -307,6 +310,9 @@ class Hotspots:
             frame = frame.f_back
         if self.samples >= ARM_AFTER and self.samples % 10 == 0 and len(self.watches) < MAX_ARMED:
             self._arm()
+        ready = [w for w in self.watches.values() if w.waiting and (w.code in seen or self.line_of.get(w.code) in at)]
+        if ready:  # running now, or its line is: the hook goes on (its first calls come within microseconds)
+            self._hook(ready)
 
     def _look(self, code: Any, frame: Any) -> None:
         """What a sampled call of ``code`` tells: another call seen, and what its first argument is (once)."""
@@ -335,13 +341,18 @@ class Hotspots:
             return
         for code in hot:
             self.watches[code] = Watch(code, self.by_caller, self._close, self.own)
-        self.deadline = time.perf_counter() + IDLE_S
-        if sys.gettrace() is None:
-            sys.settrace(self._traced)
-        elif sys.gettrace() != self._traced:
-            for code in hot:
-                self.watches[code].stop("another tracer (a debugger, coverage) was set: its inputs were not copied",
-                                        "unknown")
+
+    def _hook(self, ready: list[Watch]) -> None:
+        """Start watching ``ready`` (each waited for the sampler to see it, or its line, running)."""
+        if sys.gettrace() not in (None, self._traced):
+            for watch in ready:
+                watch.stop("another tracer (a debugger, coverage) was set: its inputs were not copied", "unknown")
+            return
+        now = time.perf_counter()
+        for watch in ready:
+            watch.waiting, watch.started = False, now
+        self.deadline = min(self.deadline, now + IDLE_S) if sys.gettrace() == self._traced else now + IDLE_S
+        sys.settrace(self._traced)
 
     def _traced(self, frame: Any, event: str, arg: Any) -> Any:
         if event != "call":
@@ -351,7 +362,7 @@ class Hotspots:
             if sys.gettrace() != self._traced:
                 return None
         watch = self.watches.get(frame.f_code)
-        if watch is not None and not watch.done:
+        if watch is not None and not watch.done and not watch.waiting:
             found = watch.call(frame)
             if watch.done:
                 self._close()
@@ -368,15 +379,13 @@ class Hotspots:
     def _expire(self) -> None:
         """End the watches whose time is up (IDLE_S for one not called since it was armed, else WINDOW_S)."""
         now, left = time.perf_counter(), []
-        for code, watch in list(self.watches.items()):
-            if not watch.done:
+        for code, watch in self.watches.items():
+            if not watch.done and not watch.waiting:
                 called = watch.current.calls or watch.rounds_seen
                 ends = watch.started + (WINDOW_S if called else IDLE_S)
-                if now > ends and not called and self.retries.get(code, 0) < RETRIES:  # armed again when sampled
+                if now > ends and not called and self.retries.get(code, 0) < RETRIES:  # waits to be seen again
                     self.retries[code] = self.retries.get(code, 0) + 1
-                    watch.release()
-                    del self.watches[code]
-                    self.tried.discard(self.line_of.get(code))  # a line that named it is looked at again too
+                    watch.waiting = True
                 elif now > ends:
                     watch.end()
                 else:
@@ -385,7 +394,7 @@ class Hotspots:
         self._close()
 
     def _close(self) -> None:
-        if all(w.done for w in self.watches.values()) and sys.gettrace() == self._traced:
+        if all(w.done or w.waiting for w in self.watches.values()) and sys.gettrace() == self._traced:
             sys.settrace(None)
 
     def facts(self, wall_s: float) -> list[dict[str, Any]]:
