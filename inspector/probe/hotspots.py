@@ -18,6 +18,7 @@ on the copies after the program.
 
 from __future__ import annotations
 
+import functools
 import numbers
 import os
 import re
@@ -73,6 +74,8 @@ class Watch:
         self.code, self.by_caller, self.on_done, self.own = code, by_caller, on_done, own
         self.started = time.perf_counter()
         self.waiting = True  # armed, not yet seen running: no hook for it yet
+        self.span: Optional[tuple[int, int]] = None  # the caller's lines that make one round (its other calls there
+        #                                               are between the round's calls, not its end)
         self.caller: Any = None  # the frame making this round's calls
         self.rounds_seen = 0
         self.current = Round()
@@ -91,6 +94,7 @@ class Watch:
             if self.done:
                 return None
             self.caller = caller
+            self.span = round_span(caller.f_code.co_filename, caller.f_lineno) if caller is not None else None
             if caller is not None:
                 caller.f_trace, caller.f_trace_lines = self.caller_event, False
                 _, via = site(caller)
@@ -133,6 +137,10 @@ class Watch:
         frame.f_trace_lines = False  # its return, not its lines
         return self.returned
 
+    def within(self, line: int) -> bool:
+        """Whether the caller's call at ``line`` is made inside the loop that makes the round's calls."""
+        return self.span is not None and self.span[0] <= line <= self.span[1]
+
     def returned(self, frame: Any, event: str, arg: Any) -> Any:
         if event != "return":
             return self.returned
@@ -167,7 +175,7 @@ class Watch:
         """The round in progress has ended: the first is skipped, the next kept."""
         if self.done or not self.current.calls:
             return
-        wanted = min(self.current.size or 0, MAX_ROWS) // 2  # a round seen from its middle: the next one
+        wanted = min(self.current.size or 0, MAX_ROWS) - 1  # a round seen from its middle: the next, whole
         if (self.rounds_seen >= 1 or self.current.size is not None) and len(self.current.rows) > max(1, wanted):
             self.current.calls = self.current.size or self.current.calls  # a round seen from its middle: all of it
             self.current.sampled = self.current.sampled or len(self.current.rows) < self.current.calls
@@ -369,7 +377,7 @@ class Hotspots:
             return found
         back = frame.f_back
         watch = self.by_caller.get(id(back)) if back is not None else None
-        if watch is not None and watch.caller is back and not watch.done \
+        if watch is not None and watch.caller is back and not watch.done and not watch.within(back.f_lineno) \
                 and not frame.f_code.co_filename.startswith(self.ours):  # another call from a round's caller
             watch.boundary()
             if watch.done:
@@ -546,6 +554,34 @@ def output(value: Any) -> Any:
     if detach is not None:
         return detach().cpu().numpy().copy()
     return f"<{type(value).__name__}>"
+
+
+@functools.lru_cache(maxsize=256)
+def round_span(file: str, line: int) -> Optional[tuple[int, int]]:
+    """The lines of the loop that makes a round's calls at ``line`` of ``file``: a ``for`` whose header makes them
+    (a lazy ``map`` it iterates) or whose body holds the call; None where the statement makes them all by itself
+    (``map`` in ``list``, ``np.apply_along_axis``, a comprehension: another call of its frame ends the round)."""
+    import ast
+    import linecache
+    try:
+        tree = ast.parse("".join(linecache.getlines(file)))
+    except (SyntaxError, ValueError):
+        return None
+    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While)) and n.lineno <= line <= (
+        n.end_lineno or n.lineno)]
+    statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not isinstance(n, (
+        ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef)) and n.lineno <= line <= (
+        n.end_lineno or n.lineno)]
+    by_itself = any(isinstance(x, (ast.ListComp, ast.GeneratorExp)) or (isinstance(x, ast.Call) and isinstance(
+        x.func, (ast.Name, ast.Attribute)) and (getattr(x.func, "id", None) or getattr(x.func, "attr", None)) in (
+        "map", "apply_along_axis", "vectorize")) for st in statements for x in ast.walk(st))
+    header = next((n for n in loops if n.lineno == line), None)
+    if header is not None:
+        return header.lineno, header.end_lineno or header.lineno
+    if by_itself or not loops:
+        return None
+    inner = max(loops, key=lambda n: n.lineno)
+    return inner.lineno, inner.end_lineno or inner.lineno
 
 
 def round_size(caller: Any) -> Optional[int]:

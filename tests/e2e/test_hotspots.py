@@ -58,6 +58,7 @@ def test_a_plain_ga_gets_its_hot_function_rewritten_checked_and_timed_against_it
     ("apply_along_axis_int8", "score", "individual", "apply_along_axis", 2000),
     ("map_gene_loop", "evaluate", "individual", "loop", 4000),
     ("vectorized_es", "fitness", "population", "loop", 1),
+    ("deap_sphere", "evalSphere", "individual", "loop", None),  # the generation's new individuals, 3,000 at most
 ])
 def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, function, shape, via, calls):
     """The sampler and the watch alone (the probe's part before any experiment: no torch), on programs written as
@@ -77,10 +78,12 @@ def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, func
         sys.argv = saved
     facts = {f["function"]: f for f in hot.facts(time.perf_counter() - start)}
     found = facts[function]
+    calls = calls or found["captured"]["calls"]
     assert (found["shape"], found["captured"]["via"], found["captured"]["calls"]) == (shape, via, calls), found
+    assert 0 < calls <= 20000
     (code, kept), = [(c, k) for c, k in hot.rounds().values() if c.co_name == function]
     inputs = population(kept)
-    assert inputs.ndim == 2 and inputs.shape[0] == (calls if shape == "individual" else 20000)
+    assert inputs.ndim == 2 and inputs.shape[0] == (calls if shape == "individual" else 20000)  # a whole round
     assert inputs.dtype.name == ("int8" if name == "apply_along_axis_int8" else "float64")
     assert len(kept.outputs) == (calls if shape == "individual" else 1)
     assert os.path.basename(code.co_filename) == f"{name}.py"
