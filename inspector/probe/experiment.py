@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import re
 import time
 from collections.abc import Callable
 from typing import Any, Optional
@@ -234,7 +235,8 @@ def _timed(runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], expected: 
         try:
             got = call()
         except Exception as e:
-            facts[rid]["error"] = f"{type(e).__name__}: {str(e)[:300]}"
+            said = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip().splitlines()  # numba's colours off
+            facts[rid]["error"] = f"{type(e).__name__}: {(said[0] if said else '')[:300]}"
             continue
         facts[rid]["first_call_s"] = time.perf_counter() - began
         facts[rid].update(_agrees(got, expected))

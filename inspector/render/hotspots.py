@@ -92,8 +92,10 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     rows = tuple((LABELS.get(r.id, r.id), seconds(r.per_round_s), _range(r),
                   ratio(r.faster, "change") if r.faster and r.id != "as-written" else "",
                   _checked(r)) for r in h.runs)
-    if h.runs and all(r.matches for r in h.runs):
-        notes.insert(0, "every run's output matched the program's own on these individuals")
+    ran = [r for r in h.runs if not (r.problem and r.matches is None)]
+    if ran and all(r.matches for r in ran):
+        notes.insert(0, f"every run's output matched the program's own on these individuals"
+                        f"{' (those that ran)' if len(ran) < len(h.runs) else ''}")
     code = tuple((w.dialect, w.source + (f"\n\n# and at line {w.call[0]}, instead of the call per individual:\n"
                                          f"{w.call[1].strip()}\n" if w.call else ""))
                  for w in h.rewrites if w.matched and w.source)
