@@ -361,13 +361,15 @@ def test_a_programs_share_of_the_run_is_promised_on_any_function_compiled_or_not
     path = copy(tmp_path, "samples/programs/plain_ga.py",
                 ("def fitness(individual):\n", f"def fitness(individual):  # inspector: share<={below} "
                                                 f"share<={above}\n"),
-                ("def random_individual():\n", "def random_individual():  # inspector: share<=30%\n"))
+                ("def random_individual():\n", "def random_individual():  # inspector: share<=99.5%\n"))
     verdicts = judged(path, [hot])
     assert only(verdicts, f"share<={below}").outcome is Outcome.HOLDS
     violated = only(verdicts, f"share<={above}")
     assert violated.outcome is Outcome.VIOLATED and f"{fitness.share:.0%} of the run" in violated.judgements[0].said
-    # a function the record does not list held less than the least it lists
-    assert only(verdicts, "share<=30%").outcome is Outcome.HOLDS
+    # a function the record does not list held less than the least it lists (every one over 2 %, six at most)
+    unlisted = replace(hot, hot=tuple(h for h in hot.hot if h.function != "random_individual"))
+    held = only(judged(path, [unlisted]), "share<=99.5%")
+    assert held.outcome is Outcome.HOLDS and "under 2% of the run" in held.judgements[0].said
     # a program whose time was not sampled: unknown, never a pass
-    unknown(only(judged(path, [replace(hot, hot=(), sampled=False)]), "share<=30%"), "was not sampled")
+    unknown(only(judged(path, [replace(hot, hot=(), sampled=False)]), "share<=99.5%"), "was not sampled")
     assert parse_words("share<=20").problems == ("share<=20: expected a percentage (20%) after <=",)
