@@ -267,15 +267,15 @@ def _sample(path, command):
 
 def report(path, *, population=None, variants=(), python=None, torch=None, envs=None, packages=(), config=(),
            compile_options=(), rtol=None, timeout=300.0, budget=1.0, rounds=3, profile=True, try_fixes=True,
-           rewrites=False, triton_preview=False, redact=False, progress=None):
+           rewrites=True, triton_preview=False, redact=False, progress=None):
     """Run every variant of the sample at ``path`` and capture its kernels, breaks and timings: its Report.
 
     ``population``: a size (default: the sample's), or sizes to sweep (the smaller ones timed only, the report made
     at the last); ``variants``: ids or globs; ``torch``: a version run in an environment inspector makes (``envs``:
     their folder; ``packages``: more to install there); ``config``/``compile_options``: KEY=VALUE items;
     ``rounds``: alternating rounds after the variants; ``try_fixes``: time the fixes inspector can apply beside
-    them; ``rewrites``: write the code rewrites (``inspector.rewrite``), check and time them beside them (off by
-    default: a report takes 1.4x to 1.8x as long with them, bench/rewrites.py);
+    them; ``rewrites``: write the code rewrites (``inspector.rewrite``), check and time them beside them (False:
+    none; bench/rewrites.py measures what they add to a report);
     ``redact``: paths and the program's output replaced, to attach to a bug report.
     """
     sample, say = _sample(path, "report"), progress or _quiet
@@ -305,7 +305,7 @@ def _kinds(try_fixes, rewrites):
 
 
 def breaks(path, *, variants=(), population=None, sizes=(), python=None, torch=None, envs=None, packages=(),
-           config=(), compile_options=(), try_fixes=True, rewrites=False, timeout=300.0, budget=0.3, progress=None):
+           config=(), compile_options=(), try_fixes=True, rewrites=True, timeout=300.0, budget=0.3, progress=None):
     """Compile the sample's NumPy and torch variants on the CPU (``variants``: ids or globs, default every
     ``*-compiled-cpu``) and find where they break the graph and recompile (``sizes``: population sizes to call each
     at too); ``try_fixes``: compile again with the flag that removes a break, or ``dynamic=False`` where a size
@@ -483,7 +483,8 @@ def _rewrites(sample: Path, analysis: Analysis, timed: bool, rtol: Optional[floa
         v = analysis.variant(fix.variant)
         dialect = Dialect(fix.spec.name.split("-")[-1] if v.kind == "python" and fix.spec else v.kind)
         rows = v.timing.measured_population or analysis.sample.population if v.timing else analysis.sample.population
-        raw, trials = (rewrite_plan.vectorized(program, v.id, v.function, dialect, rows or 0, timed, numba, rtol)
+        raw, trials = (rewrite_plan.vectorized(program, v.id, v.function, dialect, rows or 0, timed, numba, rtol,
+                                               str(envs_mod.cache("numba")) if numba else None)
                        if v.kind == "python" else rewrite_plan.breaks(program, v.id, v.function, dialect, timed, rtol))
         written.append(raw)
         runs += trials

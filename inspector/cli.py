@@ -57,8 +57,8 @@ REPORT_TRY_FIXES_HELP = ("Try the fixes inspector can apply without editing your
                          "is.")
 REWRITES_HELP = ("Write the code rewrites (a per-individual Python function over the whole population in NumPy and "
                  "torch; a NumPy or torch variant's graph breaks rewritten), check each against your code and time it "
-                 "beside the variant it replaces (independent of --no-try-fixes). Off by default: a report takes 1.4x "
-                 "to 1.8x as long with them (bench/rewrites.py).")
+                 "beside the variant it replaces (independent of --no-try-fixes). On by default; --no-rewrites skips "
+                 "them (bench/rewrites.py measures what they cost).")
 # breaks
 BREAKS_VARIANT_HELP = "Only this compiled variant id or glob (default: every *-compiled-cpu)."
 BREAKS_SIZES_HELP = ("Also call each compiled variant at these sizes (e.g. 1000,20000) and report recompilations "
@@ -189,7 +189,7 @@ def report(
     rounds: int = typer.Option(3, "--rounds", min=0, help=REPORT_ROUNDS_HELP),
     profile: bool = typer.Option(True, "--profile/--no-profile", help=REPORT_PROFILE_HELP),
     try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=REPORT_TRY_FIXES_HELP),
-    rewrites: bool = typer.Option(False, "--rewrites/--no-rewrites", help=REWRITES_HELP),
+    rewrites: bool = typer.Option(True, "--rewrites/--no-rewrites", help=REWRITES_HELP),
 ) -> None:
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
@@ -304,7 +304,7 @@ def breaks(
     compile_option: list[str] = typer.Option([], "--compile-option",
                                              help="A torch.compile keyword KEY=VALUE (repeatable)."),
     try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=BREAKS_TRY_FIXES_HELP),
-    rewrites: bool = typer.Option(False, "--rewrites/--no-rewrites", help=REWRITES_HELP),
+    rewrites: bool = typer.Option(True, "--rewrites/--no-rewrites", help=REWRITES_HELP),
     timeout: float = typer.Option(300.0, help=TIMEOUT_HELP),
     budget: float = typer.Option(0.3, help="Seconds of timed runs per variant."),
     as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),

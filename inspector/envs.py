@@ -131,10 +131,13 @@ def parse(text: str) -> TorchSpec:
 
 def root(envs: Union[str, Path, None] = None) -> Path:
     """The folder of the environments: ``envs``, else ``envs`` in the user's cache folder."""
-    if envs:
-        return Path(envs).expanduser()
+    return Path(envs).expanduser() if envs else cache("envs")
+
+
+def cache(name: str) -> Path:
+    """The folder ``name`` in the user's cache folder (inspector's: platformdirs')."""
     import platformdirs
-    return Path(platformdirs.user_cache_dir("inspector")) / "envs"
+    return Path(platformdirs.user_cache_dir("inspector")) / name
 
 
 def facts(python: Optional[str] = None) -> dict[str, Any]:

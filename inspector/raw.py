@@ -689,6 +689,16 @@ class RawMismatch(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawDrawn(Raw):
+    """How a rewrite's check drew its individuals from a larger population (``inspector.rewrite.Drawn``)."""
+
+    population: Optional[int] = None
+    sample: Optional[int] = None
+    witnesses: Optional[int] = None
+    looked_at: Optional[int] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawRewriteCheck(Raw):
     """A rewrite against the user's code on the population, in the probe (``inspector.rewrite.Check``)."""
 
@@ -703,6 +713,7 @@ class RawRewriteCheck(Raw):
     arms: Optional[list[RawArm]] = None
     population_dtype: Optional[str] = None
     result_dtype: Optional[str] = None
+    drawn: Optional[RawDrawn] = None  # None: every individual of the population was checked
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -89,7 +89,8 @@ def hostile_report(tmp_path_factory):
     """(CompletedProcess, out folder) of `inspector report` on a sample whose title, description, source and error
     message are hostile HTML (and hold undecodable bytes); shared by the escaping and browser tests."""
     out = tmp_path_factory.mktemp("hostile")
-    proc = run_cli("report", HOSTILE, "-n", 200, "--budget", 0.02, "-v", "numpy", "-v", "numpy_hostile", "-o", out)
+    proc = run_cli("report", HOSTILE, "-n", 200, "--budget", 0.02, "-v", "numpy", "-v", "numpy_hostile",
+                   "--no-rewrites", "-o", out)
     return proc, out
 
 

@@ -10,7 +10,7 @@ from typing import Optional
 
 from inspector.analysis import rounds
 from inspector.analysis.variants import timing_from
-from inspector.model import (Arm, Declined, Note, RewriteCheck, RewriteRun, Rewritten, SampleVariant, Status,
+from inspector.model import (Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten, SampleVariant, Status,
                              Timing)
 from inspector.raw import RawRecord, RawRewrite, RawRewriteCheck, RawRoundTiming, RawSpan, RawTrial
 
@@ -85,5 +85,6 @@ def check_of(raw: RawRewriteCheck) -> RewriteCheck:
         got=m.got if m else None, raised=bool(m and m.raised), differing=m.differing or 0 if m else 0,
         error=raw.error, result_dtype=raw.result_dtype,
         arms=tuple(Arm(a.branch.function or "", a.branch.line or 0, a.branch.code or "", bool(a.taken), a.count or 0)
-                   for a in raw.arms or [] if a.branch))
+                   for a in raw.arms or [] if a.branch),
+        drawn=Drawn(d.population or 0, d.sample or 0, d.witnesses or 0, d.looked_at or 0) if (d := raw.drawn) else None)
 

@@ -109,7 +109,8 @@ def _measure(files: list[Path], program: str | None, args: Sequence[str], module
                 if sample is None:
                     report = api.run(program, list(args), module=module, torch=version, progress=say, **where)
                 else:
-                    report = api.report(sample, torch=version, try_fixes=False, progress=say, **where, **options)
+                    report = api.report(sample, torch=version, try_fixes=False, rewrites=False, progress=say, **where,
+                                        **options)  # a contract judges no fix or rewrite: none is tried
                 made.append((report.name + suffix, report.record))
             except (Interrupted, InternalFailure):
                 raise

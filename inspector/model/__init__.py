@@ -26,7 +26,7 @@ from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsCh
                                         ComparedRun, ComparedVariant, Comparison, Confounder, Hunk, LineVerdicts, Place,
                                         Regression, RegressionKind, RunPair, TimeGoes, TimeRow)
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
-from inspector.model.rewrites import Arm, Declined, Note, RewriteCheck, RewriteRun, Rewritten
+from inspector.model.rewrites import Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.lines import LineVerdict, Reason, Site
 from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, FunctionRun,
                                   InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant,
@@ -41,7 +41,8 @@ __all__ = [
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
     "BreaksView", "CallKinds", "CallRun", "CallsChange", "ChildProcess", "CodeLocation", "CodePair", "ComparedLine",
     "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning", "CompiledCode", "Confounder",
-    "CrossCheck", "Decisions", "Declined", "Env", "Evidence", "Finding", "Fix", "FixKind", "FunctionRun", "Gather",
+    "CrossCheck", "Decisions", "Declined", "Drawn", "Env", "Evidence", "Finding", "Fix", "FixKind", "FunctionRun",
+    "Gather",
     "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel", "KernelCost", "Launch", "LimitHit",
     "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad", "NotTraced", "Note",
     "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason", "ReasonKind", "Recompilation",

@@ -26,6 +26,18 @@ class Arm:
 
 
 @dataclass(frozen=True)
+class Drawn:
+    """How a check drew its individuals from a population of ``population``: ``sample`` spread evenly over it, then
+    ``witnesses`` more, found among the ``looked_at`` others the user's code then ran on, in order: each took an arm
+    of a branch none before it took (or made the user's code raise)."""
+
+    population: int
+    sample: int
+    witnesses: int
+    looked_at: int
+
+
+@dataclass(frozen=True)
 class RewriteCheck:
     """The rewrite against the user's code on ``evaluations`` individuals (or calls): ``matched``, else the first
     mismatching individual (``individual``, the user's value or what it raised, the rewrite's, how many differ), or
@@ -46,6 +58,7 @@ class RewriteCheck:
     arms: tuple[Arm, ...]
     population_dtype: str
     result_dtype: Optional[str]
+    drawn: Optional[Drawn] = None
 
     @property
     def unchecked(self) -> tuple[Arm, ...]:

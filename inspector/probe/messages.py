@@ -217,7 +217,11 @@ class RewriteTrial(Trial):
     id ``rewrite``) defined in a copy of the sample's namespace, eager or ``compiled`` on the CPU, or under numba's
     ``@njit`` (``numba``: with no ``code``, the variant's own Python function over the rows); with ``check_rows``,
     first checked against the user's code on that many individuals (0: all), within the relative tolerance ``rtol``
-    (None: the sample's TOLERANCE, else the default). Answered with a ``TrialAnswer``."""
+    (None: the sample's TOLERANCE, else the default); ``sample``: a per-individual function's rewrite is checked on
+    at most that many of them, spread evenly, and on the witnesses of the branches those did not take
+    (``inspector.rewrite.check``); ``cache``: a folder where a rewrite run under numba is written as a module, so
+    that numba's on-disk cache keeps its machine code between reports (``inspector.probe.rewritten``). Answered
+    with a ``TrialAnswer``."""
 
     TYPE: ClassVar[str] = "rewrite"
     rewrite: Optional[str] = None
@@ -225,10 +229,12 @@ class RewriteTrial(Trial):
     compiled: Optional[bool] = None
     numba: Optional[bool] = None
     check_rows: Optional[int] = None
+    sample: Optional[int] = None
     rtol: Optional[float] = None
+    cache: Optional[str] = None
 
     # the command's, not the trial's facts
-    UNRECORDED: ClassVar[tuple[str, ...]] = ("time", "code", "check_rows", "rtol")
+    UNRECORDED: ClassVar[tuple[str, ...]] = ("time", "code", "check_rows", "sample", "rtol", "cache")
 
 
 def _kinds(*types: type[Message]) -> dict[str, type[Message]]:

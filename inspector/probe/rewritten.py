@@ -5,7 +5,12 @@ The rewriter itself ran in inspector's process; here only its code runs (``inspe
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import importlib.util
+import os
+import re
+import sys
 import types
 from collections.abc import Callable
 from typing import Any, Optional
@@ -36,34 +41,173 @@ def prepared(spec: RewriteTrial, module: types.ModuleType, variant: Variant, sam
     ``@njit`` with ``numba``), or with no code the variant's own Python function under ``@njit`` over the rows."""
     tolerance = spec.rtol or getattr(module, "TOLERANCE", None)  # --rtol, else the sample's
     if spec.code is None:
+        fn = getattr(module, variant.function)
         return (Variant(spec.id or "", variant.function, "numpy", False, "cpu", family=variant.family),
-                over_rows(getattr(module, variant.function), vars(module)), None)
+                (spec.cache and rows_module(fn, vars(module), sample, spec.cache)) or over_rows(fn, vars(module)),
+                None)
     rewrite = from_json(Rewrite, spec.code.to_json())
     space = dict(vars(module))
     entry = rewritten(rewrite, space)
     if spec.numba:
-        entry = jitted(rewrite, entry)
+        written = written_module(rewrite, space, spec.cache) if spec.cache else None
+        entry = jitted(rewrite, written or entry, cache=written is not None)
     kind = "numpy" if spec.numba else rewrite.dialect.value
     checked = None
     if spec.check_rows is not None:
         rows = population[:spec.check_rows] if spec.check_rows else population
         checked = to_json(check(rewrite, read_program(sample), vars(module), rows,
-                                float(tolerance) if isinstance(tolerance, (int, float)) else None))
+                                float(tolerance) if isinstance(tolerance, (int, float)) else None, spec.sample))
     as_variant = Variant(spec.id or "", rewrite.entry, kind, bool(spec.compiled), "cpu", family=variant.family)
     return as_variant, entry, checked
 
 
-def jitted(rewrite: Rewrite, entry: Callable[..., Any]) -> Callable[..., Any]:
-    """The NumPy rewrite's functions under ``@njit``, each calling the others' jitted versions."""
+def jitted(rewrite: Rewrite, entry: Callable[..., Any], cache: bool = False) -> Callable[..., Any]:
+    """The NumPy rewrite's functions under ``@njit``, each calling the others' jitted versions; ``cache``: kept in
+    numba's on-disk cache (``entry`` defined in a module of its own: ``written_module``)."""
     import numba
     if rewrite.dialect is not Dialect.NUMPY:
         raise TypeError("numba runs the NumPy rewrite only")
     space: dict[str, Any] = entry.__globals__
     for renamed in rewrite.functions:
         if callable(space.get(renamed.new)):
-            space[renamed.new] = numba.njit(space[renamed.new])
+            space[renamed.new] = numba.njit(cache=cache)(space[renamed.new])
     found: Callable[..., Any] = space.get(rewrite.entry) or entry
-    return found if found is not entry else numba.njit(entry)
+    return found if found is not entry else numba.njit(cache=cache)(entry)
+
+
+def written_module(rewrite: Rewrite, namespace: dict[str, Any], folder: str) -> Optional[Callable[..., Any]]:
+    """The rewrite's entry defined in a module of its own, its file in ``folder`` (``module_in``), so that numba's
+    cache (beside the file) finds its machine code again in a later report; None where the folder cannot be
+    written."""
+    space = module_in(folder, "inspector_rewrite", rewrite.program_source, namespace)
+    entry = space.get(rewrite.entry) if space is not None else None
+    return entry if callable(entry) else None
+
+
+def rows_module(fn: Callable[..., Any], namespace: dict[str, Any], sample: str, folder: str
+                ) -> Optional[Callable[..., Any]]:
+    """``over_rows``, its functions in a module of their own (``module_in``) and kept in numba's cache: the
+    sample's functions as written, each at its own line (decorators left out), and the loop over the rows; None
+    where a function of the sample's in ``namespace`` is not one of its top-level ``def``s as written (a
+    decorator's wrapper, a function made at run time): ``over_rows`` then runs them as they are."""
+    import numba
+    try:
+        with open(sample, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        tree = ast.parse("\n".join(lines))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    kept = [""] * len(lines)
+    for name, value in namespace.items():
+        if not (isinstance(value, types.FunctionType) and value.__module__ == fn.__module__):
+            continue
+        node, code = defs.get(name), value.__code__
+        if node is None or value.__closure__ or os.path.abspath(code.co_filename) != os.path.abspath(sample) or \
+                code.co_firstlineno not in {node.lineno, *(d.lineno for d in node.decorator_list)}:
+            return None
+        kept[node.lineno - 1:node.end_lineno] = lines[node.lineno - 1:node.end_lineno]
+    if fn.__name__ not in defs or not kept[defs[fn.__name__].lineno - 1]:
+        return None
+    source = "\n".join(kept) + ROWS.format(fn=fn.__name__)
+    space = module_in(folder, "inspector_rows", source, dict(namespace, __inspector_np__=np))
+    if space is None:
+        return None
+    for name in [n for n in defs if kept[defs[n].lineno - 1]]:
+        space[name] = numba.njit(cache=True)(space[name])
+    rows: Callable[..., Any] = numba.njit(cache=True)(space["__inspector_rows__"])
+    return rows
+
+
+ROWS = """
+
+
+def __inspector_rows__(population):
+    out = __inspector_np__.empty(population.shape[0])
+    for i in range(population.shape[0]):
+        out[i] = {fn}(population[i])
+    return out
+"""
+
+
+def module_in(folder: str, prefix: str, source: str, namespace: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The namespace of ``source`` run as a module whose file is in ``folder`` (written once: numba's cache checks
+    its time stamp), its globals a copy of ``namespace``; None where the folder cannot be written. The module's
+    name is a digest of the code and of every value it reads from ``namespace`` (``fingerprint``), which numba
+    compiles in as constants: a changed value is another module, never a stale one."""
+    name = f"{prefix}_{fingerprint(source, namespace)}"
+    path = os.path.join(folder, f"{name}.py")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if not os.path.exists(path):
+            part = f"{path}.{os.getpid()}.part"
+            with open(part, "w", encoding="utf-8") as f:
+                f.write(source)
+            os.replace(part, path)
+    except OSError:
+        return None
+    module = types.ModuleType(name)
+    module.__dict__.update(namespace)
+    module.__dict__.update(__name__=name, __file__=path)
+    sys.modules[name] = module  # numba's cached code finds its globals by the module's name
+    exec(compile(source, path, "exec"), module.__dict__)
+    return module.__dict__
+
+
+def fingerprint(source: str, namespace: dict[str, Any]) -> str:
+    """A digest of ``source`` and of the value of each name and attribute chain (``np.pi``, ``config.LIMIT``) it
+    reads from ``namespace``, with numba's and numpy's versions."""
+    import numba
+    tree = ast.parse(source)
+    own = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))} | {
+        (a.asname or a.name).split(".")[0] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+        for a in n.names}
+    digest = hashlib.sha256("\0".join([source, numba.__version__, np.__version__, sys.version]).encode())
+    chains = {c for n in ast.walk(tree) if isinstance(n, (ast.Name, ast.Attribute)) and (c := _chain(n))}
+    for chain in sorted(c for c in chains if c[0] not in own):
+        value: Any = namespace
+        for i, part in enumerate(chain):
+            value = value.get(part, _MISSING) if i == 0 else getattr(value, part, _MISSING)
+            if value is _MISSING:
+                break
+        digest.update(f"\0{'.'.join(chain)}={_described(value)}".encode())
+    return digest.hexdigest()[:24]
+
+
+_MISSING = object()
+
+
+def _chain(node: ast.expr) -> Optional[tuple[str, ...]]:
+    """``a.b.c`` as ("a", "b", "c"); None for anything but names and their attributes."""
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
+        base = _chain(node.value)
+        return base + (node.attr,) if base else None
+    return None
+
+
+def _described(value: Any) -> str:
+    """What of ``value`` numba may compile in: an array's bytes, a function's code, a module's or another callable's
+    name, else its repr (without addresses)."""
+    if value is _MISSING:
+        return "missing"
+    if isinstance(value, np.ndarray):
+        return f"array {value.dtype} {value.shape} {hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()}"
+    if isinstance(value, types.ModuleType):
+        return f"module {value.__name__}"
+    code = getattr(getattr(value, "py_func", value), "__code__", None)  # a function, or one numba jitted
+    if isinstance(code, types.CodeType):
+        return f"function {_code(code)}"
+    if callable(value):
+        return f"callable {getattr(value, '__module__', '')}.{getattr(value, '__qualname__', type(value).__qualname__)}"
+    return f"{type(value).__module__}.{type(value).__qualname__} {re.sub(r' at 0x[0-9a-fA-F]+', '', repr(value))}"
+
+
+def _code(code: types.CodeType) -> str:
+    """A code object's bytecode, names and constants (nested code objects likewise)."""
+    consts = " ".join(_code(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts)
+    return f"{code.co_code.hex()} {code.co_names!r} ({consts})"
 
 
 def over_rows(fn: Callable[..., Any], namespace: dict[str, Any]) -> Callable[..., Any]:

@@ -19,12 +19,14 @@ MAX_RUNS = 200
 
 
 def measure(call: Callable[[], object], sync: Callable[[], object] = lambda: None, budget_s: float = 1.0,
-            first_call_s: Optional[float] = None, min_runs: int = MIN_RUNS) -> dict[str, Any]:
+            first_call_s: Optional[float] = None, min_runs: int = MIN_RUNS, estimate_s: Optional[float] = None
+            ) -> dict[str, Any]:
     """Time ``call()``; return the timing dict of the record. ``sync`` waits for the device; ``min_runs``: fewer
-    blocks for a slow call within a short budget (a round)."""
+    blocks for a slow call within a short budget (a round); ``estimate_s``: a call's seconds, measured just before,
+    to size the blocks from (None: one more call)."""
     if first_call_s is None:
         first_call_s = once(call, sync)
-    number, most = _blocks(once(call, sync), budget_s, min_runs)
+    number, most = _blocks(once(call, sync) if estimate_s is None else estimate_s, budget_s, min_runs)
     samples: list[float] = []
     calibrated = False
     began = time.perf_counter()

@@ -84,12 +84,15 @@ def check(c: Union[Check, RewriteCheck]) -> str:
     """matches fitness_python on 900,000 individuals; every branch taken by some individual."""
     c = c if isinstance(c, RewriteCheck) else check_of(RawRewriteCheck.from_json(to_json(c)))
     unit = "individuals" if c.unit == "individuals" else "calls (the population, then single individuals)"
+    d = c.drawn
     if not c.matched:
         if c.error:
             return f"failed: {c.entry} raised {c.error}"
         what = f"{c.target} {c.expected}" if c.raised else f"{c.target} gave {c.expected}, {c.entry} {c.got}"
-        return f"failed: individual {c.individual} differs ({what}); {c.differing:,} differ in all"
-    said = f"matches {c.target} on {c.evaluations:,} {unit}{dtypes(c)}"
+        checked = f" of the {c.evaluations:,} checked" if d else ""
+        return f"failed: individual {c.individual} differs ({what}); {c.differing:,}{checked} differ in all"
+    said = f"matches {c.target} on {c.evaluations:,}{f' of {d.population:,}' if d else ''} {unit}"
+    said += f" ({'; '.join(said_of)})" if (said_of := [s for s in (drawn(c), dtypes(c)) if s]) else ""
     if not c.arms:
         return said
     unchecked = c.unchecked
@@ -97,16 +100,28 @@ def check(c: Union[Check, RewriteCheck]) -> str:
         return f"{said}; every branch taken by some individual" if c.unit == "individuals" else \
             f"{said}; every branch taken"
     arms = ", ".join(f"line {a.line} `{a.code}` {'true' if a.taken else 'false'}" for a in unchecked)
-    return f"{said}; unchecked (taken by none): {arms}"
+    by = f"none of the {d.sample + d.looked_at:,} individuals your code ran on" if d else "none"
+    return f"{said}; unchecked (taken by {by}): {arms}"
+
+
+def drawn(c: RewriteCheck) -> str:
+    """How a check's individuals were drawn from the population, where not all were checked ("" where all were)."""
+    d = c.drawn
+    if d is None:
+        return ""
+    if not d.witnesses:
+        return "spread evenly over them"
+    return (f"{d.sample:,} spread evenly over them, and {d.witnesses:,} more that took a branch those did not, "
+            f"found among {d.looked_at:,} others")
 
 
 def dtypes(c: RewriteCheck) -> str:
     """What the population's dtype means for the comparison (Python computes in float64 and unbounded ints)."""
     kind = c.population_dtype
     if kind.startswith(("int", "uint")):
-        return f" ({kind} population: Python's ints never overflow, {kind} wraps around)"
+        return f"{kind} population: Python's ints never overflow, {kind} wraps around"
     if kind == "float32":
-        return f" (float32 population: the rewrite computes in {c.result_dtype or 'float32'}, Python in float64)"
+        return f"float32 population: the rewrite computes in {c.result_dtype or 'float32'}, Python in float64"
     return ""
 
 

@@ -13,11 +13,11 @@
 
 from inspector.rewrite.breaks import rewrite_breaks
 from inspector.rewrite.check import check
-from inspector.rewrite.model import (Arm, Branch, Breaks, Change, ChangeKind, Check, Declined, Dialect, Mismatch,
+from inspector.rewrite.model import (Arm, Branch, Breaks, Change, ChangeKind, Check, Declined, Dialect, Drawn, Mismatch,
                                      Note, Reason, Renamed, Rewrite, RewriteKind, Row, Span, Topic, Unit, Verdict)
 from inspector.rewrite.program import Program, program_from_sources, read_program
 from inspector.rewrite.vectorize import vectorize
 
-__all__ = ["Arm", "Branch", "Breaks", "Change", "ChangeKind", "Check", "Declined", "Dialect", "Mismatch", "Note",
-           "Program", "Reason", "Renamed", "Rewrite", "RewriteKind", "Row", "Span", "Topic", "Unit", "Verdict",
+__all__ = ["Arm", "Branch", "Breaks", "Change", "ChangeKind", "Check", "Declined", "Dialect", "Drawn", "Mismatch",
+           "Note", "Program", "Reason", "Renamed", "Rewrite", "RewriteKind", "Row", "Span", "Topic", "Unit", "Verdict",
            "check", "program_from_sources", "read_program", "rewrite_breaks", "vectorize"]

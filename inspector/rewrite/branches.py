@@ -85,6 +85,11 @@ class Arms:
             self.counts[arm] = self.counts.get(arm, 0) + 1
         self.taken = set()
 
+    def reset(self) -> None:
+        """Count from nothing again."""
+        self.counts = dict.fromkeys(self.counts, 0)
+        self.taken = set()
+
 
 def install(functions: list[tuple[Module, ast.FunctionDef]], namespaces: Callable[[Module], dict[str, object]],
             arms: Arms) -> None:

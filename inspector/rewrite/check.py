@@ -14,12 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from inspector.rewrite.branches import Arms, install, instrumented
-from inspector.rewrite.model import (Arm, Check, Dialect, Mismatch, Rewrite, RewriteKind, Row, Unit,
+from inspector.rewrite.model import (Arm, Check, Dialect, Drawn, Mismatch, Rewrite, RewriteKind, Row, Unit,
                                      Verdict)
 from inspector.rewrite.program import Module, Program
 from inspector.tolerance import RTOL, close
 
 ROWS = 16  # single-row populations a variant's rewrite is also checked on (its branches on one individual)
+SAMPLE = 2000  # the individuals a per-individual function's rewrite is checked on, spread over the population
+SCAN = 100_000  # the other individuals it may run the original on, in order, for a branch's arm none of those took
 
 
 @dataclass(frozen=True)
@@ -83,23 +85,76 @@ def rewritten(rewrite: Rewrite, namespace: Mapping[str, object]) -> Callable[...
 
 
 def check(rewrite: Rewrite, program: Program, namespace: Mapping[str, object], population: np.ndarray,
-          rtol: float | None = None) -> Check:
+          rtol: float | None = None, sample: int | None = None) -> Check:
     """The rewrite against the user's function on ``population`` (NumPy, as the sample makes it): per individual
-    for a per-individual function, else whole and on each of its first ROWS individuals alone."""
+    for a per-individual function, else whole and on each of its first ROWS individuals alone. ``sample``: a
+    per-individual function is checked on at most that many individuals spread over the population, and on each
+    further individual (of the first SCAN others) that takes an arm of a branch none before it took (``chosen``;
+    the Check's ``drawn`` says how many); None: on every individual."""
     rtol = rtol or RTOL
     target, arms = originals(rewrite, program, namespace)
     entry = rewritten(rewrite, namespace)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if rewrite.kind is RewriteKind.VECTORIZED:
-            expected = per_individual(target, population, rewrite.row, arms)
-            try:
-                got = as_array(entry(converted(population, rewrite.dialect)))
-            except Exception as e:  # the rewrite failed: a failed check, with what it raised
-                return failed(rewrite, Unit.INDIVIDUALS, len(population), rtol, arms, population, e)
-            mismatch = compared(expected, got, rtol)
-            return outcome(rewrite, Unit.INDIVIDUALS, len(population), rtol, mismatch, arms, population, got)
+            return individuals_checked(rewrite, target, entry, population, rtol, arms, sample)
         return calls(rewrite, target, entry, population, rtol, arms)
+
+
+def individuals_checked(rewrite: Rewrite, target: Callable[..., object], entry: Callable[..., object],
+                        population: np.ndarray, rtol: float, arms: Arms, sample: int | None) -> Check:
+    """A per-individual function's rewrite on the individuals ``chosen`` picks (all, without ``sample``): the
+    original on each, the rewrite on them as one population."""
+    rows, drawn = chosen(target, population, rewrite.row, arms, sample)
+    picked = population if rows is None else population[rows]
+    expected = per_individual(target, picked, rewrite.row, arms)
+    try:
+        got = as_array(entry(converted(picked, rewrite.dialect)))
+    except Exception as e:  # the rewrite failed: a failed check, with what it raised
+        return failed(rewrite, Unit.INDIVIDUALS, len(picked), rtol, arms, population, e, drawn)
+    mismatch = compared(expected, got, rtol)
+    if mismatch is not None and rows is not None:  # said by its place in the population
+        mismatch = Mismatch(int(rows[mismatch.individual]), mismatch.expected, mismatch.got, mismatch.raised,
+                            mismatch.differing)
+    return outcome(rewrite, Unit.INDIVIDUALS, len(picked), rtol, mismatch, arms, population, got, drawn)
+
+
+def chosen(target: Callable[..., object], population: np.ndarray, row: Row, arms: Arms, sample: int | None
+           ) -> tuple[np.ndarray | None, Drawn | None]:
+    """(the rows to check, in order, and how they were drawn; or (None, None): all of them): at most ``sample``
+    spread evenly over the population, then, while an arm of the user's branches is taken by none of those, each
+    individual of the first SCAN others (in order) that takes one none before it took, or for which the original
+    raises. ``arms`` is left counting nothing: the check's own evaluations count."""
+    n = len(population)
+    if sample is None or n <= sample:
+        return None, None
+    spread = np.unique(np.linspace(0, n - 1, num=max(1, sample)).round().astype(np.int64))
+    per_individual(target, population[spread], row, arms)
+    seen = {a for a, count in arms.counts.items() if count}
+    found: list[int] = []
+    others = np.setdiff1d(np.arange(n), spread, assume_unique=True)[:SCAN]
+    looked = 0
+    for start in range(0, len(others), 1000):
+        if len(seen) == len(arms.counts):
+            break
+        chunk = others[start:start + 1000]
+        for i, individual in zip(chunk, population[chunk].tolist() if row is Row.LIST else population[chunk]):
+            looked += 1
+            try:
+                target(individual)
+                raised = False
+            except Exception:  # the check says so: an individual for which the original raised is a mismatch
+                raised = True
+            new = arms.taken - seen
+            arms.taken = set()
+            if new or raised:
+                found.append(int(i))
+                seen |= new
+                if len(seen) == len(arms.counts):
+                    break
+    arms.reset()
+    rows = np.unique(np.concatenate([spread, np.asarray(found, dtype=np.int64)]))
+    return rows, Drawn(n, len(spread), len(rows) - len(spread), looked)
 
 
 def calls(rewrite: Rewrite, target: Callable[..., object], entry: Callable[..., object], population: np.ndarray,
@@ -196,16 +251,16 @@ def compared(expected: Outputs, got: np.ndarray, rtol: float) -> Mismatch | None
 
 
 def outcome(rewrite: Rewrite, unit: Unit, evaluations: int, rtol: float, mismatch: Mismatch | None, arms: Arms,
-            population: np.ndarray, got: np.ndarray | None) -> Check:
+            population: np.ndarray, got: np.ndarray | None, drawn: Drawn | None = None) -> Check:
     return Check(rewrite.target, rewrite.entry, Verdict.FAILED if mismatch else Verdict.MATCHED, unit, evaluations,
                  rtol, mismatch, None, taken(rewrite, arms), str(population.dtype),
-                 None if got is None else str(got.dtype))
+                 None if got is None else str(got.dtype), drawn)
 
 
 def failed(rewrite: Rewrite, unit: Unit, evaluations: int, rtol: float, arms: Arms, population: np.ndarray,
-           error: Exception) -> Check:
+           error: Exception, drawn: Drawn | None = None) -> Check:
     return Check(rewrite.target, rewrite.entry, Verdict.FAILED, unit, evaluations, rtol, None,
-                 f"{type(error).__name__}: {error}", taken(rewrite, arms), str(population.dtype), None)
+                 f"{type(error).__name__}: {error}", taken(rewrite, arms), str(population.dtype), None, drawn)
 
 
 def taken(rewrite: Rewrite, arms: Arms) -> tuple[Arm, ...]:

@@ -221,9 +221,22 @@ class Mismatch:
 
 
 @dataclass(frozen=True)
+class Drawn:
+    """How a check's individuals were drawn from a population of ``population``: ``sample`` spread evenly over it,
+    then ``witnesses`` more, each an individual of the ``looked_at`` others the original then ran on (in order) that
+    took an arm of a branch none before it took."""
+
+    population: int
+    sample: int
+    witnesses: int
+    looked_at: int
+
+
+@dataclass(frozen=True)
 class Check:
     """The rewrite against the original on a population: same values within ``rtol``, inf and NaN in the same
-    places; which arms of the original's branches the population took."""
+    places; which arms of the original's branches the population took. ``drawn``: how its individuals were drawn
+    from a larger population (None: every individual was checked)."""
 
     target: str
     entry: str
@@ -236,6 +249,7 @@ class Check:
     arms: tuple[Arm, ...]
     population_dtype: str
     result_dtype: str | None
+    drawn: Drawn | None = None
 
     @property
     def unchecked(self) -> tuple[Arm, ...]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from inspector.probe.messages import RewriteTrial
 from inspector.raw import RawDeclined, RawRewrite
 from inspector.rewrite.breaks import rewrite_breaks
+from inspector.rewrite.check import SAMPLE
 from inspector.rewrite.codec import to_json
 from inspector.rewrite.model import Declined, Dialect, Rewrite
 from inspector.rewrite.program import Program
@@ -16,20 +17,23 @@ COMPILED = "-compiled-cpu"
 
 
 def vectorized(program: Program, variant: str, function: str, dialect: Dialect, rows: int, timed: bool,
-               numba: bool, rtol: float | None = None) -> tuple[RawRewrite, list[RewriteTrial]]:
-    """A per-individual variant's function over the population (``<variant>-rewritten-<dialect>``), checked on its
-    first ``rows`` individuals within ``rtol`` (None: the sample's), run eager and compiled (and its NumPy rewrite
-    under numba, and the function as it stands under numba, where ``numba``); ``timed``: rounds follow."""
+               numba: bool, rtol: float | None = None, cache: str | None = None
+               ) -> tuple[RawRewrite, list[RewriteTrial]]:
+    """A per-individual variant's function over the population (``<variant>-rewritten-<dialect>``), checked within
+    ``rtol`` (None: the sample's) on a SAMPLE of its first ``rows`` individuals (the rows the variant ran on) and
+    those of them that take a branch the sample did not (``inspector.rewrite.check``), run eager and compiled (and
+    its NumPy rewrite under numba, and the function as it stands under numba, where ``numba``: ``cache``, a folder
+    for numba's on-disk cache of the rewrite); ``timed``: rounds follow."""
     rid = f"{variant}-rewritten-{dialect.value}"
     written = vectorize(program, function, dialect)
     if isinstance(written, Declined):
         return _declined(rid, variant, function, "vectorized", dialect, (written,)), []
     raw = _raw(rid, variant, written, ())
-    trials = [_trial(rid, rid, variant, raw, timed, check_rows=rows, rtol=rtol),
+    trials = [_trial(rid, rid, variant, raw, timed, check_rows=rows, sample=SAMPLE, rtol=rtol),
               _trial(f"{rid}{COMPILED}", rid, variant, raw, timed, compiled=True)]
     if numba and dialect is Dialect.NUMPY:
-        trials += [_trial(f"{rid}-numba", rid, variant, raw, timed, numba=True),
-                   _trial(f"{variant}-numba", rid, variant, None, timed, numba=True, fix="as-written")]
+        trials += [_trial(f"{rid}-numba", rid, variant, raw, timed, numba=True, cache=cache),
+                   _trial(f"{variant}-numba", rid, variant, None, timed, numba=True, fix="as-written", cache=cache)]
     return raw, trials
 
 
@@ -59,9 +63,9 @@ def _declined(rid: str, variant: str, function: str, kind: str, dialect: Dialect
 
 
 def _trial(tid: str, rid: str, variant: str, code: RawRewrite | None, timed: bool, *, compiled: bool = False,
-           numba: bool = False, check_rows: int | None = None, rtol: float | None = None, fix: str = ""
-           ) -> RewriteTrial:
+           numba: bool = False, check_rows: int | None = None, sample: int | None = None, rtol: float | None = None,
+           fix: str = "", cache: str | None = None) -> RewriteTrial:
     given = {"id": tid, "variant": variant, "fix": fix or tid.removeprefix(f"{variant}-"), "rewrite": rid,
              "code": code.to_json() if code else None, "compiled": compiled, "numba": numba, "check_rows": check_rows,
-             "rtol": rtol, "time": not timed}
+             "sample": sample, "rtol": rtol, "cache": cache, "time": not timed}
     return RewriteTrial.from_json({k: v for k, v in given.items() if v is not None and v is not False})

@@ -32,7 +32,7 @@ def torch_reported_lines(sample, function, n):
 def knapsack():
     """`inspector breaks` of the knapsack sample for CI: JSON, exit 3 on a break, a recompile at another size."""
     proc = run_cli("breaks", "samples/knapsack_breaks.py", "-n", "3000", "--population-sizes", "2000", "--json",
-                   "--fail-on-break", "--budget", "0.05")
+                   "--fail-on-break", "--budget", "0.05", "--no-rewrites")
     return proc, {row["variant"]: row for row in json.loads(proc.stdout)["variants"]}
 
 
@@ -88,7 +88,7 @@ def test_population_sizes_report_recompiles_with_the_failed_guard(knapsack):
 
 def test_a_clean_sample_exits_0_and_a_broken_one_2(tmp_path):
     clean = run_cli("breaks", "samples/poly.py", "-v", "numpy-compiled-cpu", "-n", "2000", "--budget", "0.02",
-                    "--fail-on-break")
+                    "--fail-on-break", "--no-rewrites")
     assert clean.returncode == 0, clean.stderr
     assert "no graph breaks" in clean.stdout
     (tmp_path / "bad.py").write_text("def population(n, rng):\n    return (\n")

@@ -17,7 +17,7 @@ from inspector.render import fixes as fix_words, views
 def trig(tmp_path_factory):
     """`inspector report samples/trig.py` at two population sizes: the main path, with a sweep."""
     out = tmp_path_factory.mktemp("trig")
-    proc = run_cli("report", "samples/trig.py", "-n", "1000,2000", "--budget", "0.05", "-o", out)
+    proc = run_cli("report", "samples/trig.py", "-n", "1000,2000", "--budget", "0.05", "--no-rewrites", "-o", out)
     return proc, out
 
 
@@ -99,7 +99,7 @@ def test_a_folder_reports_every_sample_and_links_them_from_an_index(tmp_path):
         shutil.copy(ROOT / "samples" / f"{stem}.py", folder)
     (folder / "helpers.py").write_text("def not_a_sample():\n    pass\n")
     proc = run_cli("report", folder, "-n", "1200", "--budget", "0.02", "-v", "numpy", "-v", "numpy-compiled-cpu",
-                   "--no-profile", "--no-try-fixes", "--rounds", 0, "-o", tmp_path / "out")
+                   "--no-profile", "--no-try-fixes", "--no-rewrites", "--rounds", 0, "-o", tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     index = (tmp_path / "out" / "index.html").read_text()
     for stem in ("sum", "knapsack_breaks"):
@@ -138,7 +138,8 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
     for sample in ("samples/sum.py", tmp_path / "renamed.py"):
         out = tmp_path / f"out{len(runs)}"
         proc = run_cli("report", sample, "-n", 1200, "--budget", 0.02, "-v", "numpy-compiled-cpu",
-                       "-v", "torch-compiled-cpu", "--no-profile", "--no-try-fixes", "--rounds", 0, "-o", out)
+                       "-v", "torch-compiled-cpu", "--no-profile", "--no-try-fixes", "--no-rewrites", "--rounds", 0,
+                       "-o", out)
         assert proc.returncode == 0, proc.stderr
         a = analyze(load(next(out.glob("*.json"))))
         runs.append({v.id: [(e.line, e.status, e.vectorized, e.kernels, e.nests, e.how) for e in v.code.lines]
@@ -154,7 +155,8 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
 
 def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
     proc = run_cli("report", "samples/five_problems.py", "-n", 2000, "--budget", 0.02, "-v", "*_sphere", "-v",
-                   "*_ackley", "-v", "*_griewank", "--no-profile", "--no-try-fixes", "--rounds", 0, "-o", tmp_path)
+                   "*_ackley", "-v", "*_griewank", "--no-profile", "--no-try-fixes", "--no-rewrites", "--rounds", 0,
+                   "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     a = analyze(load(tmp_path / "five_problems.json"))
     assert {v.family for v in a.variants} == {"sphere", "ackley", "griewank"}
@@ -165,7 +167,7 @@ def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
 
 def test_compile_options_reach_torch_compile_and_the_record(tmp_path):
     proc = run_cli("report", "samples/knapsack_breaks.py", "-n", 2000, "--budget", 0.02, "-v", "torch-compiled-cpu",
-                   "--compile-option", "fullgraph=True", "-o", tmp_path)
+                   "--compile-option", "fullgraph=True", "--no-rewrites", "-o", tmp_path)
     assert proc.returncode == 1, proc.stderr  # fullgraph refuses the .item() break: that variant's compile error
     a = analyze(load(tmp_path / "knapsack_breaks.json"))
     v = a.variant("torch-compiled-cpu")
@@ -178,7 +180,8 @@ def test_redact_leaves_no_path_of_this_machine_nor_the_programs_output_and_json_
     import os
     import sys
     proc = run_cli("report", "samples/poly.py", "-n", 2000, "--budget", 0.02, "-v", "numpy", "-v", "numpy-compiled-cpu",
-                   "--redact", "-f", "json", "--no-profile", "--no-try-fixes", "--rounds", 0, "-o", tmp_path)
+                   "--redact", "-f", "json", "--no-profile", "--no-try-fixes", "--no-rewrites", "--rounds", 0,
+                   "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["format"] == FORMAT
@@ -201,7 +204,7 @@ def test_a_variant_timed_while_another_process_loads_the_machine_says_so(tmp_pat
         # no rounds: the whole budget goes to the one timed window whose load is measured (calls of milliseconds:
         # the blocks' count does not end it first)
         proc = run_cli("report", "samples/poly.py", "-n", 200_000, "--budget", 1, "--rounds", 0, "-v", "numpy",
-                       "-o", tmp_path)
+                       "--no-rewrites", "-o", tmp_path)
     finally:
         for p in busy:
             p.kill()

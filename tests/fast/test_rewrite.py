@@ -118,6 +118,53 @@ def test_a_branch_no_individual_took_is_named_unchecked():
     assert f"unchecked (taken by none): line {first} `x < -1` true" in words.check(result)
 
 
+def test_a_large_population_is_checked_on_a_sample_and_a_witness_of_each_branch_the_sample_missed():
+    body = """
+        def fitness(individual):
+            if individual[0] > 2.999:
+                return 1.0
+            return individual[1]
+    """
+    rewrite, pop = vectorize(program(body), "fitness", Dialect.NUMPY), population(50_000, seed=1)
+    rare = np.flatnonzero(pop[:, 0] > 2.999)
+    pop[rare[1:], 0] = 0.0  # one individual takes the rare arm, and it is not one of the sample's
+    spread = set(np.linspace(0, len(pop) - 1, num=2000).round().astype(int).tolist())
+    assert rare[0] not in spread
+    result = check(rewrite, program(body), namespace(body), pop, sample=2000)
+    assert result.verdict is Verdict.MATCHED and not result.unchecked
+    assert (result.evaluations, result.drawn.population, result.drawn.sample, result.drawn.witnesses) == (
+        2001, 50_000, 2000, 1)
+    assert result.drawn.looked_at <= rare[0] + 1  # it stopped at the witness, the first of the others to take it
+    assert words.check(result) == (
+        f"matches fitness on 2,001 of 50,000 individuals (2,000 spread evenly over them, and 1 more that took a branch "
+        f"those did not, found among {result.drawn.looked_at:,} others); every branch taken by some individual")
+    whole = check(rewrite, program(body), namespace(body), pop)  # without a sample: every individual, as before
+    assert whole.evaluations == 50_000 and whole.drawn is None and not whole.unchecked
+
+
+def test_a_sampled_check_that_fails_names_the_individual_by_its_place_in_the_population():
+    body = """
+        def fitness(individual):
+            if not individual[0] < 1:
+                return 1.0
+            return 0.0
+    """
+    rewrite, pop = vectorize(program(body), "fitness", Dialect.NUMPY), population(10_000)
+    place = int(np.linspace(0, len(pop) - 1, num=500).round()[7])
+    pop[place, 0] = np.nan
+    result = check(rewrite, program(body), namespace(body), pop, sample=500)
+    assert result.verdict is Verdict.FAILED and result.mismatch.individual == place
+    assert words.check(result).endswith(f"; 1 of the {result.evaluations:,} checked differ in all")
+
+
+def test_a_branch_no_individual_takes_is_said_unchecked_with_how_many_a_sampled_check_ran():
+    body = SUBSET["if return chains"]
+    result = check(vectorize(program(body), "fitness", Dialect.NUMPY), program(body), namespace(body),
+                   np.zeros((3000, 5)), sample=1000)
+    assert result.verdict is Verdict.MATCHED and result.unchecked and result.drawn.looked_at == 2000
+    assert "unchecked (taken by none of the 3,000 individuals your code ran on): line" in words.check(result)
+
+
 def test_an_integer_population_and_its_dtype_are_said():
     body = SUBSET["generators and reductions"]
     pop = np.random.default_rng(0).integers(-3, 4, size=(50, 5))
