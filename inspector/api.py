@@ -41,7 +41,7 @@ from inspector.collect import CollectError, Session, sweep_point
 from inspector.collect.files import from_disk
 from inspector.collect.program import collect_program, program_record
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
-from inspector.model import Analysis, BreaksView, Fix, FixKind
+from inspector.model import BreaksView, Fix, FixKind, ProgramAnalysis, SampleAnalysis
 from inspector.collect.progress import Event, RoundStarted, RunStarted
 from inspector.probe import sample as contract
 from inspector.probe.messages import Compiled, Header, Trial, VariantResult
@@ -81,12 +81,13 @@ class Report:
     def exit_code(self):
         """What the command line exits with (docs/exit-codes.md): a program's own status, unless inspector failed."""
         a = self.analysis
+        # a program's function that raised is the program's own: its status says it
         code = INTERRUPTED if a.interrupted else INTERNAL if a.internal_errors else (
-            FAILED if a.failed and not a.program else OK)  # a program's function that raised is the program's own
+            FAILED if isinstance(a, SampleAnalysis) and a.failed else OK)
         return self.status if self.status is not None and code != INTERNAL else code
 
     def _view(self, renderer_):
-        return (renderer_.program if self.analysis.program else renderer_.report)(self.analysis)
+        return renderer_.render(self.analysis)
 
     def html(self, index=None):
         """The self-contained HTML report; ``index``: the page it links back to (a folder's index)."""
@@ -98,8 +99,7 @@ class Report:
 
     def summary(self, color=False):
         """What ``inspector report`` prints: the first screen of a sample's report, a program's in full."""
-        return self.text(color) if self.analysis.program else renderer("text", full=False, color=color).report(
-            self.analysis)
+        return renderer("text", full=False, color=color).render(self.analysis)  # a program's is always in full
 
     def json(self):
         """The analysis as JSON (``--format json``)."""
@@ -182,7 +182,7 @@ class Comparison:
         analyses = [r.analysis for r in reports]
         self.result = compare_mod.compare(analyses)
         self.name = f"{Path(analyses[0].sample.path).stem}-compare"
-        failed = any(a.program.exit if a.program else a.failed for a in analyses)
+        failed = any(a.program.exit if isinstance(a, ProgramAnalysis) else a.failed for a in analyses)
         self.exit_code = FAILED if records is None and failed else OK
 
     def regressions(self, max_slowdown=0.1):
@@ -461,6 +461,7 @@ def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str
             record = session.run(python, config)
             if fixes and session.live:
                 analysis = analyze(record)
+                assert isinstance(analysis, SampleAnalysis), "a sample's run"
                 written, runs_ = _rewrites(Path(sample), analysis, bool(rounds), options.get("rtol")) \
                     if FixKind.REWRITE in fixes else ([], [])
                 session.try_fixes([_trial(f, bool(rounds)) for f in fixes_mod.to_try(analysis, fixes)] + runs_,
@@ -471,7 +472,7 @@ def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str
         return session.records()
 
 
-def _rewrites(sample: Path, analysis: Analysis, timed: bool, rtol: Optional[float]
+def _rewrites(sample: Path, analysis: SampleAnalysis, timed: bool, rtol: Optional[float]
               ) -> tuple[list[RawRewrite], list[Trial]]:
     """The rewrites of ``fixes.rewrites`` written here (``inspector.rewrite``: nothing of the sample runs in this
     process), and the RewriteTrials that run each in the live probe, each checked within ``rtol`` (--rtol; None:

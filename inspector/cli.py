@@ -19,7 +19,7 @@ from inspector.contracts.command import check as check_contracts
 from inspector.contracts.result import FORMATS
 from inspector.errors import (CHECK, INTERNAL, INTERRUPTED, OK, PLEASE_REPORT, InspectorError, Interrupted,
                               InternalFailure)
-from inspector.model import Analysis
+from inspector.model import Analysis, SampleAnalysis
 from inspector.probe.replay import DEFAULT_BUDGET_S
 from inspector.record import write_atomic
 from inspector.render import renderer
@@ -209,11 +209,11 @@ def report(
 
 
 def _report_samples(samples: list[Path], options: dict[str, Any], out: Path, fmt: str, verbose: bool,
-                    index: Optional[str]) -> tuple[list[int], list[tuple[str, Optional[Analysis]]]]:
+                    index: Optional[str]) -> tuple[list[int], list[tuple[str, Optional[SampleAnalysis]]]]:
     """Report each sample in turn: ([exit code], [(stem, Analysis or None)]); a folder goes on past a sample that
     could not run, or that inspector failed on, and stops at Ctrl-C."""
     codes: list[int] = []
-    done: list[tuple[str, Optional[Analysis]]] = []
+    done: list[tuple[str, Optional[SampleAnalysis]]] = []
     try:
         for sample in samples:
             try:
@@ -244,7 +244,7 @@ def _sizes(option: str, text: str) -> list[int]:
 
 
 def _report_one(report: api.Report, out: Path, fmt: str, verbose: bool,
-                index: Optional[str]) -> tuple[int, Analysis]:
+                index: Optional[str]) -> tuple[int, SampleAnalysis]:
     """Write and print one sample's Report: (exit code, Analysis); with --verbose, each failed variant's detail."""
     code = _publish(report, out, fmt, verbose, index=index)
     for v in report.analysis.variants if verbose else ():

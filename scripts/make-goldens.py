@@ -29,9 +29,8 @@ def inputs():
 
 def render(path):
     """{suffix: text} of one record's golden outputs."""
-    analysis = analyze(load(path))
-    view = "program" if analysis.program else "report"  # a program's run (inspector run) has its own views
-    return {".txt": getattr(renderer("text"), view)(analysis), ".html": getattr(renderer("html"), view)(analysis)}
+    analysis = analyze(load(path))  # a program's run (inspector run) has its own views: render picks them
+    return {".txt": renderer("text").render(analysis), ".html": renderer("html").render(analysis)}
 
 
 def main():

@@ -1,54 +1,76 @@
 """Derive kernels, graph breaks, line verdicts and costs from a record alone (no torch import).
 
 ``analyze(record)`` reads a ``RawRecord`` (``inspector.raw``, as ``inspector.record.load`` returns it) and
-returns an ``Analysis`` (``inspector.model``); the record itself is never changed. Each value is built once, whole:
-a sample's variants (``variants``) or a program's functions (``functions``), each with its compiled code
-(``compiled.build``), and the sizes of a sweep.
+returns a ``SampleAnalysis`` or, for a program's run, a ``ProgramAnalysis`` (``inspector.model``): every answer a
+renderer reads, stored once; the record itself is never changed. Each value is built once, whole: a sample's
+variants (``variants``) or a program's functions (``functions``), each with its compiled code (``compiled.build``),
+the sizes of a sweep, the fixes that apply and the advice made of them (``fixes``), each family's headline.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, Union
 
 from inspector import files as files_mod
 from inspector.analysis import breaks, lines, rewrites
+from inspector.analysis import fixes as fixes_mod
 from inspector.analysis import hotspots as hotspots_mod
+from inspector.analysis.headlines import headlines
 from inspector.analysis.compiled import ARTIFACTS, Context, Seen
 from inspector.analysis.functions import functions
 from inspector.analysis.load import run_load
 from inspector.analysis.variants import sweep, variants
-from inspector.model import (Analysis, Bandwidth, ChildProcess, Env, Ignored, InternalError, ParseCount, Program,
-                             ProgramFunction, Rounds, RunEnd, Sample, SampleVariant, SourceFile, Trace)
+from inspector.model import (Bandwidth, ChildProcess, Env, Ignored, InternalError, ParseCount, Program,
+                             ProgramAnalysis, ProgramFunction, RecordInfo, Rounds, RunEnd, Sample, SampleAnalysis,
+                             SampleVariant, SourceFile, Trace)
 from inspector.raw import RawEnv, RawError, RawProbeMessages, RawProgram, RawRecord, RawRounds, RawSample
 
 
-def analyze(record: RawRecord) -> Analysis:
-    """The Analysis of a raw record (a ``RawRecord``, schema 2); TypeError for anything else (a dict)."""
+def analyze(record: RawRecord) -> Union[SampleAnalysis, ProgramAnalysis]:
+    """The analysis of a raw record (a ``RawRecord``, schema 2): a ProgramAnalysis for a program's run, else a
+    SampleAnalysis; TypeError for anything else (a dict)."""
     if not isinstance(record, RawRecord):
         raise TypeError(f"analyze takes a RawRecord (inspector.raw), not {type(record).__name__}")
     sample, env = _sample(record.sample or RawSample()), _env(record.env or RawEnv())
     sources = lines.Sources(_files(record, sample))
     context = Context(sources, env, tuple(sample.shape))
-    program: Program | None = None
-    found: tuple[SampleVariant, ...] = ()
     if record.program:
         made, seen = functions(record, context)
-        program = _program(record.program, made)
-    else:
-        found, seen = variants(record, context)
-    units: Sequence[SampleVariant | ProgramFunction] = program.functions if program else found
+        return _of_program(record, record.program, made, _header(record, sample, env, sources, seen, made))
+    found, seen = variants(record, context)
+    written = rewrites.rewrites(record, found)
+    fixes = tuple(fixes_mod.of_variants(found))
+    return SampleAnalysis(
+        **_header(record, sample, env, sources, seen, found), variants=found, sweep=sweep(record),
+        findings=breaks.findings(found), rounds=_rounds(record.rounds), rewrites=written, fixes=fixes,
+        changes=fixes_mod.changes(fixes), headlines=headlines(found, written))
+
+
+def _of_program(record: RawRecord, raw: RawProgram, made: tuple[ProgramFunction, ...],
+                header: dict[str, Any]) -> ProgramAnalysis:
+    """A program's run: its program, and the fixes of its functions."""
+    program = _program(raw, made)
+    fixes = tuple(fixes_mod.candidates(made, ()))
+    return ProgramAnalysis(**header, program=program, fixes=fixes,
+                           could_try=fixes_mod.could_try(made, fixes, bool(program.try_fixes)))
+
+
+def _header(record: RawRecord, sample: Sample, env: Env, sources: lines.Sources, seen: list[tuple[str, Seen]],
+            units: Sequence[Union[SampleVariant, ProgramFunction]]) -> dict[str, Any]:
+    """The fields every run's analysis holds (``Analysis``'s): what ran, where, what the parsers read, every internal
+    error (the record's, each variant's or function's, each trial's)."""
     internal = [_internal(e) for e in record.internal_errors or []]
     internal += [InternalError(f"{v.id}: {e.where}", e.error, e.detail) for v in units for e in v.internal_errors]
     internal += [_internal(e, f"{t.id}: ") for t in record.trials or [] for e in t.internal_errors or []]
-    return Analysis(
-        schema=record.schema or "", inspector=record.given("inspector", "?") or "?",
-        created=record.given("created", "") or "", sample=sample, env=env, files=sources.files,
+    return dict(
+        record=RecordInfo(record.schema or "", record.given("inspector", "?") or "?",
+                          record.given("created", "") or ""),
+        sample=sample, env=env, files=sources.files,
         config=record.config or [], compile_options=record.compile_options or {}, reference=record.reference,
         end=RunEnd(bool(record.interrupted), record.given("probe_restarts", 0) or 0),
         trace=Trace(record.trace_dir, tuple(record.trace_logs or ())) if record.trace_dir or record.trace_logs
-        else None, variants=found, sweep=sweep(record), parse=_parse(seen, record), internal_errors=internal,
-        findings=breaks.findings(units), rounds=_rounds(record.rounds), program=program, load=run_load(record),
-        rewrites=rewrites.rewrites(record, found))
+        else None, parse=_parse(seen, record), internal_errors=internal, load=run_load(record))
 
 
 def _parse(seen: list[tuple[str, Seen]], record: RawRecord) -> list[ParseCount]:

@@ -25,10 +25,12 @@ from typing import Optional, Union
 from inspector.analysis.parse import wrapper as wrapper_parse
 from inspector.analysis.rounds import side_by_side
 from inspector.errors import InspectorError
+from inspector.model.comparison import CLEAR
 from inspector.model import (STEADY, VECTORIZED, Analysis, BreakChange, CallsChange, CodePair, ComparedLine,
                              ComparedRun, ComparedVariant, Comparison, Confounder, Env, Hunk, Kernel, LineStatus,
                              LineVerdict, LineVerdicts, MachineLoad, ProgramFunction, Regression, RegressionKind,
-                             RunPair, SampleVariant, Status, TimeGoes, TimeRow, Vectorized)
+                             ProgramAnalysis, RunPair, SampleAnalysis, SampleVariant, Status, TimeGoes, TimeRow,
+                             Vectorized)
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
@@ -48,7 +50,6 @@ RULES = (
 NUMBERED = re.compile(r"\b(tmp_acc|tmp|buf)(\d+)")
 DROP = re.compile(r"^(?://|# |[{}];?$)|^$")
 CONTEXT = 2  # unchanged lines shown around a hunk
-CLEAR = 1.1  # a ratio taken once (not in rounds) nearer 1 than this says no clear change
 # what may differ between two runs besides torch, and what it changes (threads, cpu, isa, cuda: Env.MACHINE)
 CONFOUNDERS = (
     ("numpy", "NumPy", "eager NumPy variants run on it, and torch compiles NumPy code by its rules"),
@@ -203,23 +204,27 @@ def config(analysis: Analysis) -> tuple[str, ...]:
         f"{k}={v}" for k, v in sorted(analysis.compile_options.items())])
 
 
-def compare(analyses: list[Analysis]) -> Comparison:
+def compare(analyses: Sequence[Union[SampleAnalysis, ProgramAnalysis]]) -> Comparison:
     """The Comparison of ``analyses[0]`` (the baseline) with each other run."""
     if len(analyses) < 2:
         raise CompareError("compare needs at least two records")
-    if len({bool(a.program) for a in analyses}) > 1:
+    if len({a.KIND for a in analyses}) > 1:
         raise CompareError("a program's record (inspector run) and a sample's record cannot be compared")
     names = [Path(a.sample.path).name for a in analyses]
     if len(set(names)) > 1:
-        what = "programs" if analyses[0].program else "samples"
-        raise CompareError(f"the records are of different {what} ({', '.join(dict.fromkeys(names))})")
+        raise CompareError(f"the records are of different {analyses[0].KIND}s ({', '.join(dict.fromkeys(names))})")
     names = labels(analyses)
-    runs = tuple(ComparedRun(label=n, env=a.env, build=build(a.env.torch), config=config(a),
-                             population=a.sample.population, created=a.created,
-                             argv=a.program.argv if a.program else None,
-                             load=load_words(a.load) if a.program else None) for n, a in zip(names, analyses))
-    return Comparison(sample=analyses[0].sample, program=bool(analyses[0].program), runs=runs,
+    runs = tuple(_run(a, n) for n, a in zip(names, analyses))
+    return Comparison(sample=analyses[0].sample, kind=analyses[0].KIND, runs=runs,
                       pairs=tuple(_pair(analyses[0], a, names[0], n) for a, n in zip(analyses[1:], names[1:])))
+
+
+def _run(a: Union[SampleAnalysis, ProgramAnalysis], label: str) -> ComparedRun:
+    """One run of a comparison: a program's with its arguments and machine load."""
+    program = a.program if isinstance(a, ProgramAnalysis) else None
+    return ComparedRun(label=label, env=a.env, build=build(a.env.torch), config=config(a),
+                       population=a.sample.population, created=a.record.created, argv=program.argv if program else None,
+                       load=load_words(a.load) if program else None)
 
 
 def link_reports(result: Comparison, records: Sequence[Union[str, Path]], folder: Union[str, Path]) -> Comparison:
@@ -282,44 +287,52 @@ def load_words(load: Optional[MachineLoad]) -> str:
     return ", ".join(s for s in said if s) + (" (busy)" if load.busy else "")
 
 
-def _pair(ra: Analysis, rb: Analysis, a_name: str, b_name: str) -> RunPair:
+def _pair(ra: Union[SampleAnalysis, ProgramAnalysis], rb: Union[SampleAnalysis, ProgramAnalysis], a_name: str,
+          b_name: str) -> RunPair:
     found = confounders(ra, rb)
     warnings = [c.text for c in found]
     if ra.sample.population != rb.sample.population:
         warnings.append(f"different populations ({ra.sample.population:,} vs {rb.sample.population:,})")
-    what = "program" if ra.program else "sample"
     if ra.sample.source != rb.sample.source:
-        warnings.append(f"the {what}'s source changed between the runs: lines are matched by their text")
-    interleaved = bool(ra.rounds and rb.rounds and ra.rounds.session == rb.rounds.session)
-    if ra.program:
-        warnings += _program_warnings(ra, rb, a_name, b_name)
-    elif not interleaved:
-        warnings.append("timed one after the other, not in alternating rounds: a machine busier during one run than "
-                        "the other changes the ratios (compare a sample, not records, to interleave them)")
-        for name, run in ((a_name, ra), (b_name, rb)):
-            busy = [v.id for v in run.variants if v.timing and v.timing.load and v.timing.load.busy]
-            if busy:
-                warnings.append(f"{name} timed {', '.join(busy)} on a busy machine (other processes or steal took "
-                                "CPU time meanwhile): its ratios may be off")
+        warnings.append(f"the {ra.KIND}'s source changed between the runs: lines are matched by their text")
+    interleaved = isinstance(ra, SampleAnalysis) and isinstance(rb, SampleAnalysis) and bool(
+        ra.rounds and rb.rounds and ra.rounds.session == rb.rounds.session)
+    warnings += _timed_apart(ra, rb, a_name, b_name, interleaved)
     va, vb = (_units(r) for r in (ra, rb))
     compared = [_variant(va[i], vb[i], ra, rb, a_name, b_name, interleaved) for i in va if i in vb
                 and Status.SKIPPED not in (va[i].status, vb[i].status)]
     variants = tuple(replace(v, control=_control(v, compared)) if v.compiled else v for v in compared)
     return RunPair(a=a_name, b=b_name, warnings=tuple(warnings), confounders=tuple(found), variants=variants,
-                   program=bool(ra.program), interleaved=interleaved, only_a=tuple(i for i in va if i not in vb),
+                   kind=ra.KIND, interleaved=interleaved, only_a=tuple(i for i in va if i not in vb),
                    only_b=tuple(i for i in vb if i not in va))
 
 
-def _units(run: Analysis) -> dict[str, Unit]:
+def _units(run: Union[SampleAnalysis, ProgramAnalysis]) -> dict[str, Unit]:
     """{id: what is compared} of a run: a program's functions, or a sample's variants."""
-    return {v.id: v for v in (run.program.functions if run.program else run.variants)}
+    return {v.id: v for v in (run.program.functions if isinstance(run, ProgramAnalysis) else run.variants)}
 
 
-def _program_warnings(ra: Analysis, rb: Analysis, a_name: str, b_name: str) -> list[str]:
+def _timed_apart(ra: Union[SampleAnalysis, ProgramAnalysis], rb: Union[SampleAnalysis, ProgramAnalysis], a_name: str,
+                 b_name: str, interleaved: bool) -> list[str]:
+    """What to keep in mind where two runs were not timed in alternating rounds: a sample's, which variants a
+    busy machine timed; a program's (``_program_warnings``)."""
+    if isinstance(ra, ProgramAnalysis) and isinstance(rb, ProgramAnalysis):
+        return _program_warnings(ra, rb, a_name, b_name)
+    if interleaved or not (isinstance(ra, SampleAnalysis) and isinstance(rb, SampleAnalysis)):
+        return []
+    warnings = ["timed one after the other, not in alternating rounds: a machine busier during one run than the "
+                "other changes the ratios (compare a sample, not records, to interleave them)"]
+    for name, run in ((a_name, ra), (b_name, rb)):
+        busy = [v.id for v in run.variants if v.timing and v.timing.load and v.timing.load.busy]
+        if busy:
+            warnings.append(f"{name} timed {', '.join(busy)} on a busy machine (other processes or steal took "
+                            "CPU time meanwhile): its ratios may be off")
+    return warnings
+
+
+def _program_warnings(ra: ProgramAnalysis, rb: ProgramAnalysis, a_name: str, b_name: str) -> list[str]:
     """What to keep in mind comparing two runs of a program: they ran one after the other (a program's calls cannot
     take turns with another run's), with each run's machine load; different arguments or exit statuses."""
-    if not (ra.program and rb.program):
-        return []
     out = [f"the runs were sequential (a program's calls cannot alternate with another run's): a machine busier "
            f"during one run changes the ratios; machine load under {a_name}: {load_words(ra.load)}; under "
            f"{b_name}: {load_words(rb.load)}"]

@@ -12,6 +12,7 @@ from inspector import frames
 from inspector.analysis import breaks, cost, kernels as kernels_mod, lines, machine, recompiles
 from inspector.model import (CompiledCode, CompileWarning, Env, Graph, Kernel, LineVerdict, SizeCall, SourceFile,
                              WarningKind)
+from inspector.model.lines import FunctionSpan
 from inspector.raw import (JSON, RawBreak, RawCapture, RawGraph, RawKernelTimes, RawMachineCode, RawPythonLine,
                            RawRegions, RawSize, RawThreadScaling, RawTrial, RawVariant)
 
@@ -35,7 +36,7 @@ class Pieces:
 
     capture: RawCapture
     recompiles: RawCapture
-    program: bool
+    watched: bool  # its whole run was watched (a program's function): its later calls' own graphs count
     python_lines: Sequence[RawPythonLine] = ()
     kernel_times: Optional[RawKernelTimes] = None
     thread_scaling: Optional[RawThreadScaling] = None
@@ -60,7 +61,7 @@ class Pieces:
     def _compiled(self, first: Optional[list[T]], later: Optional[list[T]]) -> list[T]:
         """What it compiled: its first call's, and for a program's function also what its later calls compiled (a
         variant's later passes compile none of their own)."""
-        return [*(first or []), *(later or [])] if self.program else list(first or [])
+        return [*(first or []), *(later or [])] if self.watched else list(first or [])
 
 
 def of_variant(raw: RawVariant) -> Pieces:
@@ -103,7 +104,7 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
     graph_breaks, break_problems = breaks.distinct(breaks_raw, context.sources, within)
     bandwidth = context.env.memory_bandwidth.gb_s if context.env.memory_bandwidth else None
     kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, graphs_raw, bandwidth)
-    again = recompiles.recompilation(pieces.capture, pieces.recompiles, pieces.program, pieces.calls)
+    again = recompiles.recompilation(pieces.capture, pieces.recompiles, pieces.watched, pieces.calls)
     warnings: list[CompileWarning] = []
     verdicts: list[LineVerdict] = []
     if target:
@@ -121,7 +122,16 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
         break_cost=breaks.cost(pieces.regions),
         warnings=tuple(warnings), lines=tuple(verdicts), time_split=split, compile_phases=cost.phases(graphs_raw),
         threads=threads, recompile_count=len(pieces.recompiles.graphs or []), recompilation=again,
-        sizes=tuple(_size(s) for s in pieces.sizes), bounds=tuple(pieces.bounds)), seen
+        sizes=tuple(_size(s) for s in pieces.sizes), bounds=tuple(pieces.bounds),
+        functions=_functions(verdicts, context.sources)), seen
+
+
+def _functions(verdicts: Sequence[LineVerdict], sources: lines.Sources) -> tuple[tuple[str, tuple[FunctionSpan, ...]],
+                                                                             ...]:
+    """Per file holding line verdicts (its display name), the spans of the innermost functions around them."""
+    around = ((f.display, lines.functions_around(f.source, {e.line for e in verdicts if e.file == f.display}))
+              for f in sources.files)
+    return tuple((display, spans) for display, spans in around if spans)
 
 
 def _kernels(pieces: Pieces, graphs_raw: list[RawGraph]) -> tuple[list[Kernel], list[Graph], Seen]:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Optional
 
 from inspector.analysis.parse import wrapper
+from inspector.model.lines import EAGER
 from inspector.model import (Backend, CompilePhases, Kernel, KernelCost, LineStatus, Reason, ReasonKind, ThreadScaling,
                              TimeSplit)
 from inspector.raw import RawEvent, RawGraph, RawKernelTimes, RawThreadScaling
@@ -20,7 +21,6 @@ ITEMSIZE = {"double": 8, "float": 4, "int64_t": 8, "long": 8, "int32_t": 4, "int
             "uint8_t": 1, "signed char": 1, "unsigned char": 1, "char": 1, "short": 2, "bool": 1, "half": 2,
             "bfloat16": 2, "fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2,
             "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "i1": 1}
-EAGER = (LineStatus.EAGER, LineStatus.GRAPH_BREAK)
 PAID = 1.1  # a parallel kernel this much faster on all threads than on one paid for its threads
 PHASE_KEYS = ("dynamo_s", "aot_s", "inductor_s", "codegen_s", "build_s")
 

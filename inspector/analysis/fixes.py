@@ -1,8 +1,9 @@
-"""Which fix applies to what: the one place that decides it. ``candidates(analysis)`` lists every fix whose
-precondition the record shows, each kind's precondition a predicate of its own (``strided_lines``, ``has_rewrite``,
-``removing_flag``, ``recompiles_each_call``, ``size_recompiled``), each fix with what trying it measured where it was
-tried; ``to_try`` picks those a sample's run tries on its live probe; ``result`` reads what a trial measured;
-``advised`` says whether a fix is advice. The words for fixes are ``inspector.render.fixes``'.
+"""Which fix applies to what: the one place that decides it. ``candidates`` lists every fix whose precondition the
+record shows, each kind's precondition a predicate of its own (``strided_lines``, ``has_rewrite``, ``removing_flag``,
+``recompiles_each_call``, ``size_recompiled``), each fix with what trying it measured where it was tried; ``advised``
+says whether a fix is advice, ``changes`` makes a sample's advice of them (one per kind and what it names: ``same``),
+``could_try`` a program's; ``to_try`` picks those a sample's run tries on its live probe; ``result`` reads what a
+trial measured. ``analyze`` stores each answer on the analysis; the words for fixes are ``inspector.render.fixes``'.
 
 A fix is tried in the probe that ran the variants (``inspector.probe.trials``), on the variant that needs it most,
 and timed side by side with it in the alternating rounds; a fix inspector can try is advice only where it measured a
@@ -18,9 +19,10 @@ from dataclasses import replace
 from typing import Optional, Union
 
 from inspector.analysis import rounds
-from inspector.model import (Analysis, CompiledCode, Fix, FixKind, GraphBreak, LineStatus, LineVerdict, ProgramFunction,
-                             SampleVariant, SizeCompared, Status, Timing, TrialEffect, TrialResult, TrialSpec,
-                             Vectorized, WarningKind)
+from inspector.model import (Change, ChangeAt, CompiledCode, Fix, FixKind, GraphBreak, LineRef, LineStatus,
+                             LineVerdict, ProgramFunction, Recompilation, SampleAnalysis, SampleVariant, SizeCompared,
+                             Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized, WarningKind)
+from inspector.model.fixes import Where
 from inspector.raw import RawTrial
 
 Unit = Union[SampleVariant, ProgramFunction]
@@ -46,6 +48,9 @@ TRYABLE = (FixKind.TILING, FixKind.FLAG, FixKind.STATIC, FixKind.LAYOUT)  # conf
 #                                                                           changes the population's strides
 ADVISED_UNTRIED = (FixKind.BREAK, FixKind.RECOMPILES, FixKind.LAYOUT, FixKind.STATIC, FixKind.NUMBER,
                    FixKind.DYNAMIC)  # advice on their precondition alone
+# a program's fixes that could be tried, as listed (stopping its recompiles is said with them)
+PROGRAM_ORDER = (FixKind.BREAK, FixKind.NUMBER, FixKind.DYNAMIC, FixKind.LAYOUT, FixKind.TILING, FixKind.FLAG,
+                 FixKind.STATIC)
 
 
 def strided_lines(code: CompiledCode, branches: Optional[Sequence[str]] = None) -> list[LineVerdict]:
@@ -178,15 +183,63 @@ def size_recompiled(unit: Unit) -> bool:
     return any(SIZE_GUARD in g for g in guards)
 
 
-def candidates(analysis: Analysis) -> list[Fix]:
+def candidates(units: Sequence[Unit], trials: Sequence[TrialResult]) -> list[Fix]:
     """Every fix that applies where the record shows its precondition, each with what trying it measured where it
-    was tried: for each compiled variant that ran (a program: each of its functions), each graph break's usual
-    rewrite and the flag that removes it, a recompilation's guard, the layout and the tiling heuristic of strided
-    loads, and static shapes where a size recompiled, in that order."""
-    tried = {(t.variant, t.spec.name): t for v in analysis.variants for t in v.trials}
-    units: Sequence[Unit] = analysis.program.functions if analysis.program else [
-        v for v in analysis.variants if v.ok_compiled and not v.preview]
+    was tried (one of ``trials``): for each of ``units`` (a sample's compiled variants that ran, a program's
+    functions), each graph break's usual rewrite and the flag that removes it, a recompilation's guard, the layout
+    and the tiling heuristic of strided loads, and static shapes where a size recompiled, in that order."""
+    tried = {(t.variant, t.spec.name): t for t in trials}
     return [fix for unit in units for rule in RULES for fix in rule(unit, tried)]
+
+
+def of_variants(variants: Sequence[SampleVariant]) -> list[Fix]:
+    """The fixes of a sample's compiled variants that ran (no Triton preview), with what trying each measured."""
+    return candidates([v for v in variants if v.ok_compiled and not v.preview], [t for v in variants for t in v.trials])
+
+
+def same(fix: Fix) -> tuple[object, ...]:
+    """What makes fixes one change, whatever variant they are on: their kind and what they name (a break's usual
+    rewrite and torch's hints, a flag, a recompilation's guards, the argument and its dimension)."""
+    cause = fix.cause
+    names: object = (cause.cause, cause.fix) if isinstance(cause, GraphBreak) and fix.kind == FixKind.BREAK else (
+        fix.spec.config if fix.kind == FixKind.FLAG and fix.spec else
+        (cause.count, cause.calls, cause.every_call, cause.limit, tuple(cause.guards))
+        if isinstance(cause, Recompilation) else None)
+    return fix.kind, names, fix.hints, fix.detail, fix.axis
+
+
+def changes(found: Sequence[Fix]) -> tuple[Change, ...]:
+    """The fixes that are advice or were tried, one Change per fix kind and what it names (``same``), each variant's
+    fix once (the most at stake), the most time at stake first; one tried without a gain anywhere keeps only the
+    variants it was tried on."""
+    flagged = {(f.variant, f.spec.config[0]) for f in found if f.kind == FixKind.FLAG and f.tried and f.spec}
+    grouped: dict[tuple[object, ...], list[Fix]] = {}
+    for fix in found:
+        if fix.tried or advised(fix):
+            grouped.setdefault(same(fix), []).append(fix)
+    said = []
+    for group in grouped.values():
+        at: dict[str, ChangeAt] = {}
+        lines: dict[Where, LineRef] = {}
+        for f in sorted(group, key=lambda f: -(f.stake_s or 0)):  # each variant and line once, the most at stake
+            at.setdefault(f.variant, ChangeAt(f, isinstance(f.cause, GraphBreak) and f.kind == FixKind.BREAK
+                                              and (f.variant, f.cause.flag) in flagged))
+            for fl in f.lines:
+                lines.setdefault(fl, LineRef(f.variant, *fl))
+        gains = [a.gain for a in at.values() if a.gain is not None]
+        advice = any(gains) or not gains
+        said.append(Change(tuple(lines[fl] for fl in sorted(lines, key=lambda fl: (str(fl[0]), fl[1] or 0))),
+                           tuple(a for a in at.values() if advice or a.gain is not None), advice))
+    return tuple(sorted(said, key=lambda c: -(c.stake_s or 0)))
+
+
+def could_try(functions: Sequence[ProgramFunction], found: Sequence[Fix], asked: bool) -> tuple[Fix, ...]:
+    """A program's fixes that could be tried (``inspector run`` tries none: its replay runs each function only as
+    the program compiled it), per function in the program's order, in PROGRAM_ORDER; none unless the run asked for
+    them (``asked``: --try-fixes, the default)."""
+    order = {f.id: i for i, f in enumerate(functions)}
+    return tuple(sorted((f for f in found if f.kind in PROGRAM_ORDER and asked),
+                        key=lambda f: (order[f.variant], PROGRAM_ORDER.index(f.kind))))
 
 
 def _breaks(unit: Unit, tried: Tried) -> list[Fix]:
@@ -197,7 +250,8 @@ def _breaks(unit: Unit, tried: Tried) -> list[Fix]:
         if code.break_cost else None
     for b in code.breaks:
         if has_rewrite(b):
-            found.append(Fix(FixKind.BREAK, unit.id, ((b.file, b.line),), outside, None, b))
+            found.append(Fix(FixKind.BREAK, unit.id, ((b.file, b.line),), outside, None, b,
+                             hints=tuple(torch_hints(b))))
         flag = removing_flag(b)
         if flag and flag not in seen:
             seen.add(flag)
@@ -284,7 +338,7 @@ def _numbers(unit: Unit, tried: Tried) -> list[Fix]:
 RULES: tuple[Callable[[Unit, Tried], list[Fix]], ...] = (_breaks, _recompiles, _layout, _tiling, _static, _numbers)
 
 
-def can_try(fix: Fix, analysis: Analysis) -> bool:
+def can_try(fix: Fix, analysis: SampleAnalysis) -> bool:
     """Whether a sample's run can try ``fix`` on its variant: one inspector applies without editing code, on a
     compiled CPU variant that ran (no Triton preview, no Python one); the layout needs a population of rows."""
     v = next((v for v in analysis.variants if v.id == fix.variant), None)
@@ -292,12 +346,12 @@ def can_try(fix: Fix, analysis: Analysis) -> bool:
                 and (fix.kind != FixKind.LAYOUT or len(analysis.sample.shape) == 2))
 
 
-def to_try(analysis: Analysis, kinds: Sequence[FixKind]) -> list[Fix]:
+def to_try(analysis: SampleAnalysis, kinds: Sequence[FixKind]) -> list[Fix]:
     """The fixes of ``kinds`` a sample's run tries, where it can (``can_try``): the layout and the tiling heuristic
     once, on the variant with the most time at stake in their kernels; a flag and static shapes on each variant they
     apply to; in TRYABLE's order."""
     found: dict[object, Fix] = {}
-    for fix in candidates(analysis):
+    for fix in analysis.fixes:
         if fix.kind not in kinds or not fix.spec or not can_try(fix, analysis):
             continue
         key = (fix.variant, fix.spec.name) if fix.kind in (FixKind.FLAG, FixKind.STATIC) else fix.spec.name
@@ -326,7 +380,7 @@ def breaks_rewritable(v: SampleVariant) -> bool:
         v.code.breaks or any(w.kind == WarningKind.UNROLLED_LOOP for w in v.code.warnings))
 
 
-def rewrites(analysis: Analysis) -> list[Fix]:
+def rewrites(analysis: SampleAnalysis) -> list[Fix]:
     """The rewrites inspector writes (``inspector.rewrite``), each a Fix of kind REWRITE: a per-individual Python
     variant's function over the whole population, in NumPy and in torch (``spec.name`` rewritten-numpy,
     rewritten-torch; its time per population at stake); a NumPy or torch variant's breaks rewritten (rewritten;

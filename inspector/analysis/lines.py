@@ -25,6 +25,7 @@ from inspector import frames as parse_frames
 from inspector.analysis import cost, machine
 from inspector.analysis.machine import Unit
 from inspector.files import same_path
+from inspector.model.lines import FunctionSpan
 from inspector.model import (Backend, CompileWarning, Env, GraphBreak, How, Kernel, LineStatus, LineVerdict, LoopNest,
                              ParallelChoice, Reason, ReasonKind, SourceFile, ThreadScaling, Tiling, TimeSplit,
                              Vectorized)
@@ -86,15 +87,6 @@ class Statement:
 
 
 Statements = dict[int, Statement]  # {first line: its statement}
-
-
-@dataclass(frozen=True)
-class FunctionSpan:
-    """A function's lines: its name, its first line (its decorators included) and its last."""
-
-    name: str
-    first: int
-    last: int
 
 
 @dataclass(frozen=True)

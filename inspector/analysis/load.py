@@ -3,10 +3,9 @@
 from typing import Optional
 
 from inspector.model import MachineLoad
+from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
 from inspector.raw import RawLoad, RawRecord, RawVariant
 
-OTHERS_BUSY = 0.2  # other processes using this share of all CPUs contend with a variant's threads
-STEAL_BUSY = 0.05
 MIN_WINDOW_CPU_S = 0.5  # /proc/stat counts in 10 ms ticks: a shorter window (wall x CPUs) cannot tell
 
 

@@ -24,14 +24,14 @@ STACK_VALUE = re.compile(r"^___stack\d+")  # a value on the stack at a break, pa
 EVERY_CALL_MIN = 3  # fewer recompiles than this are not a pattern
 
 
-def recompilation(capture: RawCapture, recompiles: RawCapture, program: bool,
+def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool,
                   calls: Optional[int]) -> Optional[Recompilation]:
     """A function's Recompilation from what its first call compiled (``capture``) and what later calls compiled
     (``recompiles``) over its ``calls`` after the first, or None when it never compiled again after its first call.
-    ``program``: a program's function, whose first compile torch may have made as a recompile (a shared code
-    object)."""
+    ``watched``: a program's function (its whole run watched), whose first compile torch may have made as a
+    recompile (a shared code object)."""
     graphs = [g for g in recompiles.graphs or [] if not _limit_attempt(g)]
-    if program:
+    if watched:
         graphs = [g for g in capture.graphs or [] if (compile_key(g.compile_id) or (0, 0))[1] > 0] + graphs
     texts = (capture.limits or []) + (recompiles.limits or [])
     limits = [m for text in texts if (m := LIMIT.search(text))]

@@ -12,10 +12,10 @@ from inspector.analysis import rounds
 from inspector.analysis.variants import timing_from
 from inspector.model import (Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten, SampleVariant, Status,
                              Timing)
+from inspector.model.rewrites import AS_WRITTEN
 from inspector.raw import RawRecord, RawRewrite, RawRewriteCheck, RawRoundTiming, RawSpan, RawTrial
 
 
-AS_WRITTEN = "as-written"  # the trial of the Python variant's own function under numba (no rewrite)
 
 
 def rewrites(record: RawRecord, variants: Sequence[SampleVariant]) -> tuple[Rewritten, ...]:
@@ -68,6 +68,12 @@ def run(raw: RawTrial, replaced: Optional[SampleVariant], family: str, variants:
         status=Status(raw.status or "error"), error=raw.error, matches=raw.matches_variant, mismatch=raw.mismatch,
         timing=timing, speedup=speedup, spread=(side[1][0], side[1][1]) if side else None,
         rounds=len(side[2]) if side else 0, fastest=fastest, vs_fastest=vs.get(fastest) if fastest else None, vs=vs)
+
+
+def beats(r: Rewritten) -> Optional[RewriteRun]:
+    """The fastest run of an advised rewrite that is faster than every variant the user wrote, or None."""
+    faster = [x for x in r.runs if x.ok and x.vs_fastest and x.vs_fastest > 1 and x.how != AS_WRITTEN]
+    return max(faster, key=lambda x: x.vs_fastest or 0, default=None) if r.advice else None
 
 
 def _over(reference: Optional[Timing], t: Optional[Timing]) -> Optional[float]:

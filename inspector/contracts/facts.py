@@ -26,7 +26,8 @@ from typing import Any
 from inspector.analysis import analyze
 from inspector.analysis import compare as compare_mod
 from inspector.analysis.rounds import side_by_side
-from inspector.model import LineStatus, ProgramFunction, Regression, RegressionKind, SampleVariant
+from inspector.model import (LineStatus, ProgramAnalysis, ProgramFunction, Regression, RegressionKind, SampleAnalysis,
+                             SampleVariant)
 from inspector.raw import RawRecord
 from inspector.render.comparison import worse
 
@@ -159,16 +160,17 @@ def read(record: RawRecord, name: str) -> RunFacts:
     """The RunFacts of ``record`` (its stem ``name``)."""
     a = analyze(record)
     env = a.env
-    units = a.program.functions if a.program else a.variants
+    program = a.program if isinstance(a, ProgramAnalysis) else None
+    units = program.functions if program else a.variants if isinstance(a, SampleAnalysis) else ()
     compiled = [v for v in units if isinstance(v, ProgramFunction) or v.compiled and not v.preview]
-    return RunFacts(name=name, sample=a.sample.path, program=bool(a.program), job=record.job,
+    return RunFacts(name=name, sample=a.sample.path, program=program is not None, job=record.job,
                     torch=env.torch or "unknown", config=compare_mod.config(a), cpu=env.cpu, isa=env.isa,
                     threads=env.threads, cuda=env.cuda,
                     files=tuple(SourceText(f.path, f.display, f.kind, f.source) for f in a.files),
                     functions=tuple(_function(a, v) for v in compiled), variants=tuple(v.id for v in units),
                     hot=tuple(HotFact(h.function, next((f.display for f in a.files if f.path == h.file), h.file),
-                                      h.line, h.share, h.shape) for h in a.program.hotspots) if a.program else (),
-                    sampled=bool(a.program and a.program.hotspots))
+                                      h.line, h.share, h.shape) for h in program.hotspots) if program else (),
+                    sampled=bool(program and program.hotspots))
 
 
 def _function(a: Any, v: Any) -> FunctionFact:
@@ -195,7 +197,7 @@ def _speedups(a: Any, v: Any) -> list[Speedup]:
     """``v`` against every other variant timed in the run (a program's function: against its eager time)."""
     found = []
     busy = _busy(v) or (a.load.busy if a.load else None)
-    if a.program:  # its other functions compute other things: only its eager time compares
+    if isinstance(a, ProgramAnalysis):  # its other functions compute other things: only its eager time compares
         eager = a.program.eager.get(v.id)
         return [Speedup("eager", 0, None, None, None, eager / v.timing.median_s, busy)] if eager and v.timing else []
     for other in a.variants:

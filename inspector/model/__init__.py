@@ -16,8 +16,8 @@ import dataclasses
 from enum import Enum
 from typing import Any
 
-from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Finding, Ignored, ParseCount, RunEnd,
-                                      Sample, SourceFile, Trace)
+from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Finding, Headline, Ignored, ParseCount,
+                                      ProgramAnalysis, RecordInfo, RunEnd, Sample, SampleAnalysis, SourceFile, Trace)
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost,
                                   Launch, LoopNest, MachineCode, ParallelChoice, SizeCall, ThreadScaling, Tiling,
@@ -25,32 +25,33 @@ from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Eviden
 from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine,
                                         ComparedRun, ComparedVariant, Comparison, Confounder, Hunk, LineVerdicts, Place,
                                         Regression, RegressionKind, RunPair, TimeGoes, TimeRow)
-from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
+from inspector.model.fixes import Change, ChangeAt, Fix, LineRef, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.rewrites import Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.lines import LineVerdict, Reason, Site
 from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, FunctionRun,
                                   InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant,
                                   StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
-from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, Status,
-                                   Vectorized, WarningKind, Words)
+from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, RunKind,
+                                   Status, Vectorized, WarningKind, Words)
 
-FORMAT = "inspector.analysis/3"  # the JSON renderer's output (docs/record.md, "The analysis")
+FORMAT = "inspector.analysis/4"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
-    "BreaksView", "CallKinds", "CallRun", "CallsChange", "ChildProcess", "CodeLocation", "CodePair", "ComparedLine",
-    "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning", "CompiledCode", "Confounder",
-    "CrossCheck", "Decisions", "Declined", "Drawn", "Env", "Evidence", "Finding", "Fix", "FixKind", "FunctionRun",
-    "Gather",
-    "Graph", "GraphBreak", "How", "Hunk", "Ignored", "InternalError", "Kernel", "KernelCost", "Launch", "LimitHit",
-    "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest", "MachineCode", "MachineLoad", "NotTraced", "Note",
-    "ParallelChoice", "ParseCount", "Place", "Program", "ProgramFunction", "Reason", "ReasonKind", "Recompilation",
-    "Recompile", "Regression", "RegressionKind", "Replay", "RewriteCheck", "RewriteRun", "Rewritten", "Rounds",
-    "RunEnd", "RunPair", "STATUSES", "STEADY", "Sample", "SampleVariant", "Site", "SizeCall", "SizeCompared",
-    "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint", "ThreadScaling", "Tiling", "TimeGoes",
-    "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect", "TrialResult", "TrialSpec", "TritonLaunch",
-    "UncompiledMethod", "Untraced", "UntracedCalls", "VECTORIZED", "Vectorized", "WarningKind", "Words", "to_json",
+    "BreaksView", "CallKinds", "CallRun", "CallsChange", "Change", "ChangeAt", "ChildProcess", "CodeLocation",
+    "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning",
+    "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Declined", "Drawn", "Env", "Evidence", "Finding", "Fix",
+    "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "Headline", "How", "Hunk", "Ignored", "InternalError",
+    "Kernel", "KernelCost", "Launch", "LimitHit", "LineRef", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest",
+    "MachineCode", "MachineLoad", "NotTraced", "Note", "ParallelChoice", "ParseCount", "Place", "Program",
+    "ProgramAnalysis", "ProgramFunction", "Reason", "ReasonKind", "Recompilation", "Recompile", "RecordInfo",
+    "Regression", "RegressionKind", "Replay", "RewriteCheck", "RewriteRun", "Rewritten", "Rounds", "RunEnd",
+    "RunKind", "RunPair", "STATUSES", "STEADY", "Sample", "SampleAnalysis", "SampleVariant", "Site", "SizeCall",
+    "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint", "ThreadScaling",
+    "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect", "TrialResult",
+    "TrialSpec", "TritonLaunch", "UncompiledMethod", "Untraced", "UntracedCalls", "VECTORIZED", "Vectorized",
+    "WarningKind", "Words", "to_json",
 ]
 
 

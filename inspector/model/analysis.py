@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import ClassVar, Optional
 
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import Graph
-from inspector.model.fixes import TrialResult
+from inspector.model.fixes import Change, Fix, TrialResult
 from inspector.model.rewrites import Rewritten
 from inspector.model.runs import InternalError, Program, ProgramFunction, SampleVariant, SweepPoint
 from inspector.model.timing import MachineLoad, Rounds
-from inspector.model.words import Status, coerce
+from inspector.model.words import RunKind, Status, coerce
 from inspector.raw import JSON
 
 
@@ -136,6 +136,15 @@ class BreaksView:
 
 
 @dataclass(frozen=True)
+class RecordInfo:
+    """The record a run's analysis was made from: its schema, the inspector that made it, and when."""
+
+    schema: str
+    inspector: str
+    created: str
+
+
+@dataclass(frozen=True)
 class RunEnd:
     """How the run went: interrupted (Ctrl-C: what was measured is kept), and how often its probe restarted."""
 
@@ -144,13 +153,37 @@ class RunEnd:
 
 
 @dataclass(frozen=True)
-class Analysis:
-    """Everything derived from one record: what every renderer reads. A sample's variants, or a program's run
-    (``program``, its compiled functions there: ``variants`` is then empty)."""
+class Headline:
+    """The facts of one family's headline: its fastest timed variant (by how much, against NumPy), its fastest eager
+    (NumPy or torch, else Python) and compiled variants, the run of inspector's rewrite faster than every variant
+    the user wrote (``beaten``: (rewrite id, run id)), and its distinct graph breaks and recompiles."""
 
-    schema: str
-    inspector: str
-    created: str
+    family: str
+    fastest: str  # variant id
+    time_s: float  # its time for the whole population (the table's)
+    vs_numpy: Optional[float]  # NumPy's time over it
+    eager: Optional[str]
+    eager_s: Optional[float]
+    vs_eager: Optional[float]  # that eager variant's time over the fastest's (1 when it is the fastest)
+    compiled: Optional[str]
+    compiled_s: Optional[float]
+    beaten: Optional[tuple[str, str]]
+    breaks: int  # distinct (file, line) over its compiled variants
+    recompiles: int
+
+    @property
+    def compiled_vs_eager(self) -> Optional[float]:
+        """The fastest eager variant's time over the fastest compiled variant's (None without both)."""
+        return self.eager_s / self.compiled_s if self.eager_s and self.compiled_s else None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What every run's analysis holds, a sample's (``SampleAnalysis``) or a program's (``ProgramAnalysis``): what
+    ran (its record, the sample, the files), where and with which torch (``env``), what the parsers did not
+    understand, inspector's own errors."""
+
+    record: RecordInfo
     sample: Sample
     env: Env
     files: list[SourceFile]  # the sample first, then the user's modules, then libraries
@@ -159,15 +192,9 @@ class Analysis:
     reference: Optional[str]
     end: RunEnd
     trace: Optional[Trace]
-    variants: tuple[SampleVariant, ...]
-    sweep: tuple[SweepPoint, ...]
     parse: list[ParseCount]
     internal_errors: list[InternalError]  # every one of the run
-    findings: tuple[Finding, ...]  # costliest first
-    rounds: Optional[Rounds]  # the alternating rounds, when it was timed in them
-    program: Optional[Program]  # a program's run (``inspector run``)
     load: Optional[MachineLoad]  # the machine over all of the run's timing windows
-    rewrites: tuple[Rewritten, ...] = ()  # what inspector wrote for the variants, checked and timed
 
     @property
     def interrupted(self) -> bool:
@@ -177,20 +204,48 @@ class Analysis:
     def probe_restarts(self) -> int:
         return self.end.probe_restarts
 
-    def variant(self, vid: str) -> SampleVariant:
-        return next(v for v in self.variants if v.id == vid)
-
-    def function(self, fid: str) -> ProgramFunction:
-        """A program's compiled function."""
-        return next(f for f in (self.program.functions if self.program else ()) if f.id == fid)
-
     def file(self, display: str) -> Optional[SourceFile]:
         return next((f for f in self.files if f.display == display), None)
+
+    @property
+    def not_understood(self) -> int:
+        return sum(len(p.problems) for p in self.parse)
+
+
+@dataclass(frozen=True)
+class SampleAnalysis(Analysis):
+    """A sample's run (``inspector report``, ``breaks``): its variants, the sizes of a sweep, the breaks view's
+    findings, the alternating rounds, inspector's rewrites, every fix that applies (``fixes``: each with what trying
+    it measured) and what to change (``changes``), and each family's headline."""
+
+    KIND: ClassVar[RunKind] = RunKind.SAMPLE
+    variants: tuple[SampleVariant, ...]
+    sweep: tuple[SweepPoint, ...]
+    findings: tuple[Finding, ...]  # costliest first
+    rounds: Optional[Rounds]  # the alternating rounds, when it was timed in them
+    rewrites: tuple[Rewritten, ...]  # what inspector wrote for the variants, checked and timed
+    fixes: tuple[Fix, ...]  # every fix whose precondition the record shows, in the rules' order
+    changes: tuple[Change, ...]  # the fixes that are advice or were tried, one per change, most at stake first
+    headlines: tuple[Headline, ...]  # per family that timed a variant, in the order the families appear
+
+    def variant(self, vid: str) -> SampleVariant:
+        return next(v for v in self.variants if v.id == vid)
 
     @property
     def failed(self) -> list[SampleVariant]:
         return [v for v in self.variants if v.failed]
 
-    @property
-    def not_understood(self) -> int:
-        return sum(len(p.problems) for p in self.parse)
+
+@dataclass(frozen=True)
+class ProgramAnalysis(Analysis):
+    """A program's run (``inspector run``, ``inspector.inspect``): the program and its compiled functions, every fix
+    that applies to them, and those it could try (``could_try``: not measured, none when the run did not ask)."""
+
+    KIND: ClassVar[RunKind] = RunKind.PROGRAM
+    program: Program
+    fixes: tuple[Fix, ...]
+    could_try: tuple[Fix, ...]  # per function in the program's order, by PROGRAM_ORDER
+
+    def function(self, fid: str) -> ProgramFunction:
+        """A program's compiled function."""
+        return next(f for f in self.program.functions if f.id == fid)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
-from inspector.model.lines import LineVerdict
+from inspector.model.lines import FunctionSpan, LineVerdict
 from inspector.model.words import Backend, coerce
 from inspector.raw import JSON
 
@@ -328,9 +328,10 @@ class SizeCall:
 class CompiledCode:
     """What torch.compile made of one function's calls, analysed from the raw facts alone
     (``inspector.analysis.compiled.build``): its graphs and their kernels, with what each cost; its graph breaks and
-    the time outside compiled graphs; their silent cousins (unrolled loops, recompiles); its source lines' verdicts;
-    where a profiled call's time went, compile time by phase and whether its threads paid; its calls at further
-    population sizes; and what inspector's bounds on its own cost cut short. Empty for an eager variant."""
+    the time outside compiled graphs; their silent cousins (unrolled loops, recompiles); its source lines' verdicts
+    and the functions they are in; where a profiled call's time went, compile time by phase and whether its threads
+    paid; its calls at further population sizes; and what inspector's bounds on its own cost cut short. Empty for an
+    eager variant."""
 
     kernels: tuple[Kernel, ...] = ()
     graphs: tuple[Graph, ...] = ()
@@ -345,3 +346,5 @@ class CompiledCode:
     recompilation: Optional[Recompilation] = None
     sizes: tuple[SizeCall, ...] = ()
     bounds: tuple[str, ...] = ()  # sentences
+    functions: tuple[tuple[str, tuple[FunctionSpan, ...]], ...] = ()  # per file (display name) holding line
+    #                                                               verdicts, the functions around them

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 from inspector.model.analysis import Env, Sample
-from inspector.model.words import STATUSES, How, LineStatus, Status, Vectorized, Words
+from inspector.model.words import STATUSES, How, LineStatus, RunKind, Status, Vectorized, Words
 
 
+CLEAR = 1.1  # a ratio taken once (not in rounds) nearer 1 than this says no clear change
 STEADY = "time per steady call"  # a program's function's time row: the median of its steady calls
 
 
@@ -217,7 +218,7 @@ class RunPair:
     warnings: tuple[str, ...]  # sentences, the confounders' first
     confounders: tuple[Confounder, ...]
     variants: tuple[ComparedVariant, ...]
-    program: bool
+    kind: RunKind  # of the runs compared
     interleaved: bool  # timed in alternating rounds
     only_a: tuple[str, ...]  # variant ids
     only_b: tuple[str, ...]
@@ -245,7 +246,7 @@ class Comparison:
     """Runs of one sample or program compared with the first (the baseline): one RunPair per other run."""
 
     sample: Sample
-    program: bool
+    kind: RunKind
     runs: tuple[ComparedRun, ...]
     pairs: tuple[RunPair, ...]
 

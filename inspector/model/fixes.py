@@ -91,7 +91,8 @@ class Fix:
     """One change that may make a compiled function faster, where the record shows its precondition: its ``kind``,
     the ``variant`` (or program's function) and source ``lines`` it is about, the seconds per call at stake
     (measured; None where unknown), how the probe tries it (``spec``; None: inspector cannot), the break or
-    recompilation it answers (``cause``), what trying it measured (``tried``; None: not tried), and what it names
+    recompilation it answers (``cause``), what trying it measured (``tried``; None: not tried), torch's ``hints`` that
+    name another change (a break's rewrite), and what it names
     (``detail``): the argument it changes (the strided array of a layout, the guarded number, "lr" for an
     optimizer's learning rate, the input whose size changed, with its dimension in ``axis``), or for a
     data-dependent branch's rewrite "where" when both branches are tensor expressions, else "cond"."""
@@ -105,6 +106,7 @@ class Fix:
     tried: Optional[TrialResult] = None
     detail: Optional[str] = None
     axis: Optional[int] = None
+    hints: tuple[str, ...] = ()  # a break's rewrite: torch's own hints that name another change to make
 
     def __post_init__(self) -> None:
         coerce(self, "kind", FixKind)
@@ -113,3 +115,51 @@ class Fix:
     def id(self) -> Optional[str]:
         """Its trial's id ("numpy-compiled-cpu~column-major"), where inspector can try it."""
         return f"{self.variant}~{self.spec.name}" if self.spec else None
+
+
+@dataclass(frozen=True)
+class LineRef:
+    """A source line a change is about, in the variant whose section shows it."""
+
+    variant: str
+    file: Optional[str]  # its file's display name
+    line: Optional[int]
+
+
+@dataclass(frozen=True)
+class ChangeAt:
+    """One variant a change applies to: its fix there (the time at stake, what trying it measured), and for a
+    break's rewrite whether the flag that removes the break was tried on it (``flag_tried``)."""
+
+    fix: Fix
+    flag_tried: bool
+
+    @property
+    def variant(self) -> str:
+        return self.fix.variant
+
+    @property
+    def gain(self) -> Optional[bool]:
+        """Tried: whether it measured a gain (False: not advice there); None: not tried."""
+        return self.fix.tried.gain if self.fix.tried else None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing to change, once however many variants it applies to (fixes of one kind naming the same thing): the
+    source lines of every variant it applies to, and per variant its fix (``at``: the most time at stake first);
+    ``advice``: trying it measured a gain on a variant, or, never tried, it is advised on its precondition (else it
+    was tried and gained nowhere: ``at`` holds only the variants it was tried on)."""
+
+    lines: tuple[LineRef, ...]
+    at: tuple[ChangeAt, ...]
+    advice: bool
+
+    @property
+    def fix(self) -> Fix:
+        """The fix the change is said as (the one with the most time at stake)."""
+        return self.at[0].fix
+
+    @property
+    def stake_s(self) -> Optional[float]:
+        return self.fix.stake_s

@@ -8,6 +8,16 @@ from typing import Optional
 from inspector.model.words import How, LineStatus, ReasonKind, Vectorized, coerce
 
 Site = tuple[str, int]  # a place in the user's code: (its file's display name, a line)
+EAGER = (LineStatus.EAGER, LineStatus.GRAPH_BREAK)  # a line that ran as Python, outside compiled graphs
+
+
+@dataclass(frozen=True)
+class FunctionSpan:
+    """A function's lines: its name, its first line (its decorators included) and its last."""
+
+    name: str
+    first: int
+    last: int
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from inspector.model.fixes import Where
 from inspector.model.timing import Timing
 from inspector.model.words import Status, coerce
 
+AS_WRITTEN = "as-written"  # the trial of the Python variant's own function under numba (no rewrite)
+
 
 @dataclass(frozen=True)
 class Arm:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+OTHERS_BUSY = 0.2  # other processes using this share of all CPUs contend with a variant's threads (a busy machine)
+STEAL_BUSY = 0.05  # the hypervisor stealing this share of the CPUs makes a machine busy too
+
 
 @dataclass(frozen=True)
 class BreakEven:

@@ -7,8 +7,16 @@ from typing import Any
 
 from inspector.raw import Status, Words
 
-__all__ = ["STATUSES", "Backend", "FixKind", "How", "LineStatus", "NotTraced", "ReasonKind", "Status", "Vectorized",
-           "WarningKind", "Words", "coerce"]
+__all__ = ["STATUSES", "Backend", "FixKind", "How", "LineStatus", "NotTraced", "ReasonKind", "RunKind", "Status",
+           "Vectorized", "WarningKind", "Words", "coerce"]
+
+
+class RunKind(Words):
+    """What a run measured: a sample's variants (``inspector report``, ``breaks``: a ``SampleAnalysis``) or a
+    program's compiled functions (``inspector run``: a ``ProgramAnalysis``)."""
+
+    SAMPLE = "sample"
+    PROGRAM = "program"
 
 
 class Backend(Words):

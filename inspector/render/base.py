@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from inspector.model import Analysis, BreaksView, Comparison
+from typing import Union
+
+from inspector.model import BreaksView, Comparison, ProgramAnalysis, SampleAnalysis
 
 
 class Renderer:
@@ -10,7 +12,11 @@ class Renderer:
 
     name = ""
 
-    def report(self, analysis: Analysis) -> str:
+    def render(self, analysis: Union[SampleAnalysis, ProgramAnalysis]) -> str:
+        """A run's report, by its kind: a program's (``program``) or a sample's (``report``)."""
+        return self.program(analysis) if isinstance(analysis, ProgramAnalysis) else self.report(analysis)
+
+    def report(self, analysis: SampleAnalysis) -> str:
         """One run: timings, kernels, line verdicts, breaks, costs."""
         raise NotImplementedError(f"the {self.name} renderer has no report view")
 
@@ -18,7 +24,7 @@ class Renderer:
         """The ``inspector breaks`` findings (a BreaksView)."""
         raise NotImplementedError(f"the {self.name} renderer has no breaks view")
 
-    def program(self, analysis: Analysis) -> str:
+    def program(self, analysis: ProgramAnalysis) -> str:
         """A program's run (``inspector run``): its compiled functions over the run."""
         raise NotImplementedError(f"the {self.name} renderer has no program view")
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-from inspector.model import CodePair, ComparedVariant, Comparison, Hunk, RunPair, TimeRow
+from inspector.model import CodePair, ComparedVariant, Comparison, Hunk, RunKind, RunPair, TimeRow
 from inspector.render import comparison as words
 from inspector.render.words import ratio, spread
 
@@ -101,8 +101,8 @@ def environment(comparison: Comparison) -> tuple[EnvRow, ...]:
     runs = comparison.runs
     differs = {c.key for p in comparison.pairs for c in p.confounders}
     rows = [EnvRow("arguments", False, tuple(" ".join(r.argv or []) for r in runs)),
-            EnvRow("machine load", False, tuple(_value(r.load) for r in runs))] if comparison.program else [
-        EnvRow("population", False, tuple(f"{r.population:,}" for r in runs))]
+            EnvRow("machine load", False, tuple(_value(r.load) for r in runs))] if comparison.kind == RunKind.PROGRAM \
+        else [EnvRow("population", False, tuple(f"{r.population:,}" for r in runs))]
     rows += [EnvRow("date", False, tuple(r.created.replace("T", " ") for r in runs)),
              EnvRow("torch build", "build" in differs, tuple(r.build for r in runs))]
     rows += [EnvRow(key, key in differs, tuple(_value(getattr(r.env, key)) for r in runs)) for key in ENV_ROWS]

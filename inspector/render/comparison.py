@@ -6,8 +6,13 @@ import math
 from collections.abc import Iterable
 from typing import Optional
 
-from inspector.model import CodePair, ComparedLine, ComparedVariant, Env, Regression, RegressionKind, RunPair, TimeRow
+from inspector.model import (CodePair, ComparedLine, ComparedVariant, Env, Regression, RegressionKind, RunKind, RunPair,
+                             TimeRow)
 from inspector.render.words import ratio, seconds, spread
+
+UNIT = {RunKind.SAMPLE: "variant", RunKind.PROGRAM: "function"}  # what a comparison compares, of each kind of run
+NO_CONTROL = {RunKind.SAMPLE: "no eager variant of its family ran under both",
+              RunKind.PROGRAM: "a program's run has no eager variant to read as the control"}
 
 # what an eager variant's change of time measures, by its kind: the control for its family's compiled variants
 CONTROLS = {"numpy": "the machine or NumPy", "python": "the machine or Python",
@@ -33,7 +38,7 @@ def speedup(t: TimeRow) -> str:
 def summary(pair: RunPair) -> str:
     """The pair's answer in one sentence: how many compiled variants got faster or slower under the second run."""
     compiled = [v for v in pair.variants if v.compiled]
-    noun = "compiled function" if pair.program else "compiled variant"
+    noun = f"compiled {UNIT[pair.kind]}"
     if not compiled:
         return f"No {noun} ran under both {pair.a} and {pair.b}."
     groups: dict[str, list[ComparedVariant]] = {}
@@ -63,8 +68,7 @@ def reading(pair: RunPair, v: ComparedVariant) -> Optional[str]:
     if not v.compiled:
         return f"control: {CONTROLS.get(v.kind, 'the machine')} can change its time, torch's compiler cannot"
     if v.control is None:
-        return ("a program's run has no eager variant to read as the control" if pair.program else
-                "no eager variant of its family ran under both") + (
+        return NO_CONTROL[pair.kind] + (
             ": whether the machine or NumPy changed its time is unknown")
     c = next(e for e in pair.variants if e.id == v.control)
     cause, t, ct = CONTROLS[c.kind], v.timing[0].speedup, c.timing[0].speedup

@@ -1,11 +1,12 @@
-"""The words for fixes, shared by every renderer (``inspector.analysis.fixes`` decides which applies to what): a fix
-as advice, the time at stake, what trying it measured, and how a program's could be tried."""
+"""The words for fixes, shared by every renderer (``inspector.analysis.fixes`` decides which applies to what, and the
+analysis stores it): a fix as advice, the time at stake, what trying it measured, and how a program's could be
+tried."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Optional
 
-from inspector.analysis.fixes import torch_hints
 from inspector.model import Fix, FixKind, GraphBreak, Recompilation, TrialResult, TrialSpec
 from inspector.render.comparison import spans
 from inspector.render.words import places, ratio, seconds, spread
@@ -23,7 +24,7 @@ STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outs
 def advice(fix: Fix) -> str:
     """A fix as one sentence of advice."""
     if isinstance(fix.cause, GraphBreak) and fix.kind == FixKind.BREAK:
-        return rewrite(fix.cause)
+        return rewrite(fix.cause, fix.hints)
     if fix.kind == FixKind.FLAG:
         flag = _flag(fix)
         return f"Set {_dynamo(flag)} before compiling (--config {flag}): it removes this break."
@@ -56,9 +57,10 @@ def static(fix: Fix) -> str:
             "dynamic=True (one compile for every size)")
 
 
-def rewrite(b: GraphBreak) -> str:
-    """A break's rewrite: its usual fix, then torch's own hints that name another change, said as torch's."""
-    hints = [f"Torch's hint: {h.strip().rstrip('.')}." for h in torch_hints(b)]
+def rewrite(b: GraphBreak, named: Sequence[str]) -> str:
+    """A break's rewrite: its usual fix, then torch's own hints that name another change (``named``: the fix's
+    ``hints``), said as torch's."""
+    hints = [f"Torch's hint: {h.strip().rstrip('.')}." for h in named]
     fix = b.fix[0].upper() + b.fix[1:] if b.fix else ""
     return " ".join([fix.rstrip(".") + "." if hints and fix else fix, *hints]).strip()
 
@@ -136,7 +138,7 @@ def program(fix: Fix, sample: str) -> Optional[str]:
     does not list (stopping recompiles: said with them); ``sample``: the program's path, whose lines are named by
     number."""
     if fix.kind == FixKind.BREAK and isinstance(fix.cause, GraphBreak):
-        at, said = places(fix.lines, sample), rewrite(fix.cause)
+        at, said = places(fix.lines, sample), rewrite(fix.cause, fix.hints)
         return f"the graph break at {at if ':' in at else 'line ' + at}: {said[:1].lower()}{said[1:]}"
     if fix.kind == FixKind.LAYOUT:
         name = fix.detail or "its input"
@@ -155,11 +157,6 @@ def program(fix: Fix, sample: str) -> Optional[str]:
         said = advice(fix)
         return said[:1].lower() + said[1:]
     return None
-
-
-# a program function's fixes, as listed
-PROGRAM_ORDER = (FixKind.BREAK, FixKind.NUMBER, FixKind.DYNAMIC, FixKind.LAYOUT, FixKind.TILING, FixKind.FLAG,
-                 FixKind.STATIC)
 
 
 def _lines(fix: Fix, sample: str) -> str:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional, Union
 
-from inspector.model import Analysis
+from inspector.model import Analysis, ProgramAnalysis, Recompilation, SampleAnalysis
 from inspector.render import views
 
 
@@ -55,33 +55,52 @@ class IndexRow:
         return self.created[11:16]
 
 
-def rows(entries: Sequence[tuple[str, Optional[Analysis]]]) -> list[IndexRow]:
-    """A row per ``(stem, Analysis or None)``, in their order."""
-    return [_row(stem, a) if a else _missing(stem) for stem, a in entries]
+def rows(entries: Sequence[tuple[str, Union[SampleAnalysis, ProgramAnalysis, None]]]) -> list[IndexRow]:
+    """A row per ``(stem, its analysis or None)``, in their order."""
+    return [_program(stem, a) if isinstance(a, ProgramAnalysis) else _sample(stem, a) if a else _missing(stem)
+            for stem, a in entries]
 
 
 def _missing(stem: str) -> IndexRow:
     return IndexRow(stem, stem, True, (), (), (), 0, 0, (), (), False, 0, None, False, None, "", "", None, None)
 
 
-def _row(stem: str, analysis: Analysis) -> IndexRow:
-    p = analysis.program
-    compiled = list(p.functions) if p else [v for v in analysis.variants if v.compiled and not v.preview]
+def _sample(stem: str, analysis: SampleAnalysis) -> IndexRow:
+    """A sample's row: its headlines; its breaks counted as its report's headline counts them."""
+    compiled = [v for v in analysis.variants if v.compiled and not v.preview]
     again = [(v.id, v.code.recompilation) for v in compiled if v.code.recompilation]
     heads = tuple(views.headlines(analysis))
     times = [h.time_s for h in heads]
     ratios = [r for h in heads if (r := h.compiled_vs_eager)]
     return IndexRow(
-        stem=stem, title=analysis.sample.title, missing=False, families=heads,
-        functions=tuple(views.program_headlines(analysis)) if p else (),
-        eager=tuple(r for r in views.program_rows(analysis) if r.vs_eager) if p else (),
-        breaks=sum(len(f.code.breaks) for f in p.functions) if p else len(  # each as its report's headline counts
-            {(b.file, b.line) for v in compiled for b in v.code.breaks}),
-        recompiles=sum(len(f.run.recompiles) for f in p.functions) if p else sum(r.count for _, r in again),
-        limit=tuple(f"{vid}: {'recompile limit hit' if r.limit else 'on every call'}"
-                    for vid, r in again if r.limit or r.every_call),
-        failed=tuple(v.id for v in (p.functions if p else analysis.variants) if v.failed),
-        interrupted=analysis.interrupted, internal=len(analysis.internal_errors), exit=p.exit if p and p.exit else None,
-        busy=views.caution(analysis) is not None, torch=analysis.env.torch, created=analysis.created,
-        sort_torch=".".join(f"{int(n):04d}" for n in re.findall(r"\d+", analysis.env.torch or "")[:3]),
-        sort_fastest=max(times) if times else None, sort_vs=min(ratios) if ratios else None)
+        **_common(stem, analysis), families=heads, functions=(), eager=(),
+        breaks=len({(b.file, b.line) for v in compiled for b in v.code.breaks}),
+        recompiles=sum(r.count for _, r in again), limit=_limit(again),
+        failed=tuple(v.id for v in analysis.variants if v.failed), exit=None,
+        busy=views.caution(analysis) is not None, sort_fastest=max(times) if times else None,
+        sort_vs=min(ratios) if ratios else None)
+
+
+def _program(stem: str, analysis: ProgramAnalysis) -> IndexRow:
+    """A program's row: its functions' headlines, those timed eagerly too, its exit status where not 0."""
+    p = analysis.program
+    return IndexRow(
+        **_common(stem, analysis), families=(), functions=tuple(views.program_headlines(analysis)),
+        eager=tuple(r for r in views.program_rows(analysis) if r.vs_eager),
+        breaks=sum(len(f.code.breaks) for f in p.functions), recompiles=sum(len(f.run.recompiles) for f in p.functions),
+        limit=_limit([(f.id, f.code.recompilation) for f in p.functions if f.code.recompilation]),
+        failed=tuple(f.id for f in p.functions if f.failed), exit=p.exit or None,
+        busy=views.program_caution(analysis) is not None, sort_fastest=None, sort_vs=None)
+
+
+def _common(stem: str, analysis: Analysis) -> dict[str, Any]:
+    """The fields of a row every run's analysis gives alike."""
+    return dict(stem=stem, title=analysis.sample.title, missing=False, interrupted=analysis.interrupted,
+                internal=len(analysis.internal_errors), torch=analysis.env.torch, created=analysis.record.created,
+                sort_torch=".".join(f"{int(n):04d}" for n in re.findall(r"\d+", analysis.env.torch or "")[:3]))
+
+
+def _limit(again: Sequence[tuple[str, Recompilation]]) -> tuple[str, ...]:
+    """Where the recompiles hit the limit or happened on every call."""
+    return tuple(f"{vid}: {'recompile limit hit' if r.limit else 'on every call'}"
+                 for vid, r in again if r.limit or r.every_call)

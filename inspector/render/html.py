@@ -7,14 +7,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 import jinja2
 from markupsafe import Markup, escape
 
-from inspector.analysis import compare, fixes
-from inspector.model import Analysis, Backend, Comparison, Status
+from inspector.model import Backend, Comparison, LineRef, ProgramAnalysis, SampleAnalysis, Status
+from inspector.model.comparison import CLEAR
 from inspector.render import charts, compared, folder, highlight, section, views
+from inspector.render.comparison import UNIT
 from inspector.render.hotspots import sampled, views as hot_views
 from inspector.render.base import Renderer
 from inspector.render.words import (between, break_even, child_process, compile_ids, error_parts, launched, match,
@@ -55,14 +56,14 @@ class HtmlRenderer(Renderer):
     def __init__(self, index: Optional[str] = None) -> None:
         self.index_page = index  # a report written as part of a folder links back to the folder's index page
 
-    def report(self, analysis: Analysis) -> str:
+    def report(self, analysis: SampleAnalysis) -> str:
         """The report of one run: the headline, what to change and the timings first, then each compiled variant."""
         heads = views.headlines(analysis)
         rewrites = views.rewrites(analysis.rewrites, analysis.variants)
-        tried = [f for f in fixes.candidates(analysis) if f.tried]
+        tried = [f for f in analysis.fixes if f.tried]
         shown = next((h.compiled for h in heads if h.compiled), None)  # its section opens; the others are folded
 
-        def line_anchor(ref: views.LineRef) -> str:
+        def line_anchor(ref: LineRef) -> str:
             return section.line_id(ref.variant, analysis.files, ref.file, ref.line)
         return environment(self.index_page).get_template("report.html.j2").render(
             a=analysis, sample=analysis.sample, env=analysis.env, chart=charts.bars(analysis.variants),
@@ -82,24 +83,24 @@ class HtmlRenderer(Renderer):
         under each, each variant's timings and code hunks; the runs and their environment last."""
         return environment().get_template("compare.html.j2").render(
             sample=comparison.sample, runs=comparison.runs, env=compared.environment(comparison),
-            pairs=compared.pairs(comparison), clear=compare.CLEAR)
+            pairs=compared.pairs(comparison), clear=CLEAR, unit=UNIT[comparison.kind])
 
-    def index(self, entries: Sequence[tuple[str, Optional[Analysis]]]) -> str:
+    def index(self, entries: Sequence[tuple[str, Union[SampleAnalysis, ProgramAnalysis, None]]]) -> str:
         """The index of a folder of reports: ``entries`` [(stem, Analysis or None)], a row each (a sample's or a
         program's, see folder.IndexRow), sortable by any column (an inline script)."""
         return environment().get_template("index.html.j2").render(rows=folder.rows(entries))
 
-    def program(self, analysis: Analysis) -> str:
+    def program(self, analysis: ProgramAnalysis) -> str:
         """The report of a program's run (``inspector run``): its compiled functions, each as a compiled variant."""
         p = analysis.program
         rows = views.program_rows(analysis)
         costliest = max((r.v for r in rows), key=lambda v: v.run.total_s, default=None)
         return environment(self.index_page).get_template("program.html.j2").render(
             a=analysis, p=p, title=program_title(analysis), headlines=views.program_headlines(analysis),
-            hot=hot_views(p.hotspots, p.wall_s) if p else [], sampled=sampled(p.hotspots) if p else [],
-            fixes=views.program_fixes(analysis), caution=views.caution(analysis), sample=analysis.sample,
+            hot=hot_views(p.hotspots, p.wall_s), sampled=sampled(p.hotspots),
+            fixes=views.program_fixes(analysis), caution=views.program_caution(analysis), sample=analysis.sample,
             env=analysis.env,
             rows=rows, tlparse=views.tlparse(analysis.trace), rewrites=(),
-            children=[child_process(c) for c in p.children] if p else [],
+            children=[child_process(c) for c in p.children],
             compiled=[section.section(r.v, analysis.files, open=r.v is costliest, limit=PROGRAM_LIMIT) for r in rows],
             highlight_css=highlight.stylesheet())

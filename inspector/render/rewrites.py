@@ -5,15 +5,13 @@ variant it replaces and the variants the user wrote."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional, Union
+from typing import Union
 
-from inspector.analysis.rewrites import AS_WRITTEN, check_of
 from inspector.model import Declined as DeclinedView, Note as NoteView, RewriteCheck, RewriteRun, Rewritten
-from inspector.raw import RawRewriteCheck
+from inspector.model.rewrites import AS_WRITTEN
 from inspector.render.comparison import spans
 from inspector.render.words import ratio, seconds, spread
-from inspector.rewrite.codec import to_json
-from inspector.rewrite.model import Check, Declined, Note, Reason, Topic
+from inspector.rewrite.model import Declined, Note, Reason, Topic
 
 REASONS = {
     Reason.STATEMENT: "a statement the rewriter does not write over the population",
@@ -80,9 +78,8 @@ def notes(found: Sequence[NoteView]) -> tuple[str, ...]:
     return tuple(f"{spans(at)}: {TOPICS[Topic(topic)]}" if at else TOPICS[Topic(topic)] for topic, at in lines.items())
 
 
-def check(c: Union[Check, RewriteCheck]) -> str:
+def check(c: RewriteCheck) -> str:
     """matches fitness_python on 900,000 individuals; every branch taken by some individual."""
-    c = c if isinstance(c, RewriteCheck) else check_of(RawRewriteCheck.from_json(to_json(c)))
     unit = "individuals" if c.unit == "individuals" else "calls (the population, then single individuals)"
     d = c.drawn
     if not c.matched:
@@ -162,12 +159,6 @@ def run(r: Rewritten, x: RewriteRun) -> str:
 def _beside(r: Rewritten, x: RewriteRun) -> str:
     """The variant a run was timed beside (a break's eager rewrite: the eager variant)."""
     return r.variant.removesuffix("-compiled-cpu") if x.how == "eager" and r.kind == "breaks" else r.variant
-
-
-def beats(r: Rewritten) -> Optional[RewriteRun]:
-    """The fastest run of an advised rewrite that is faster than every variant the user wrote, or None."""
-    faster = [x for x in r.runs if x.ok and x.vs_fastest and x.vs_fastest > 1 and x.how != AS_WRITTEN]
-    return max(faster, key=lambda x: x.vs_fastest or 0, default=None) if r.advice else None
 
 
 def failure(r: Rewritten) -> str:

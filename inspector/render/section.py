@@ -9,8 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from inspector.analysis import lines as scopes
-from inspector.analysis.cost import EAGER
+from inspector.model.lines import EAGER, FunctionSpan
 from inspector.model import (STATUSES, CompiledCode, Fix, FunctionRun, Kernel, LineStatus, LineVerdict, LoopNest,
                              Reason, ReasonKind, SampleVariant, ProgramFunction, SourceFile, Status, TimeSplit,
                              Vectorized)
@@ -248,7 +247,8 @@ def _files(vid: str, code: CompiledCode, files: Sequence[SourceFile], shared: tu
             prefix = anchor(vid) if file.kind == "sample" else f"{anchor(vid)}-f{i}"
             placed = {e.line for e in entries if e.status}
             parallel = sum(1 for e in entries if e.status == LineStatus.PARALLEL)
-            views.append(FileView(file, _annotated(file, entries, shared, prefix, colors, nests),
+            spans = next((s for display, s in code.functions if display == file.display), ())
+            views.append(FileView(file, _annotated(file, entries, spans, shared, prefix, colors, nests),
                                   file.kind in ("sample", "user"), FILE_KINDS[file.kind],
                                   f"{parallel} of {len(placed)} lines with a verdict ran in parallel loops"))
     return tuple(views)
@@ -307,16 +307,17 @@ def _cut(text: str, head: int, tail: int = 0) -> CodeCut:
     return CodeCut("\n".join(lines[:head] + said + lines[len(lines) - tail:]), more, len(lines))
 
 
-def _annotated(file: SourceFile, entries: Sequence[LineVerdict], shared: tuple[str, ...], prefix: str,
-               colors: dict[str, str], shown_nests: set[str]) -> tuple[SourceLine, ...]:
-    """The lines of the functions of ``file`` that hold ``entries`` (verdicts), each with its verdicts' marks and
-    the kernels among ``colors`` ({kernel id: its colour}) and loop nests among ``shown_nests`` (those on the page)
-    it ran in. A run of lines in the same kernels shares one time share: said on its first line, shaded on all."""
+def _annotated(file: SourceFile, entries: Sequence[LineVerdict], spans: Sequence[FunctionSpan],
+               shared: tuple[str, ...], prefix: str, colors: dict[str, str],
+               shown_nests: set[str]) -> tuple[SourceLine, ...]:
+    """The lines of the functions of ``file`` that hold ``entries`` (verdicts; ``spans``: those functions), each with
+    its verdicts' marks and the kernels among ``colors`` ({kernel id: its colour}) and loop nests among
+    ``shown_nests`` (those on the page) it ran in. A run of lines in the same kernels shares one time share: said on
+    its first line, shaded on all."""
     by_line: dict[int, list[LineVerdict]] = {}
     for e in entries:
         for line in range(e.line, e.end_line + 1):
             by_line.setdefault(line, []).append(e)
-    spans = scopes.functions_around(file.source, {e.line for e in entries})
     annotated: list[SourceLine] = []
     for number, html_line in enumerate(highlight.lines(file.source, "python"), 1):
         if any(f.first <= number <= f.last for f in spans):

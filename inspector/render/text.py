@@ -11,7 +11,8 @@ from typing import Optional
 from rich.console import Console
 from rich.table import Table
 
-from inspector.model import Analysis, BreaksView, Comparison, GraphBreak, Status, TrialResult
+from inspector.model import (Analysis, BreaksView, Comparison, GraphBreak, ProgramAnalysis, SampleAnalysis, Status,
+                             TrialResult)
 from inspector.render import comparison as comparison_words, fixes as fix_words, views
 from inspector.render.base import Renderer
 from inspector.render.hotspots import views as hot_views
@@ -35,7 +36,7 @@ class TextRenderer(Renderer):
                        color_system="standard" if self.color else None, highlight=False, soft_wrap=True,
                        force_jupyter=False)
 
-    def report(self, analysis: Analysis) -> str:
+    def report(self, analysis: SampleAnalysis) -> str:
         """The table; with ``full``, per-variant sentences, failures and breaks.
 
         Mismatches are not repeated here: the CLI reports them on stderr as soon as they are known.
@@ -81,13 +82,11 @@ class TextRenderer(Renderer):
             _not_understood(console, analysis)
         return _out(console)
 
-    def program(self, analysis: Analysis) -> str:
+    def program(self, analysis: ProgramAnalysis) -> str:
         """Per compiled function of a program's run: calls, compiles and time, then its sentence, breaks and
         recompilations (each with the call it happened at and the guard that failed)."""
         console = self._console()
         p = analysis.program
-        if p is None:
-            return ""
         for hot in hot_views(p.hotspots, p.wall_s):
             console.print(hot.sentence, markup=False, style="bold")
             for note in hot.notes:
@@ -193,7 +192,7 @@ class TextRenderer(Renderer):
         return _out(console)
 
 
-def timing_table(analysis: Analysis, rows: views.Table) -> Table:
+def timing_table(analysis: SampleAnalysis, rows: views.Table) -> Table:
     """The timings table of views.table's ``rows``: a note's number beside the time it qualifies."""
     sample = analysis.sample
     population = f" · population {sample.population:,}" if sample.population else ""

@@ -1,19 +1,18 @@
-"""What a report says, computed once for every renderer (as coverage.py's reporters read ``FileData``): the headline
-of each family, what to change ranked by the time at stake with each variant's measured effect, the timings
-table's rows with their footnotes, the one caution about the machine, and a program's headlines, rows and fixes.
-Templates and the terminal only print these typed values."""
+"""What a report says, in words, for every renderer (as coverage.py's reporters read ``FileData``), from the answers
+the analysis stored: the headline of each family, what to change ranked by the time at stake with each variant's
+measured effect, the timings table's rows with their footnotes, the one caution about the machine, and a program's
+headlines, rows and fixes. Templates and the terminal only print these typed values."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields
 from typing import Optional
 
-from inspector.analysis import fixes
-from inspector.analysis.load import OTHERS_BUSY, STEAL_BUSY
-from inspector.model import (Analysis, Fix, FixKind, GraphBreak, ProgramFunction, RewriteRun, Rewritten, SampleVariant,
-                             SourceFile, Status, Trace)
-from inspector.model.fixes import Where
+from inspector import model
+from inspector.model import (Change as Advice, LineRef, MachineLoad, ProgramAnalysis, ProgramFunction, RewriteRun,
+                             Rewritten, SampleAnalysis, SampleVariant, SourceFile, Status, Trace)
+from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
 from inspector.render import fixes as fix_words
 from inspector.render import rewrites as rewrite_words
 from inspector.render.words import NOISY, break_even, call_numbers, error_parts, paid, ratio, seconds, timing_notes
@@ -25,35 +24,13 @@ CAUTION_WHEN = (f"other processes used {100 * OTHERS_BUSY:.0f} % of the CPUs (or
 
 
 @dataclass(frozen=True)
-class Headline:
-    """The first thing a reader is told about one family: its fastest variant, by how much, whether compiling pays;
-    its fastest eager and compiled variants with their times (the index's "best compiled vs fastest eager")."""
+class Headline(model.Headline):
+    """The first thing a reader is told about one family (its facts: ``model.Headline``): its fastest variant, by how
+    much, whether compiling pays; its fastest eager and compiled variants with their times (the index's "best
+    compiled vs fastest eager")."""
 
-    family: str
-    fastest: str  # variant id
-    time_s: float  # its time for the whole population (the table's)
-    vs_numpy: Optional[float]  # NumPy's time over it
-    eager: Optional[str]  # the fastest eager NumPy or torch variant (else Python)
-    eager_s: Optional[float]
-    vs_eager: Optional[float]  # that eager variant's time over the fastest's (1 when it is the fastest)
-    compiled: Optional[str]  # the fastest compiled variant
-    compiled_s: Optional[float]
     sentences: tuple[str, ...]
     short: str  # the same in one line, for a page of several families
-
-    @property
-    def compiled_vs_eager(self) -> Optional[float]:
-        """The fastest eager variant's time over the fastest compiled variant's (None without both)."""
-        return self.eager_s / self.compiled_s if self.eager_s and self.compiled_s else None
-
-
-@dataclass(frozen=True)
-class LineRef:
-    """A source line a change is about, in the variant whose section shows it."""
-
-    variant: str
-    file: Optional[str]  # its file's display name
-    line: Optional[int]
 
 
 @dataclass(frozen=True)
@@ -171,67 +148,41 @@ class ProgramFix:
     text: str
 
 
-def headlines(analysis: Analysis) -> list[Headline]:
-    """One Headline per family that timed a variant, in the order the families appear."""
-    out = []
-    for family in dict.fromkeys(v.family for v in analysis.variants):
-        timed = [v for v in analysis.variants if v.family == family and v.timing and v.status == Status.OK
-                 and not v.failed]
-        if not timed:
-            continue
-        fastest = _fastest(timed)
-        eager = _fastest([v for v in timed if not v.compiled and v.kind != "python"]) or _fastest(
-            [v for v in timed if not v.compiled])
-        compiled = _fastest([v for v in timed if v.compiled])
-        if fastest:
-            out.append(_headline(family, fastest, eager, compiled, analysis, timed))
-    return out
+def headlines(analysis: SampleAnalysis) -> list[Headline]:
+    """One Headline per family that timed a variant, in the order the families appear, in words."""
+    return [_headline(h, analysis) for h in analysis.headlines]
 
 
-def _time(v: SampleVariant) -> float:
-    """A timed variant's time for the whole population."""
-    return v.timing.per_population_s if v.timing else float("inf")
-
-
-def _fastest(variants: Sequence[SampleVariant]) -> Optional[SampleVariant]:
-    return min(variants, key=_time, default=None)
-
-
-def _headline(family: str, fastest: SampleVariant, eager: Optional[SampleVariant], compiled: Optional[SampleVariant],
-              analysis: Analysis, timed: Sequence[SampleVariant]) -> Headline:
-    t = _time(fastest)
-    vs_eager = _time(eager) / t if eager else None
+def _headline(h: model.Headline, analysis: SampleAnalysis) -> Headline:
+    fastest, t = analysis.variant(h.fastest), h.time_s
+    eager = analysis.variant(h.eager) if h.eager else None
+    compiled = analysis.variant(h.compiled) if h.compiled else None
     numpy = _vs_numpy(fastest)
     population = f" for {analysis.sample.population:,} individuals" if analysis.sample.population else ""
-    said = [f"{fastest.id} is the fastest{_of(family)}: {seconds(t)}{population}" + (f", {numpy}" if numpy else "")
-            + (f", {ratio(vs_eager, 'of')} the fastest eager variant ({eager.id})" if eager and eager is not fastest
+    said = [f"{fastest.id} is the fastest{_of(h.family)}: {seconds(t)}{population}" + (f", {numpy}" if numpy else "")
+            + (f", {ratio(h.vs_eager, 'of')} the fastest eager variant ({h.eager})" if eager and eager is not fastest
                and not (numpy and eager.kind == "numpy") else "") + "."]
-    if compiled is None:
+    if compiled is None or h.compiled_s is None:
         said.append("No compiled variant ran.")
     elif not fastest.compiled:
         said.append(f"Compiling does not pay here: the fastest compiled variant, {compiled.id}, is "
-                    f"{ratio(t / _time(compiled), 'of')} {fastest.id}.")
-    elif eager and compiled.speedups.break_even and compiled.speedups.break_even.calls is not None:
+                    f"{ratio(t / h.compiled_s, 'of')} {fastest.id}.")
+    elif h.eager_s and compiled.speedups.break_even and compiled.speedups.break_even.calls is not None:
         said.append(f"Compiling pays after {break_even(compiled.speedups.break_even)} "
                     f"({seconds(compiled.timing.compile_s if compiled.timing else None)} of "
-                    f"compile against {seconds(_time(eager) - t)} saved per call).")
-    beaten = [(r, x) for r in analysis.rewrites if r.family == family and (x := rewrite_words.beats(r))]
-    said += [_beaten(*max(beaten, key=lambda rx: rx[1].vs_fastest or 0))] if beaten else []  # the fastest of them
-    breaks = {(b.file, b.line) for v in timed if v.compiled for b in v.code.breaks}
-    recompiles = sum(v.code.recompilation.count for v in timed if v.compiled and v.code.recompilation)
-    said.append(f"{_count(len(breaks), 'graph break')}, {_count(recompiles, 'recompile')}." if breaks or recompiles
-                else "No graph breaks or recompiles.")
+                    f"compile against {seconds(h.eager_s - t)} saved per call).")
+    if h.beaten:
+        r = next(r for r in analysis.rewrites if r.id == h.beaten[0])
+        said.append(_beaten(r, next(x for x in r.runs if x.id == h.beaten[1])))
+    counted = f"{_count(h.breaks, 'graph break')}, {_count(h.recompiles, 'recompile')}"
+    said.append(f"{counted}." if h.breaks or h.recompiles else "No graph breaks or recompiles.")
     said[-1] = said[-1][0].upper() + said[-1][1:]
-    pays = ("" if compiled is None else
-            f"compiling does not pay ({compiled.id} {ratio(t / _time(compiled))})"
+    pays = ("" if compiled is None or h.compiled_s is None else
+            f"compiling does not pay ({compiled.id} {ratio(t / h.compiled_s)})"
             if not fastest.compiled else f"compiling pays after {break_even(compiled.speedups.break_even)}")
-    short = "; ".join(x for x in (
-        f"{family}: {fastest.id}, {seconds(t)}" + (f", {numpy}" if numpy else ""),
-        pays, f"{_count(len(breaks), 'graph break')}, {_count(recompiles, 'recompile')}"
-        if breaks or recompiles else "") if x)
-    return Headline(family, fastest.id, t, fastest.speedups.vs_numpy, eager.id if eager else None,
-                    _time(eager) if eager else None, vs_eager, compiled.id if compiled else None,
-                    _time(compiled) if compiled else None, tuple(said), short)
+    short = "; ".join(x for x in (f"{h.family}: {fastest.id}, {seconds(t)}" + (f", {numpy}" if numpy else ""),
+                                  pays, counted if h.breaks or h.recompiles else "") if x)
+    return Headline(**{f.name: getattr(h, f.name) for f in fields(h)}, sentences=tuple(said), short=short)
 
 
 def _vs_numpy(v: SampleVariant) -> Optional[str]:
@@ -256,46 +207,27 @@ def _count(n: int, what: str) -> str:
     return f"{n or 'no'} {what}{'s' if n != 1 else ''}"
 
 
-def changes(analysis: Analysis) -> list[Change]:
-    """Every fix inspector knows for the compiled variants that ran that is advice (``inspector.analysis.fixes``),
-    each once, the largest time at stake first: each graph break's usual rewrite (the time its variant spends outside
-    compiled graphs) and the config flag that removes it, a recompile's guard (the time of a call that compiles), the
-    layout of strided loads and the tiling heuristic off (the time of the kernels they slowed), static shapes where a
-    size recompiled. A fix inspector tried carries its measured effect on each variant it was tried on; one that
-    measured no gain anywhere is not here but in ``tried_without_gain``."""
-    return [c for c in _all_changes(analysis) if c.advice]
+def changes(analysis: SampleAnalysis) -> list[Change]:
+    """What to change, in words (``SampleAnalysis.changes``, made by ``inspector.analysis.fixes``): every fix for the
+    compiled variants that ran that is advice, each once, the largest time at stake first: each graph break's usual
+    rewrite (the time its variant spends outside compiled graphs) and the config flag that removes it, a recompile's
+    guard (the time of a call that compiles), the layout of strided loads and the tiling heuristic off (the time of
+    the kernels they slowed), static shapes where a size recompiled. A fix inspector tried carries its measured
+    effect on each variant it was tried on; one that measured no gain anywhere is not here but in
+    ``tried_without_gain``."""
+    return [_change(c) for c in analysis.changes if c.advice]
 
 
-def tried_without_gain(analysis: Analysis) -> list[Change]:
+def tried_without_gain(analysis: SampleAnalysis) -> list[Change]:
     """The fixes inspector tried that measured no gain (or failed) on every variant they apply to: said, never
     offered as advice."""
-    return [c for c in _all_changes(analysis) if not c.advice]
+    return [_change(c) for c in analysis.changes if not c.advice]
 
 
-def _all_changes(analysis: Analysis) -> list[Change]:
-    """The fixes that are advice or were tried, one Change per advice text (the same advice for several variants
-    once, with each variant's stake and effect)."""
-    candidates = fixes.candidates(analysis)
-    flagged = {(f.variant, f.spec.config[0]) for f in candidates if f.kind == FixKind.FLAG and f.tried and f.spec}
-    found: dict[str, list[Fix]] = {}
-    for fix in candidates:
-        if fix.tried or fixes.advised(fix):
-            found.setdefault(fix_words.advice(fix), []).append(fix)
-    said = []
-    for text, same in found.items():
-        at: dict[str, ChangeAt] = {}
-        lines: dict[Where, LineRef] = {}
-        for f in sorted(same, key=lambda f: -(f.stake_s or 0)):  # each variant and line once, the most at stake
-            at.setdefault(f.variant, ChangeAt(f.variant, f.stake_s, fix_words.stake(f),
-                                              fix_words.note(f, _flag_tried(f, flagged)), f.tried.gain if f.tried
-                                              else None))
-            for fl in f.lines:
-                lines.setdefault(fl, LineRef(f.variant, *fl))
-        change = Change(text, tuple(lines[fl] for fl in sorted(lines, key=lambda fl: (str(fl[0]), fl[1] or 0))),
-                        tuple(at.values()))
-        # tried without a gain: said where it was tried (a layout is tried once, for every variant)
-        said.append(change if change.advice else replace(change, at=tuple(a for a in change.at if a.gain is not None)))
-    return sorted(said, key=lambda c: -(c.stake_s or 0))
+def _change(c: Advice) -> Change:
+    return Change(fix_words.advice(c.fix), c.lines, tuple(
+        ChangeAt(a.variant, a.fix.stake_s, fix_words.stake(a.fix), fix_words.note(a.fix, a.flag_tried), a.gain)
+        for a in c.at))
 
 
 def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = ()) -> list[RewriteView]:
@@ -316,7 +248,7 @@ def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = (
     return sorted(found, key=lambda x: (not x.advice, not x.failed, -stake.get(x.variant, 0.0)))
 
 
-def numba_hint(analysis: Analysis) -> Optional[str]:
+def numba_hint(analysis: SampleAnalysis) -> Optional[str]:
     """How to get the numba rows (a per-individual function under @njit, as it stands and rewritten) where the
     probe's interpreter had no numba and a per-individual function was rewritten; else None."""
     if analysis.env.numba or not any(r.kind == "vectorized" and r.source for r in analysis.rewrites):
@@ -324,12 +256,7 @@ def numba_hint(analysis: Analysis) -> Optional[str]:
     return rewrite_words.NUMBA_HINT
 
 
-def _flag_tried(fix: Fix, flagged: set[tuple[str, str]]) -> bool:
-    """Whether the flag that removes a break's rewrite's break was tried on its variant."""
-    return isinstance(fix.cause, GraphBreak) and fix.kind == FixKind.BREAK and (fix.variant, fix.cause.flag) in flagged
-
-
-def table(analysis: Analysis) -> Table:
+def table(analysis: SampleAnalysis) -> Table:
     """The timings table: a row per variant that ran (skipped ones in one line), each note once, as a footnote."""
     notes: dict[str, int] = {}
     rows: list[Row] = []
@@ -354,23 +281,30 @@ def table(analysis: Analysis) -> Table:
                  tuple(Skipped(why, tuple(ids)) for why, ids in skipped.items()))
 
 
-def caution(analysis: Analysis) -> Optional[str]:
-    """One sentence when the timings were taken on a machine whose speed changed or that others were using, with
-    the figures; None on a quiet run. Fires as CAUTION_WHEN says: when the run's timing windows saw other processes
-    use OTHERS_BUSY of the CPUs (or steal STEAL_BUSY), or when most timed ratios moved by more than NOISY across the
-    alternating rounds."""
-    said = []
-    load = analysis.load
-    if load and load.busy:
-        said.append(f"{' and '.join(load.why)} while {'it ran' if analysis.program else 'the variants were timed'}")
+def caution(analysis: SampleAnalysis) -> Optional[str]:
+    """One sentence when a sample's timings were taken on a machine whose speed changed or that others were using,
+    with the figures; None on a quiet run. Fires as CAUTION_WHEN says: when the run's timing windows saw other
+    processes use OTHERS_BUSY of the CPUs (or steal STEAL_BUSY), or when most timed ratios moved by more than NOISY
+    across the alternating rounds."""
     spreads = [s for v in analysis.variants if (s := v.speedups.vs_numpy_spread) and v.kind != "numpy"]
     moved = [s for s in spreads if s[1] > NOISY * s[0]]
+    said = [_busy(analysis.load, "the variants were timed")]
     if spreads and len(moved) * 2 > len(spreads):
         worst = max(moved, key=lambda s: s[1] / s[0])
         said.append(f"{len(moved)} of {len(spreads)} ratios to NumPy moved by more than {NOISY:g}x across the "
                     f"alternating rounds (up to {ratio(worst[1] / worst[0])}): the machine's speed changed while it "
                     "was timed")
-    return "; ".join(said) or None
+    return "; ".join(s for s in said if s) or None
+
+
+def program_caution(analysis: ProgramAnalysis) -> Optional[str]:
+    """One sentence when a program ran on a machine others were using (as ``caution``), else None."""
+    return _busy(analysis.load, "it ran") or None
+
+
+def _busy(load: Optional[MachineLoad], when: str) -> str:
+    """Who else used the machine ``when`` (its timing windows), where they made it busy; else ""."""
+    return f"{' and '.join(load.why)} while {when}" if load and load.busy else ""
 
 
 def tlparse(trace: Optional[Trace]) -> tuple[str, ...]:
@@ -383,27 +317,21 @@ def tlparse(trace: Optional[Trace]) -> tuple[str, ...]:
                  for i, log in enumerate(trace.logs))
 
 
-def program_fixes(analysis: Analysis) -> list[ProgramFix]:
-    """A program's fixes that could be tried, and how, per compiled function: ``inspector run`` tries none (its
-    replay runs each function only as the program compiled it), so none is measured; ``inspector report`` and
-    ``breaks`` measure them on a sample calling the function. Nothing unless the run asked for them
-    (``--try-fixes``, the default)."""
-    if not (analysis.program and analysis.program.try_fixes):
-        return []
-    order = {f.id: i for i, f in enumerate(analysis.program.functions)}
-    said = sorted((f for f in fixes.candidates(analysis) if f.kind in fix_words.PROGRAM_ORDER),
-                  key=lambda f: (order[f.variant], fix_words.PROGRAM_ORDER.index(f.kind)))
-    return [ProgramFix(f.variant, text) for f in said if (text := fix_words.program(f, analysis.sample.path))]
+def program_fixes(analysis: ProgramAnalysis) -> list[ProgramFix]:
+    """A program's fixes that could be tried (``ProgramAnalysis.could_try``), and how, per compiled function: none is
+    measured; ``inspector report`` and ``breaks`` measure them on a sample calling the function."""
+    return [ProgramFix(f.variant, text) for f in analysis.could_try
+            if (text := fix_words.program(f, analysis.sample.path))]
 
 
-def program_headlines(analysis: Analysis) -> list[FunctionHeadline]:
+def program_headlines(analysis: ProgramAnalysis) -> list[FunctionHeadline]:
     """A program's first lines: per compiled function that was called, its share of the run, what compiling cost
     against the time in it, its steady time per call, breaks and recompiles; the costliest first."""
     p, said = analysis.program, []
-    for v in sorted((v for v in p.functions if v.run.calls), key=lambda v: -v.run.total_s) if p else ():
+    for v in sorted((v for v in p.functions if v.run.calls), key=lambda v: -v.run.total_s):
         run = v.run
         inside = f", inside {' and '.join(run.kinds.inside)}'s calls" if run.kinds.inside else ""
-        share = f" ({run.total_s / p.wall_s:.0%} of the run{inside})" if p and p.wall_s else ""
+        share = f" ({run.total_s / p.wall_s:.0%} of the run{inside})" if p.wall_s else ""
         compiling = f", {seconds(run.compile_s)} of it compiling" if run.compile_s else ""
         steady = (f"; {seconds(v.timing.median_s)} per call over {_count(run.steady_calls, 'steady call')}"
                   if v.timing else "; no steady call to time")
@@ -421,15 +349,15 @@ def program_headlines(analysis: Analysis) -> list[FunctionHeadline]:
     return said
 
 
-def program_rows(analysis: Analysis) -> list[FunctionRow]:
+def program_rows(analysis: ProgramAnalysis) -> list[FunctionRow]:
     """A row per compiled function of a program's run, in the order it compiled them, those it never called last
     (a library's functions compiled at import)."""
     p = analysis.program
     rows = []
-    for v in sorted(p.functions, key=lambda v: not v.run.calls) if p else ():
-        split, eager = v.code.time_split, p.eager.get(v.id) if p else None
+    for v in sorted(p.functions, key=lambda v: not v.run.calls):
+        split, eager = v.code.time_split, p.eager.get(v.id)
         rows.append(FunctionRow(
-            v, where(v, analysis.files), v.run.total_s / p.wall_s if p and p.wall_s else None,
+            v, where(v, analysis.files), v.run.total_s / p.wall_s if p.wall_s else None,
             split.kernels_s / split.total_s if split and split.kernels_s is not None and split.total_s else None,
             eager, eager / v.timing.median_s if eager and v.timing else None))
     return rows

@@ -8,9 +8,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Literal, Optional, Union
 
-from inspector.model import (Analysis, Backend, BreakEven, ChildProcess, CompiledCode, FunctionRun, Kernel, LineStatus,
-                             NotTraced, ProgramFunction, Reason, ReasonKind, Recompile, Replay, SampleVariant, Status,
-                             Vectorized)
+from inspector.model import (Backend, BreakEven, ChildProcess, CompiledCode, FunctionRun, Kernel, LineStatus, NotTraced,
+                             ProgramAnalysis, ProgramFunction, Reason, ReasonKind, Recompile, Replay, SampleVariant,
+                             Status, Vectorized)
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
 
@@ -287,12 +287,10 @@ def _few(names: list[str], listed: int = 3) -> str:
     return ", ".join(names[:listed]) + (f" and {len(names) - listed} more" if len(names) > listed else "")
 
 
-def program_title(analysis: Analysis) -> str:
+def program_title(analysis: ProgramAnalysis) -> str:
     """What a program report is of, in its own words: "ga.py 5000 · exit status 0 · 7.20 s" for ``inspector run``,
     "inspector.inspect(fitness) · 1.52 s" for the Python API (which has no exit status)."""
     p = analysis.program
-    if p is None:
-        return analysis.sample.title
     if p.made_by == "run":
         return f"{analysis.sample.title} · exit status {p.exit} · {seconds(p.wall_s)}"
     return f"inspector.{p.made_by}({analysis.sample.title}) · {seconds(p.wall_s)}"

@@ -20,7 +20,7 @@ FIXES = "ten_genes-fixes"  # ten_genes at its default size: the layout and the t
 
 
 def _of(a, kind, vid=None):
-    return [f for f in fixes.candidates(a) if f.kind == kind and (vid is None or f.variant == vid)]
+    return [f for f in a.fixes if f.kind == kind and (vid is None or f.variant == vid)]
 
 
 def test_the_layout_and_the_tiling_heuristic_apply_to_strided_lines_the_heuristic_kept_scalar():
@@ -105,7 +105,7 @@ def test_each_fix_tried_is_matched_to_its_fix_with_its_side_by_side_speedup():
     record = load(record_path("2.13.0", FIXES)).to_json()
     rounds = record["rounds"]["variants"]
     a = analysis("2.13.0", FIXES)
-    tried = {f.tried.id: f for f in fixes.candidates(a) if f.tried}
+    tried = {f.tried.id: f for f in a.fixes if f.tried}
     assert set(tried) == {t["id"] for t in record["trials"]}
     for raw in record["trials"]:
         fix = tried[raw["id"]]
@@ -123,7 +123,7 @@ def test_each_fix_tried_is_matched_to_its_fix_with_its_side_by_side_speedup():
 
 def test_column_major_says_which_lines_are_now_vectorized():
     a = analysis("2.13.0", FIXES)
-    (fix,) = [f for f in fixes.candidates(a) if f.kind == FixKind.LAYOUT and f.tried]
+    (fix,) = [f for f in a.fixes if f.kind == FixKind.LAYOUT and f.tried]
     t = fix.tried
     g1 = line_of(a, "g1 = -105")
     before = next(e for e in a.variant(t.variant).code.lines if e.line == g1)
@@ -137,7 +137,7 @@ def test_column_major_says_which_lines_are_now_vectorized():
 
 def test_a_fix_is_advice_only_as_its_kind_and_its_measured_effect_say():
     a = analysis("2.13.0", FIXES)
-    found = fixes.candidates(a)
+    found = a.fixes
     assert all(fixes.advised(f) == f.tried.gain for f in found if f.tried)
     untried = [f for f in found if not f.tried]
     assert untried and all(fixes.advised(f) == (f.kind in fixes.ADVISED_UNTRIED) for f in untried)
@@ -188,7 +188,7 @@ def test_a_program_says_what_could_be_tried_and_how_not_measured():
     a = analyze(RawRecord.from_json(record))
     said = views.program_fixes(a)
     assert said and all(f.function == "fitness" for f in said)
-    assert fixes.to_try(a, fixes.TRYABLE) == []  # a program runs as it is
+    assert all(f.tried is None for f in a.fixes)  # a program runs as it is: nothing tried
     text = renderer("text").program(a)
     assert "Could be tried (not measured" in text and "capture_scalar_outputs = True" in text
     assert "dynamic=False" in text and "its argument pop column-major" in text
@@ -196,7 +196,7 @@ def test_a_program_says_what_could_be_tried_and_how_not_measured():
 
 def test_one_advice_for_several_variants_says_each_variants_measured_effect():
     a = analysis("2.13.0", "knapsack_breaks")  # static shapes tried on both compiled variants
-    static = [f for f in fixes.candidates(a) if f.kind == FixKind.STATIC and f.tried]
+    static = [f for f in a.fixes if f.kind == FixKind.STATIC and f.tried]
     assert {f.variant for f in static} == {"numpy-compiled-cpu", "torch-compiled-cpu"}
     (change,) = [c for c in views.changes(a) + views.tried_without_gain(a) if c.text == fix_words.advice(static[0])]
     assert {(at.variant, at.tried) for at in change.at} == {(f.variant, fix_words.trial(f.tried)) for f in static}
@@ -210,7 +210,7 @@ def test_one_advice_for_several_variants_says_each_variants_measured_effect():
 
 def test_a_fix_tried_once_for_every_variant_stays_no_gain_for_all_and_each_line_links_to_its_variant():
     a = analysis("2.13.0", "ten_genes")  # the layout tried on numpy-compiled-cpu only: no gain
-    layout = [f for f in fixes.candidates(a) if f.kind == FixKind.LAYOUT]
+    layout = [f for f in a.fixes if f.kind == FixKind.LAYOUT]
     assert len(layout) == 2 and [f.variant for f in layout if f.tried] == ["numpy-compiled-cpu"]
     (change,) = [c for c in views.tried_without_gain(a) if c.text == fix_words.advice(layout[0])]
     assert [at.variant for at in change.at] == ["numpy-compiled-cpu"]  # said where it was tried
@@ -321,8 +321,9 @@ def test_a_breaks_advice_is_torchs_hint_where_it_gave_one_said_as_torchs_and_not
         "Please report an issue to PyTorch.",
         "you can try adding it to `torch._dynamo.config.reorderable_logging_functions`."])
     assert fixes.torch_hints(logging) == logging.hints[1:]
-    assert fix_words.rewrite(logging) == ("Remove the print from the compiled function. Torch's hint: you can try "
-                                          "adding it to `torch._dynamo.config.reorderable_logging_functions`.")
+    assert fix_words.rewrite(logging, fixes.torch_hints(logging)) == (
+        "Remove the print from the compiled function. Torch's hint: you can try adding it to "
+        "`torch._dynamo.config.reorderable_logging_functions`.")
     # torch's hint to remove a call the break's line does not make (the call is in torch's code below it): not said
     removing = dataclasses.replace(b, fix=None, hints=["Remove the `torch._dynamo.graph_break()` call."])
     assert fixes.torch_hints(removing) == [] and not fixes.has_rewrite(removing)

@@ -30,7 +30,7 @@ def test_a_row_gives_the_fastest_variant_and_the_best_compiled_against_the_faste
     assert f"<strong>{ratio(vs)}</strong>" in row
     assert f"{seconds(times[head.compiled])} vs <code>{head.eager}</code> {seconds(times[head.eager])}" in row
     assert f'data-sort="{vs}"' in row  # the column sorts by the figure it shows
-    assert "2.13.0+cpu" in row and a.created[:10] in row
+    assert "2.13.0+cpu" in row and a.record.created[:10] in row
     assert '<td data-sort="0" class="small" data-label="status">ok<' in row
     # where the report cautions about the machine, so does the row
     assert ("timed on a busy machine: see the report's caution" in row) == bool(views.caution(a))

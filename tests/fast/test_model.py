@@ -67,8 +67,8 @@ def test_every_json_output_carries_its_format_and_plain_strings():
 
 
 def _output_types():
-    """Every dataclass an Analysis or a BreaksView holds, by its fields' types."""
-    found, todo = [], [model.Analysis, model.BreaksView]
+    """Every dataclass a run's analysis (a sample's, a program's) or a BreaksView holds, by its fields' types."""
+    found, todo = [], [model.SampleAnalysis, model.ProgramAnalysis, model.BreaksView]
     while todo:
         t = todo.pop()
         if dataclasses.is_dataclass(t) and t not in found:

@@ -12,8 +12,16 @@ import pytest
 from conftest import ROOT
 from inspector.rewrite import (ChangeKind, Declined, Dialect, Reason, Rewrite, Row, Topic, Verdict, check,
                                program_from_sources, read_program, rewrite_breaks, vectorize)
+from inspector.analysis.rewrites import check_of
+from inspector.raw import RawRewriteCheck
 from inspector.render import rewrites as words
+from inspector.rewrite.codec import to_json
 from fast.rewrite_cases import OUTSIDE, SUBSET, helper_module, line_in_file, namespace, population, program
+
+
+def said(result):
+    """A check in words, as a report says it: the rewriter's Check as the record keeps it, then as analysed."""
+    return words.check(check_of(RawRewriteCheck.from_json(to_json(result))))
 
 
 def sample(stem):
@@ -28,9 +36,9 @@ def test_each_construct_is_rewritten_and_matches_on_random_populations(case):
     ast.parse(rewrite.program_source)
     for seed in (0, 1):
         result = check(rewrite, program(body), namespace(body), population(seed=seed))
-        assert result.verdict is Verdict.MATCHED, (words.check(result), rewrite.source)
+        assert result.verdict is Verdict.MATCHED, (said(result), rewrite.source)
         if case != "an if on constants kept":  # whose other arms no population takes: said unchecked
-            assert not result.unchecked, words.check(result)  # the populations take every branch of the cases
+            assert not result.unchecked, said(result)  # the populations take every branch of the cases
     loops = [n for n in ast.walk(ast.parse(rewrite.source)) if isinstance(n, ast.For)]
     assert not loops or case == "a loop over constants kept"  # loops over the genes are reductions
 
@@ -79,7 +87,7 @@ def test_a_python_raise_fails_the_check_with_the_individual():
     result = check(rewrite, program(body), namespace(body), pop)
     assert result.verdict is Verdict.FAILED and result.mismatch.individual == 7 and result.mismatch.raised
     assert "ZeroDivisionError" in result.mismatch.expected
-    assert words.check(result).startswith("failed: individual 7 differs (fitness raised ZeroDivisionError")
+    assert said(result).startswith("failed: individual 7 differs (fitness raised ZeroDivisionError")
 
 
 def test_a_negative_base_to_a_fractional_power_fails_the_check():
@@ -115,7 +123,7 @@ def test_a_branch_no_individual_took_is_named_unchecked():
     assert result.verdict is Verdict.MATCHED and result.unchecked
     first = line_in_file(3)
     assert (first, True) in {(a.branch.line, a.taken) for a in result.unchecked}  # x < -1 never true at 0
-    assert f"unchecked (taken by none): line {first} `x < -1` true" in words.check(result)
+    assert f"unchecked (taken by none): line {first} `x < -1` true" in said(result)
 
 
 def test_a_large_population_is_checked_on_a_sample_and_a_witness_of_each_branch_the_sample_missed():
@@ -135,7 +143,7 @@ def test_a_large_population_is_checked_on_a_sample_and_a_witness_of_each_branch_
     assert (result.evaluations, result.drawn.population, result.drawn.sample, result.drawn.witnesses) == (
         2001, 50_000, 2000, 1)
     assert result.drawn.looked_at <= rare[0] + 1  # it stopped at the witness, the first of the others to take it
-    assert words.check(result) == (
+    assert said(result) == (
         f"matches fitness on 2,001 of 50,000 individuals (2,000 spread evenly over them, and 1 more that took a branch "
         f"those did not, found among {result.drawn.looked_at:,} others); every branch taken by some individual")
     whole = check(rewrite, program(body), namespace(body), pop)  # without a sample: every individual, as before
@@ -154,7 +162,7 @@ def test_a_sampled_check_that_fails_names_the_individual_by_its_place_in_the_pop
     pop[place, 0] = np.nan
     result = check(rewrite, program(body), namespace(body), pop, sample=500)
     assert result.verdict is Verdict.FAILED and result.mismatch.individual == place
-    assert words.check(result).endswith(f"; 1 of the {result.evaluations:,} checked differ in all")
+    assert said(result).endswith(f"; 1 of the {result.evaluations:,} checked differ in all")
 
 
 def test_a_branch_no_individual_takes_is_said_unchecked_with_how_many_a_sampled_check_ran():
@@ -162,7 +170,7 @@ def test_a_branch_no_individual_takes_is_said_unchecked_with_how_many_a_sampled_
     result = check(vectorize(program(body), "fitness", Dialect.NUMPY), program(body), namespace(body),
                    np.zeros((3000, 5)), sample=1000)
     assert result.verdict is Verdict.MATCHED and result.unchecked and result.drawn.looked_at == 2000
-    assert "unchecked (taken by none of the 3,000 individuals your code ran on): line" in words.check(result)
+    assert "unchecked (taken by none of the 3,000 individuals your code ran on): line" in said(result)
 
 
 def test_an_integer_population_and_its_dtype_are_said():
@@ -170,7 +178,7 @@ def test_an_integer_population_and_its_dtype_are_said():
     pop = np.random.default_rng(0).integers(-3, 4, size=(50, 5))
     result = check(vectorize(program(body), "fitness", Dialect.NUMPY), program(body), namespace(body), pop)
     assert result.verdict is Verdict.MATCHED and "int64 population: Python's ints never overflow" in \
-        words.check(result)
+        said(result)
 
 
 def test_a_helper_of_the_sample_s_own_module_is_rewritten_and_imported_from():

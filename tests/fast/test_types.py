@@ -1,18 +1,20 @@
 """One type per thing, each built once, whole: a sample's variant, a program's function, a sweep's size and a fix
 tried are separate types; their compiled code is one value built by one function from raw pieces (a fix tried
 included, with no fake variant); and the shape the code keeps: no analysis-model dataclass over 20 fields, no
-function of the analysis over 60 lines, no module of collect or the probe importing the analysis, and no import
-cycle (a lazy import included)."""
+function of the analysis over 60 lines, no module of collect, the probe or the renderers importing the analysis, no
+branch on a run being a program's, and no import cycle (a lazy import included)."""
 
 import ast
 import dataclasses
 import inspect
+import re
 
 from conftest import ROOT, analysis, record_path
 from inspector import model
 from inspector.analysis import compiled, lines
 from inspector.analysis.variants import location_of, target_of
-from inspector.model import CompiledCode, ProgramFunction, SampleVariant, SweepEntry, TrialResult
+from inspector.model import (CompiledCode, ProgramAnalysis, ProgramFunction, SampleAnalysis, SampleVariant, SweepEntry,
+                             TrialResult)
 from inspector.record import load
 
 MAX_FIELDS = 20
@@ -25,18 +27,60 @@ def _context(a):
 def test_no_dataclass_of_the_analysis_model_has_more_than_20_fields():
     found = {name: len(dataclasses.fields(t)) for name, t in vars(model).items()
              if isinstance(t, type) and dataclasses.is_dataclass(t)}
-    assert "SampleVariant" in found and "Analysis" in found
+    assert {"SampleVariant", "SampleAnalysis", "ProgramAnalysis"} <= set(found)
     assert {name: n for name, n in found.items() if n > MAX_FIELDS} == {}
 
 
-def test_collect_and_the_probe_import_nothing_from_the_analysis():
+def test_collect_the_probe_and_the_renderers_import_nothing_from_the_analysis():
+    """Collect and the probe come before the analysis; the renderers read what it stored (``inspector.model``)."""
     found = []
-    for folder in ("collect", "probe"):
+    for folder in ("collect", "probe", "render"):
         for path in sorted((ROOT / "inspector" / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else [
                     f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []
                 found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.startswith("inspector.analysis")]
+    assert not found
+
+
+def _conditions(tree):
+    """Every expression of ``tree`` a branch is taken on: an if's, a conditional expression's, a loop's, a
+    comprehension's, each operand of ``and``/``or``, what ``bool()`` is asked of."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+            yield node.test
+        elif isinstance(node, ast.comprehension):
+            yield from node.ifs
+        elif isinstance(node, ast.BoolOp):
+            yield from node.values
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "bool":
+            yield from node.args
+
+
+def _tested(condition):
+    """What a condition asks the truth of: ``x`` of ``x``, ``not x``, ``x is None`` and ``x is not None``."""
+    if isinstance(condition, ast.UnaryOp) and isinstance(condition.op, ast.Not):
+        return _tested(condition.operand)
+    if isinstance(condition, ast.Compare) and isinstance(condition.ops[0], (ast.Is, ast.IsNot)):
+        return condition.left
+    return condition
+
+
+def test_no_branch_on_whether_a_run_is_a_programs_in_the_analysis_or_the_renderers():
+    """A sample's run and a program's are two types (``SampleAnalysis``, ``ProgramAnalysis``): code dispatches on the
+    type, never on a ``program`` being there. Only ``analyze`` reads the raw record's (``record.program``) to pick
+    the one to make."""
+    found = []
+    for folder in ("analysis", "render"):
+        for path in sorted((ROOT / "inspector" / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found += [f"{path.relative_to(ROOT)}:{n.lineno}: {ast.unparse(n)}" for n in map(_tested, _conditions(tree))
+                      if isinstance(n, ast.Attribute) and n.attr == "program"
+                      and not (isinstance(n.value, ast.Name) and n.value.id == "record")]
+    for path in sorted((ROOT / "inspector" / "render" / "templates").glob("*.j2")):
+        text = path.read_text(encoding="utf-8")
+        found += [f"{path.relative_to(ROOT)}: {m}" for m in re.findall(r"{[{%][^}]*\bif\b[^}]*\.program\b[^}]*[}%]}",
+                                                                        text)]
     assert not found
 
 
@@ -81,8 +125,10 @@ def test_no_import_cycle_not_even_through_a_lazy_import():
 
 def test_a_samples_variants_a_programs_functions_and_a_sweeps_sizes_are_types_of_their_own():
     sample, program = analysis("2.13.0", "ten_genes-fixes"), analysis("2.13.0", "ga")
-    assert sample.variants and all(type(v) is SampleVariant for v in sample.variants) and sample.program is None
-    assert program.variants == () and all(type(f) is ProgramFunction and f.run for f in program.program.functions)
+    assert type(sample) is SampleAnalysis and type(program) is ProgramAnalysis  # one value per run kind
+    assert sample.variants and all(type(v) is SampleVariant for v in sample.variants)
+    assert not hasattr(sample, "program") and not hasattr(program, "variants")
+    assert all(type(f) is ProgramFunction and f.run for f in program.program.functions)
     eager = sample.variant("numpy")
     assert eager.code == CompiledCode() and eager.trials == ()  # an eager variant compiled nothing
     swept = analysis("2.13.0", "trig").sweep
