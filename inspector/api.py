@@ -497,7 +497,8 @@ def _trial(fix: Fix, timed: bool) -> Trial:
     probe times it on its own)."""
     spec = fix.spec
     assert spec is not None, "fixes.to_try gives only fixes inspector can try"
-    found = {"id": fix.id, "variant": fix.variant, "fix": spec.name, "layout": spec.layout, "config": list(spec.config),
+    found = {"id": fix.id, "variant": fix.variant, "fix": spec.name, "kind": fix.kind.value, "layout": spec.layout,
+             "config": list(spec.config),
              "compile_options": dict(spec.compile_options), "sizes": list(spec.sizes)}
     return Trial.from_json(dict({k: v for k, v in found.items() if v}, time=not timed))
 

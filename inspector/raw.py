@@ -644,6 +644,7 @@ class RawTrial(Raw):
     id: Optional[str] = None
     variant: Optional[str] = None
     fix: Optional[str] = None
+    kind: Optional[str] = None  # the kind of the fix it tried (a FixKind's value): a rewrite's run has none
     layout: Optional[str] = None
     config: Optional[list[Any]] = None
     compile_options: Optional[JSON] = None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from inspector.errors import InspectorError
+from inspector.model.fixes import TILING_OFF
 from inspector.raw import RawRecord
 
 SCHEMA = "inspector.record/2"
@@ -90,7 +91,19 @@ def load(path: Union[str, Path]) -> RawRecord:
     problem = _invalid(data)
     if problem:
         raise RecordError(f"{path}: not a valid record: {problem}")
-    return RawRecord.from_json(migrate(data) if data["schema"] == SCHEMA_1 else data)
+    return RawRecord.from_json(trial_kinds(migrate(data) if data["schema"] == SCHEMA_1 else data))
+
+
+def trial_kinds(data: dict[str, Any]) -> dict[str, Any]:
+    """A record whose fixes tried (``trials``, a rewrite's runs aside) were made before each carried the kind of its
+    fix, with it: read off how the trial was made, as those versions did (a layout, compile options: static shapes,
+    the tiling heuristic's item, else a flag)."""
+    def kind(t: dict[str, Any]) -> str:
+        return "layout" if t.get("layout") else "static" if t.get("compile_options") else "tiling" if t.get(
+            "config") == [TILING_OFF] else "flag"
+    trials = [t if "kind" in t or t.get("rewrite") or t.get("numba") else dict(t, kind=kind(t))
+              for t in data.get("trials") or []]
+    return dict(data, trials=trials) if trials else data
 
 
 def _invalid(data: dict[str, Any]) -> Optional[str]:

@@ -22,12 +22,11 @@ from inspector.analysis import rounds
 from inspector.model import (Change, ChangeAt, CompiledCode, Fix, FixKind, GraphBreak, LineRef, LineStatus,
                              LineVerdict, ProgramFunction, Recompilation, SampleAnalysis, SampleVariant, SizeCompared,
                              Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized, WarningKind)
-from inspector.model.fixes import Where
+from inspector.model.fixes import TILING_OFF, Where
 from inspector.raw import RawTrial
 
 Unit = Union[SampleVariant, ProgramFunction]
 Tried = dict[tuple[str, str], TrialResult]  # {(variant id, trial name): what trying it measured}
-TILING_OFF = "cpp.enable_tiling_heuristics=False"
 HEURISTIC = ("non-contiguous", "small-inner-range")  # the branches of Inductor's tiling that the heuristic took
 SCALAR = (Vectorized.NONE, Vectorized.SOME)  # a line with C++ units left scalar
 SIZE_GUARD = "size mismatch"  # torch's words for a guard on a tensor's size
@@ -400,15 +399,6 @@ def spec_of(raw: RawTrial) -> TrialSpec:
                      dict(raw.compile_options or {}), tuple(s.population or 0 for s in raw.sizes or []))
 
 
-def kind_of(spec: TrialSpec) -> FixKind:
-    """The kind of fix a trial made: the population's layout, static shapes, the tiling heuristic, or a flag."""
-    if spec.layout:
-        return FixKind.LAYOUT
-    if spec.compile_options:
-        return FixKind.STATIC
-    return FixKind.TILING if spec.config == (TILING_OFF,) else FixKind.FLAG
-
-
 def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_timing: Optional[Timing],
            after: CompiledCode) -> TrialResult:
     """What a trial measured: ``before`` the CompiledCode of the variant it changed (``timing``: its Timing),
@@ -424,7 +414,8 @@ def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_
     ok = raw.status == Status.OK and raw.matches_variant is not False
     spec = spec_of(raw)
     return TrialResult(
-        id=raw.id or "", variant=raw.variant or "", kind=kind_of(spec), spec=spec, status=Status(raw.status or "error"),
+        id=raw.id or "", variant=raw.variant or "", kind=FixKind(raw.kind), spec=spec,
+        status=Status(raw.status or "error"),
         error=raw.error, matches=raw.matches_variant, mismatch=raw.mismatch, speedup=speedup, spread=spread,
         rounds=len(side[2]) if side else 0, median_before_s=timing.median_s if timing else None,
         median_after_s=after_timing.median_s if after_timing else None, effect=_effect(before, after),

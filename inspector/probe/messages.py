@@ -194,7 +194,7 @@ class Round(Message):
 
 @dataclass(frozen=True, kw_only=True)
 class Trial(Message):
-    """Try one fix on ``variant`` (``inspector.probe.trials``): ``layout`` ("column-major"), ``config``
+    """Try one fix (of ``kind``) on ``variant`` (``inspector.probe.trials``): ``layout`` ("column-major"), ``config``
     [KEY=VALUE], ``compile_options`` {keyword: value}, ``sizes`` (population sizes to call it at afterwards),
     ``time`` (timed by the probe: no rounds follow)."""
 
@@ -202,6 +202,7 @@ class Trial(Message):
     id: Optional[str] = None
     variant: Optional[str] = None
     fix: Optional[str] = None
+    kind: Optional[str] = None  # the kind of the fix it tries (a FixKind's value), as it was asked for
     layout: Optional[str] = None
     config: Optional[list[str]] = None
     compile_options: Optional[dict[str, Any]] = None

@@ -3,6 +3,7 @@ what each fix tried measured (matched to its Fix), which a run tries, and that a
 its measured effect say."""
 
 import dataclasses
+import json
 import statistics
 from html import escape
 
@@ -331,3 +332,15 @@ def test_a_breaks_advice_is_torchs_hint_where_it_gave_one_said_as_torchs_and_not
     unknown = dataclasses.replace(b, cause="unsupported", fix=None, hints=["Please report an issue to PyTorch."])
     assert not fixes.has_rewrite(unknown)
     assert parse_breaks.cause_of("Unsupported method call").fix is None  # no guessed rewrite
+
+
+def test_each_trial_keeps_the_kind_of_fix_it_was_asked_for_and_an_older_record_gets_it_on_loading(tmp_path):
+    a = analysis("2.13.0", "knapsack_breaks")
+    assert all(f.kind == f.tried.kind for f in a.fixes if f.tried)
+    assert {f.kind for f in a.fixes if f.tried} >= {FixKind.FLAG, FixKind.STATIC}
+    record = json.loads(record_path("2.13.0", "ten_genes").read_text(encoding="utf-8"))
+    asked = {t["id"]: t.pop("kind") for t in record["trials"]}  # as inspector wrote them before trials carried it
+    old = tmp_path / "ten_genes.json"
+    old.write_text(json.dumps(record), encoding="utf-8")
+    assert {t.id: t.kind for t in load(old).trials} == asked == {"numpy-compiled-cpu~tiling-off": "tiling",
+                                                                "numpy-compiled-cpu~column-major": "layout"}
