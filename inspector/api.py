@@ -25,6 +25,7 @@ then compile again on their next call).
 import contextlib
 import html
 import linecache
+import os
 import re
 import shlex
 import shutil
@@ -39,7 +40,7 @@ from inspector import envs as envs_mod
 from inspector.analysis import analyze, breaks as breaks_mod, compare as compare_mod, fixes as fixes_mod
 from inspector.collect import CollectError, Session, sweep_point
 from inspector.collect.files import from_disk
-from inspector.collect.program import collect_program, program_record
+from inspector.collect.program import collect_program, program_record, with_experiments
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
 from inspector.model import Analysis, BreaksView, Fix, FixKind
 from inspector.collect.progress import Event, RoundStarted, RunStarted
@@ -563,19 +564,29 @@ class _Progress:
         return detail
 
 
-def capture(name="capture"):
+def capture(name="capture", *, hotspots=True, budget=None):
     """Track every function compiled with ``torch.compile`` inside the block; yields the Report, filled at its
-    end (also when the block raises)."""
-    return _capture(name, "capture")
+    end (also when the block raises). ``hotspots``: where the block's own time went (the code in its caller's folder),
+    and, once it has ended without raising, the experiment on its hot functions' inputs within ``budget`` seconds
+    (None: the probe's default), as ``run`` does for a program."""
+    folder = os.path.dirname(os.path.abspath(sys._getframe(1).f_code.co_filename)) if hotspots else None
+    return _capture(name, "capture", folder, budget)
 
 
 @contextlib.contextmanager
-def _capture(name, made_by):
+def _capture(name, made_by, folder=None, budget=None):
+    """Track the block's compiled functions; with ``folder``, also where the time of the code there went."""
+    from inspector.probe.hotspots import Hotspots
     from inspector.probe.program import Tracker, header
+    from inspector.probe.replay import DEFAULT_BUDGET_S
     report = Report(name)
     started = header(name, False, None, [], measure_bandwidth=False)  # a cached figure only: no 512 MiB copy here
     tracker = Tracker()
     tracker.install()
+    if folder:
+        tracker.hotspots = Hotspots([folder], skip=tracker.by_key.__contains__)
+        tracker.budget = DEFAULT_BUDGET_S if budget is None else budget
+        tracker.hotspots.install()
     status = 0
     try:
         report._tracker = tracker
@@ -585,6 +596,8 @@ def _capture(name, made_by):
         raise
     finally:
         end = tracker.end(status)
+        if not status:
+            end = with_experiments(end, tracker.experimented(status))
         tracker.uninstall()
         del report._tracker
         report.record = _record(started, end, status, made_by)

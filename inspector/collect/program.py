@@ -23,7 +23,7 @@ from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramReplay,
                                       ProgramTarget, Unknown, read)
-from inspector.raw import JSON, RawChild, RawProbeMessages, RawProgram, RawRecord, RawVariant
+from inspector.raw import JSON, RawChild, RawExperiment, RawProbeMessages, RawProgram, RawRecord, RawVariant
 from inspector.record import SCHEMA
 
 
@@ -82,11 +82,14 @@ def _replayed(messages: list[Message | Unknown]) -> Optional[ProgramEnd]:
     if end and replayed and replayed.functions:
         end = end.but(functions=[f.but(run=f.run.but(replay=replayed.functions[f.id or ""]))
                                  if f.run and f.id in replayed.functions else f for f in end.functions or []])
-    if end and replayed and replayed.experiments:
-        done = replayed.experiments
-        end = end.but(hotspots=[h.but(experiment=done[h.id or ""]) if h.id in done else h
-                                for h in end.hotspots or []])
-    return end
+    return with_experiments(end, replayed.experiments) if end and replayed else end
+
+
+def with_experiments(end: ProgramEnd, done: Optional[dict[str, RawExperiment]]) -> ProgramEnd:
+    """``end`` with each hot function's experiment (``done``: by the function's id) beside its facts."""
+    if not done:
+        return end
+    return end.but(hotspots=[h.but(experiment=done[h.id or ""]) if h.id in done else h for h in end.hotspots or []])
 
 
 def _messages(results: Path) -> list[Message | Unknown]:

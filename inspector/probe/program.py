@@ -31,7 +31,7 @@ import traceback
 from inspector.probe import experiment, frames, replay
 from inspector.probe.hotspots import Hotspots
 from inspector.probe.messages import ProgramEnd, ProgramHeader, ProgramReplay, ProgramTarget, Writer
-from inspector.raw import RawEnv, RawExperiment, RawReplay, RawVariant
+from inspector.raw import RawEnv, RawExperiment, RawHotspot, RawReplay, RawVariant
 from inspector.record import compile_key
 
 MAX_SAMPLES = 10_000  # per-call durations kept per function and kind (their count and sum are always kept)
@@ -416,7 +416,8 @@ class Tracker:
         self._outside(self.capture.take())
         return ProgramEnd(exit=status, wall_s=wall_s, outside=dict(self.outside_counts),
                           functions=[RawVariant.from_json(f.facts()) for f in self.functions],
-                          hotspots=hot, profile_problems=(self.hotspots.problems or None) if self.hotspots else None)
+                          hotspots=[RawHotspot.from_json(h) for h in hot] if hot is not None else None,
+                          profile_problems=(self.hotspots.problems or None) if self.hotspots else None)
 
     def replayed(self, status: int, why: str | None = None) -> ProgramReplay:
         """Each called function's replay facts (its ``run.replay``), replayed now that the program has finished (not
