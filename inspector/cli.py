@@ -23,7 +23,7 @@ from inspector.model import Analysis
 from inspector.probe.replay import DEFAULT_BUDGET_S
 from inspector.record import write_atomic
 from inspector.render import renderer
-from inspector.render.json import NUMBER, OLDER
+from inspector.render.json import NUMBER, OLDER, WRITTEN
 from inspector.render.comparison import regression
 
 INDEX = "index.html"  # the index of a folder's reports, beside them
@@ -374,8 +374,8 @@ def render(
     """Analyse a record again with this version of inspector, re-render its HTML report and print its summary."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
-    if number is not None and (fmt != "json" or number not in (NUMBER, *OLDER)):
-        fail(f"--json-format {number}: expected {' or '.join(map(str, (NUMBER, *OLDER)))}, with --format json")
+    if number is not None and (fmt != "json" or number not in WRITTEN):
+        fail(f"--json-format {number}: expected {' or '.join(map(str, WRITTEN))}, with --format json")
     raise typer.Exit(_publish(api.render(record_path), out or record_path.parent, fmt, verbose, record=False,
                               number=number))
 

@@ -47,6 +47,7 @@ def _format_2(data: dict[str, Any]) -> dict[str, Any]:
 EXTRAS: dict[str, type] = {"report": ReportExtras, "program": ProgramExtras}
 # the older formats still written, each from the current format's output
 OLDER: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _format_2}
+WRITTEN = (NUMBER, *OLDER)  # the formats this version writes, the current one first
 
 
 class JsonRenderer(Renderer):
@@ -55,8 +56,8 @@ class JsonRenderer(Renderer):
     def __init__(self, number: Optional[int] = None) -> None:
         """``number``: the format to write (default: the current one, ``inspector.model.FORMAT``)."""
         number = number or NUMBER
-        if number != NUMBER and number not in OLDER:
-            raise ValueError(f"JSON format {number}: this version writes {', '.join(map(str, [NUMBER, *OLDER]))}")
+        if number not in WRITTEN:
+            raise ValueError(f"JSON format {number}: this version writes {' or '.join(map(str, WRITTEN))}")
         self.number = number
 
     def report(self, analysis: Analysis) -> str:

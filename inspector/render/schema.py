@@ -80,7 +80,7 @@ def _type(t: Any, defs: Defs) -> Schema:
         return _ref(t, defs)
     if origin in (Union, types.UnionType):
         return _union([_type(a, defs) for a in args])
-    if origin is list or origin is tuple and args[-1] is Ellipsis:
+    if origin is list or (origin is tuple and args[-1] is Ellipsis):
         return {"type": "array", "items": _type(args[0], defs)}
     if origin is tuple:
         return {"type": "array", "prefixItems": [_type(a, defs) for a in args], "items": False,

@@ -8,7 +8,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-from conftest import FIXTURES, RECORDS, ROOT, VERSIONS, analysis
+from conftest import FIXTURES, RECORDS, ROOT, VERSIONS, analysis, record_path
 from inspector import api
 from inspector.analysis import analyze, compare
 from inspector.cli import app
@@ -114,3 +114,11 @@ def test_format_2_is_format_3_with_the_run_end_at_the_top(stem):
         "format": "inspector.analysis/2"}
     with pytest.raises(ValueError, match="JSON format 1"):
         renderer("json", number=1)
+
+
+def test_render_writes_format_2_on_request_and_refuses_a_format_it_cannot_write(tmp_path):
+    args = ["render", str(record_path("2.13.0", "trig")), "-o", str(tmp_path), "-f", "json", "--json-format"]
+    said = CliRunner().invoke(app, [*args, "2"])
+    assert said.exit_code == 0 and json.loads(said.stdout)["format"] == "inspector.analysis/2"
+    refused = CliRunner().invoke(app, [*args, "1"])
+    assert "--json-format 1: expected 3 or 2" in str(refused.exception)  # main() says it, exit 2
