@@ -38,7 +38,8 @@ def text() -> str:
 def schema() -> Schema:
     """The current format's schema: one of the outputs, each an object of its value's fields and its extras."""
     defs: Defs = {}
-    outputs = {name: _output(name, defs) for name, f in vars(Renderer).items() if inspect.isfunction(f)}
+    outputs = {name: _output(name, defs) for name, f in vars(Renderer).items()
+               if inspect.isfunction(f) and not name.startswith("_")}
     clash = set(outputs) & set(defs)
     if clash:
         raise TypeError(f"types named as outputs: {sorted(clash)}")
