@@ -5,6 +5,7 @@
     print(inspector.breaks("samples/knapsack_breaks.py").text())
     inspector.compare("a.json", "b.json").save()                      # <stem>-compare.html beside a.json
     inspector.render("reports/trig.json")                             # a record analysed again by this version
+    inspector.schema()                                                # the JSON Schema of .json()'s output
     program = inspector.run("samples/programs/ga.py", ["5000"])       # a program run as it is, as `inspector run`
 
     with inspector.capture() as report:
@@ -51,6 +52,7 @@ from inspector.rewrite import Dialect, read_program
 from inspector.rewrite import plan as rewrite_plan
 from inspector.record import load, redact as redact_record, save, write_atomic
 from inspector.render import renderer
+from inspector.render import schema as schema_mod
 from inspector.render.words import seconds
 
 
@@ -102,9 +104,9 @@ class Report:
         return self.text(color) if self.analysis.program else renderer("text", full=False, color=color).report(
             self.analysis)
 
-    def json(self):
-        """The analysis as JSON (``--format json``)."""
-        return self._view(renderer("json"))
+    def json(self, number=None):
+        """The analysis as JSON (``--format json``); ``number``: an older format still written (``--json-format``)."""
+        return self._view(renderer("json", number=number))
 
     def save_record(self, folder):
         """Write ``<name>.json`` (the record) and ``<name>.trace/`` (torch's trace logs, when any) into ``folder``;
@@ -160,8 +162,8 @@ class Breaks(Report):
     def text(self, color=False):
         return renderer("text", color=color).breaks(self.view)
 
-    def json(self):
-        return renderer("json").breaks(self.view)
+    def json(self, number=None):
+        return renderer("json", number=number).breaks(self.view)
 
 
 @dataclass(frozen=True)
@@ -326,6 +328,12 @@ def render(record_path):
     """A record written by ``report``, ``run`` or ``compare``, analysed again by this version: its Report."""
     path = Path(record_path)
     return Report(path.stem, load(path))
+
+
+def schema() -> str:
+    """The JSON Schema (draft 2020-12) of the JSON this version prints (``.json()``, ``--format json``), as the
+    package ships it: the current format's (``inspector schema``)."""
+    return schema_mod.path().read_text(encoding="utf-8")
 
 
 def compare(*paths, runs=(), config=(), compile_options=(), population=None, variants=(), envs=None, packages=(),
