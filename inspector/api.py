@@ -35,7 +35,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 
 from inspector import envs as envs_mod
 from inspector.analysis import analyze, breaks as breaks_mod, compare as compare_mod, fixes as fixes_mod
@@ -45,7 +45,7 @@ from inspector.collect.program import collect_program, program_record, with_expe
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
 from inspector.model import Analysis, BreaksView, Fix, FixKind, Regression
 from inspector.model import Comparison as Compared
-from inspector.collect.progress import Event, RoundStarted, RunStarted
+from inspector.collect.progress import Event, RoundStarted, RunStarted, Progress as Events
 from inspector.probe import sample as contract
 from inspector.probe.messages import Compiled, Header, ProgramEnd, ProgramHeader, Trial, VariantResult
 from inspector.raw import RawCapture, RawEnv, RawRecord, RawRewrite, RawSample
@@ -57,6 +57,10 @@ from inspector.render import schema as schema_mod
 from inspector.render.base import Renderer
 from inspector.render.words import seconds
 
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import Unpack
 if TYPE_CHECKING:
     from inspector.probe.program import Tracker
 
@@ -498,8 +502,25 @@ def interpreter(torch: Optional[str], envs: Optional[PathLike] = None, packages:
     return envs_mod.interpreter(envs_mod.parse(torch), envs, base, packages, say=progress or _quiet) if torch else base
 
 
+class SessionOptions(TypedDict, total=False):
+    """``measure``'s keywords, ``inspector.collect.Session``'s (its docstring says each)."""
+
+    population: Optional[int]
+    only: Optional[list[str]]
+    compile_options: Sequence[str]
+    timeout: float
+    trace_dir: Optional[Path]
+    budget: float
+    seed: int
+    sizes: Sequence[int]
+    kernel_times: bool
+    triton_preview: bool
+    rtol: Optional[float]
+    progress: Events
+
+
 def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str]]], *,
-            fixes: Sequence[FixKind] = (), rounds: int = 0, **options: Any) -> list[RawRecord]:
+            fixes: Sequence[FixKind] = (), rounds: int = 0, **options: Unpack[SessionOptions]) -> list[RawRecord]:
     """The raw records of ``sample``'s runs (``runs``: (interpreter or None, config items)), each with the fixes of
     the kinds ``fixes`` that apply to its variants tried on its live probe, then every run timed again in ``rounds``
     alternating rounds: the one way through collect (``inspector.collect.Session``) -> analyze -> the fixes that
