@@ -32,6 +32,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -704,3 +705,14 @@ def _source(path: str) -> Optional[str]:
     """A file's text from the disk, else from linecache (a notebook cell's code)."""
     text = from_disk(path)
     return text if text is not None else "".join(linecache.getlines(path)) or None
+
+
+class _RenderPackage(types.ModuleType):
+    """The renderers' subpackage, ``inspector.render``: importing this module binds it to that name of the package,
+    where the API's ``render`` is expected; called, it is this module's ``render``."""
+
+    def __call__(self, record_path: PathLike) -> Report:
+        return render(record_path)
+
+
+sys.modules["inspector.render"].__class__ = _RenderPackage

@@ -5,6 +5,7 @@ import ast
 import dataclasses
 import inspect
 import re
+import sys
 import types
 import typing
 
@@ -95,3 +96,12 @@ def test_each_class_has_the_methods_and_fields_the_page_says():
             assert [_flat(ast.unparse(n)) for n in node.body if isinstance(n, ast.AnnAssign)] == [
                 _flat(f) for f in fields], name
 
+
+
+def test_inspector_render_stays_the_api_function_once_the_renderers_are_imported():
+    """Importing the API binds the subpackage inspector.render to the package's ``render``: called, it is the API's."""
+    record = ROOT / "tests/fixtures/records/torch-2.13.0/trig.json"
+    assert inspector.report is api.report and "inspector.render" in sys.modules
+    assert inspector.render(record).name == "trig" and callable(inspector.render)
+    from inspector.render import html
+    assert html.__name__ == "inspector.render.html"
