@@ -571,7 +571,8 @@ def capture(name="capture"):
 
 @contextlib.contextmanager
 def _capture(name, made_by):
-    from inspector.probe.program import Tracker, header
+    from inspector.probe.program import header
+    from inspector.probe.tracking import Tracker
     report = Report(name)
     started = header(name, False, None, [], measure_bandwidth=False)  # a cached figure only: no 512 MiB copy here
     tracker = Tracker()

@@ -60,13 +60,13 @@ class Replay:
 
     def __init__(self, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.budget_s, self.held = budget_s, 0
-        self.copies: dict[Any, Copy] = {}  # per probe.program.Function
+        self.copies: dict[Any, Copy] = {}  # per probe.function.Function
         self.why: dict[Any, str] = {}  # why a function's arguments were not copied
         self.bound: Optional[int] = None
 
     def before(self, function: Any, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
                ) -> Optional[tuple[Any, int]]:
-        """Copy the arguments of a call of ``function`` (a ``probe.program.Function``) that may be steady, unless an
+        """Copy the arguments of a call of ``function`` (a ``probe.function.Function``) that may be steady, unless an
         earlier call's are kept or could not be; a token for ``after``."""
         if function in self.copies or function in self.why or function.capture is None:
             return None
