@@ -2,12 +2,20 @@
 ran it, what compiled during it, the call traced for its Python lines and the one profiled for its kernels, and the
 guards of torch's cached entries checked where its stance needs them."""
 
+import inspect
 import os
 import re
 import statistics
 import sys
+from collections.abc import Callable
+from types import CodeType
+from typing import TYPE_CHECKING, Any, Literal, Optional, TypedDict, Union
 
+from inspector.raw import JSON
 from inspector.record import compile_key
+
+if TYPE_CHECKING:
+    from inspector.probe.capture import Capture
 
 MAX_SAMPLES = 10_000  # per-call durations kept per function and kind (their count and sum are always kept)
 MAX_FALLBACKS = 20  # eager fallbacks kept per function with their failed guard (all are counted)
@@ -17,53 +25,111 @@ EAGER_STANCES = ("force_eager",)  # torch.compiler.set_stance values under which
 MAX_UNTRACED = 8  # calls not traced because they would compile (or compiled as they were traced): then none is
 
 
-def fails(manager, part, frame_locals):
+def fails(manager: Any, part: str, frame_locals: dict[str, object]) -> bool:
     """Whether a guard torch's check says failed fails when Python evaluates it, as torch's own recompile reason
     does (a relational guard, "G['m'].torch is G['torch']", keeps state between checks and can fail on a second look
     where it holds): True where it fails or is not Python (a tensor's "size mismatch" words), False where it holds
     or cannot be evaluated here."""
     scope = {"L": frame_locals, "G": manager.global_scope["G"], **(getattr(manager, "closure_vars", None) or {})}
     try:
-        return not eval(part, dict(manager.global_scope), scope)
+        return not eval(part, dict(manager.global_scope), scope)  # manager: torch's GuardManager
     except SyntaxError:
         return True
     except Exception:
         return False
 
 
+Piece = dict[str, Any]  # a take of the Capture, or one function's piece of it (frames.split): graphs, breaks, ...
+EMPTY: Piece = {"graphs": [], "breaks": [], "limits": []}  # nothing compiled (told apart by identity)
+Stance = Optional[str]  # the torch.compiler.set_stance in force (None: torch < 2.6)
+Pass = Literal["trace", "profile"]  # a call traced for its Python lines, or profiled for its kernels' times
+Arguments = tuple[Any, ...]  # a call's arguments and keywords: the program's values
+Keywords = dict[str, Any]
 
-EMPTY = {"graphs": [], "breaks": [], "limits": []}
+
+class Fallback(TypedDict):
+    call: int
+    guard: str
+
+
+class Untraced(TypedDict):
+    call: int
+    why: str
+    guard: Optional[str]
+
+
+class Compile(TypedDict):
+    call: Optional[int]
+    seconds: Optional[float]
+    kind: str
+    compile_ids: list[Optional[str]]
+    reasons: list[str]
+
+
+class _KindRun(TypedDict):
+    first: int
+    last: int
+    kind: str
+
+
+class KindRun(_KindRun, total=False):
+    compile_ids: list[Optional[str]]
+    entry: str
+
+
+class StanceRun(TypedDict):
+    first: int
+    last: int
+    stance: Stance
+    eager: Optional[bool]
 
 
 class Function:
     """What one compiled callable did over the run."""
 
-    def __init__(self, name, code, index, created=None, target=None):
+    def __init__(self, name: str, code: Optional[CodeType], index: int, created: Optional[str] = None,
+                 target: Optional[Callable[..., Any]] = None) -> None:
         self.id = self.name = name
         self.index, self.created = index, created
-        self.code = {"file": code.co_filename, "line": code.co_firstlineno, "name": code.co_name,
+        self.code: JSON = {"file": code.co_filename, "line": code.co_firstlineno, "name": code.co_name,
                      "end_line": max((line for *_, line in code.co_lines() if line), default=code.co_firstlineno)
                      } if code else {}
         self.code_object, self.target = code, target
         self.defined = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code else created
-        self.wrappers, self.model, self.limited, self.pending = 1, None, False, None
-        self.kinds, self.kind_counts = [], {}  # how torch ran each call (see _classify)
-        self.inside = {}  # {function id: this function's calls made inside that function's calls}
-        self.entry = None  # the compile id of the cached entry whose guards held, where they were checked
-        self.signature = False  # not looked up yet (only eager_on_recompile needs it)
-        self.calls, self.total_s, self.first_s, self.compiled_at = 0, 0.0, None, None
+        self.wrappers, self.limited = 1, False
+        self.model: object = None  # a module, kept alive (and so its id)
+        self.pending: Optional[Piece] = None  # what compiled during the running call
+        self.kinds: list[KindRun] = []  # how torch ran each call (see _classify)
+        self.kind_counts: dict[str, int] = {}
+        self.inside: dict[str, int] = {}  # {function id: this function's calls made inside that function's calls}
+        self.entry: Optional[str] = None  # the compile id of the cached entry whose guards held, where checked
+        # not looked up yet: False (only eager_on_recompile needs it)
+        self.signature: Union[inspect.Signature, None, Literal[False]] = False
+        self.calls, self.total_s = 0, 0.0
+        self.first_s: Optional[float] = None
+        self.compiled_at: Optional[int] = None
         self.steady, self.eager = Durations(), Durations()  # calls of compiled code that compiled nothing; eager ones
-        self.capture, self.recompiles = None, {key: [] for key in LATER}
-        self.compiles, self.fallbacks, self.fallback_count, self.stances = [], [], 0, []
-        self.python_lines = self.kernel_times = self.error = self.error_call = None
-        self.traced_call = self.profiled_call = None
-        self.untraced, self.untraced_count = [], 0  # calls not traced: [{"call", "why", "guard"}] (the first kept)
-        self.other_methods = {}  # {method: calls} of a compiled module's methods other than forward (uncompiled)
+        self.capture: Optional[Piece] = None
+        self.recompiles: dict[str, list[Any]] = {key: [] for key in LATER}
+        self.compiles: list[Compile] = []
+        self.fallbacks: list[Fallback] = []
+        self.fallback_count = 0
+        self.stances: list[StanceRun] = []
+        self.python_lines: Optional[list[JSON]] = None
+        self.kernel_times: Union[JSON, Callable[[], JSON], None] = None
+        self.error: Optional[str] = None
+        self.error_call: Optional[int] = None
+        self.traced_call: Optional[int] = None
+        self.profiled_call: Optional[int] = None
+        self.untraced: list[Untraced] = []  # calls not traced (the first kept)
+        self.untraced_count = 0
+        self.other_methods: dict[str, int] = {}  # {method: calls} of a compiled module's other methods (uncompiled)
         self.device = "cpu"
-        self.bounds = []
-        self.options = self.arguments = None  # torch.compile's keywords; the first call's arguments
+        self.bounds: list[str] = []
+        self.options: object = None  # torch.compile's keywords, as JSON values
+        self.arguments: Optional[list[JSON]] = None  # the first call's
 
-    def runs_eagerly(self, stance, args, kwargs):
+    def runs_eagerly(self, stance: Stance, args: Arguments, kwargs: Keywords) -> Optional[bool]:
         """Whether torch runs this call without compiled code: under ``force_eager``; or, under
         ``eager_on_recompile`` or once its frame hit the recompile limit (torch then runs only what it cached),
         when no compiled entry's guards hold for these arguments (then the failed guard is kept); None where it
@@ -81,23 +147,23 @@ class Function:
                 self.fallbacks.append({"call": self.calls, "guard": failed})
         return bool(failed)
 
-    def _failed_guard(self, args, kwargs):
+    def _failed_guard(self, args: Arguments, kwargs: Keywords) -> Optional[str]:
         """The first failed guard of each of torch's cached entries for this code ("" when one holds: its compile id
         is kept in ``entry``), or None."""
         try:
-            import inspect
             from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
             if self.signature is False:
                 self.signature = inspect.signature(self.target) if self.target else None
-            if self.signature is None:
+            if self.signature is None or self.code_object is None:
                 return None
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
             frame_locals = dict(bound.arguments)
             owner = getattr(self.target, "__self__", None)  # a bound method's (a module's forward): its self
-            if owner is not None and self.code_object.co_varnames:
+            if owner is not None and self.code_object and self.code_object.co_varnames:
                 frame_locals.setdefault(self.code_object.co_varnames[0], owner)
-            failures, self.entry = [], None
+            failures: list[str] = []
+            self.entry = None
             for entry in _debug_get_cache_entry_list(self.code_object):
                 result = entry.guard_manager.check_verbose(frame_locals)
                 if result.result:
@@ -113,7 +179,7 @@ class Function:
         except Exception:  # another torch's internals: say it cannot be told
             return None
 
-    def next_pass(self, enabled, args, kwargs):
+    def next_pass(self, enabled: dict[Pass, bool], args: Arguments, kwargs: Keywords) -> Optional[Pass]:
         """'trace' for the first call after the function first compiled that will not compile (a guard of its cached
         entries holds, or that cannot be told: then the trace stops if it compiles), then 'profile' for the next
         such call; else None. A call that would compile gets no pass: its compile would run under the pass."""
@@ -131,10 +197,11 @@ class Function:
             return None
         return "trace" if trace else "profile"
 
-    def graphs(self):
-        return (self.capture or {}).get("graphs", []) + self.recompiles["graphs"]
+    def graphs(self) -> list[JSON]:
+        first: list[JSON] = (self.capture or {}).get("graphs", [])
+        return first + self.recompiles["graphs"]
 
-    def _untraced(self, why, guard=None):
+    def _untraced(self, why: str, guard: Optional[str] = None) -> None:
         """Keep a call that was not traced: "recompile" (a guard failed: it would compile), "limit" (every guard
         failed past the recompile limit: it runs eagerly), "compiled" (it compiled as it was traced: the trace was
         stopped when the compile began)."""
@@ -142,11 +209,13 @@ class Function:
         if len(self.untraced) < MAX_UNTRACED:
             self.untraced.append({"call": self.calls, "why": why, "guard": guard})
 
-    def run_pass(self, mode, fn, args, kwargs, sync, capture):
+    def run_pass(self, mode: Pass, fn: Callable[..., Any], args: Arguments, kwargs: Keywords,
+                 sync: Callable[[], object], capture: "Capture") -> Any:
+        """Make the call under ``mode``'s pass; what it returned."""
         from inspector.probe import profile, runner
-        box = []
+        box: list[Any] = []
 
-        def call():
+        def call() -> None:
             box.append(fn(*args, **kwargs))
         if mode == "trace":
             self.traced_call = self.calls
@@ -167,7 +236,8 @@ class Function:
                                                      later=True)
         return box[0]
 
-    def record(self, seconds, compiled, mode, stance, eager, counted=True):
+    def record(self, seconds: float, compiled: Piece, mode: Optional[Pass], stance: Stance, eager: Optional[bool],
+               counted: bool = True) -> None:
         """Account one call: its seconds, what compiled during it (a frame's first compile, or a recompile: another
         compile of a frame torch had compiled before), how torch ran it (``_classify``) and the stance it ran under;
         ``counted`` False: no call of this function, its frame compiled inside another function's call."""
@@ -175,7 +245,7 @@ class Function:
             self.total_s += seconds
         if counted and not (compiled is not EMPTY or mode or eager) and self.capture is not None:  # a steady call
             self.steady.add(seconds)
-            kind, ids = "cached" if eager is False else "unknown", []
+            kind, ids = "cached" if eager is False else "unknown", list[Optional[str]]()
         else:
             if counted and self.calls == 1:
                 self.first_s = seconds
@@ -184,7 +254,8 @@ class Function:
             self._classify(kind, ids)
             self._note_stance(stance, None if kind == "unknown" else kind in ("eager", "limit"))
 
-    def _ran(self, seconds, compiled, mode, eager, counted):
+    def _ran(self, seconds: float, compiled: Piece, mode: Optional[Pass], eager: Optional[bool], counted: bool
+             ) -> tuple[str, list[Optional[str]]]:
         """(how torch ran a call that compiled, ran eagerly or ran an inspector pass, its compile ids)."""
         if compiled is not EMPTY:
             kind = self._compiled(seconds, compiled, mode, counted)
@@ -196,7 +267,7 @@ class Function:
             return "eager", []
         return "cached" if eager is False else "unknown", []  # an inspector pass ran on compiled code
 
-    def _compiled(self, seconds, compiled, mode, counted):
+    def _compiled(self, seconds: float, compiled: Piece, mode: Optional[Pass], counted: bool) -> str:
         """Keep what a call compiled; its kind: first (frames compiled for their first time), recompile, or limit
         (torch hit its recompile limit and ran the frame eagerly)."""
         if mode == "profile":  # it timed kernels that this call's new graphs replaced: profile a later call
@@ -222,7 +293,7 @@ class Function:
                                           if (r := (g.get("metrics") or {}).get("recompile_reason"))]})
         return kind
 
-    def _classify(self, kind, compile_ids=()):
+    def _classify(self, kind: str, compile_ids: list[Optional[str]]) -> None:
         """Count this call as torch ran it: ``first`` or ``recompile`` (compiled, then ran the new code), ``limit``
         (hit the recompile limit: ran eagerly), ``cached`` (ran code compiled before: no compile, and no guard check
         of ours failed), ``eager`` (no compiled code: a stance, nothing cached whose guards hold after the limit, or
@@ -235,11 +306,14 @@ class Function:
                 and last.get("entry") == entry:
             last["last"] = self.calls
         elif len(self.kinds) < MAX_KIND_RUNS:
-            self.kinds.append({"first": self.calls, "last": self.calls, "kind": kind,
-                               **({"compile_ids": list(compile_ids)} if compile_ids else {}),
-                               **({"entry": entry} if entry else {})})
+            run: KindRun = {"first": self.calls, "last": self.calls, "kind": kind}
+            if compile_ids:
+                run["compile_ids"] = list(compile_ids)
+            if entry:
+                run["entry"] = entry
+            self.kinds.append(run)
 
-    def _note_stance(self, stance, eager):
+    def _note_stance(self, stance: Stance, eager: Optional[bool]) -> None:
         """Extend the run of calls made under one stance (and eagerly or not), or start a new one."""
         last = self.stances[-1] if self.stances else None
         if last and last["stance"] == stance and last["eager"] == eager:
@@ -247,7 +321,7 @@ class Function:
         else:
             self.stances.append({"first": self.calls, "last": self.calls, "stance": stance, "eager": eager})
 
-    def facts(self):
+    def facts(self) -> JSON:
         """The raw facts of the record's ``variants`` entry for this function (see docs/record.md)."""
         if callable(self.kernel_times):
             self.kernel_times = self.kernel_times()
@@ -271,22 +345,23 @@ class Function:
 # what a later compile adds to a function's capture (a frame's first compile) or its recompiles: the machine code of a
 # recompiled graph's kernels too, which share the first graph's kernel names
 LATER = ("graphs", "breaks", "limits", "machine_code")
-EMPTY_CAPTURE = {"mechanism": None, "graphs": [], "breaks": [], "problems": [], "records": 0, "limits": []}
+EMPTY_CAPTURE: JSON = {"mechanism": None, "graphs": [], "breaks": [], "problems": [], "records": 0, "limits": []}
 
 
 class Durations:
     """The seconds of one kind of call: all counted and summed, the first MAX_SAMPLES kept."""
 
-    def __init__(self):
-        self.kept, self.count, self.sum = [], 0, 0.0
+    def __init__(self) -> None:
+        self.kept: list[float] = []
+        self.count, self.sum = 0, 0.0
 
-    def add(self, seconds):
+    def add(self, seconds: float) -> None:
         self.count += 1
         self.sum += seconds
         if len(self.kept) < MAX_SAMPLES:
             self.kept.append(seconds)
 
-    def timing(self, first_s=None):
+    def timing(self, first_s: Optional[float] = None) -> Optional[JSON]:
         """A timing entry of the kept calls (None without any)."""
         if not self.kept:
             return None

@@ -20,9 +20,13 @@ import atexit
 import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator
+from multiprocessing.process import BaseProcess
+from typing import Any, Optional, TypedDict
 
 from inspector.probe import replay
 from inspector.probe.hotspots import Hotspots
+from inspector.probe.function import Pass
 from inspector.probe.messages import ProgramHeader, ProgramTarget, Writer
 from inspector.probe.tracebacks import PACKAGE_DIR, print_error
 from inspector.probe.tracking import Tracker
@@ -33,7 +37,17 @@ CHILD_NOT_REPLAYED = ("a child process's functions are not replayed (the replay 
                       "after it)")
 
 
-def main(argv=None):
+class ChildFacts(TypedDict):
+    """A child process of the program as the record's ``program.children`` has it."""
+
+    name: Optional[str]
+    pid: Optional[int]
+    start_method: str
+    exit: Optional[int]
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run the program (see the module docstring); its exit status."""
     p = argparse.ArgumentParser(prog="inspector.probe.program")
     p.add_argument("--results", required=True)
     p.add_argument("--trace-dir", help="torch's structured trace goes here (TORCH_TRACE, not left to the program)")
@@ -73,7 +87,7 @@ def main(argv=None):
     return code
 
 
-def _follow_children(results, passes):
+def _follow_children(results: str, passes: dict[Pass, bool]) -> list[BaseProcess]:
     """The multiprocessing children the program starts (its Process objects, in order). Those started by spawn or
     forkserver (``torch.multiprocessing.spawn``'s are) run a probe of their own, started as the child reads its
     parent's preparation data (``multiprocessing.spawn.get_preparation_data``): it tracks their torch.compile as here
@@ -84,32 +98,34 @@ def _follow_children(results, passes):
     start = (f"import sys; sys.path.insert(0, {root!r}); from inspector.probe.program import child; "
              f"sys.path.remove({root!r}); child({results!r}, {passes['trace']!r}, {passes['profile']!r})")
     prepared, started = spawn.get_preparation_data, process.BaseProcess.start
-    children = []
+    children: list[BaseProcess] = []
 
-    def get_preparation_data(name):
+    def get_preparation_data(name: str) -> dict[str, object]:
         return dict(prepared(name), inspector=_ChildStart(start))
 
-    def start_child(self):
+    def start_child(self: BaseProcess) -> None:
         started(self)
         children.append(self)
-    spawn.get_preparation_data, process.BaseProcess.start = get_preparation_data, start_child
+    spawn.get_preparation_data = get_preparation_data
+    setattr(process.BaseProcess, "start", start_child)  # noqa: B010  (mypy: no assigning to a method)
     return children
 
 
 class _ChildStart:
     """Unpickled in a spawned child, runs ``code`` there (before the child imports the program's main module)."""
 
-    def __init__(self, code):
+    def __init__(self, code: str) -> None:
         self.code = code
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str, dict[str, object]]]:
         return exec, (self.code, {})
 
 
-def _child_facts(p):
-    """A child process of the program as the record's ``program.children`` has it."""
+def _child_facts(p: BaseProcess) -> ChildFacts:
+    """A child process's facts."""
     import multiprocessing
     method = getattr(p, "_start_method", None) or multiprocessing.get_start_method(allow_none=True) or "fork"
+    code: Optional[int]
     try:
         code = p.exitcode
     except Exception:  # a process object of another interpreter's making
@@ -117,7 +133,7 @@ def _child_facts(p):
     return {"name": p.name, "pid": p.pid, "start_method": method, "exit": code}
 
 
-def child(results, trace, profile):
+def child(results: str, trace: bool, profile: bool) -> None:
     """The probe of a spawned (or forkserver) child: tracks its torch.compile as ``main`` does the program's,
     follows its own children so, and writes a ``ProgramEnd`` with its process name to RESULTS.PID once the process's
     target has returned."""
@@ -126,9 +142,9 @@ def child(results, trace, profile):
     tracker = Tracker(trace=trace, profile=profile)
     tracker.install()
     children = _follow_children(results, tracker.passes)  # its own children, as the program's
-    bootstrap = process.BaseProcess._bootstrap
+    bootstrap: Callable[..., int] = getattr(process.BaseProcess, "_bootstrap")  # noqa: B009  (not in typeshed)
 
-    def _bootstrap(self, *args, **kwargs):
+    def _bootstrap(self: BaseProcess, *args: Any, **kwargs: Any) -> int:
         code = 1
         try:
             code = bootstrap(self, *args, **kwargs)
@@ -137,10 +153,10 @@ def child(results, trace, profile):
             emit(tracker.replayed(code, why=CHILD_NOT_REPLAYED))
             emit.close()
         return code
-    process.BaseProcess._bootstrap = _bootstrap
+    setattr(process.BaseProcess, "_bootstrap", _bootstrap)  # noqa: B010
 
 
-def _replay_last(tracker, emit, status):
+def _replay_last(tracker: Tracker, emit: Writer, status: list[int]) -> None:
     """At the interpreter's exit, after the program's own atexit handlers (so nothing it sees changes): the replay's
     ``ProgramReplay`` message, then the results file closed."""
     try:
@@ -162,7 +178,7 @@ def header(target: str, module: bool, file: str | None, argv: list[str], measure
 
 
 @contextlib.contextmanager
-def _environment_var(name, value):
+def _environment_var(name: str, value: Optional[str]) -> Iterator[None]:
     """Set one environment variable inside the block (None: leave it), then put back what the program would see."""
     before = os.environ.get(name)
     if value is not None:
@@ -174,7 +190,7 @@ def _environment_var(name, value):
             os.environ.pop(name, None) if before is None else os.environ.update({name: before})
 
 
-def _forget_bootstrap():
+def _forget_bootstrap() -> None:
     """Take out of sys.path the folder the parent put first so that inspector imports in any interpreter (see
     ``inspector.collect.program``): the program sees the sys.path ``python PROGRAM`` gives it."""
     bootstrap = os.environ.pop("INSPECTOR_BOOTSTRAP", None)
@@ -182,7 +198,8 @@ def _forget_bootstrap():
         sys.path.remove(bootstrap)
 
 
-def _file_of(target, module):
+def _file_of(target: str, module: bool) -> Optional[str]:
+    """The program's file: the script's, or the module's that ``-m`` would run."""
     if not module:
         return os.path.abspath(target)
     import importlib.util
@@ -193,7 +210,7 @@ def _file_of(target, module):
     return spec.origin if spec else None
 
 
-def _run(target, argv, module):
+def _run(target: str, argv: list[str], module: bool) -> int:
     """Run the program as ``python TARGET ARGS`` (or ``-m``) would; its exit status."""
     import runpy
     sys.argv = [target, *argv]
@@ -217,7 +234,7 @@ def _run(target, argv, module):
         return 1
 
 
-def _run_script(path):
+def _run_script(path: str) -> None:
     """Execute a script as the ``__main__`` module, as ``python PATH`` does: an absolute ``__file__``, a source
     loader, no spec, and the module registered in sys.modules (pickle and multiprocessing look it up)."""
     import importlib.machinery
@@ -235,7 +252,6 @@ def _run_script(path):
     finally:
         if previous is not None:
             sys.modules["__main__"] = previous
-
 
 
 if __name__ == "__main__":
