@@ -202,7 +202,7 @@ def nbytes(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> int:
         return 0
     seen.add(id(value))
     if isinstance(value, torch.Tensor):
-        return value.numel() * value.element_size()
+        return int(value.numel() * value.element_size())
     if isinstance(value, np.ndarray):
         return value.nbytes
     if isinstance(value, torch.nn.Module):
@@ -227,7 +227,7 @@ def bound(value: Any) -> int:
 def _on_cuda(value: Any) -> bool:
     import torch
     if isinstance(value, torch.Tensor):
-        return value.is_cuda
+        return bool(value.is_cuda)
     items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
     return any(_on_cuda(v) for v in items)
 

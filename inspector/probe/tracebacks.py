@@ -6,10 +6,12 @@ import sys
 import traceback
 from collections.abc import Callable
 from types import CodeType, TracebackType
-from typing import Literal, Optional, TypeVar
+from typing import TYPE_CHECKING, Literal, Optional, TypeVar
+
+if TYPE_CHECKING:
+    from inspector.probe.decisions import Restore  # imports torch
 
 E = TypeVar("E", bound=Optional[BaseException])
-Restore = list[tuple[object, str, object]]  # (object, attribute, value) of torch's that inspector replaced
 
 PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "")  # inspector's own files are under it
 STARTERS = ("<string>", "<frozen runpy>")  # frames that start a program (``python -c``, ``-m``) besides inspector's
@@ -95,7 +97,7 @@ def user_frames(stack: list[traceback.FrameSummary]) -> list[traceback.FrameSumm
     return [f for f in stack[lead:] if not ours(f.filename)]
 
 
-def hide_from_torch_stacks(restore: Restore) -> None:
+def hide_from_torch_stacks(restore: "Restore") -> None:
     """torch's "User code traceback" of graph-break messages (the program may log them itself) is the live stack
     that ``torch._dynamo.exc.filter_stack`` cleans of torch's frames: clean it of inspector's too."""
     try:

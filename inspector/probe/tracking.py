@@ -16,11 +16,12 @@ from inspector.probe import experiment, frames
 from inspector.probe.function import EMPTY, Arguments, Function, Keywords, Pass, Piece
 from inspector.probe.hotspots import Hotspots
 from inspector.probe.messages import ProgramEnd, ProgramReplay
-from inspector.probe.tracebacks import HIDDEN, Restore, hide, hide_from_torch_stacks
+from inspector.probe.tracebacks import HIDDEN, hide, hide_from_torch_stacks
 from inspector.raw import JSON, RawExperiment, RawHotspot, RawReplay, RawVariant
 from inspector.record import compile_key
 
 if TYPE_CHECKING:
+    from inspector.probe.decisions import Restore  # imports torch
     from inspector.probe.replay import Replay
 
 
@@ -41,7 +42,7 @@ class Tracker:
         self.frames: dict[Optional[int], Optional[Function]] = {}  # {torch's frame id: Function or None}
         self.passes: dict[Pass, bool] = {"trace": trace, "profile": profile}
         self.outside_counts = {"graphs": 0, "breaks": 0}
-        self.restore: Restore = []  # what install replaced of torch's
+        self.restore: "Restore" = []  # what install replaced of torch's
         self.replay = replay  # copies of one steady call's arguments per function, or None
         self.hotspots: Optional[Hotspots] = None  # where the program's own time goes, or None
         self.order: list[str] = []  # the hot functions, the most time first
