@@ -25,14 +25,14 @@ EAGER_STANCES = ("force_eager",)  # torch.compiler.set_stance values under which
 MAX_UNTRACED = 8  # calls not traced because they would compile (or compiled as they were traced): then none is
 
 
-def fails(manager: Any, part: str, frame_locals: dict[str, object]) -> bool:
+def fails(manager: Any, part: str, frame_locals: dict[str, object]) -> bool:  # manager: torch's GuardManager
     """Whether a guard torch's check says failed fails when Python evaluates it, as torch's own recompile reason
     does (a relational guard, "G['m'].torch is G['torch']", keeps state between checks and can fail on a second look
     where it holds): True where it fails or is not Python (a tensor's "size mismatch" words), False where it holds
     or cannot be evaluated here."""
     scope = {"L": frame_locals, "G": manager.global_scope["G"], **(getattr(manager, "closure_vars", None) or {})}
     try:
-        return not eval(part, dict(manager.global_scope), scope)  # manager: torch's GuardManager
+        return not eval(part, dict(manager.global_scope), scope)
     except SyntaxError:
         return True
     except Exception:
@@ -48,17 +48,23 @@ Keywords = dict[str, Any]
 
 
 class Fallback(TypedDict):
+    """A call run eagerly under ``eager_on_recompile``, and the guard that failed."""
+
     call: int
     guard: str
 
 
 class Untraced(TypedDict):
+    """A call not traced for its Python lines, and why (see ``Function._untraced``)."""
+
     call: int
     why: str
     guard: Optional[str]
 
 
 class Compile(TypedDict):
+    """What compiled during a call (``call`` None: during another function's), and its kind."""
+
     call: Optional[int]
     seconds: Optional[float]
     kind: str
@@ -67,17 +73,23 @@ class Compile(TypedDict):
 
 
 class _KindRun(TypedDict):
+    """Consecutive calls torch ran one way (see ``Function._classify``)."""
+
     first: int
     last: int
     kind: str
 
 
 class KindRun(_KindRun, total=False):
+    """A run of calls of one kind, with what its first call compiled and the cached entry whose guards held."""
+
     compile_ids: list[Optional[str]]
     entry: str
 
 
 class StanceRun(TypedDict):
+    """Consecutive calls made under one stance, and eagerly or not (None: not told)."""
+
     first: int
     last: int
     stance: Stance
@@ -91,9 +103,10 @@ class Function:
                  target: Optional[Callable[..., Any]] = None) -> None:
         self.id = self.name = name
         self.index, self.created = index, created
-        self.code: JSON = {"file": code.co_filename, "line": code.co_firstlineno, "name": code.co_name,
-                     "end_line": max((line for *_, line in code.co_lines() if line), default=code.co_firstlineno)
-                     } if code else {}
+        self.code: JSON = {
+            "file": code.co_filename, "line": code.co_firstlineno, "name": code.co_name,
+            "end_line": max((line for *_, line in code.co_lines() if line), default=code.co_firstlineno),
+        } if code else {}
         self.code_object, self.target = code, target
         self.defined = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code else created
         self.wrappers, self.limited = 1, False
