@@ -63,7 +63,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     from typing_extensions import Unpack
 if TYPE_CHECKING:
-    from inspector.probe.program import Tracker
+    from inspector.probe.tracking import Tracker
 
 PathLike = Union[str, Path]
 Progress = Callable[[str], None]  # given one line of text per step
@@ -650,8 +650,9 @@ def _capture(name: str, made_by: str, folder: Optional[str] = None, budget: Opti
              ) -> Iterator[Report]:
     """Track the block's compiled functions; with ``folder``, also where the time of the code there went."""
     from inspector.probe.hotspots import Hotspots
-    from inspector.probe.program import Tracker, header
+    from inspector.probe.program import header
     from inspector.probe.replay import DEFAULT_BUDGET_S
+    from inspector.probe.tracking import Tracker
     report = Report(name)
     started = header(name, False, None, [], measure_bandwidth=False)  # a cached figure only: no 512 MiB copy here
     tracker = Tracker()
