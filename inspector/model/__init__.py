@@ -17,7 +17,8 @@ from enum import Enum
 from typing import Any
 
 from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Finding, Headline, Ignored, ParseCount,
-                                      ProgramAnalysis, RecordInfo, RunEnd, Sample, SampleAnalysis, SourceFile, Trace)
+                                      ProgramAnalysis, RecordInfo, RunAnalysis, RunEnd, Sample, SampleAnalysis,
+                                      SourceFile, Trace)
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost,
                                   Launch, LoopNest, MachineCode, ParallelChoice, SizeCall, ThreadScaling, Tiling,
@@ -46,12 +47,12 @@ __all__ = [
     "Kernel", "KernelCost", "Launch", "LimitHit", "LineRef", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest",
     "MachineCode", "MachineLoad", "NotTraced", "Note", "ParallelChoice", "ParseCount", "Place", "Program",
     "ProgramAnalysis", "ProgramFunction", "Reason", "ReasonKind", "Recompilation", "Recompile", "RecordInfo",
-    "Regression", "RegressionKind", "Replay", "RewriteCheck", "RewriteRun", "Rewritten", "Rounds", "RunEnd",
-    "RunKind", "RunPair", "STATUSES", "STEADY", "Sample", "SampleAnalysis", "SampleVariant", "Site", "SizeCall",
-    "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint", "ThreadScaling",
-    "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect", "TrialResult",
-    "TrialSpec", "TritonLaunch", "UncompiledMethod", "Untraced", "UntracedCalls", "VECTORIZED", "Vectorized",
-    "WarningKind", "Words", "to_json",
+    "Regression", "RegressionKind", "Replay", "RewriteCheck", "RewriteRun", "Rewritten", "Rounds", "RunAnalysis",
+    "RunEnd", "RunKind", "RunPair", "STATUSES", "STEADY", "Sample", "SampleAnalysis", "SampleVariant", "Site",
+    "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
+    "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
+    "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod", "Untraced", "UntracedCalls", "VECTORIZED",
+    "Vectorized", "WarningKind", "Words", "to_json",
 ]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Optional
+from typing import ClassVar, Optional, Union
 
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import Graph
@@ -249,3 +249,6 @@ class ProgramAnalysis(Analysis):
     def function(self, fid: str) -> ProgramFunction:
         """A program's compiled function."""
         return next(f for f in self.program.functions if f.id == fid)
+
+
+RunAnalysis = Union[SampleAnalysis, ProgramAnalysis]  # what analyze returns: a sample's run's or a program's

@@ -25,7 +25,7 @@ class IndexRow:
     stem: str
     title: str
     missing: bool
-    families: tuple[views.Headline, ...]
+    families: tuple[views.HeadlineView, ...]
     functions: tuple[views.FunctionHeadline, ...]
     eager: tuple[views.FunctionRow, ...]  # a program's functions timed eagerly too
     breaks: int

@@ -228,7 +228,7 @@ def _rewrites(console: Console, found: Sequence[views.RewriteView], numba: Optio
         console.print(f"  ({numba})", markup=False)
 
 
-def _effects(console: Console, head: str, c: views.Change, stake: bool) -> None:
+def _effects(console: Console, head: str, c: views.ChangeView, stake: bool) -> None:
     """A change's line: its words, then where it applies, with the time at stake (``stake``) and what trying it
     measured: in brackets after it for one variant, on a line each for several."""
     said = [(f"{a.stake} in " if stake else "") + a.variant + (f"; {a.tried}" if a.tried else "") for a in c.at]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 from typing import Optional
 
 from inspector import model
-from inspector.model import (Change as Advice, LineRef, MachineLoad, ProgramAnalysis, ProgramFunction, RewriteRun,
+from inspector.model import (Change, LineRef, MachineLoad, ProgramAnalysis, ProgramFunction, RewriteRun,
                              Rewritten, SampleAnalysis, SampleVariant, SourceFile, Status, Trace)
 from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
 from inspector.render import fixes as fix_words
@@ -24,7 +24,7 @@ CAUTION_WHEN = (f"other processes used {100 * OTHERS_BUSY:.0f} % of the CPUs (or
 
 
 @dataclass(frozen=True)
-class Headline(model.Headline):
+class HeadlineView(model.Headline):
     """The first thing a reader is told about one family (its facts: ``model.Headline``): its fastest variant, by how
     much, whether compiling pays; its fastest eager and compiled variants with their times (the index's "best
     compiled vs fastest eager")."""
@@ -34,7 +34,7 @@ class Headline(model.Headline):
 
 
 @dataclass(frozen=True)
-class ChangeAt:
+class ChangeAtView:
     """One variant a change applies to: the measured time at stake there, and what trying it there measured."""
 
     variant: str
@@ -45,13 +45,13 @@ class ChangeAt:
 
 
 @dataclass(frozen=True)
-class Change:
+class ChangeView:
     """One thing to change, said once: what, where (the source lines of every variant it applies to), and, per
     variant, the time at stake and the measured effect (``at``: the most time at stake first)."""
 
     text: str
     lines: tuple[LineRef, ...]
-    at: tuple[ChangeAt, ...]
+    at: tuple[ChangeAtView, ...]
 
     @property
     def stake_s(self) -> Optional[float]:
@@ -148,12 +148,12 @@ class ProgramFix:
     text: str
 
 
-def headlines(analysis: SampleAnalysis) -> list[Headline]:
+def headlines(analysis: SampleAnalysis) -> list[HeadlineView]:
     """One Headline per family that timed a variant, in the order the families appear, in words."""
     return [_headline(h, analysis) for h in analysis.headlines]
 
 
-def _headline(h: model.Headline, analysis: SampleAnalysis) -> Headline:
+def _headline(h: model.Headline, analysis: SampleAnalysis) -> HeadlineView:
     fastest, t = analysis.variant(h.fastest), h.time_s
     eager = analysis.variant(h.eager) if h.eager else None
     compiled = analysis.variant(h.compiled) if h.compiled else None
@@ -182,7 +182,7 @@ def _headline(h: model.Headline, analysis: SampleAnalysis) -> Headline:
             if not fastest.compiled else f"compiling pays after {break_even(compiled.speedups.break_even)}")
     short = "; ".join(x for x in (f"{h.family}: {fastest.id}, {seconds(t)}" + (f", {numpy}" if numpy else ""),
                                   pays, counted if h.breaks or h.recompiles else "") if x)
-    return Headline(**{f.name: getattr(h, f.name) for f in fields(h)}, sentences=tuple(said), short=short)
+    return HeadlineView(**{f.name: getattr(h, f.name) for f in fields(h)}, sentences=tuple(said), short=short)
 
 
 def _vs_numpy(v: SampleVariant) -> Optional[str]:
@@ -207,7 +207,7 @@ def _count(n: int, what: str) -> str:
     return f"{n or 'no'} {what}{'s' if n != 1 else ''}"
 
 
-def changes(analysis: SampleAnalysis) -> list[Change]:
+def changes(analysis: SampleAnalysis) -> list[ChangeView]:
     """What to change, in words (``SampleAnalysis.changes``, made by ``inspector.analysis.fixes``): every fix for the
     compiled variants that ran that is advice, each once, the largest time at stake first: each graph break's usual
     rewrite (the time its variant spends outside compiled graphs) and the config flag that removes it, a recompile's
@@ -218,15 +218,15 @@ def changes(analysis: SampleAnalysis) -> list[Change]:
     return [_change(c) for c in analysis.changes if c.advice]
 
 
-def tried_without_gain(analysis: SampleAnalysis) -> list[Change]:
+def tried_without_gain(analysis: SampleAnalysis) -> list[ChangeView]:
     """The fixes inspector tried that measured no gain (or failed) on every variant they apply to: said, never
     offered as advice."""
     return [_change(c) for c in analysis.changes if not c.advice]
 
 
-def _change(c: Advice) -> Change:
-    return Change(fix_words.advice(c.fix), c.lines, tuple(
-        ChangeAt(a.variant, a.fix.stake_s, fix_words.stake(a.fix), fix_words.note(a.fix, a.flag_tried), a.gain)
+def _change(c: Change) -> ChangeView:
+    return ChangeView(fix_words.advice(c.fix), c.lines, tuple(
+        ChangeAtView(a.variant, a.fix.stake_s, fix_words.stake(a.fix), fix_words.note(a.fix, a.flag_tried), a.gain)
         for a in c.at))
 
 

@@ -216,7 +216,7 @@ def test_no_dict_reaches_a_template_and_no_threshold_or_path_is_written_in_one(m
     renderer("html").program(analysis("2.13.0", "ga"))
     renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"), analysis("2.13.0", "poly")]))
     html_module.HtmlRenderer().index([("knapsack", a), ("ga", analysis("2.13.0", "ga")), ("gone", None)])
-    assert {"SourceLine", "KernelView", "ComparedView", "DiffView", "IndexRow", "Change", "Row"} <= set(seen)
+    assert {"SourceLine", "KernelView", "ComparedView", "DiffView", "IndexRow", "ChangeView", "Row"} <= set(seen)
     assert f"{100 * machine_load.OTHERS_BUSY:.0f} % of the CPUs" in page and f"more than {NOISY:g}x" in page
     for template in (ROOT / "inspector" / "render" / "templates").glob("*.j2"):
         text = template.read_text()
