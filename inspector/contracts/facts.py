@@ -28,6 +28,7 @@ from inspector.analysis import compare as compare_mod
 from inspector.analysis.rounds import side_by_side
 from inspector.model import LineStatus, ProgramFunction, Regression, RegressionKind, SampleVariant
 from inspector.raw import RawRecord
+from inspector.render import said
 from inspector.render.comparison import worse
 
 SERIAL, EAGER, LIBRARY = ("serial",), ("eager", "graph-break", "fix"), ("library-call", "generated-around")
@@ -219,7 +220,7 @@ def _busy(v: Any) -> str | None:
 
 
 def _line(v: Any, e: Any) -> LineFact:
-    kinds = [(str(r.kind), r.text) for r in e.why]
+    kinds = [(str(r.kind), said.reason(r)) for r in e.why]
 
     def texts(wanted: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(t for k, t in kinds if k in wanted)

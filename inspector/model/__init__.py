@@ -14,30 +14,37 @@ from __future__ import annotations
 
 import dataclasses
 from enum import Enum
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Optional
 
 from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Finding, Ignored, ParseCount, RunEnd,
                                       Sample, SourceFile, Trace)
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost,
-                                  Launch, LoopNest, MachineCode, ParallelChoice, SizeCall, ThreadScaling, Tiling,
-                                  TimeSplit, TritonLaunch)
+                                  Launch, LoopNest, Machine, MachineCode, ParallelChoice, SizeCall, ThreadScaling,
+                                  Tiling, TimeSplit, TritonLaunch)
 from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine,
                                         ComparedRun, ComparedVariant, Comparison, Confounder, Hunk, LineVerdicts, Place,
                                         Regression, RegressionKind, RunPair, TimeGoes, TimeRow)
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.rewrites import Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten
-from inspector.model.lines import LineVerdict, Reason, Site
+from inspector.model.lines import LineVerdict, Overruled, Reason, Site
 from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, FunctionRun,
                                   InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant,
                                   StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
+from inspector.model.why import (LISTED, Backends, BreakAt, Fact, Facts, Gathered, LaneOps, Named, NestRun, Nests,
+                                 NoLoop, NonContiguous, Scaled, Serial, SerialCause, SizeRecompile, SmallLoops, Tail,
+                                 ThreadSpeedups, TritonLoads, Undecided, Unfused, Unrecorded, Unrolled, Where)
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, Status,
                                    Vectorized, WarningKind, Words)
 
 FORMAT = "inspector.analysis/3"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
+    "LISTED", "Backends", "BreakAt", "Fact", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestRun", "Nests",
+    "NoLoop", "NonContiguous", "Overruled", "Scaled", "Serial", "SerialCause", "SizeRecompile", "SmallLoops", "Tail",
+    "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled", "Where",
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
     "BreaksView", "CallKinds", "CallRun", "CallsChange", "ChildProcess", "CodeLocation", "CodePair", "ComparedLine",
     "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning", "CompiledCode", "Confounder",
@@ -54,14 +61,17 @@ __all__ = [
 ]
 
 
-def to_json(value: object) -> Any:
-    """Plain JSON data (dicts, lists, numbers, strings) for any value of this package."""
+def to_json(value: object, said: Optional[Callable[[object], Optional[str]]] = None) -> Any:
+    """Plain JSON data (dicts, lists, numbers, strings) for any value of this package; ``said``: the words of a value
+    whose sentence a renderer builds from its facts (None for other values), written as its ``text``, last."""
     if isinstance(value, Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        data = {f.name: to_json(getattr(value, f.name), said) for f in dataclasses.fields(value)}
+        text = said(value) if said else None
+        return data if text is None else {**data, "text": text}
     if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
+        return [to_json(v, said) for v in value]
     if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
+        return {str(k): to_json(v, said) for k, v in value.items()}
     return value

@@ -8,6 +8,7 @@ from typing import Optional
 
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.lines import LineVerdict
+from inspector.model.why import Fact, Scaled, Where
 from inspector.model.words import Backend, coerce
 from inspector.raw import JSON
 
@@ -153,6 +154,17 @@ class MachineCode:
                                                 (self.scalar_fp, "scalar FP"), (self.gathers, "gathers")) if n]
         calls = [f"{name} x{n}" for name, n in self.vector_math + self.scalar_math]
         return f"{head}: {', '.join(counts) or 'no FP arithmetic'}" + (f"; calls {', '.join(calls)}" if calls else "")
+
+
+@dataclass(frozen=True)
+class Machine(Fact):
+    """The machine code of a line's nests (or kernels): what it holds (``code``), where it overrules Inductor's code
+    (``overrules``: its SIMD is packed), the scalar math it calls per lane; ``more``: the units left out."""
+
+    code: tuple[tuple[Where, MachineCode], ...] = ()
+    overrules: tuple[tuple[Where, bool], ...] = ()
+    lane: tuple[tuple[Where, tuple[tuple[str, int], ...]], ...] = ()
+    more: int = 0
 
 
 @dataclass(frozen=True)
@@ -309,7 +321,7 @@ class ThreadScaling:
     points: list[tuple[int, float]]  # (threads, seconds per call in its parallel kernels (median launches)), 1 first
     speedup: Optional[float]  # their time on 1 thread / on ``threads``, from launches taken in turn
     specialised: Optional[str]  # why they could not run on fewer threads (torch 2.1 compiles the count in)
-    text: Optional[str]  # what it means, in one sentence
+    scaled: Optional[Scaled]  # whether that paid (its words: what it means, written as ``text`` in the JSON)
 
 
 @dataclass(frozen=True)

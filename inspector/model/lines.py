@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from inspector.model.why import Fact, Facts
 from inspector.model.words import How, LineStatus, ReasonKind, Vectorized, coerce
 
 Site = tuple[str, int]  # a place in the user's code: (its file's display name, a line)
@@ -12,14 +13,15 @@ Site = tuple[str, int]  # a place in the user's code: (its file's display name, 
 
 @dataclass(frozen=True)
 class Reason:
-    """Why something is so: a stable ``kind`` that renderers may branch on, and ``text`` for people.
+    """Why something is so: a stable ``kind`` that renderers may branch on, and the ``facts`` its words are built
+    from (``inspector/render/said.py``; the JSON writes them as ``text``).
 
-    The text of a ``not-vectorized-*`` reason says why without the words "not vectorized" (renderers show
+    The words of a ``not-vectorized-*`` reason say why without the words "not vectorized" (renderers show
     such reasons once, under that heading, when many lines share them).
     """
 
     kind: ReasonKind
-    text: str
+    facts: Facts = None
 
     def __post_init__(self) -> None:
         coerce(self, "kind", ReasonKind)
@@ -27,6 +29,13 @@ class Reason:
     @property
     def not_vectorized(self) -> bool:
         return self.kind.startswith("not-vectorized-")
+
+
+@dataclass(frozen=True)
+class Overruled(Fact):
+    """Inductor left a nest scalar (``reason``: why) where its machine code is vectorized."""
+
+    reason: Reason
 
 
 @dataclass(frozen=True)

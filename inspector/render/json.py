@@ -9,6 +9,7 @@ import json
 from inspector.model import FORMAT, Analysis, BreaksView, Comparison, to_json
 from inspector.render import views
 from inspector.render.base import Renderer
+from inspector.render.said import said
 from inspector.render.hotspots import views as hot_views
 
 
@@ -16,12 +17,12 @@ class JsonRenderer(Renderer):
     name = "json"
 
     def report(self, analysis: Analysis) -> str:
-        return _dumps(analysis, advice=[to_json(c) for c in views.changes(analysis)])
+        return _dumps(analysis, advice=[to_json(c, said) for c in views.changes(analysis)])
 
     def program(self, analysis: Analysis) -> str:
         hot = hot_views(analysis.program.hotspots, analysis.program.wall_s) if analysis.program else []
-        return _dumps(analysis, advice=[to_json(f) for f in views.program_fixes(analysis)],
-                      hot=[to_json(h) for h in hot])
+        return _dumps(analysis, advice=[to_json(f, said) for f in views.program_fixes(analysis)],
+                      hot=[to_json(h, said) for h in hot])
 
     def breaks(self, view: BreaksView) -> str:
         return _dumps(view)
@@ -31,4 +32,4 @@ class JsonRenderer(Renderer):
 
 
 def _dumps(value: object, **after: object) -> str:
-    return json.dumps({"format": FORMAT, **to_json(value), **after}, indent=1, ensure_ascii=False, default=str)
+    return json.dumps({"format": FORMAT, **to_json(value, said), **after}, indent=1, ensure_ascii=False, default=str)

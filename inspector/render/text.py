@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from inspector.model import Analysis, BreaksView, Comparison, GraphBreak, Status, TrialResult
-from inspector.render import comparison as comparison_words, fixes as fix_words, views
+from inspector.render import comparison as comparison_words, fixes as fix_words, said, views
 from inspector.render.base import Renderer
 from inspector.render.hotspots import views as hot_views
 from inspector.render.words import (break_even, child_process, compile_ids, error_parts, match, places, program_title,
@@ -127,7 +127,7 @@ class TextRenderer(Renderer):
                 ids = f" as {compile_ids(c)}" if c.compile_ids else ""
                 console.print(f"    recompiled at call {c.call}{ids} ({seconds(c.seconds)}): {why}", markup=False)
             if v.code.recompilation and v.code.recompilation.limit:
-                console.print(f"    {v.code.recompilation.text}", markup=False, style="yellow")
+                console.print(f"    {said.recompilation(v.code.recompilation)}", markup=False, style="yellow")
         fixes = views.program_fixes(analysis)
         if fixes:
             console.print("Could be tried (not measured: inspector run tries no fix on your program):", markup=False)
@@ -168,7 +168,7 @@ class TextRenderer(Renderer):
             for t in row.tried:
                 console.print(_tried(t), markup=False)
             for w in row.warnings:
-                console.print(f"  warning: {w.text}", markup=False, style="yellow")
+                console.print(f"  warning: {said.warning(w)}", markup=False, style="yellow")
             for bound in row.bounds:
                 console.print(f"  bounded: {bound}", markup=False)
         if view.rewrites:

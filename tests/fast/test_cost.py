@@ -13,6 +13,7 @@ from inspector.raw import RawLoad, RawVariant
 from inspector.record import load
 from inspector.render import charts
 from inspector.render import renderer
+from inspector.render import said as words_said
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -130,7 +131,8 @@ def test_parallel_kernels_timed_on_one_thread_say_whether_parallel_paid(vid):
     per_call = {n: sum(k.cost.threads_s[n] * (k.cost.launches_per_call or 1) for k in parallel) for n in (1, t.threads)}
     assert t.points == [(n, pytest.approx(s)) for n, s in per_call.items()]
     assert t.speedup == pytest.approx(t.points[0][1] / t.points[-1][1])
-    assert t.text.startswith("its parallel kernels ran ") and f"on {t.threads} threads" in t.text
+    sentence = words_said.scaling(t) or ""
+    assert sentence.startswith("its parallel kernels ran ") and f"on {t.threads} threads" in sentence
     said = [r for e in v.code.lines if e.status == "parallel" for r in e.why if r.kind.startswith("parallel-")]
     assert said and all(r.kind == ("parallel-paid" if t.speedup >= cost.PAID else "parallel-did-not-pay") for r in said)
 

@@ -1,0 +1,243 @@
+"""The facts behind a reason, a warning or a note: the numbers and names torch and the code recorded, kept by the
+analysis so that the renderers say them (``inspector/render/said.py`` builds the sentences). Lists that can run to
+hundreds (a call in an unrolled loop runs in hundreds of nests) keep their first ``LISTED`` items and count the rest in
+``more``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from inspector.model.words import Backend, Words
+
+LISTED = 12  # items a listing keeps; the line verdict's ``nests`` and ``kernels`` name them all
+
+
+@dataclass(frozen=True)
+class Fact:
+    """What every reason's facts are (``Machine``, in ``code``, and ``Overruled``, in ``lines``, beside the values
+    they hold)."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """A kernel, or one loop nest of it (``nest``: its index, where the kernel has several); ``nests``: its nest
+    count, where its machine code does not tell them apart."""
+
+    kernel: str
+    nest: Optional[int] = None
+    nests: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Named(Fact):
+    """Names torch or the code gave (library calls, kernels, dtypes, a usual fix, torch's message), in order."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Unrecorded:
+    """Why a record has no Inductor decision for a nest: the record's own why (``said``), a record older than the
+    decisions (``before``), or a torch that records none (``torch``)."""
+
+    said: Optional[str]
+    before: bool
+    torch: Optional[str]
+
+
+class SerialCause(Words):
+    """Why a loop nest runs on one thread: torch's one thread, no loop, Inductor's recorded decision (no level could
+    be parallel, too little work per thread, a depth its code does not show), or, unrecorded, the code's loop sizes
+    (too little work, a size known at run time) or no OpenMP loop."""
+
+    ONE_THREAD = "one-thread"
+    NO_LOOP = "no-loop"
+    NO_LEVEL = "no-level"
+    SMALL = "small"
+    DEPTH = "depth"
+    SMALL_CODE = "small-code"
+    DYNAMIC = "dynamic"
+    NO_OPENMP = "no-openmp"
+
+
+@dataclass(frozen=True)
+class Serial(Fact):
+    """A loop nest (or kernel) that runs single-threaded, and why (``cause``, with the numbers it compared)."""
+
+    where: Where
+    cause: SerialCause
+    work: Optional[int] = None  # elements its loops cover
+    per_thread: Optional[int] = None
+    min_chunk_size: Optional[int] = None
+    threads: Optional[int] = None
+    depth: Optional[int] = None  # parallel loop levels Inductor chose
+    levels: Optional[int] = None  # of its loop levels
+    trip: Optional[str] = None  # a size known at run time
+    unrecorded: Optional[Unrecorded] = None  # where Inductor's decision is not in the record
+
+
+@dataclass(frozen=True)
+class BreakAt(Fact):
+    """A graph break at or under a line (``inside``: inside a call from it, at ``file``:``line``), torch's reason
+    and explanation."""
+
+    inside: bool
+    file: Optional[str]
+    line: Optional[int]
+    reason: str
+    explanation: Optional[str]
+
+
+@dataclass(frozen=True)
+class Backends(Fact):
+    """The backends whose parallel loops (C++) or grids (Triton) run a line."""
+
+    backends: tuple[Backend, ...]
+
+
+@dataclass(frozen=True)
+class Unrolled(Fact):
+    """A Python loop Dynamo unrolled: its header ``line``, its body traced ``times`` times into ``graph``."""
+
+    line: int
+    times: int
+    graph: Optional[str]
+
+
+@dataclass(frozen=True)
+class NestRun:
+    """A loop nest (``nest`` None: a whole kernel) and how it runs: its description, or its kernel's status."""
+
+    kernel: str
+    nest: Optional[int]
+    runs: str
+
+
+@dataclass(frozen=True)
+class Nests(Fact):
+    """A line's operations split across loop nests that run differently, or placed in one of ``kernels`` that the
+    evidence does not name, whose nests run differently."""
+
+    nests: tuple[NestRun, ...]
+    count: int  # nests in all
+    kernels: tuple[str, ...] = ()
+    more_kernels: int = 0
+
+
+@dataclass(frozen=True)
+class Unfused(Fact):
+    """Two nests (or kernels) Inductor's scheduler did not fuse: its reasons, each with the first node pair it was
+    given for and how many more."""
+
+    one: Where
+    two: Where
+    reasons: tuple[tuple[Optional[str], str, int], ...]  # (reason, first pair "op1 with op4", more pairs)
+
+
+@dataclass(frozen=True)
+class TritonLoads(Fact):
+    """What Triton kernels' loads say about memory access on a GPU: strided loads (the first 3), masked loads."""
+
+    strided: tuple[str, ...]
+    masked: int
+
+
+@dataclass(frozen=True)
+class NoLoop(Fact):
+    """Nothing to vectorize: no loop in its kernels (``decided``: Inductor's recorded tiling decision said so)."""
+
+    decided: bool
+
+
+@dataclass(frozen=True)
+class NonContiguous(Fact):
+    """Inductor's tiling heuristic turned SIMD off: ``count`` of ``ops`` operations index memory non-contiguously
+    (``kinds``: (op kind, count)), at its limits; the nest's strided loads (first 3) from a population of ``shape``."""
+
+    count: Optional[int]
+    ops: int
+    kinds: tuple[tuple[str, int], ...]
+    count_limit: Optional[float]
+    ratio_limit: Optional[float]
+    strided: tuple[str, ...]
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SmallLoops(Fact):
+    """Inductor's tiling heuristic kept loops of inner ``ranges`` scalar: an inner range under a quarter of the
+    ``factor``-lane vector (None: under Inductor's minimum) and ``ops`` operations (under ``small_ops``)."""
+
+    ranges: tuple[str, ...]
+    factor: Optional[int]
+    ops: Optional[int]
+    small_ops: Optional[float]
+
+
+@dataclass(frozen=True)
+class Tail(Fact):
+    """The remainder after a vector loop runs scalar: cpp.enable_loop_tail_vec (None: a torch that always runs it
+    scalar, ``torch``), the ratio limit of mask and non-contiguous operations."""
+
+    loop_tail_vec: Optional[bool]
+    torch: Optional[str]
+    ratio_limit: Optional[float]
+
+
+@dataclass(frozen=True)
+class Undecided(Fact):
+    """No tiling decision recorded (``unrecorded``: why); the nest's strided loads (first 3) from ``shape``."""
+
+    unrecorded: Unrecorded
+    strided: tuple[str, ...]
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Gathered(Fact):
+    """A vectorized nest still gathering (``store``: scattering) ``items`` one element at a time, ``lanes`` per
+    vector."""
+
+    where: Where
+    store: bool
+    items: tuple[str, ...]
+    more: int
+    lanes: Optional[int]
+
+
+@dataclass(frozen=True)
+class LaneOps(Fact):
+    """A vectorized nest whose ``ops`` have no vector form in Inductor, run lane by lane."""
+
+    where: Where
+    ops: tuple[str, ...]
+    more: int
+
+
+@dataclass(frozen=True)
+class ThreadSpeedups(Fact):
+    """A parallel line's kernels on ``threads`` threads against 1: (kernel, speedup) each."""
+
+    threads: int
+    kernels: tuple[tuple[str, float], ...]
+
+
+class Scaled(Words):
+    """Whether parallel kernels ran faster on torch's threads than on one (enough to pay for them), slower, or
+    about as fast."""
+
+    FASTER = "faster"
+    SLOWER = "slower"
+    SAME = "same"
+
+
+@dataclass(frozen=True)
+class SizeRecompile(Fact):
+    """A compiled function recompiled at a further population size: the guard that failed."""
+
+    population: int
+    guard: str
+
+
+Facts = Optional[Fact]  # None: the reason's kind says it all

@@ -1,0 +1,282 @@
+"""The sentences of the analysis's reasons and warnings, built from their facts (``inspector.model.why``): the one
+place their words are. ``said`` gives any such value's words (None for other values): the JSON renderer writes them
+as its ``text``."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from inspector.model import (Backend, Backends, BreakAt, CompileWarning, Facts, Gathered, LaneOps, Machine, Named,
+                             Nests, NoLoop, NonContiguous, Overruled, Reason, ReasonKind, Recompilation, Scaled, Serial,
+                             SerialCause, SizeRecompile, SmallLoops, Tail, ThreadScaling, ThreadSpeedups, TritonLoads,
+                             Undecided, Unfused, Unrecorded, Unrolled, Where)
+
+
+def said(value: object) -> Optional[str]:
+    """The words of a reason, a warning, a recompilation or a thread scaling; None for any other value."""
+    if isinstance(value, Reason):
+        return reason(value)
+    if isinstance(value, CompileWarning):
+        return warning(value)
+    if isinstance(value, Recompilation):
+        return recompilation(value)
+    if isinstance(value, ThreadScaling):
+        return scaling(value)
+    return None
+
+
+def _listed(items: list[str], more: int, sep: str = "; ") -> str:
+    """``items`` joined, and how many more the analysis left out."""
+    return sep.join(items) + (f" (and {more} more)" if more else "")
+
+
+def _where(w: Where, loop: bool = False) -> str:
+    """A kernel, or one of its nests: "k nest 2" (``loop``: "k (loop nest 2)"), or all its nests not told apart."""
+    if w.nests is not None:
+        return f"{w.kernel} (all {w.nests} nests: not told apart)"
+    if w.nest is None:
+        return w.kernel
+    return f"{w.kernel} (loop nest {w.nest})" if loop else f"{w.kernel} nest {w.nest}"
+
+
+def _layout(shape: tuple[int, ...]) -> str:
+    return f"the row-major {shape} population" if len(shape) == 2 else "the input"
+
+
+def _unrecorded(u: Unrecorded) -> str:
+    if u.said:
+        return u.said
+    if u.before:
+        return "not recorded (a record made before inspector recorded Inductor's decisions, or a nest no record joins)"
+    return f"not recorded under torch {u.torch}"
+
+
+def serial(s: Serial) -> str:
+    """Why a loop nest (or a kernel with no loop) runs on one thread: Inductor's recorded parallel-depth decision
+    where the record has it, else what the loop sizes in the code suggest, said as such."""
+    cause, decided = s.cause, "Inductor's parallel-depth decision (recorded)"
+    if cause == SerialCause.ONE_THREAD:
+        return "torch runs with one thread (torch.get_num_threads() == 1)"
+    if cause == SerialCause.NO_LOOP:
+        return ("it has no loop: it computes single values per call (a few, such as a best value, cost little; "
+                "where most kernels are so, the compiled function may run once per individual, e.g. under "
+                "np.apply_along_axis, or Dynamo unrolled a Python loop: inferred)")
+    if cause == SerialCause.NO_LEVEL:
+        return f"{decided}: none of its loop levels can be an OpenMP loop (a reduction over all of it, or no loop)"
+    if cause == SerialCause.SMALL:
+        return (f"{decided}: its loops cover {s.work:,} elements, {s.per_thread:,} per thread, under "
+                f"cpp.min_chunk_size = {s.min_chunk_size} per thread ({s.threads} threads)")
+    if cause == SerialCause.DEPTH:
+        return f"{decided} chose {s.depth} parallel loop levels of {s.levels}, yet its code has no OpenMP loop"
+    if cause == SerialCause.SMALL_CODE:
+        guess = (f"from the code, its loops cover {s.work:,} elements, {s.per_thread:,} per thread, "
+                 f"below cpp.min_chunk_size = {s.min_chunk_size} per thread")
+    elif cause == SerialCause.DYNAMIC:
+        guess = (f"from the code, its loop runs over {s.trip} elements, a size known only at run time (dynamic "
+                 "shapes): Inductor chose from the size it saw while compiling")
+    else:
+        guess = "the code has no OpenMP loop for it"
+    unrecorded = _unrecorded(s.unrecorded) if s.unrecorded else ""
+    return f"Inductor's parallel decision is {unrecorded}; {guess}"
+
+
+def _non_contiguous(t: NonContiguous) -> str:
+    kinds = ", ".join(f"{n} {kind.replace('_', ' ')}{'s' if n != 1 else ''}" for kind, n in t.kinds)
+    limits = " or ".join(([f"{t.count_limit:g} such operations"] if t.count_limit is not None else [])
+                         + ([f"{t.ratio_limit:g} of all"] if t.ratio_limit is not None else [])) or "unknown"
+    strided = f"; strided loads {', '.join(t.strided)} from {_layout(t.shape)}" if t.strided else ""
+    share = f"; {(t.count or 0) / t.ops:.2f} of all" if t.ops else ""
+    return (f"{t.count} of its {t.ops} operations index memory non-contiguously ({kinds}{share}), "
+            f"reaching the limit of Inductor's tiling heuristic (cpp.enable_tiling_heuristics: {limits}), which "
+            f"turned SIMD off{strided}")
+
+
+def _small(t: SmallLoops) -> str:
+    ranges = " x ".join(t.ranges) or "its loops"
+    limit = f"a quarter of the {t.factor}-lane vector" if t.factor else "Inductor's minimum"
+    under = f" (under {t.small_ops:g})" if t.small_ops else ""
+    return (f"its loops ({ranges}) have an inner range under {limit} and {t.ops} operations{under}: Inductor's "
+            "tiling heuristic keeps such loops scalar, with #pragma GCC ivdep")
+
+
+def _tail(t: Tail) -> str:
+    if t.loop_tail_vec is False:
+        return "the remainder after its vector loop: cpp.enable_loop_tail_vec is off, so the scalar loop runs it"
+    if t.loop_tail_vec is None:
+        return f"the remainder after its vector loop, which torch {t.torch} always runs with the scalar loop"
+    return ("the remainder after its vector loop: Inductor runs it scalar when mask and non-contiguous operations "
+            f"exceed {t.ratio_limit:g} of all and the remainder is under half a vector")
+
+
+def _undecided(u: Undecided) -> str:
+    seen = (f"its code has strided loads {', '.join(u.strided)} from {_layout(u.shape)}" if u.strided
+            else "its code has no strided load")
+    return f"Inductor's tiling decision is {_unrecorded(u.unrecorded)}; {seen}"
+
+
+def _named(kind: ReasonKind, n: Named) -> str:
+    names = ", ".join(n.names)
+    if kind == ReasonKind.FIX:
+        return f"fix: {names}"
+    if kind == ReasonKind.LIBRARY_CALL:
+        return f"ran as a library call: {names}"
+    if kind == ReasonKind.GENERATED_AROUND:
+        return f"with generated kernels around it: {names}"
+    if kind == ReasonKind.NOT_VECTORIZED_DTYPE:
+        return f"Inductor has no vector form for its dtype {names} (VECTORIZABLE_DTYPES)"
+    if kind == ReasonKind.NOT_VECTORIZED_CHECKER:
+        return f"Inductor's vectorization checker turned SIMD off: {names}"
+    return f"Inductor's tiling decision was recorded as {names!r}, which inspector does not know"
+
+
+CONSTANT = {  # the reasons whose facts are their kind
+    ReasonKind.EAGER: "ran as Python outside any compiled graph (after a graph break, in a frame the compiler skipped, "
+                      "or as the body of a custom operator a graph calls)",
+    ReasonKind.NO_EVIDENCE: "no evidence names this line: no compiled kernel, graph break or Python trace points to it "
+                            "(it may have no operations of its own, being evaluated while tracing, or torch filed "
+                            "them under another line)",
+    ReasonKind.NOT_VECTORIZED_NO_INDEX: "Inductor found no loop index it could tile for SIMD",
+    ReasonKind.NOT_VECTORIZED_NO_ISA: "torch found no vector instruction set on this CPU",
+}
+
+
+def reason(r: Reason) -> str:
+    """A reason's words, from its facts."""
+    f = r.facts
+    if f is None:
+        return CONSTANT[r.kind]
+    if isinstance(f, Named):
+        return _named(r.kind, f)
+    if isinstance(f, Serial):
+        return f"{_where(f.where, loop=True)} runs single-threaded: {serial(f)}"
+    if isinstance(f, ThreadSpeedups):
+        speedups = ", ".join(f"{k} {s:.2f}x" for k, s in f.kernels)
+        if r.kind == ReasonKind.PARALLEL_PAID:
+            return f"parallel paid: on {f.threads} threads against 1, {speedups} faster"
+        return f"parallel did not pay: on {f.threads} threads against 1, {speedups} faster (below 1x: slower)"
+    return _facts(f)
+
+
+def _facts(f: Facts) -> str:
+    """The words of the facts that say themselves, whatever their reason's kind."""
+    if isinstance(f, BreakAt):
+        where = f" inside this call, at {f.file}:{f.line}" if f.inside else ""
+        return f"graph break{where}: {f.reason}" + (f" ({f.explanation})" if f.explanation else "")
+    if isinstance(f, Backends):
+        return "in " + ", ".join(sorted({"an OpenMP parallel loop" if b == Backend.CPP else "a Triton grid"
+                                         for b in f.backends}))
+    if isinstance(f, Unrolled):
+        return f"Python loop unrolled by Dynamo while tracing: {unrolled(f)}"
+    if isinstance(f, Overruled):
+        return f"Inductor left it scalar: {reason(f.reason)}"
+    return _more(f)
+
+
+def _more(f: Facts) -> str:
+    if isinstance(f, NoLoop):
+        return f"nothing to vectorize, its kernel{'' if f.decided else 's'} {'has' if f.decided else 'have'} no loop"
+    if isinstance(f, NonContiguous):
+        return _non_contiguous(f)
+    if isinstance(f, SmallLoops):
+        return _small(f)
+    if isinstance(f, Tail):
+        return _tail(f)
+    if isinstance(f, Undecided):
+        return _undecided(f)
+    if isinstance(f, TritonLoads):
+        return _triton(f)
+    if isinstance(f, Machine):
+        return machine(f)
+    return _lists(f)
+
+
+def _lists(f: Facts) -> str:
+    if isinstance(f, Nests):
+        return _nests(f)
+    if isinstance(f, Unfused):
+        pair = (f"nests {f.one.nest} and {f.two.nest} of {f.one.kernel}" if f.one.kernel == f.two.kernel
+                and f.one.nest is not None and f.two.nest is not None else f"{_where(f.one)} and {_where(f.two)}")
+        return f"{pair} are separate loops: Inductor's scheduler did not fuse them: " + "; ".join(
+            f"{why} ({first}{f' and {more} more' if more else ''})" for why, first, more in f.reasons)
+    if isinstance(f, Gathered):
+        verb, what = ("scatters", "stores") if f.store else ("gathers", "loads")
+        return (f"vectorized, but {_where(f.where)} {verb} {_listed(list(f.items), f.more, ', ')} one element at a "
+                f"time ({f.lanes} scalar {what} per vector)")
+    if isinstance(f, LaneOps):
+        return (f"vectorized, but in {_where(f.where)} {_listed(list(f.ops), f.more, ', ')} has no vector form in "
+                "Inductor and runs lane by lane, one scalar call per element")
+    raise TypeError(f"no words for {type(f).__name__}")
+
+
+def _nests(f: Nests) -> str:
+    runs = [(f"{n.kernel} nest {n.nest}" if n.nest is not None else n.kernel, n.runs) for n in f.nests]
+    more = f.count - len(f.nests)
+    if not f.kernels:
+        return f"its operations run in {f.count} loop nests: " + _listed([f"{w} ({r})" for w, r in runs], more)
+    return (f"nest unknown: the evidence places it in {_listed(list(f.kernels), f.more_kernels, ' or ')}, whose loop "
+            f"nests run differently ({_listed([f'{w}: {r}' for w, r in runs], more)}), and does not say which of "
+            "them computes it")
+
+
+def _triton(f: TritonLoads) -> str:
+    """What the Triton kernels' loads say about memory access on a GPU: strided (uncoalesced) and masked."""
+    parts = [f"strided loads {', '.join(f.strided)}: neighbouring threads read elements more than one apart, "
+             "which a GPU cannot coalesce (store genes column-major to make them contiguous)"] if f.strided else []
+    parts += [f"{f.masked} masked load{'s' if f.masked > 1 else ''} (the mask keeps the last, partial block in "
+              "bounds)"] if f.masked else []
+    return "Triton: " + "; ".join(parts)
+
+
+def machine(f: Machine) -> str:
+    """The machine code of a line's nests, where it overrules Inductor's code, and its scalar math per lane."""
+    if f.code:
+        return "machine code: " + _listed([f"{_where(w)}: {c.describe()}" for w, c in f.code], f.more)
+    if f.overrules:
+        return _listed([f"{_where(w)}: Inductor generated " + (
+            "scalar code, and the C++ compiler vectorized it" if packed else
+            "at::vec code, and its machine code has no packed arithmetic") for w, packed in f.overrules],
+            f.more) + "; the verdict follows the machine code"
+    return _listed([f"{_where(w)} calls " + ", ".join(f"{n} x{c}" for n, c in calls) for w, calls in f.lane],
+                   f.more) + ": scalar math functions, one vector lane per call"
+
+
+def unrolled(u: Unrolled) -> str:
+    return (f"Dynamo unrolled the Python loop at line {u.line}: its body was traced {u.times} times into graph "
+            f"{u.graph}, so compile time and graph size grow with its trip count. Vectorise the loop over a new "
+            "axis instead")
+
+
+def warning(w: CompileWarning) -> str:
+    """A compile warning's words: an unrolled loop, a recompilation, a recompile at a further population size."""
+    f = w.facts
+    if isinstance(f, Unrolled):
+        return unrolled(f)
+    if isinstance(f, SizeRecompile):
+        return f"recompiled at population {f.population:,}: {f.guard}"
+    return recompilation(f)
+
+
+def recompilation(r: Recompilation) -> str:
+    """What a recompilation means for the timings, in one sentence."""
+    guard = f"; the guard that failed: {r.guards[0][0]}" if r.guards else ""
+    if r.limit:
+        return (f"hit torch's recompile limit ({r.limit}) after {r.count} recompiles; the guard that failed last: "
+                f"{r.last or (r.guards[0][0] if r.guards else 'not named')}: Dynamo then ran the "
+                "function without compiling, so the median mixes compiled, compiling and eager calls")
+    if r.every_call:
+        return (f"recompiled on every call ({r.count} recompiles in {r.calls} calls after the first){guard}: the "
+                "median includes a compile per call")
+    return f"recompiled {r.count} time{'s' if r.count > 1 else ''} after its first call{guard}"
+
+
+def scaling(t: ThreadScaling) -> Optional[str]:
+    """Whether running a variant's parallel kernels on torch's threads paid, in one sentence."""
+    if t.specialised or t.speedup is None:
+        return t.specialised
+    if t.scaled == Scaled.FASTER:
+        return f"its parallel kernels ran {t.speedup:.1f}x faster on {t.threads} threads than on 1: parallel paid"
+    if t.scaled == Scaled.SLOWER:
+        return (f"its parallel kernels ran {1 / t.speedup:.1f}x slower on {t.threads} threads than on 1: threads "
+                "waiting for busy cores, or too little work per thread for OpenMP to pay")
+    return (f"its parallel kernels ran about as fast on {t.threads} threads as on 1 ({t.speedup:.2f}x): parallel did "
+            "not pay")
