@@ -26,10 +26,10 @@ from inspector.analysis import cost, machine
 from inspector.analysis.machine import Unit
 from inspector.files import same_path
 from inspector.model import (LISTED, Backend, Backends, BreakAt, CompileWarning, Env, Gathered, GraphBreak, How, Kernel,
-                             LaneOps, LineStatus, LineVerdict, LoopNest, Named, NestRun, Nests, NoLoop, NonContiguous,
-                             Overruled, Reason, ReasonKind, Serial, SerialCause, SmallLoops, SourceFile, Tail,
-                             ThreadScaling, Tiling, TimeSplit, TritonLoads, Undecided, Unfused, Unrecorded, Unrolled,
-                             Vectorized, Where)
+                             LaneOps, LineStatus, LineVerdict, LoopNest, Named, NestAt, NestRun, Nests, NoLoop,
+                             NonContiguous, Overruled, Reason, ReasonKind, Serial, SerialCause, SmallLoops, SourceFile,
+                             Tail, ThreadScaling, Tiling, TimeSplit, TritonLoads, Undecided, Unfused, Unrecorded,
+                             Unrolled, Vectorized)
 from inspector.raw import RawGraph, RawPythonLine
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -529,9 +529,9 @@ def _nest_reasons(groups: list[list[Unit]]) -> list[Reason]:
     return why
 
 
-def _where(kernel: Kernel, nest: Optional[LoopNest]) -> Where:
+def _where(kernel: Kernel, nest: Optional[LoopNest]) -> NestAt:
     """A unit as its reasons name it: its nest's index where its kernel has several."""
-    return Where(kernel.name, nest.index if nest and len(kernel.loop_nests) > 1 else None)
+    return NestAt(kernel.name, nest.index if nest and len(kernel.loop_nests) > 1 else None)
 
 
 def triton_loads(kernels: list[Kernel]) -> TritonLoads:
@@ -560,7 +560,7 @@ def serial_reason(kernel: Kernel, nest: Optional[LoopNest], env: Env) -> Serial:
     return Serial(where, SerialCause.DEPTH, depth=c.depth, levels=len(c.levels))
 
 
-def _serial_guess(where: Where, nest: LoopNest, env: Env) -> Serial:
+def _serial_guess(where: NestAt, nest: LoopNest, env: Env) -> Serial:
     """A serial nest whose parallel decision is not recorded: what its loop sizes suggest."""
     unrecorded = _unrecorded(nest, env, "parallel")
     chunk = env.min_chunk_size

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Optional
 
 from inspector.analysis.parse import cpp
-from inspector.model import LISTED, Backend, Kernel, LoopNest, Machine, MachineCode, Reason, ReasonKind, Where
+from inspector.model import LISTED, Backend, Kernel, LoopNest, Machine, MachineCode, Reason, ReasonKind, NestAt
 from inspector.raw import RawCounts, RawMachineCode
 from inspector.record import kernel_key
 
@@ -167,18 +167,18 @@ def reasons(units: Sequence[Unit]) -> list[Reason]:
     """The machine code beside the source verdict, for a line's C++ units: one ``machine-code`` Reason with a part
     per unit, one ``machine-disagrees`` naming the units whose machine code overrules Inductor's code, and one
     ``machine-lane`` for vector code calling scalar math; each keeps the first LISTED of its units."""
-    said: dict[Where, MachineCode] = {}
-    disagree: list[tuple[Where, bool]] = []
-    lane: list[tuple[Where, tuple[tuple[str, int], ...]]] = []
+    said: dict[NestAt, MachineCode] = {}
+    disagree: list[tuple[NestAt, bool]] = []
+    lane: list[tuple[NestAt, tuple[tuple[str, int], ...]]] = []
     for kernel, nest in units:
         code = own((kernel, nest)) if kernel.backend == Backend.CPP else None
         shown = code or (kernel.machine if kernel.backend == Backend.CPP else None)
         if shown is None:
             continue
         several = len(kernel.loop_nests) > 1
-        where = Where(kernel.name, nest.index if nest and several else None)
+        where = NestAt(kernel.name, nest.index if nest and several else None)
         if code is None:
-            where = Where(kernel.name, None, len(kernel.loop_nests))
+            where = NestAt(kernel.name, None, len(kernel.loop_nests))
         said.setdefault(where, shown)
         source = nest.vectorized if nest else kernel.vectorized
         if code is not None and code.overrules(source):

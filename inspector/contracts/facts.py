@@ -195,7 +195,7 @@ def _function(a: Any, v: Any) -> FunctionFact:
 def _speedups(a: Any, v: Any) -> list[Speedup]:
     """``v`` against every other variant timed in the run (a program's function: against its eager time)."""
     found = []
-    busy = _busy(v) or (a.load.busy if a.load else None)
+    busy = _busy(v) or (said.busy(a.load) if a.load else None)
     if a.program:  # its other functions compute other things: only its eager time compares
         eager = a.program.eager.get(v.id)
         return [Speedup("eager", 0, None, None, None, eager / v.timing.median_s, busy)] if eager and v.timing else []
@@ -216,7 +216,7 @@ def _speedups(a: Any, v: Any) -> list[Speedup]:
 def _busy(v: Any) -> str | None:
     """Why a variant's timing is suspect (a busy machine while it was timed), or None."""
     load = v.timing.load if v.timing else None
-    return load.busy if load else None
+    return said.busy(load) if load else None
 
 
 def _line(v: Any, e: Any) -> LineFact:

@@ -33,18 +33,18 @@ from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, Co
                                   InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant,
                                   StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
-from inspector.model.why import (LISTED, Backends, BreakAt, Fact, Facts, Gathered, LaneOps, Named, NestRun, Nests,
-                                 NoLoop, NonContiguous, Scaled, Serial, SerialCause, SizeRecompile, SmallLoops, Tail,
-                                 ThreadSpeedups, TritonLoads, Undecided, Unfused, Unrecorded, Unrolled, Where)
+from inspector.model.why import (LISTED, Backends, BreakAt, Fact, Facts, Gathered, LaneOps, Named, NestAt, NestRun,
+                                 Nests, NoLoop, NonContiguous, Scaled, Serial, SerialCause, SizeRecompile, SmallLoops,
+                                 Tail, ThreadSpeedups, TritonLoads, Undecided, Unfused, Unrecorded, Unrolled)
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, Status,
                                    Vectorized, WarningKind, Words)
 
 FORMAT = "inspector.analysis/3"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
-    "LISTED", "Backends", "BreakAt", "Fact", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestRun", "Nests",
-    "NoLoop", "NonContiguous", "Overruled", "Scaled", "Serial", "SerialCause", "SizeRecompile", "SmallLoops", "Tail",
-    "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled", "Where",
+    "LISTED", "Backends", "BreakAt", "Fact", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestAt", "NestRun",
+    "Nests", "NoLoop", "NonContiguous", "Overruled", "Scaled", "Serial", "SerialCause", "SizeRecompile", "SmallLoops",
+    "Tail", "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled",
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
     "BreaksView", "CallKinds", "CallRun", "CallsChange", "ChildProcess", "CodeLocation", "CodePair", "ComparedLine",
     "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning", "CompiledCode", "Confounder",
@@ -61,15 +61,15 @@ __all__ = [
 ]
 
 
-def to_json(value: object, said: Optional[Callable[[object], Optional[str]]] = None) -> Any:
-    """Plain JSON data (dicts, lists, numbers, strings) for any value of this package; ``said``: the words of a value
-    whose sentence a renderer builds from its facts (None for other values), written as its ``text``, last."""
+def to_json(value: object, said: Optional[Callable[[object], dict[str, Any]]] = None) -> Any:
+    """Plain JSON data (dicts, lists, numbers, strings) for any value of this package; ``said``: the words a
+    renderer builds from a value's facts, by key (its ``text``, say; empty for a value without words), written over
+    its fields of that name or after them."""
     if isinstance(value, Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         data = {f.name: to_json(getattr(value, f.name), said) for f in dataclasses.fields(value)}
-        text = said(value) if said else None
-        return data if text is None else {**data, "text": text}
+        return {**data, **said(value)} if said else data
     if isinstance(value, (list, tuple)):
         return [to_json(v, said) for v in value]
     if isinstance(value, dict):

@@ -8,7 +8,7 @@ from typing import Optional
 
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.lines import LineVerdict
-from inspector.model.why import Fact, Scaled, Where
+from inspector.model.why import Fact, Scaled, NestAt
 from inspector.model.words import Backend, coerce
 from inspector.raw import JSON
 
@@ -161,9 +161,9 @@ class Machine(Fact):
     """The machine code of a line's nests (or kernels): what it holds (``code``), where it overrules Inductor's code
     (``overrules``: its SIMD is packed), the scalar math it calls per lane; ``more``: the units left out."""
 
-    code: tuple[tuple[Where, MachineCode], ...] = ()
-    overrules: tuple[tuple[Where, bool], ...] = ()
-    lane: tuple[tuple[Where, tuple[tuple[str, int], ...]], ...] = ()
+    code: tuple[tuple[NestAt, MachineCode], ...] = ()
+    overrules: tuple[tuple[NestAt, bool], ...] = ()
+    lane: tuple[tuple[NestAt, tuple[tuple[str, int], ...]], ...] = ()
     more: int = 0
 
 

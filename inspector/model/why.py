@@ -20,7 +20,7 @@ class Fact:
 
 
 @dataclass(frozen=True)
-class Where:
+class NestAt:
     """A kernel, or one loop nest of it (``nest``: its index, where the kernel has several); ``nests``: its nest
     count, where its machine code does not tell them apart."""
 
@@ -65,7 +65,7 @@ class SerialCause(Words):
 class Serial(Fact):
     """A loop nest (or kernel) that runs single-threaded, and why (``cause``, with the numbers it compared)."""
 
-    where: Where
+    where: NestAt
     cause: SerialCause
     work: Optional[int] = None  # elements its loops cover
     per_thread: Optional[int] = None
@@ -130,8 +130,8 @@ class Unfused(Fact):
     """Two nests (or kernels) Inductor's scheduler did not fuse: its reasons, each with the first node pair it was
     given for and how many more."""
 
-    one: Where
-    two: Where
+    one: NestAt
+    two: NestAt
     reasons: tuple[tuple[Optional[str], str, int], ...]  # (reason, first pair "op1 with op4", more pairs)
 
 
@@ -199,7 +199,7 @@ class Gathered(Fact):
     """A vectorized nest still gathering (``store``: scattering) ``items`` one element at a time, ``lanes`` per
     vector."""
 
-    where: Where
+    where: NestAt
     store: bool
     items: tuple[str, ...]
     more: int
@@ -210,7 +210,7 @@ class Gathered(Fact):
 class LaneOps(Fact):
     """A vectorized nest whose ``ops`` have no vector form in Inductor, run lane by lane."""
 
-    where: Where
+    where: NestAt
     ops: tuple[str, ...]
     more: int
 

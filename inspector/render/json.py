@@ -9,7 +9,7 @@ import json
 from inspector.model import FORMAT, Analysis, BreaksView, Comparison, to_json
 from inspector.render import views
 from inspector.render.base import Renderer
-from inspector.render.said import said
+from inspector.render.said import json_words as said
 from inspector.render.hotspots import views as hot_views
 
 

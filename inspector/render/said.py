@@ -4,12 +4,36 @@ as its ``text``."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
-from inspector.model import (Backend, Backends, BreakAt, CompileWarning, Facts, Gathered, LaneOps, Machine, Named,
-                             Nests, NoLoop, NonContiguous, Overruled, Reason, ReasonKind, Recompilation, Scaled, Serial,
-                             SerialCause, SizeRecompile, SmallLoops, Tail, ThreadScaling, ThreadSpeedups, TritonLoads,
-                             Undecided, Unfused, Unrecorded, Unrolled, Where)
+from inspector.model import (Backend, Backends, BreakAt, CompileWarning, Facts, Gathered, LaneOps, Machine, MachineLoad,
+                             Named, NestAt, Nests, NoLoop, NonContiguous, Overruled, Reason, ReasonKind, Recompilation,
+                             Scaled, Serial, SerialCause, SizeRecompile, SmallLoops, Tail, ThreadScaling,
+                             ThreadSpeedups, TritonLoads, Undecided, Unfused, Unrecorded, Unrolled)
+
+
+def json_words(value: object) -> dict[str, Any]:
+    """The words the JSON writes for a value, by key: a reason's, a warning's, a recompilation's and a thread
+    scaling's ``text``; a machine load's ``busy`` (None: quiet or unknown) and ``why`` (its clauses)."""
+    if isinstance(value, MachineLoad):
+        return {"busy": busy(value), "why": load_clauses(value)}
+    text = said(value)
+    return {} if text is None else {"text": text}
+
+
+def load_clauses(load: MachineLoad) -> list[str]:
+    """What made the machine busy while it timed: "other processes used 38% of the 2 CPUs", ..."""
+    return ([f"other processes used {load.others_share:.0%} of the {load.cpus} CPUs"] if load.others_busy else []) + (
+        [f"the hypervisor stole {load.steal_share:.0%} of their time"] if load.steal_busy else [])
+
+
+def busy(load: MachineLoad) -> Optional[str]:
+    """Why a timing is suspect, in one sentence; None when the machine was quiet or unknown."""
+    if not load.busy:
+        return None
+    average = f" (load average {load.loadavg:.1f})" if load.loadavg is not None else ""
+    return (f"timed on a busy machine: {' and '.join(load_clauses(load))} meanwhile{average}; the time may be "
+            "inflated: rerun on a quiet machine before trusting it")
 
 
 def said(value: object) -> Optional[str]:
@@ -30,7 +54,7 @@ def _listed(items: list[str], more: int, sep: str = "; ") -> str:
     return sep.join(items) + (f" (and {more} more)" if more else "")
 
 
-def _where(w: Where, loop: bool = False) -> str:
+def _where(w: NestAt, loop: bool = False) -> str:
     """A kernel, or one of its nests: "k nest 2" (``loop``: "k (loop nest 2)"), or all its nests not told apart."""
     if w.nests is not None:
         return f"{w.kernel} (all {w.nests} nests: not told apart)"

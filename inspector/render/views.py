@@ -15,7 +15,7 @@ from inspector.model import (Analysis, Fix, FixKind, GraphBreak, ProgramFunction
                              SourceFile, Status, Trace)
 from inspector.model.fixes import Where
 from inspector.render import fixes as fix_words
-from inspector.render import rewrites as rewrite_words
+from inspector.render import rewrites as rewrite_words, said as words_said
 from inspector.render.words import NOISY, break_even, call_numbers, error_parts, paid, ratio, seconds, timing_notes
 
 # when the page cautions about the machine (see caution), from the thresholds that decide it
@@ -362,7 +362,8 @@ def caution(analysis: Analysis) -> Optional[str]:
     said = []
     load = analysis.load
     if load and load.busy:
-        said.append(f"{' and '.join(load.why)} while {'it ran' if analysis.program else 'the variants were timed'}")
+        clauses = " and ".join(words_said.load_clauses(load))
+        said.append(f"{clauses} while {'it ran' if analysis.program else 'the variants were timed'}")
     spreads = [s for v in analysis.variants if (s := v.speedups.vs_numpy_spread) and v.kind != "numpy"]
     moved = [s for s in spreads if s[1] > NOISY * s[0]]
     if spreads and len(moved) * 2 > len(spreads):

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from conftest import analysis
 from inspector.analysis import lines
-from inspector.model import LISTED, Reason, ReasonKind, Serial, SerialCause, Where
+from inspector.model import LISTED, Reason, ReasonKind, Serial, SerialCause, NestAt
 from inspector.raw import RawFusion, RawGraph
 from inspector.render import section as sections
 from inspector.render import renderer
@@ -25,7 +25,7 @@ def _grown():
     v = a.variant("numpy-compiled-cpu")
     (k,) = v.code.kernels
     filler = "".join(f"\n// generated line {i}" for i in range(3 * sections.KERNEL_LINES))
-    serial = [Reason(ReasonKind.SERIAL, Serial(Where("k", i), SerialCause.ONE_THREAD)) for i in range(SERIAL)]
+    serial = [Reason(ReasonKind.SERIAL, Serial(NestAt("k", i), SerialCause.ONE_THREAD)) for i in range(SERIAL)]
     placed = [replace(e, via=[(e.file, 100 + n)], why=e.why + serial) for e in v.code.lines if e.kernels
               for n in range(CHAINS)]
     grown = replace(v, code=replace(
