@@ -50,10 +50,10 @@ def distinct(entries: Sequence[RawBreak], sources: Sources, within: Within = Non
         follows = next((key for key in seen if key[:2] == (path, b.resumes)), None)
         if follows is None:
             _add(seen, b, sources, within)
-        elif not seen[follows].after:
+        elif not seen[follows].failed_after:
             why = (b.explanation or b.reason).split(". ")[0].rstrip(".")  # less torch's "Adding a graph break."
-            seen[follows] = replace(seen[follows], after=f"the code after it did not compile: {why}; Dynamo ran it "
-                                    "as Python", text=f"{seen[follows].text}\n\n{_shown(b.text, sources)}")
+            seen[follows] = replace(seen[follows], failed_after=why,
+                                    text=f"{seen[follows].text}\n\n{_shown(b.text, sources)}")
     return list(seen.values()), problems
 
 

@@ -31,7 +31,8 @@ class GraphBreak:
     compile_id: Optional[str]
     mechanism: Optional[str]
     text: str
-    after: Optional[str] = None  # the compiler backend failed on the code after it, which ran as Python (torch's why)
+    failed_after: Optional[str] = None  # torch's why the compiler backend failed on the code after it, which ran as
+    # Python (its words, inspector/render/said.py, are the JSON's ``after``)
 
     @property
     def usual_fix(self) -> Optional[str]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from inspector.model import (Backend, Backends, BreakAt, CompileWarning, Facts, Gathered, LaneOps, Machine, MachineLoad,
-                             Named, NestAt, Nests, NoLoop, NonContiguous, Overruled, Reason, ReasonKind, Recompilation,
-                             Scaled, Serial, SerialCause, SizeRecompile, SmallLoops, Tail, ThreadScaling,
+from inspector.model import (Backend, Backends, BreakAt, CompileWarning, Facts, Gathered, GraphBreak, LaneOps, Machine,
+                             MachineLoad, Named, NestAt, Nests, NoLoop, NonContiguous, Overruled, Reason, ReasonKind,
+                             Recompilation, Scaled, Serial, SerialCause, SizeRecompile, SmallLoops, Tail, ThreadScaling,
                              ThreadSpeedups, TritonLoads, Undecided, Unfused, Unrecorded, Unrolled)
 
 
@@ -17,8 +17,15 @@ def json_words(value: object) -> dict[str, Any]:
     scaling's ``text``; a machine load's ``busy`` (None: quiet or unknown) and ``why`` (its clauses)."""
     if isinstance(value, MachineLoad):
         return {"busy": busy(value), "why": load_clauses(value)}
+    if isinstance(value, GraphBreak):
+        return {"after": after(value)}
     text = said(value)
     return {} if text is None else {"text": text}
+
+
+def after(b: GraphBreak) -> Optional[str]:
+    """That the compiler backend failed on the code after a break, and why (torch's words); None where it did not."""
+    return f"the code after it did not compile: {b.failed_after}; Dynamo ran it as Python" if b.failed_after else None
 
 
 def load_clauses(load: MachineLoad) -> list[str]:

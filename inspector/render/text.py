@@ -159,8 +159,8 @@ class TextRenderer(Renderer):
                     console.print("      reached from " + " -> ".join(f"{f}:{n}" for f, n in b.chain[:-1]),
                                   markup=False)
                 console.print(f"      {b.reason}", markup=False, style="red")
-                if b.after:
-                    console.print(f"      then {b.after}", markup=False)
+                if b.failed_after:
+                    console.print(f"      then {said.after(b)}", markup=False)
                 for label, value in (("torch", b.explanation), *(("hint", h) for h in b.hints),
                                      (b.gb_id, b.url), ("fix", b.usual_fix)):
                     if value:
@@ -260,7 +260,8 @@ def _failure(console: Console, name: str, status: str, error: Optional[str]) -> 
 def _graph_break(console: Console, b: GraphBreak) -> None:
     """One graph break of a variant's summary: where, torch's reason, and what became of the code after it."""
     where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
-    console.print(f"    graph break at {where}: {b.reason}" + (f"; then {b.after}" if b.after else ""), markup=False)
+    then = f"; then {said.after(b)}" if b.failed_after else ""
+    console.print(f"    graph break at {where}: {b.reason}{then}", markup=False)
 
 
 def _tried(t: TrialResult) -> str:

@@ -11,7 +11,7 @@ from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, SourceFile
 from inspector.raw import RawBreak, RawEnv
 from inspector.render import renderer
-from inspector.render.said import said
+from inspector.render.said import after, said
 
 # torch 2.13's messages from `inspector run` of a particle-swarm program (tests/fixtures/torch-2.13.0/pso_fallback.py)
 PSO = json.loads((FIXTURES / "torch-2.13.0" / "pso_fallback.json").read_text())
@@ -113,8 +113,8 @@ def test_a_break_whose_following_code_the_backend_failed_on_is_one_entry_that_sa
     (b,), problems = breaks.distinct(entries, PSO_FILES)
     assert not problems
     assert (b.line, b.cause, b.flag, b.count) == (_pso_line("spread = pos.abs().max().item()"), "item", SCALARS, 1)
-    assert b.after == ("the code after it did not compile: Backend compiler `inductor_failing_after_breaks` failed "
-                       "with aten._local_scalar_dense.default; Dynamo ran it as Python")
+    assert after(b) == ("the code after it did not compile: Backend compiler `inductor_failing_after_breaks` failed "
+                        "with aten._local_scalar_dense.default; Dynamo ran it as Python")
     assert "Backend compiler exception" in b.text  # torch's words of it kept, under the break's own
     finding = Finding("step", "ok", None, (), None, (b,), (), None, (), ())
     view = BreaksView("pso_fallback.py", "2.13.0", 1000, (finding,))
@@ -127,9 +127,9 @@ def test_a_wont_convert_alone_is_told_in_words_on_the_break_it_follows_or_on_its
     """A torch that gives no "Backend compiler exception" break after it: the WON'T CONVERT message itself."""
     item, wont_convert, _ = PSO_BREAKS["step"]
     (b,), _ = breaks.distinct([item, wont_convert], PSO_FILES)
-    assert b.cause == "item" and b.after == ("the code after it did not compile: the compiler backend failed with "
-                                             "DataDependentOutputException: aten._local_scalar_dense.default; "
-                                             "Dynamo ran it as Python")
+    assert b.cause == "item" and after(b) == ("the code after it did not compile: the compiler backend failed with "
+                                              "DataDependentOutputException: aten._local_scalar_dense.default; "
+                                              "Dynamo ran it as Python")
     (alone,), _ = breaks.distinct([wont_convert], PSO_FILES)
     assert (alone.line, alone.cause, alone.flag, alone.resumable) == (18, "not-compiled", None, False)
     assert alone.reason == ("the compiler backend failed on the code after the graph break at line 18 "
