@@ -25,10 +25,11 @@ from typing import Optional, Union
 from inspector.analysis.parse import wrapper as wrapper_parse
 from inspector.analysis.rounds import side_by_side
 from inspector.errors import InspectorError
-from inspector.model import (STEADY, VECTORIZED, Analysis, BreakChange, CallsChange, CodePair, ComparedLine,
-                             ComparedRun, ComparedVariant, Comparison, Confounder, Env, Hunk, Kernel, LineStatus,
-                             LineVerdict, LineVerdicts, MachineLoad, ProgramFunction, Regression, RegressionKind,
-                             RunPair, SampleVariant, Status, TimeGoes, TimeRow, Vectorized)
+from inspector.model import (STEADY, VECTORIZED, Analysis, ArgvChanged, BreakChange, CallsChange, CodePair,
+                             ComparedLine, ComparedRun, ComparedVariant, Comparison, Confounder, Env, ExitChanged, Hunk,
+                             Kernel, LineStatus, LineVerdict, LineVerdicts, PairWarning, Populations, ProgramFunction,
+                             Regression, RegressionKind, RunPair, SampleVariant, Sequential, SourceChanged, Status,
+                             TimeGoes, TimeRow, TimedApart, TimedBusy, Vectorized)
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
@@ -49,15 +50,10 @@ NUMBERED = re.compile(r"\b(tmp_acc|tmp|buf)(\d+)")
 DROP = re.compile(r"^(?://|# |[{}];?$)|^$")
 CONTEXT = 2  # unchanged lines shown around a hunk
 CLEAR = 1.1  # a ratio taken once (not in rounds) nearer 1 than this says no clear change
-# what may differ between two runs besides torch, and what it changes (threads, cpu, isa, cuda: Env.MACHINE)
-CONFOUNDERS = (
-    ("numpy", "NumPy", "eager NumPy variants run on it, and torch compiles NumPy code by its rules"),
-    ("build", "torch build", "the builds link different libraries, which can change eager torch and compiled code"),
-    ("python", "Python", "pure-Python variants and the Python around compiled calls run on it"),
-    ("threads", "threads", "compiled kernels run on that many OpenMP threads"),
-    ("cpu", "CPU", "another processor"), ("isa", "ISA", "vectorized code is generated for it"),
-    ("cuda", "CUDA device", "another GPU"),
-)
+# what may differ between two runs besides torch, by name (threads, cpu, isa, cuda: Env.MACHINE; what each changes:
+# inspector/render/said.py)
+CONFOUNDERS = (("numpy", "NumPy"), ("build", "torch build"), ("python", "Python"), ("threads", "threads"),
+               ("cpu", "CPU"), ("isa", "ISA"), ("cuda", "CUDA device"))
 TOP_KERNELS = 5  # kernels per variant in "where the time goes"
 Unit = Union[SampleVariant, ProgramFunction]  # what is compared: a sample's variant, or a program's function
 CodeLine = tuple[int, str, str]  # (line number, the line stripped, the line normalised)
@@ -217,7 +213,7 @@ def compare(analyses: list[Analysis]) -> Comparison:
     runs = tuple(ComparedRun(label=n, env=a.env, build=build(a.env.torch), config=config(a),
                              population=a.sample.population, created=a.created,
                              argv=a.program.argv if a.program else None,
-                             load=load_words(a.load) if a.program else None) for n, a in zip(names, analyses))
+                             load=a.load if a.program else None) for n, a in zip(names, analyses))
     return Comparison(sample=analyses[0].sample, program=bool(analyses[0].program), runs=runs,
                       pairs=tuple(_pair(analyses[0], a, names[0], n) for a, n in zip(analyses[1:], names[1:])))
 
@@ -250,15 +246,11 @@ def confounders(ra: Analysis, rb: Analysis) -> list[Confounder]:
     A value the record does not hold is "unknown", and a change to or from it is said to be unknown; a torch build
     unknown under both runs counts as one when their torch versions differ."""
     found = []
-    for key, what, why in CONFOUNDERS:
+    for key, what in CONFOUNDERS:
         a, b = (_setting(r.env, key) for r in (ra, rb))
         if a == b and (a != "unknown" or key != "build" or ra.env.torch == rb.env.torch):
             continue
-        if "unknown" in (a, b):
-            why = "whether it changed cannot be told" + (
-                " (a torch version without +cpu or +cuNNN does not name its build)" if key == "build" else "")
-        found.append(Confounder(key, what, a, b, f"{what} {a} → {b}: {why}" + (
-            " (timings are not comparable)" if key in Env.MACHINE and "unknown" not in (a, b) else "")))
+        found.append(Confounder(key, what, a, b))
     return found
 
 
@@ -270,37 +262,22 @@ def _setting(env: Env, key: str) -> str:
     return "none" if value is None and key == "cuda" else "unknown" if value is None else str(value)
 
 
-def load_words(load: Optional[MachineLoad]) -> str:
-    """A run's machine load in words: "other processes used 3% of the 2 CPUs, steal 0%, load average 0.4", or
-    "not measured" (no /proc, or a record made before inspector measured it)."""
-    if load is None:
-        return "not measured"
-    said = [f"other processes used {load.others_share:.0%} of the {load.cpus} CPUs" if load.others_share is not None
-            else "other processes' CPU time unknown",
-            f"steal {load.steal_share:.0%}" if load.steal_share is not None else None,
-            f"load average {load.loadavg:.1f}" if load.loadavg is not None else None]
-    return ", ".join(s for s in said if s) + (" (busy)" if load.busy else "")
-
-
 def _pair(ra: Analysis, rb: Analysis, a_name: str, b_name: str) -> RunPair:
     found = confounders(ra, rb)
-    warnings = [c.text for c in found]
+    warnings: list[PairWarning] = list(found)
     if ra.sample.population != rb.sample.population:
-        warnings.append(f"different populations ({ra.sample.population:,} vs {rb.sample.population:,})")
-    what = "program" if ra.program else "sample"
+        warnings.append(Populations(ra.sample.population, rb.sample.population))
     if ra.sample.source != rb.sample.source:
-        warnings.append(f"the {what}'s source changed between the runs: lines are matched by their text")
+        warnings.append(SourceChanged(bool(ra.program)))
     interleaved = bool(ra.rounds and rb.rounds and ra.rounds.session == rb.rounds.session)
     if ra.program:
         warnings += _program_warnings(ra, rb, a_name, b_name)
     elif not interleaved:
-        warnings.append("timed one after the other, not in alternating rounds: a machine busier during one run than "
-                        "the other changes the ratios (compare a sample, not records, to interleave them)")
+        warnings.append(TimedApart())
         for name, run in ((a_name, ra), (b_name, rb)):
-            busy = [v.id for v in run.variants if v.timing and v.timing.load and v.timing.load.busy]
+            busy = tuple(v.id for v in run.variants if v.timing and v.timing.load and v.timing.load.busy)
             if busy:
-                warnings.append(f"{name} timed {', '.join(busy)} on a busy machine (other processes or steal took "
-                                "CPU time meanwhile): its ratios may be off")
+                warnings.append(TimedBusy(name, busy))
     va, vb = (_units(r) for r in (ra, rb))
     compared = [_variant(va[i], vb[i], ra, rb, a_name, b_name, interleaved) for i in va if i in vb
                 and Status.SKIPPED not in (va[i].status, vb[i].status)]
@@ -315,19 +292,16 @@ def _units(run: Analysis) -> dict[str, Unit]:
     return {v.id: v for v in (run.program.functions if run.program else run.variants)}
 
 
-def _program_warnings(ra: Analysis, rb: Analysis, a_name: str, b_name: str) -> list[str]:
+def _program_warnings(ra: Analysis, rb: Analysis, a_name: str, b_name: str) -> list[PairWarning]:
     """What to keep in mind comparing two runs of a program: they ran one after the other (a program's calls cannot
     take turns with another run's), with each run's machine load; different arguments or exit statuses."""
     if not (ra.program and rb.program):
         return []
-    out = [f"the runs were sequential (a program's calls cannot alternate with another run's): a machine busier "
-           f"during one run changes the ratios; machine load under {a_name}: {load_words(ra.load)}; under "
-           f"{b_name}: {load_words(rb.load)}"]
+    out: list[PairWarning] = [Sequential(a_name, b_name, ra.load, rb.load)]
     if ra.program.argv != rb.program.argv:
-        out.append(f"the program ran with different arguments ({' '.join(ra.program.argv) or 'none'} vs "
-                   f"{' '.join(rb.program.argv) or 'none'})")
+        out.append(ArgvChanged(tuple(ra.program.argv), tuple(rb.program.argv)))
     if ra.program.exit != rb.program.exit:
-        out.append(f"the program exited with {ra.program.exit} under {a_name}, {rb.program.exit} under {b_name}")
+        out.append(ExitChanged(a_name, b_name, ra.program.exit, rb.program.exit))
     return out
 
 

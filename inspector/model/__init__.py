@@ -23,9 +23,10 @@ from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recomp
 from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost,
                                   Launch, LoopNest, Machine, MachineCode, ParallelChoice, SizeCall, ThreadScaling,
                                   Tiling, TimeSplit, TritonLaunch)
-from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine,
-                                        ComparedRun, ComparedVariant, Comparison, Confounder, Hunk, LineVerdicts, Place,
-                                        Regression, RegressionKind, RunPair, TimeGoes, TimeRow)
+from inspector.model.comparison import (STEADY, VECTORIZED, ArgvChanged, BreakChange, CallsChange, CodePair,
+                                        ComparedLine, ComparedRun, ComparedVariant, Comparison, Confounder, ExitChanged,
+                                        Hunk, LineVerdicts, PairWarning, Place, Populations, Regression, RegressionKind,
+                                        RunPair, Sequential, SourceChanged, TimedApart, TimedBusy, TimeGoes, TimeRow)
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.rewrites import Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.lines import LineVerdict, Overruled, Reason, Site
@@ -42,6 +43,8 @@ from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, 
 FORMAT = "inspector.analysis/3"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
+    "ArgvChanged", "ExitChanged", "PairWarning", "Populations", "Sequential", "SourceChanged", "TimedApart",
+    "TimedBusy",
     "LISTED", "Backends", "BreakAt", "Fact", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestAt", "NestRun",
     "Nests", "NoLoop", "NonContiguous", "Overruled", "Scaled", "Serial", "SerialCause", "SizeRecompile", "SmallLoops",
     "Tail", "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 from inspector.model.analysis import Env, Sample
+from inspector.model.timing import MachineLoad
 from inspector.model.words import STATUSES, How, LineStatus, Status, Vectorized, Words
 
 
@@ -199,13 +200,73 @@ class ComparedVariant:
 
 @dataclass(frozen=True)
 class Confounder:
-    """What differs between two runs besides torch's version (compare.CONFOUNDERS), and what it changes."""
+    """What differs between two runs besides torch's version (compare.CONFOUNDERS): its ``key``, its name
+    (``what``), each run's value; what it changes is said by the renderers (the JSON's ``text``)."""
 
     key: str
     what: str
     a: str
     b: str
-    text: str
+
+
+@dataclass(frozen=True)
+class Populations:
+    """The runs timed different populations."""
+
+    a: Optional[int]
+    b: Optional[int]
+
+
+@dataclass(frozen=True)
+class SourceChanged:
+    """The sample's (``program``: the program's) source changed between the runs: lines are matched by their text."""
+
+    program: bool
+
+
+@dataclass(frozen=True)
+class TimedApart:
+    """A sample's runs timed one after the other, not in alternating rounds."""
+
+
+@dataclass(frozen=True)
+class TimedBusy:
+    """A run (its label) that timed these variants on a busy machine."""
+
+    run: str
+    variants: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Sequential:
+    """A program's runs, one after the other, with each run's machine load (None: not measured)."""
+
+    a: str
+    b: str
+    load_a: Optional[MachineLoad]
+    load_b: Optional[MachineLoad]
+
+
+@dataclass(frozen=True)
+class ArgvChanged:
+    """A program that ran with different arguments."""
+
+    a: tuple[str, ...]
+    b: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ExitChanged:
+    """A program that exited with different statuses under the runs (their labels)."""
+
+    a: str
+    b: str
+    exit_a: Optional[int]
+    exit_b: Optional[int]
+
+
+PairWarning = Union[Confounder, Populations, SourceChanged, TimedApart, TimedBusy, Sequential, ArgvChanged,
+                    ExitChanged]
 
 
 @dataclass(frozen=True)
@@ -214,7 +275,7 @@ class RunPair:
 
     a: str
     b: str
-    warnings: tuple[str, ...]  # sentences, the confounders' first
+    warnings: tuple[PairWarning, ...]  # the confounders first; said by the renderers (the JSON's sentences)
     confounders: tuple[Confounder, ...]
     variants: tuple[ComparedVariant, ...]
     program: bool
@@ -235,7 +296,8 @@ class ComparedRun:
     population: Optional[int]  # None: a program's run
     created: str
     argv: Optional[list[str]]  # a program's arguments
-    load: Optional[str]  # a program's machine load, in words
+    load: Optional[MachineLoad]  # a program's machine load (None: not measured, or a sample's run); the JSON's
+    # ``load`` is a program's in words
     record: Optional[str] = None
     report: Optional[str] = None
 

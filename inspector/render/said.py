@@ -6,15 +6,22 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from inspector.model import (Backend, Backends, BreakAt, CompileWarning, Facts, Gathered, GraphBreak, LaneOps, Machine,
-                             MachineLoad, Named, NestAt, Nests, NoLoop, NonContiguous, Overruled, Reason, ReasonKind,
-                             Recompilation, Scaled, Serial, SerialCause, SizeRecompile, SmallLoops, Tail, ThreadScaling,
-                             ThreadSpeedups, TritonLoads, Undecided, Unfused, Unrecorded, Unrolled)
+from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, ComparedRun, CompileWarning, Confounder, Env,
+                             ExitChanged, Facts, Gathered, GraphBreak, LaneOps, Machine, MachineLoad, Named, NestAt,
+                             Nests, NoLoop, NonContiguous, Overruled, PairWarning, Populations, Reason, ReasonKind,
+                             Recompilation, RunPair, Scaled, Sequential, Serial, SerialCause, SizeRecompile, SmallLoops,
+                             SourceChanged, Tail, ThreadScaling, ThreadSpeedups, TimedApart, TimedBusy, TritonLoads,
+                             Undecided, Unfused, Unrecorded, Unrolled)
 
 
 def json_words(value: object) -> dict[str, Any]:
-    """The words the JSON writes for a value, by key: a reason's, a warning's, a recompilation's and a thread
-    scaling's ``text``; a machine load's ``busy`` (None: quiet or unknown) and ``why`` (its clauses)."""
+    """The words the JSON writes for a value, by key: a reason's, a warning's, a recompilation's, a thread
+    scaling's and a confounder's ``text``; a machine load's ``busy`` (None: quiet or unknown) and ``why`` (its
+    clauses); a graph break's ``after``; a pair of compared runs' ``warnings``, a compared program run's ``load``."""
+    if isinstance(value, RunPair):
+        return {"warnings": [pair_warning(w) for w in value.warnings]}
+    if isinstance(value, ComparedRun):
+        return {"load": None if value.argv is None else load_words(value.load)}
     if isinstance(value, MachineLoad):
         return {"busy": busy(value), "why": load_clauses(value)}
     if isinstance(value, GraphBreak):
@@ -44,7 +51,10 @@ def busy(load: MachineLoad) -> Optional[str]:
 
 
 def said(value: object) -> Optional[str]:
-    """The words of a reason, a warning, a recompilation or a thread scaling; None for any other value."""
+    """The words of a reason, a warning, a recompilation, a thread scaling or a confounder; None for any other
+    value."""
+    if isinstance(value, Confounder):
+        return confounder(value)
     if isinstance(value, Reason):
         return reason(value)
     if isinstance(value, CompileWarning):
@@ -311,3 +321,64 @@ def scaling(t: ThreadScaling) -> Optional[str]:
                 "waiting for busy cores, or too little work per thread for OpenMP to pay")
     return (f"its parallel kernels ran about as fast on {t.threads} threads as on 1 ({t.speedup:.2f}x): parallel did "
             "not pay")
+
+
+CONFOUNDED = {  # what each setting that differs between two runs changes (inspector.analysis.compare.CONFOUNDERS)
+    "numpy": "eager NumPy variants run on it, and torch compiles NumPy code by its rules",
+    "build": "the builds link different libraries, which can change eager torch and compiled code",
+    "python": "pure-Python variants and the Python around compiled calls run on it",
+    "threads": "compiled kernels run on that many OpenMP threads",
+    "cpu": "another processor", "isa": "vectorized code is generated for it", "cuda": "another GPU",
+}
+
+
+def confounder(c: Confounder) -> str:
+    """A setting that differs between two runs besides torch, and what it changes."""
+    why = CONFOUNDED[c.key]
+    if "unknown" in (c.a, c.b):
+        why = "whether it changed cannot be told" + (
+            " (a torch version without +cpu or +cuNNN does not name its build)" if c.key == "build" else "")
+    comparable = " (timings are not comparable)" if c.key in Env.MACHINE and "unknown" not in (c.a, c.b) else ""
+    return f"{c.what} {c.a} → {c.b}: {why}{comparable}"
+
+
+def load_words(load: Optional[MachineLoad]) -> str:
+    """A run's machine load in words: "other processes used 3% of the 2 CPUs, steal 0%, load average 0.4", or
+    "not measured" (no /proc, or a record made before inspector measured it)."""
+    if load is None:
+        return "not measured"
+    said = [f"other processes used {load.others_share:.0%} of the {load.cpus} CPUs" if load.others_share is not None
+            else "other processes' CPU time unknown",
+            f"steal {load.steal_share:.0%}" if load.steal_share is not None else None,
+            f"load average {load.loadavg:.1f}" if load.loadavg is not None else None]
+    return ", ".join(s for s in said if s) + (" (busy)" if load.busy else "")
+
+
+def pair_warning(w: PairWarning) -> str:
+    """What to keep in mind comparing two runs, in one sentence."""
+    if isinstance(w, Confounder):
+        return confounder(w)
+    if isinstance(w, Populations):
+        return f"different populations ({w.a:,} vs {w.b:,})"
+    if isinstance(w, SourceChanged):
+        return f"the {'program' if w.program else 'sample'}'s source changed between the runs: lines are matched by " \
+            "their text"
+    if isinstance(w, TimedApart):
+        return ("timed one after the other, not in alternating rounds: a machine busier during one run than the "
+                "other changes the ratios (compare a sample, not records, to interleave them)")
+    if isinstance(w, TimedBusy):
+        return (f"{w.run} timed {', '.join(w.variants)} on a busy machine (other processes or steal took CPU time "
+                "meanwhile): its ratios may be off")
+    return _program_warning(w)
+
+
+def _program_warning(w: PairWarning) -> str:
+    if isinstance(w, Sequential):
+        return ("the runs were sequential (a program's calls cannot alternate with another run's): a machine busier "
+                f"during one run changes the ratios; machine load under {w.a}: {load_words(w.load_a)}; under "
+                f"{w.b}: {load_words(w.load_b)}")
+    if isinstance(w, ArgvChanged):
+        return f"the program ran with different arguments ({' '.join(w.a) or 'none'} vs {' '.join(w.b) or 'none'})"
+    if isinstance(w, ExitChanged):
+        return f"the program exited with {w.exit_a} under {w.a}, {w.exit_b} under {w.b}"
+    raise TypeError(f"no words for {type(w).__name__}")

@@ -182,7 +182,7 @@ class TextRenderer(Renderer):
         for pair in comparison.pairs:
             console.print(f"{comparison.sample.path}: {pair.a} → {pair.b}", markup=False, style="bold")
             for w in pair.warnings:
-                console.print(f"  warning: {w}", markup=False, style="yellow")
+                console.print(f"  warning: {said.pair_warning(w)}", markup=False, style="yellow")
             for v in pair.variants:
                 console.print(f"  {v.id}: {comparison_words.headline(v)}", markup=False)
                 for note in comparison_words.notes(pair, v):
