@@ -213,7 +213,7 @@ class TritonLaunch:
     num_warps: Optional[int]
     config: Optional[JSON] = None  # the autotuned launch config (CUDA runs): the record's launch_configs entry
     grid: Optional[list[int]] = None  # programs per grid dimension
-    text: str = ""
+    # its words: the launch in a few words (inspector/render/said.py; the JSON's ``text``)
 
 
 @dataclass(frozen=True)

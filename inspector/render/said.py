@@ -10,8 +10,8 @@ from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, ComparedRu
                              ExitChanged, Facts, Gathered, GraphBreak, LaneOps, Machine, MachineLoad, Named, NestAt,
                              Nests, NoLoop, NonContiguous, Overruled, PairWarning, Populations, Reason, ReasonKind,
                              Recompilation, RunPair, Scaled, Sequential, Serial, SerialCause, SizeRecompile, SmallLoops,
-                             SourceChanged, Tail, ThreadScaling, ThreadSpeedups, TimedApart, TimedBusy, TritonLoads,
-                             Undecided, Unfused, Unrecorded, Unrolled)
+                             SourceChanged, Tail, ThreadScaling, ThreadSpeedups, TimedApart, TimedBusy, TritonLaunch,
+                             TritonLoads, Undecided, Unfused, Unrecorded, Unrolled)
 
 
 def json_words(value: object) -> dict[str, Any]:
@@ -55,6 +55,8 @@ def said(value: object) -> Optional[str]:
     value."""
     if isinstance(value, Confounder):
         return confounder(value)
+    if isinstance(value, TritonLaunch):
+        return triton_launch(value)
     if isinstance(value, Reason):
         return reason(value)
     if isinstance(value, CompileWarning):
@@ -382,3 +384,17 @@ def _program_warning(w: PairWarning) -> str:
     if isinstance(w, ExitChanged):
         return f"the program exited with {w.exit_a} under {w.a}, {w.exit_b} under {w.b}"
     raise TypeError(f"no words for {type(w).__name__}")
+
+
+def triton_launch(launch: TritonLaunch) -> str:
+    """The launch in a few words: what ran (grid, blocks, warps) or, before a run, what the source fixes."""
+    config = launch.config or {}
+    blocks = dict(launch.blocks, **config.get("kwargs", {}))
+    warps = config.get("num_warps") or launch.num_warps
+    parts = [f"grid {' × '.join(map(str, launch.grid))} programs" if launch.grid else "",
+             ", ".join(f"{k}={v}" for k, v in blocks.items()), f"{warps} warps" if warps else ""]
+    if not launch.config:
+        parts += [", ".join(f"{k}={v}" for k, v in launch.numels.items()),
+                  "size hints " + ", ".join(f"{k}={v}" for k, v in (launch.size_hints or {}).items()),
+                  "block sizes and warps autotuned at the first launch"]
+    return "; ".join(p for p in parts if p)

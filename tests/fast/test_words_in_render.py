@@ -17,7 +17,7 @@ PROSE = re.compile(r"[A-Za-z]+[ ]+[A-Za-z]+")  # two words in a row
 LEFT = {"inspector/analysis/__init__.py": 2, "inspector/analysis/breaks.py": 5, "inspector/analysis/compare.py": 2,
         "inspector/analysis/compiled.py": 2, "inspector/analysis/kernels.py": 1, "inspector/analysis/machine.py": 4,
         "inspector/analysis/parse/breaks.py": 3, "inspector/analysis/parse/cpp.py": 1,
-        "inspector/analysis/parse/decisions.py": 1, "inspector/analysis/parse/triton.py": 2,
+        "inspector/analysis/parse/decisions.py": 1, "inspector/analysis/parse/triton.py": 1,
         "inspector/analysis/recompiles.py": 1}
 
 
