@@ -8,13 +8,15 @@ Default: samples/programs/plain_ga.py and the four programs of tests/programs/pl
 rounds, each running, in turn: the bare program (``python PROGRAM``), the program under the sampler and the watch
 alone (``inspector.probe.hotspots`` in this script's ``--profile-only`` mode: no torch, no experiment) and ``inspector
 run PROGRAM``. Prints each one's median wall time with its spread (lowest to highest), the ratio of the profiled run
-to the bare one within each round (median and spread) and what ``inspector run`` added to the bare run (median and
-spread). Run it on a quiet machine.
+to the bare one within each round (median and spread) in wall time and in CPU time (user + system of the process and
+its children: what the sampler itself costs, which other work on the machine moves far less than the wall time) and
+what ``inspector run`` added to the bare run (median and spread). Run it on a quiet machine.
 """
 
 import argparse
 import io
 import os
+import resource
 import runpy
 import statistics
 import subprocess
@@ -47,9 +49,11 @@ def profile_only(program):
 
 
 def timed(command):
-    start = time.perf_counter()
+    """Wall and CPU seconds of ``command`` (CPU: user + system of its processes)."""
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def spread(values):
@@ -66,16 +70,17 @@ def main():
         return profile_only(args.profile_only)
     with tempfile.TemporaryDirectory() as out:
         for program in args.programs:
-            runs = {"bare": [], "profiled": [], "inspector run": []}
+            runs: dict[str, list[tuple[float, float]]] = {"bare": [], "profiled": [], "inspector run": []}
             for _ in range(args.repeats):
                 runs["bare"].append(timed([sys.executable, program]))
                 runs["profiled"].append(timed([sys.executable, __file__, "--profile-only", program]))
                 runs["inspector run"].append(timed([sys.executable, "-m", "inspector", "run", "-o", out, program]))
-            ratios = [p / b for p, b in zip(runs["profiled"], runs["bare"])]
-            added = [i - b for i, b in zip(runs["inspector run"], runs["bare"])]
-            print(f"{program}: " + "; ".join(f"{k} {spread(v)} s" for k, v in runs.items()))
-            print(f"  profiled / bare: {spread(ratios)}x (target at most {PROFILED_AT_MOST}x); inspector run adds "
-                  f"{spread(added)} s (target at most {ADDED_AT_MOST:.0f} s)")
+            wall = [p[0] / b[0] for p, b in zip(runs["profiled"], runs["bare"])]
+            cpu = [p[1] / b[1] for p, b in zip(runs["profiled"], runs["bare"])]
+            added = [i[0] - b[0] for i, b in zip(runs["inspector run"], runs["bare"])]
+            print(f"{program}: " + "; ".join(f"{k} {spread([w for w, _ in v])} s" for k, v in runs.items()))
+            print(f"  profiled / bare: wall {spread(wall)}x, CPU {spread(cpu)}x (target at most "
+                  f"{PROFILED_AT_MOST}x); inspector run adds {spread(added)} s (target at most {ADDED_AT_MOST:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ Layout (probe -> record -> analysis -> renderers):
 - ``inspector.render``: HTML, text and JSON renderers behind one interface (never import torch);
 - ``inspector.api``: every command from Python (``report``, ``breaks``, ``compare``, ``compare_program``,
   ``Run``, ``render``, ``run``, ``capture``, ``inspect``), returning Reports; torch imported only when used;
+  ``schema``, the JSON Schema of the JSON output;
 - ``inspector.contracts``: per-line performance contracts judged across torch versions (``inspector check``,
   ``inspector.check()``), on runs the API makes or on records;
 - ``inspector.errors``: ``InspectorError``, the one base exception, and the exit codes;
@@ -18,7 +19,7 @@ Layout (probe -> record -> analysis -> renderers):
 from typing import Any
 
 __version__ = "0.2.0"
-API = ("report", "breaks", "compare", "compare_program", "Run", "render", "run", "capture", "inspect")
+API = ("report", "breaks", "compare", "compare_program", "Run", "render", "run", "capture", "inspect", "schema")
 
 
 def __getattr__(name: str) -> Any:

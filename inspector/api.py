@@ -5,6 +5,7 @@
     print(inspector.breaks("samples/knapsack_breaks.py").text())
     inspector.compare("a.json", "b.json").save()                      # <stem>-compare.html beside a.json
     inspector.render("reports/trig.json")                             # a record analysed again by this version
+    inspector.schema()                                                # the JSON Schema of .json()'s output
     program = inspector.run("samples/programs/ga.py", ["5000"])       # a program run as it is, as `inspector run`
 
     with inspector.capture() as report:
@@ -25,116 +26,152 @@ then compile again on their next call).
 import contextlib
 import html
 import linecache
+import os
 import re
 import shlex
 import shutil
 import sys
 import tempfile
+import types
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Sequence
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 
 from inspector import envs as envs_mod
 from inspector.analysis import analyze, breaks as breaks_mod, compare as compare_mod, fixes as fixes_mod
 from inspector.collect import CollectError, Session, sweep_point
 from inspector.collect.files import from_disk
-from inspector.collect.program import collect_program, program_record
+from inspector.collect.program import collect_program, program_record, with_experiments
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
-from inspector.model import Analysis, BreaksView, Fix, FixKind
-from inspector.collect.progress import Event, RoundStarted, RunStarted
+from inspector.model import Analysis, BreaksView, Fix, FixKind, Regression
+from inspector.model import Comparison as Compared
+from inspector.collect.progress import Event, RoundStarted, RunStarted, Progress as Events
 from inspector.probe import sample as contract
-from inspector.probe.messages import Compiled, Header, Trial, VariantResult
+from inspector.probe.messages import Compiled, Header, ProgramEnd, ProgramHeader, Trial, VariantResult
 from inspector.raw import RawCapture, RawEnv, RawRecord, RawRewrite, RawSample
 from inspector.rewrite import Dialect, read_program
 from inspector.rewrite import plan as rewrite_plan
 from inspector.record import load, redact as redact_record, save, write_atomic
 from inspector.render import renderer
+from inspector.render import schema as schema_mod
+from inspector.render.base import Renderer
 from inspector.render.words import seconds
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import Unpack
+if TYPE_CHECKING:
+    from inspector.probe.tracking import Tracker
+
+PathLike = Union[str, Path]
+Progress = Callable[[str], None]  # given one line of text per step
 
 
 class Report:
     """A record and its Analysis: ``.html()``, ``.text()``, ``.json()``, ``.save(folder)``, its HTML view in Jupyter;
     ``status``: a program's exit status (``run``), else None."""
 
-    _tracker: Any  # inside a capture block only: the probe's Tracker of the functions compiled in it
+    _tracker: "Tracker"  # inside a capture block only: the probe's Tracker of the functions compiled in it
 
-    def __init__(self, name, record=None, traced=False, status=None):
-        self.name, self.record, self.status, self._analysis = name, record, status, None
+    def __init__(self, name: str, record: Optional[RawRecord] = None, traced: bool = False,
+                 status: Optional[int] = None) -> None:
+        self.name, self.record, self.status = name, record, status
+        self._analysis: Optional[Analysis] = None
         self._traces = tempfile.TemporaryDirectory(prefix="inspector-") if traced else None  # removed with the Report
         # torch's trace, until saved
         self.trace_dir = Path(self._traces.name) / f"{name}.trace" if self._traces else None
 
     @property
-    def analysis(self):
-        """The Analysis of the record (InternalFailure when inspector's analysis fails)."""
+    def captured(self) -> RawRecord:
+        """The record (RuntimeError inside a capture block, before it is made)."""
         if self.record is None:
             raise RuntimeError("the capture is still running: use the report after the with block")
+        return self.record
+
+    @property
+    def analysis(self) -> Analysis:
+        """The Analysis of the record (InternalFailure when inspector's analysis fails)."""
         if self._analysis is None:
+            record = self.captured
             try:
-                self._analysis = analyze(self.record)
+                self._analysis = analyze(record)
             except Exception as e:
                 raise InternalFailure("analysing the record", e) from e
         return self._analysis
 
     @property
-    def exit_code(self):
+    def exit_code(self) -> int:
         """What the command line exits with (docs/exit-codes.md): a program's own status, unless inspector failed."""
         a = self.analysis
         code = INTERRUPTED if a.interrupted else INTERNAL if a.internal_errors else (
             FAILED if a.failed and not a.program else OK)  # a program's function that raised is the program's own
         return self.status if self.status is not None and code != INTERNAL else code
 
-    def _view(self, renderer_):
+    def _view(self, renderer_: Renderer) -> str:
         return (renderer_.program if self.analysis.program else renderer_.report)(self.analysis)
 
-    def html(self, index=None):
+    def html(self, index: Optional[str] = None) -> str:
         """The self-contained HTML report; ``index``: the page it links back to (a folder's index)."""
         return self._view(renderer("html", index=index))
 
-    def text(self, color=False):
+    def text(self, color: bool = False) -> str:
         """The full text summary (``--format text``; what ``inspector run`` prints)."""
         return self._view(renderer("text", color=color))
 
-    def summary(self, color=False):
+    def summary(self, color: bool = False) -> str:
         """What ``inspector report`` prints: the first screen of a sample's report, a program's in full."""
         return self.text(color) if self.analysis.program else renderer("text", full=False, color=color).report(
             self.analysis)
 
-    def json(self):
-        """The analysis as JSON (``--format json``)."""
-        return self._view(renderer("json"))
+    def json(self, number: Optional[int] = None) -> str:
+        """The analysis as JSON (``--format json``); ``number``: an older format still written (``--json-format``)."""
+        return self._view(renderer("json", number=number))
 
-    def save_record(self, folder):
+    def save_record(self, folder: PathLike) -> Path:
         """Write ``<name>.json`` (the record) and ``<name>.trace/`` (torch's trace logs, when any) into ``folder``;
         return the record's path."""
-        path = Path(folder) / f"{self.name}.json"
-        save(self.record, path)
+        path, record = Path(folder) / f"{self.name}.json", self.captured
+        save(record, path)
         if self.trace_dir:
             target = path.with_suffix(".trace")
             shutil.rmtree(target, ignore_errors=True)
-            if self.record.trace_logs:
+            if record.trace_logs:
                 shutil.copytree(self.trace_dir, target)
         return path
 
-    def save_html(self, folder, index=None):
+    def save_html(self, folder: PathLike, index: Optional[str] = None) -> Path:
         """Write ``<name>.html`` into ``folder``; return its path."""
         path = Path(folder) / f"{self.name}.html"
         write_atomic(path, self.html(index))
         return path
 
-    def save(self, folder="reports", index=None):
+    def save(self, folder: PathLike = "reports", index: Optional[str] = None) -> Path:
         """Write the files the command line writes into ``folder`` (the record first); return the HTML's path."""
         self.save_record(folder)
         return self.save_html(folder, index)
 
-    def _repr_html_(self):
+    def _trace_logs(self, record: RawRecord) -> RawRecord:
+        """Give torch's trace logs in ``trace_dir`` stable names, for tlparse: torch_trace.log, then (a probe
+        restarted) torch_trace-2.log, ...; the record with the folder and the names (none under torch 2.1, which
+        writes none)."""
+        folder = self.trace_dir
+        if folder is None:
+            return record
+        logs = sorted(folder.glob("*.log"), key=lambda p: p.stat().st_mtime) if folder.exists() else []
+        names = [f"torch_trace{'' if i == 0 else f'-{i + 1}'}.log" for i in range(len(logs))]
+        for log, name in zip(logs, names):
+            log.rename(folder / name)
+        return record.but(trace_dir=folder.name if logs else None, trace_logs=names)
+
+    def _repr_html_(self) -> str:
         return _iframe(self.html())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.record is None:
             return f"<inspector report {self.name!r}: capturing>"
-        names = ", ".join(v.id for v in self.record.variants) or "nothing compiled"
+        names = ", ".join(str(v.id) for v in self.record.variants or ()) or "nothing compiled"
         return f"<inspector report {self.name!r}: {names}>"
 
 
@@ -142,25 +179,25 @@ class Breaks(Report):
     """A sample's graph breaks, recompiles and the flags tried (``view``, a BreaksView); its HTML is the report's,
     which lists the same findings."""
 
-    def __init__(self, sample, record):
+    def __init__(self, sample: PathLike, record: RawRecord) -> None:
         super().__init__(Path(sample).stem, record)
         self.sample = str(sample)
 
     @property
-    def view(self):
+    def view(self) -> BreaksView:
         a = self.analysis
-        return BreaksView(self.sample, a.env.torch, a.sample.population, a.findings, a.rewrites)
+        return BreaksView(self.sample, a.env.torch, a.sample.population or 0, a.findings, a.rewrites)
 
     @property
-    def found(self):
+    def found(self) -> bool:
         """Whether any compiled variant broke its graph."""
         return any(row.breaks for row in self.analysis.findings)
 
-    def text(self, color=False):
+    def text(self, color: bool = False) -> str:
         return renderer("text", color=color).breaks(self.view)
 
-    def json(self):
-        return renderer("json").breaks(self.view)
+    def json(self, number: Optional[int] = None) -> str:
+        return renderer("json", number=number).breaks(self.view)
 
 
 @dataclass(frozen=True)
@@ -169,7 +206,7 @@ class Run:
     inspector makes; with both, made with that interpreter), with Inductor/Dynamo ``config`` items."""
     python: Optional[str] = None
     torch: Optional[str] = None
-    config: tuple = ()
+    config: tuple[str, ...] = ()
 
 
 class Comparison:
@@ -177,26 +214,26 @@ class Comparison:
     run); ``.html()``, ``.text()``, ``.save(folder)``, its HTML view in Jupyter; ``exit_code`` and ``regressions()``
     as the command line uses them. ``records``: the record files compared, None for runs made here."""
 
-    def __init__(self, reports, records=None):
-        self.reports, self.records = reports, records
+    def __init__(self, reports: Sequence[Report], records: Optional[Sequence[Path]] = None) -> None:
+        self.reports, self.records = list(reports), records
         analyses = [r.analysis for r in reports]
-        self.result = compare_mod.compare(analyses)
+        self.result: Compared = compare_mod.compare(analyses)
         self.name = f"{Path(analyses[0].sample.path).stem}-compare"
         failed = any(a.program.exit if a.program else a.failed for a in analyses)
         self.exit_code = FAILED if records is None and failed else OK
 
-    def regressions(self, max_slowdown=0.1):
+    def regressions(self, max_slowdown: float = 0.1) -> list[Regression]:
         """What got worse from the baseline (``max_slowdown``: a fraction): Regression values, each said in one line
         by ``inspector.render.comparison.regression``."""
         return compare_mod.regressions(self.result, max_slowdown)
 
-    def html(self):
+    def html(self) -> str:
         return renderer("html").comparison(self.result)
 
-    def text(self, color=False):
+    def text(self, color: bool = False) -> str:
         return renderer("text", color=color).comparison(self.result)
 
-    def save(self, folder=None):
+    def save(self, folder: Optional[PathLike] = None) -> Path:
         """Write ``<stem>-compare.html`` (and the runs' records, when made here) into ``folder``, by default beside
         the first record or in reports/; return the HTML's path."""
         folder = Path(folder or (self.records[0].parent if self.records else "reports"))
@@ -206,21 +243,21 @@ class Comparison:
         write_atomic(path, self.html())
         return path
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         return _iframe(self.html())
 
 
-def _iframe(page):
+def _iframe(page: str) -> str:
     """Jupyter's view of a page: in an iframe, so the notebook's styles and scripts and the page's own stay apart."""
     return (f'<iframe srcdoc="{html.escape(page, quote=True)}" sandbox="allow-scripts" '
             'style="width: 100%; height: 640px; border: 1px solid #ccc"></iframe>')
 
 
-def _quiet(line):
+def _quiet(line: str) -> None:
     """The default progress: nothing."""
 
 
-def samples(path, skipped=None):
+def samples(path: PathLike, skipped: Optional[Progress] = None) -> list[Path]:
     """The sample files at ``path``: the file itself, or a folder's files whose source binds ``population`` (each
     program among the others is said to ``skipped``, a line, when given). A file that is not a sample (its source
     binds no ``population``) is refused without being run, saying that ``inspector run`` runs a program."""
@@ -237,10 +274,11 @@ def samples(path, skipped=None):
     return [path]
 
 
-def _folder_samples(path, skipped):
+def _folder_samples(path: Path, skipped: Progress) -> list[Path]:
     """A folder's sample files (see ``samples``; where the source cannot tell, those defining ``population``); its
     programs are said to ``skipped``, each in one line, or named in the one error when the folder has no sample."""
-    found, programs = [], []
+    found: list[Path] = []
+    programs: list[Path] = []
     for file in sorted(path.glob("*.py")):
         tree = contract.parse(str(file))
         defines = None if tree is None else contract.defines_population(tree)
@@ -259,15 +297,18 @@ def _folder_samples(path, skipped):
     return found
 
 
-def _sample(path, command):
+def _sample(path: PathLike, command: str) -> Path:
     if Path(path).is_dir():
         raise InspectorError(f"{path}: {command} takes one sample file")
     return samples(path)[0]
 
 
-def report(path, *, population=None, variants=(), python=None, torch=None, envs=None, packages=(), config=(),
-           compile_options=(), rtol=None, timeout=300.0, budget=1.0, rounds=3, profile=True, try_fixes=True,
-           rewrites=True, triton_preview=False, redact=False, progress=None):
+def report(path: PathLike, *, population: Union[int, Sequence[int], None] = None, variants: Sequence[str] = (),
+           python: Optional[str] = None, torch: Optional[str] = None, envs: Optional[PathLike] = None,
+           packages: Sequence[str] = (), config: Sequence[str] = (), compile_options: Sequence[str] = (),
+           rtol: Optional[float] = None, timeout: float = 300.0, budget: float = 1.0, rounds: int = 3,
+           profile: bool = True, try_fixes: bool = True, rewrites: bool = True, triton_preview: bool = False,
+           redact: bool = False, progress: Optional[Progress] = None) -> Report:
     """Run every variant of the sample at ``path`` and capture its kernels, breaks and timings: its Report.
 
     ``population``: a size (default: the sample's), or sizes to sweep (the smaller ones timed only, the report made
@@ -280,55 +321,68 @@ def report(path, *, population=None, variants=(), python=None, torch=None, envs=
     """
     sample, say = _sample(path, "report"), progress or _quiet
     sizes = list(population) if isinstance(population, (list, tuple)) else [population]
-    run = dict(python=interpreter(torch, envs, packages, python, say), config=config,
-               compile_options=compile_options, timeout=timeout, budget=budget, rtol=rtol, only=list(variants) or None,
-               triton_preview=triton_preview)
-    result, records = Report(sample.stem, traced=True), []
+    runs = [(interpreter(torch, envs, packages, python, say), list(config))]
+    options: dict[str, Any] = dict(compile_options=compile_options, timeout=timeout, budget=budget, rtol=rtol,
+                                   only=list(variants) or None, triton_preview=triton_preview)
+    result = Report(sample.stem, traced=True)
+    records: list[RawRecord] = []
     for i, n in enumerate(sizes):  # the smaller sizes first, timings only; the last in full
         last = i == len(sizes) - 1
-        records.append(_measure(sample, say, population=n, trace_dir=result.trace_dir if last else None,
-                                kernel_times=last and profile, rounds=rounds if last else 0,
-                                fixes=_kinds(try_fixes, rewrites) if last else (), **run))
+        records += _measure(sample, say, runs, population=n, trace_dir=result.trace_dir if last else None,
+                            kernel_times=last and profile, rounds=rounds if last else 0,
+                            fixes=_kinds(try_fixes, rewrites) if last else (), **options)
         if records[-1].interrupted:
             break
     record = records[-1]
     if len(records) > 1:
         record = record.but(sweep=[sweep_point(r) for r in records])
-    record = _trace_logs(record, result.trace_dir)
+    record = result._trace_logs(record)
     result.record = redact_record(record) if redact else record
     return result
 
 
-def _kinds(try_fixes, rewrites):
+def _kinds(try_fixes: bool, rewrites: bool) -> tuple[FixKind, ...]:
     """The kinds of fix a report's run tries: those inspector applies without editing code, and its rewrites."""
     return (*(fixes_mod.TRYABLE if try_fixes else ()), *((FixKind.REWRITE,) if rewrites else ()))
 
 
-def breaks(path, *, variants=(), population=None, sizes=(), python=None, torch=None, envs=None, packages=(),
-           config=(), compile_options=(), try_fixes=True, rewrites=True, timeout=300.0, budget=0.3, progress=None):
+def breaks(path: PathLike, *, variants: Sequence[str] = (), population: Optional[int] = None,
+           sizes: Sequence[int] = (), python: Optional[str] = None, torch: Optional[str] = None,
+           envs: Optional[PathLike] = None, packages: Sequence[str] = (), config: Sequence[str] = (),
+           compile_options: Sequence[str] = (), try_fixes: bool = True, rewrites: bool = True, timeout: float = 300.0,
+           budget: float = 0.3, progress: Optional[Progress] = None) -> Breaks:
     """Compile the sample's NumPy and torch variants on the CPU (``variants``: ids or globs, default every
     ``*-compiled-cpu``) and find where they break the graph and recompile (``sizes``: population sizes to call each
     at too); ``try_fixes``: compile again with the flag that removes a break, or ``dynamic=False`` where a size
     recompiled; ``rewrites``: write each break's rewrite, check and time it. Progress lines include each break as
     soon as the probe sees it. Its Breaks."""
     sample, say = _sample(path, "breaks"), progress or _quiet
-    record = _measure(sample, say, stream_breaks=True, only=list(variants) or ["*-compiled-cpu"], config=config,
-                      sizes=list(sizes), fixes=(*((FixKind.FLAG, FixKind.STATIC) if try_fixes else ()),
-                                                *((FixKind.REWRITE,) if rewrites else ())),
-                      population=population,
-                      python=interpreter(torch, envs, packages, python, say), timeout=timeout, budget=budget,
-                      compile_options=compile_options, kernel_times=False)  # no pass whose figures breaks never shows
-    return Breaks(sample, record)
+    runs = [(interpreter(torch, envs, packages, python, say), list(config))]
+    records = _measure(sample, say, runs, stream_breaks=True, only=list(variants) or ["*-compiled-cpu"],
+                       sizes=list(sizes), fixes=(*((FixKind.FLAG, FixKind.STATIC) if try_fixes else ()),
+                                                 *((FixKind.REWRITE,) if rewrites else ())),
+                       population=population, timeout=timeout, budget=budget, compile_options=compile_options,
+                       kernel_times=False)  # no pass whose figures breaks never shows
+    return Breaks(sample, records[0])
 
 
-def render(record_path):
+def render(record_path: PathLike) -> Report:
     """A record written by ``report``, ``run`` or ``compare``, analysed again by this version: its Report."""
     path = Path(record_path)
     return Report(path.stem, load(path))
 
 
-def compare(*paths, runs=(), config=(), compile_options=(), population=None, variants=(), envs=None, packages=(),
-            redact=False, timeout=300.0, budget=1.0, rounds=6, progress=None):
+def schema() -> str:
+    """The JSON Schema (draft 2020-12) of the JSON this version prints (``.json()``, ``--format json``), as the
+    package ships it: the current format's (``inspector schema``)."""
+    return schema_mod.path().read_text(encoding="utf-8")
+
+
+def compare(*paths: PathLike, runs: Sequence[Run] = (), config: Sequence[str] = (),
+            compile_options: Sequence[str] = (), population: Optional[int] = None, variants: Sequence[str] = (),
+            envs: Optional[PathLike] = None, packages: Sequence[str] = (), redact: bool = False,
+            timeout: float = 300.0, budget: float = 1.0, rounds: int = 6,
+            progress: Optional[Progress] = None) -> Comparison:
     """Compare records (``paths``: .json files, the first the baseline) as they are, or run one sample once per
     ``Run`` in ``runs`` (one run: against this interpreter, the baseline), their probes taking turns timing the
     variants again in ``rounds`` alternating rounds; ``config`` and ``compile_options`` apply to every run."""
@@ -341,17 +395,19 @@ def compare(*paths, runs=(), config=(), compile_options=(), population=None, var
     if len(files) != 1:
         raise InspectorError("give records (.json files) or one sample file")
     sample, say = _sample(files[0], "compare"), progress or _quiet
-    runs = _with_baseline(runs, "add --torch VERSION or --python PATH (another torch) or --run KEY=VALUE (a config)")
-    pythons = [interpreter(r.torch, envs, packages, r.python, say) for r in runs]
-    records = _measure(sample, say, runs=[(p, [*config, *r.config]) for p, r in zip(pythons, runs)], rounds=rounds,
+    made = _with_baseline(runs, "add --torch VERSION or --python PATH (another torch) or --run KEY=VALUE (a config)")
+    pythons = [interpreter(r.torch, envs, packages, r.python, say) for r in made]
+    records = _measure(sample, say, [(p, [*config, *r.config]) for p, r in zip(pythons, made)], rounds=rounds,
                        population=population, only=list(variants) or None, compile_options=compile_options,
                        timeout=timeout, budget=budget)
-    if any(r.interrupted for r in records) or len(records) < len(runs):
+    if any(r.interrupted for r in records) or len(records) < len(made):
         raise Interrupted()
     return _compared(sample.stem, records, redact)
 
 
-def compare_program(program, args=(), *, module=False, runs=(), envs=None, packages=(), redact=False, progress=None):
+def compare_program(program: str, args: Sequence[str] = (), *, module: bool = False, runs: Sequence[Run] = (),
+                    envs: Optional[PathLike] = None, packages: Sequence[str] = (), redact: bool = False,
+                    progress: Optional[Progress] = None) -> Comparison:
     """Run a program (a file, or with ``module`` a module) as ``run`` does once per ``Run`` in ``runs`` (python and
     torch only: a program runs as it is; one run: against this interpreter), one after the other, and compare its
     compiled functions."""
@@ -359,8 +415,8 @@ def compare_program(program, args=(), *, module=False, runs=(), envs=None, packa
         raise InspectorError("a program runs as it is: its runs take an interpreter or a torch version, no config")
     _program_file(program, module)
     say = progress or _quiet
-    runs = _with_baseline(runs, "add --torch VERSION or --python PATH (one: against this interpreter)")
-    pythons = [interpreter(r.torch, envs, packages, r.python, say) for r in runs]
+    made = _with_baseline(runs, "add --torch VERSION or --python PATH (one: against this interpreter)")
+    pythons = [interpreter(r.torch, envs, packages, r.python, say) for r in made]
     records = []
     for n, python in enumerate(pythons, 1):  # a program's calls cannot take turns with another run's
         say(f"run {n} of {len(pythons)}: {program} {' '.join(args)} under {python or sys.executable}")
@@ -374,14 +430,14 @@ def compare_program(program, args=(), *, module=False, runs=(), envs=None, packa
     return _compared(program_name(program, module, args), records, redact)
 
 
-def _with_baseline(runs, hint):
+def _with_baseline(runs: Sequence[Run], hint: str) -> list[Run]:
     """``runs``, after this interpreter's run (the baseline) when there is only one."""
     if not runs:
         raise InspectorError(f"nothing to compare with: {hint}")
     return [Run()] * (len(runs) == 1) + list(runs)
 
 
-def _compared(stem, records, redact):
+def _compared(stem: str, records: Sequence[RawRecord], redact: bool) -> Comparison:
     """The Comparison of runs made here, each Report named ``<stem>-<its label>``."""
     reports = [Report(stem, redact_record(r) if redact else r) for r in records]
     for report, label in zip(reports, compare_mod.labels([r.analysis for r in reports])):
@@ -389,8 +445,11 @@ def _compared(stem, records, redact):
     return Comparison(reports)
 
 
-def run(program, args=(), *, module=False, name=None, python=None, torch=None, envs=None, packages=(), trace=True,
-        profile=True, try_fixes=True, replay=True, budget=None, hotspots=True, progress=None):
+def run(program: str, args: Sequence[str] = (), *, module: bool = False, name: Optional[str] = None,
+        python: Optional[str] = None, torch: Optional[str] = None, envs: Optional[PathLike] = None,
+        packages: Sequence[str] = (), trace: bool = True, profile: bool = True, try_fixes: bool = True,
+        replay: bool = True, budget: Optional[float] = None, hotspots: bool = True,
+        progress: Optional[Progress] = None) -> Report:
     """Run a program (a file, or with ``module`` a module) as it is, with ``args``, and report what torch.compile
     did to it: its Report, ``status`` its exit status (128 + N when signal N killed it). ``trace``/``profile``: one
     call per function traced for its Python lines / profiled for its kernels; ``try_fixes``: say what could be
@@ -402,22 +461,26 @@ def run(program, args=(), *, module=False, name=None, python=None, torch=None, e
     python = interpreter(torch, envs, packages, python, progress or _quiet)
     status, record = _collect_program(program, args, module, python, trace_dir=result.trace_dir, trace=trace,
                                       profile=profile, replay=replay, budget=budget, hotspots=hotspots)
-    record = _trace_logs(record, result.trace_dir)
+    record = result._trace_logs(record)
+    assert record.program is not None, "a program's record holds its run"
     result.record = record.but(program=record.program.but(try_fixes=try_fixes))
     result.status = status if status >= 0 else 128 - status  # a signal: as a shell says it
     return result
 
 
-def _program_file(program, module):
+def _program_file(program: str, module: bool) -> None:
     if not module and not Path(program).is_file():
         raise InspectorError(f"{program}: no such file (for a module, use -m {program})")
 
 
-def _collect_program(program, args, module, python, **options):
-    return collect_program(program, [str(a) for a in args], module=module, python=python, **options)
+def _collect_program(program: str, args: Sequence[str], module: bool, python: Optional[str],
+                     **options: Any) -> tuple[int, RawRecord]:
+    ran: tuple[int, RawRecord] = collect_program(program, [str(a) for a in args], module=module, python=python,
+                                                 **options)
+    return ran
 
 
-def program_name(program, module, argv):
+def program_name(program: str, module: bool, argv: Sequence[str]) -> str:
     """A program's report name: its stem; for a module run on a module or file it names first (a test runner:
     ``-m unittest tests.test_ga`` → unittest-tests.test_ga), the module and that name, so that runs of one runner
     keep apart."""
@@ -432,25 +495,33 @@ def program_name(program, module, argv):
     return name
 
 
-def interpreter(torch, envs=None, packages=(), base=None, progress=None):
+def interpreter(torch: Optional[str], envs: Optional[PathLike] = None, packages: Sequence[str] = (),
+                base: Optional[str] = None, progress: Optional[Progress] = None) -> Optional[str]:
     """The interpreter to run under: ``base`` (None: this one), or with ``torch`` (a version, a build or a wheel)
     that torch's: this interpreter when it has it, else an environment's that inspector makes once in ``envs``
     (with ``base`` and ``packages``), each step a progress line."""
     return envs_mod.interpreter(envs_mod.parse(torch), envs, base, packages, say=progress or _quiet) if torch else base
 
 
-def _trace_logs(record, trace_dir):
-    """Give torch's trace logs in ``trace_dir`` stable names, for tlparse: torch_trace.log, then (a probe restarted)
-    torch_trace-2.log, ...; the record with the folder and the names (none under torch 2.1, which writes none)."""
-    logs = sorted(trace_dir.glob("*.log"), key=lambda p: p.stat().st_mtime) if trace_dir.exists() else []
-    names = [f"torch_trace{'' if i == 0 else f'-{i + 1}'}.log" for i in range(len(logs))]
-    for log, name in zip(logs, names):
-        log.rename(trace_dir / name)
-    return record.but(trace_dir=trace_dir.name if logs else None, trace_logs=names)
+class SessionOptions(TypedDict, total=False):
+    """``measure``'s keywords, ``inspector.collect.Session``'s (its docstring says each)."""
+
+    population: Optional[int]
+    only: Optional[list[str]]
+    compile_options: Sequence[str]
+    timeout: float
+    trace_dir: Optional[Path]
+    budget: float
+    seed: int
+    sizes: Sequence[int]
+    kernel_times: bool
+    triton_preview: bool
+    rtol: Optional[float]
+    progress: Events
 
 
 def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str]]], *,
-            fixes: Sequence[FixKind] = (), rounds: int = 0, **options: Any) -> list[RawRecord]:
+            fixes: Sequence[FixKind] = (), rounds: int = 0, **options: Unpack[SessionOptions]) -> list[RawRecord]:
     """The raw records of ``sample``'s runs (``runs``: (interpreter or None, config items)), each with the fixes of
     the kinds ``fixes`` that apply to its variants tried on its live probe, then every run timed again in ``rounds``
     alternating rounds: the one way through collect (``inspector.collect.Session``) -> analyze -> the fixes that
@@ -468,7 +539,8 @@ def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str
             if session.interrupted:
                 break
         session.time_rounds()
-        return session.records()
+        records: list[RawRecord] = session.records()
+        return records
 
 
 def _rewrites(sample: Path, analysis: Analysis, timed: bool, rtol: Optional[float]
@@ -501,12 +573,12 @@ def _trial(fix: Fix, timed: bool) -> Trial:
     return Trial.from_json(dict({k: v for k, v in found.items() if v}, time=not timed))
 
 
-def _measure(sample, say, stream_breaks=False, runs=None, python=None, config=(), **options):
-    """measure() (with ``runs``: a list of records, else one run's record under ``python`` with ``config``); each
-    mismatch said as soon as known."""
+def _measure(sample: Path, say: Progress, runs: Sequence[tuple[Optional[str], Sequence[str]]],
+             stream_breaks: bool = False, **options: Any) -> list[RawRecord]:
+    """measure()'s records of ``runs`` (interpreter or None, config items); each mismatch said as soon as known."""
     progress = _Progress(sample, say, stream_breaks)
     try:
-        records = measure(sample, runs or [(python, list(config))], progress=progress, **options)
+        records = measure(sample, runs, progress=progress, **options)
     except CollectError as e:
         module = envs_mod.missing_module(str(e))
         if module in (None, "numpy", "torch"):
@@ -517,7 +589,7 @@ def _measure(sample, say, stream_breaks=False, runs=None, python=None, config=()
         if v.mismatch:
             against = f" {v.checked_against}" if v.checked_against else ""
             say(f"  {v.id}: does not match{against}: {v.mismatch}")
-    return records if runs else records[0]
+    return records
 
 
 class _Progress:
@@ -563,19 +635,32 @@ class _Progress:
         return detail
 
 
-def capture(name="capture"):
+def capture(name: str = "capture", *, hotspots: bool = True,
+            budget: Optional[float] = None) -> contextlib.AbstractContextManager[Report]:
     """Track every function compiled with ``torch.compile`` inside the block; yields the Report, filled at its
-    end (also when the block raises)."""
-    return _capture(name, "capture")
+    end (also when the block raises). ``hotspots``: where the block's own time went (the code in its caller's folder),
+    and, once it has ended without raising, the experiment on its hot functions' inputs within ``budget`` seconds
+    (None: the probe's default), as ``run`` does for a program."""
+    folder = os.path.dirname(os.path.abspath(sys._getframe(1).f_code.co_filename)) if hotspots else None
+    return _capture(name, "capture", folder, budget)
 
 
 @contextlib.contextmanager
-def _capture(name, made_by):
-    from inspector.probe.program import Tracker, header
+def _capture(name: str, made_by: str, folder: Optional[str] = None, budget: Optional[float] = None
+             ) -> Iterator[Report]:
+    """Track the block's compiled functions; with ``folder``, also where the time of the code there went."""
+    from inspector.probe.hotspots import Hotspots
+    from inspector.probe.program import header
+    from inspector.probe.replay import DEFAULT_BUDGET_S
+    from inspector.probe.tracking import Tracker
     report = Report(name)
     started = header(name, False, None, [], measure_bandwidth=False)  # a cached figure only: no 512 MiB copy here
     tracker = Tracker()
     tracker.install()
+    if folder:
+        tracker.hotspots = Hotspots([folder], skip=tracker.by_key.__contains__)
+        tracker.budget = DEFAULT_BUDGET_S if budget is None else budget
+        tracker.hotspots.install()
     status = 0
     try:
         report._tracker = tracker
@@ -585,12 +670,14 @@ def _capture(name, made_by):
         raise
     finally:
         end = tracker.end(status)
+        if not status:
+            end = with_experiments(end, tracker.experimented(status))
         tracker.uninstall()
         del report._tracker
         report.record = _record(started, end, status, made_by)
 
 
-def inspect(fn, *args, budget=1.0, **kwargs):
+def inspect(fn: Callable[..., Any], *args: Any, budget: float = 1.0, **kwargs: Any) -> Report:
     """Compile ``fn`` (unless it already is), call it on ``args``: compiled until its calls are steady and for
     about half of ``budget`` seconds, and eager for the other half; return the Report, with the eager time beside
     the compiled one."""
@@ -605,16 +692,28 @@ def inspect(fn, *args, budget=1.0, **kwargs):
             compiled(*args, **kwargs)
         measure(lambda: compiled(*args, **kwargs), budget_s=budget / 2)
     timing = measure(lambda: eager(*args, **kwargs), budget_s=budget / 2)
-    record = report.record
+    record = report.captured
+    assert record.program is not None and record.variants, "a capture's record holds its run and the function"
     report.record = record.but(program=record.program.but(eager={record.variants[0].id: timing["median_s"]}))
     return report
 
 
-def _record(header, end, status, made_by):
+def _record(header: ProgramHeader, end: ProgramEnd, status: int, made_by: str) -> RawRecord:
     return program_record(header, end, status, reader=_source, made_by=made_by)
 
 
-def _source(path):
+def _source(path: str) -> Optional[str]:
     """A file's text from the disk, else from linecache (a notebook cell's code)."""
     text = from_disk(path)
     return text if text is not None else "".join(linecache.getlines(path)) or None
+
+
+class _RenderPackage(types.ModuleType):
+    """The renderers' subpackage, ``inspector.render``: importing this module binds it to that name of the package,
+    where the API's ``render`` is expected; called, it is this module's ``render``."""
+
+    def __call__(self, record_path: PathLike) -> Report:
+        return render(record_path)
+
+
+sys.modules["inspector.render"].__class__ = _RenderPackage

@@ -23,6 +23,7 @@ from inspector.model import Analysis
 from inspector.probe.replay import DEFAULT_BUDGET_S
 from inspector.record import write_atomic
 from inspector.render import renderer
+from inspector.render.json import NUMBER, OLDER, WRITTEN
 from inspector.render.comparison import regression
 
 INDEX = "index.html"  # the index of a folder's reports, beside them
@@ -89,6 +90,8 @@ RUN_HOTSPOTS_HELP = ("Sample where the program's own time goes, copy one generat
 # render
 RENDER_FORMAT_HELP = ("html (write the report and print the summary), text (print the full summary), json (print "
                       "the analysis as JSON).")
+JSON_FORMAT_HELP = (f"With --format json: the format to write, {NUMBER} (the current one, `inspector schema`) or "
+                    f"{' or '.join(map(str, OLDER))} (for readers of that format; docs/record.md lists the changes).")
 # compare
 COMPARE_INPUTS_HELP = ("Records A.json B.json ... (the first is the baseline), or one sample file to run once per "
                        "--python / --torch / --run; with --program, the program's arguments.")
@@ -254,11 +257,11 @@ def _report_one(report: api.Report, out: Path, fmt: str, verbose: bool,
 
 
 def _publish(report: api.Report, folder: Path, fmt: str, verbose: bool, stream: Optional[TextIO] = None,
-             index: Optional[str] = None, record: bool = True) -> int:
+             index: Optional[str] = None, record: bool = True, number: Optional[int] = None) -> int:
     """Write a Report into ``folder`` (its record first, unless ``record`` is False: it is there already), print
     its summary on ``stream`` (default stdout) as ``fmt`` says, and return its exit code; ``index``: the page the
     HTML links back to (a folder's index). When only the HTML fails, the full text summary is printed instead and
-    the exit code says inspector failed."""
+    the exit code says inspector failed; ``number``: the JSON's format."""
     written = [report.save_record(folder)] if record else []
     try:
         analysis = report.analysis
@@ -273,7 +276,7 @@ def _publish(report: api.Report, folder: Path, fmt: str, verbose: bool, stream: 
         _error(InternalFailure("writing the HTML report", e), verbose)
         html_failed = True
     color = (stream or sys.stdout).isatty()
-    _emit(report.json() if fmt == "json" else report.text(color) if fmt == "text" or html_failed
+    _emit(report.json(number) if fmt == "json" else report.text(color) if fmt == "text" or html_failed
           else report.summary(color), stream)
     if written:
         say(f"wrote {' and '.join(map(str, written))}")
@@ -365,12 +368,16 @@ def render(
     out: Optional[Path] = typer.Option(None, "--out", "-o",
                                        help="Folder for the HTML (default: beside the record)."),
     fmt: str = typer.Option("html", "--format", "-f", help=RENDER_FORMAT_HELP),
+    number: Optional[int] = typer.Option(None, "--json-format", help=JSON_FORMAT_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
 ) -> None:
     """Analyse a record again with this version of inspector, re-render its HTML report and print its summary."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
-    raise typer.Exit(_publish(api.render(record_path), out or record_path.parent, fmt, verbose, record=False))
+    if number is not None and (fmt != "json" or number not in WRITTEN):
+        fail(f"--json-format {number}: expected {' or '.join(map(str, WRITTEN))}, with --format json")
+    raise typer.Exit(_publish(api.render(record_path), out or record_path.parent, fmt, verbose, record=False,
+                              number=number))
 
 
 @app.command(context_settings={"ignore_unknown_options": True})
@@ -528,6 +535,12 @@ def envs_command(
     total = sum(e.size_bytes for e in found)
     say(f"{len(found)} environment{'s' * (len(found) != 1)} in {envs_mod.root(envs)}"
         + (f", {envs_mod.human_size(total)} in all" if found else ""))
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema (draft 2020-12) of the JSON that --format json prints, for this version's format."""
+    _emit(api.schema())
 
 
 def main() -> None:

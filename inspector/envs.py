@@ -147,7 +147,8 @@ def facts(python: Optional[str] = None) -> dict[str, Any]:
         return _here()
     try:
         done = subprocess.run([python, "-I", __file__], capture_output=True, text=True, timeout=60)
-        return json.loads(done.stdout)
+        found: dict[str, Any] = json.loads(done.stdout)
+        return found
     except (OSError, subprocess.TimeoutExpired) as e:
         raise EnvError(f"cannot run {python}: {e}") from None
     except ValueError:
@@ -231,7 +232,8 @@ def load(folder: Path) -> Optional[ManagedEnv]:
 
 def _manifest(folder: Path) -> Optional[dict[str, Any]]:
     try:
-        return json.loads((folder / MANIFEST).read_text())
+        manifest: dict[str, Any] = json.loads((folder / MANIFEST).read_text())
+        return manifest
     except (OSError, ValueError):
         return None
 

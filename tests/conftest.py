@@ -63,6 +63,16 @@ def analysis(version, stem):
     return _analysis(version, stem)
 
 
+def valid_json(text):
+    """The JSON output ``text``, read, once it validates against the schema the package ships (`inspector schema`)."""
+    import json
+    from jsonschema import Draft202012Validator
+    from inspector.render import schema
+    data = json.loads(text)
+    Draft202012Validator(json.loads(schema.path().read_text(encoding="utf-8"))).validate(data)
+    return data
+
+
 def line_of(analysis, text):
     """The first line of the sample that contains ``text``."""
     return next(i for i, s in enumerate(analysis.sample.source.splitlines(), 1) if text in s)

@@ -20,21 +20,22 @@ import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, TypeVar
+from typing import Any, Optional, TypeVar, Union
 
 from inspector import __version__
 from inspector.collect import files
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
-from inspector.collect.progress import RoundStarted, RunStarted, quiet
+from inspector.collect.progress import Progress, RoundStarted, RunStarted, quiet
 from inspector.errors import InspectorError
 from inspector.probe.messages import (Compiled, Fatal, Header, Internal, Message, Ready, Round, RoundResult, Start,
                                       Trial, TrialAnswer, Unknown, VariantResult)
-from inspector.raw import (RawCapture, RawError, RawGraph, RawProbeMessages, RawRecord, RawRewrite, RawSweepPoint,
+from inspector.raw import (JSON, RawCapture, RawError, RawGraph, RawProbeMessages, RawRecord, RawRewrite, RawSweepPoint,
                           RawVariant)
 from inspector.record import SCHEMA
 
 M = TypeVar("M", bound=Message)
+Runs = Sequence[tuple[Optional[str], Sequence[str]]]  # (interpreter or None: this one, config items) per run
 LOG_TAIL = 20_000
 EMPTY_CAPTURE, EMPTY_GRAPH = RawCapture.from_json({}), RawGraph.from_json({})
 # what a sweep size keeps of a variant: its timing and what the timing's meaning needs
@@ -46,7 +47,8 @@ class CollectError(InspectorError):
     """The sample could not be run at all; the message is one line for the user, ``detail`` the probe's output."""
 
 
-def collect(sample, *, python=None, config=(), **options):
+def collect(sample: Union[str, Path], *, python: Optional[str] = None, config: Sequence[str] = (), **options: Any
+            ) -> RawRecord:
     """Run the variants of ``sample`` (a path) under ``python`` with the ``config`` items; return its RawRecord.
 
     ``options``: those of ``collect_runs``; with ``rounds``, the variants are also timed in alternating rounds.
@@ -54,7 +56,7 @@ def collect(sample, *, python=None, config=(), **options):
     return collect_runs(sample, [(python, list(config))], **options)[0]
 
 
-def collect_runs(sample, runs, **options):
+def collect_runs(sample: Union[str, Path], runs: Runs, **options: Any) -> list[RawRecord]:
     """Run ``sample`` once per (interpreter or None, config items) of ``runs``, then time them in the rounds the
     ``options`` ask for (those of ``Session``); return their RawRecords. No fix is tried: ``inspector.api`` drives
     a Session to try them."""
@@ -83,9 +85,11 @@ class Session:
     Session's own steps (``inspector.collect.progress``).
     """
 
-    def __init__(self, sample, *, rounds=0, trials=False, population=None, only=None, compile_options=(),
-                 timeout=300.0, trace_dir=None, budget=1.0, seed=0, sizes=(), kernel_times=True, triton_preview=False,
-                 rtol=None, progress=quiet):
+    def __init__(self, sample: Union[str, Path], *, rounds: int = 0, trials: bool = False,
+                 population: Optional[int] = None, only: Optional[Sequence[str]] = None,
+                 compile_options: Sequence[str] = (), timeout: float = 300.0, trace_dir: Union[str, Path, None] = None,
+                 budget: float = 1.0, seed: int = 0, sizes: Sequence[int] = (), kernel_times: bool = True,
+                 triton_preview: bool = False, rtol: Optional[float] = None, progress: Progress = quiet) -> None:
         self.sample, self.rounds, self.trials, self.only, self.rtol = Path(sample), rounds, trials, only, rtol
         self.timeout, self.trace_dir, self.budget, self.progress = timeout, trace_dir, budget, progress
         options = ["--seed", str(seed), "--budget", str(budget / 2 if rounds else budget)]
@@ -99,12 +103,12 @@ class Session:
             options += ["--compile-option", item]
         self.options = options
         self._stack = contextlib.ExitStack()
-        self._runs = []
+        self._runs: list[_Run] = []
 
-    def __enter__(self):
+    def __enter__(self) -> Session:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -154,7 +158,7 @@ class Session:
 
     def records(self) -> list[RawRecord]:
         """Each run's RawRecord: its variants, rounds and fixes tried, each output cross-checked."""
-        records = []
+        records: list[RawRecord] = []
         for run in self._runs:
             record = _record(self.sample, run.header, run.results, run.probes)
             if run.timed:
@@ -176,21 +180,23 @@ class _Run:
     header: Header
     results: list[RawVariant]
     work: Path
-    files: dict
-    tried: list = field(default_factory=list)
-    timed: Optional[dict] = None
+    files: dict[str, str]
+    tried: list[JSON] = field(default_factory=list)
+    timed: Optional[JSON] = None
     rewrites: list[RawRewrite] = field(default_factory=list)
 
 
-def _interleave(runs, rounds, budget_s, progress):
+def _interleave(runs: list[_ProbeRuns], rounds: int, budget_s: float, progress: Progress
+                ) -> list[Optional[JSON]]:
     """Each run's variants timed ``rounds`` more times, ``budget_s`` each time, the runs taking turns (1, 2, ...,
     then back: ..., 2, 1) so that all see the same machine; per run its record's ``rounds`` (None without)."""
     live = [r for r in runs if r.live]
     if not rounds or not live or any(r.interrupted for r in runs):
         return [None] * len(runs)
     session = f"{time.time():.6f}-{os.getpid()}"
-    out = {id(r): {"session": session, "runs": len(live), "position": i, "rounds": rounds, "budget_s": budget_s,
-                   "warmup_s": r.warmup_s, "variants": {}} for i, r in enumerate(live)}
+    out: dict[int, JSON] = {id(r): {"session": session, "runs": len(live), "position": i, "rounds": rounds,
+                                    "budget_s": budget_s, "warmup_s": r.warmup_s, "variants": {}}
+                            for i, r in enumerate(live)}
     try:
         for number in range(rounds):
             progress(RoundStarted(number + 1, rounds))
@@ -204,27 +210,30 @@ def _interleave(runs, rounds, budget_s, progress):
     return [out.get(id(r)) for r in runs]
 
 
-def sweep_point(record):
+def sweep_point(record: RawRecord) -> RawSweepPoint:
     """One size of a population sweep: each variant's timing (and its rounds), and the compile metrics its meaning
     needs, as the record's RawVariants keep them."""
     rounds = (record.rounds.variants if record.rounds else None) or {}
     dropped = frozenset(f.name for f in dataclasses.fields(RawVariant)) - {"other", "absent", *SWEEP_KEYS}
 
-    def point(v):
+    def point(v: RawVariant) -> RawVariant:
         graphs = [EMPTY_GRAPH.but(metrics={"entire_frame_compile_time_s": (g.metrics or {}).get(
             "entire_frame_compile_time_s")}) for g in (v.capture.graphs if v.capture else None) or []]
         kept = dataclasses.replace(v, **dict.fromkeys(dropped), other={}, absent=v.absent | dropped)
-        return kept.but(capture=EMPTY_CAPTURE.but(graphs=graphs), rounds=list(rounds.get(v.id) or []))
-    return RawSweepPoint(population=record.sample.population, variants=[point(v) for v in record.variants])
+        ran = (rounds.get(v.id) if v.id else None) or []
+        return kept.but(capture=EMPTY_CAPTURE.but(graphs=graphs), rounds=list(ran))
+    return RawSweepPoint(population=record.sample.population if record.sample else None,
+                         variants=[point(v) for v in record.variants or []])
 
 
 class _ProbeRuns:
     """The probe processes of one collect: one, plus one per restart after a variant killed or hung it."""
 
-    def __init__(self, sample, work, python, options, trace_dir, timeout, progress, talk=False):
+    def __init__(self, sample: Path, work: Path, python: str, options: list[str], trace_dir: Union[str, Path, None],
+                 timeout: float, progress: Progress, talk: bool = False) -> None:
         self.sample, self.work, self.python, self.options, self.talk = sample, work, python, options, talk
-        self.live = None  # with ``talk``: the probe kept alive after its variants, for the rounds
-        self.warmup_s = {}  # its untimed call of each variant before the rounds
+        self.live: Optional[ProbeProcess] = None  # with ``talk``: the probe kept alive after its variants, for rounds
+        self.warmup_s: dict[str, Optional[float]] = {}  # its untimed call of each variant before the rounds
         self.trace_dir, self.progress = trace_dir, progress
         self.clock = Clock(timeout)
         self.log = work / "probe.log"
@@ -236,7 +245,9 @@ class _ProbeRuns:
         self.messages_read = 0  # the probes' messages read
         self.unknown: dict[str, int] = {}  # of them, those of a kind this version does not know: {kind: count}
 
-    def all(self, only):
+    def all(self, only: Optional[Sequence[str]]) -> tuple[Header, list[RawVariant]]:
+        """Run the probe (again, after one died, for the variants left): the header and each selected variant's
+        result."""
         header: Optional[Header] = None
         results: dict[str, RawVariant] = {}
         wanted = only
@@ -264,12 +275,12 @@ class _ProbeRuns:
             wanted = left
             self.restarts += 1
 
-    def _command(self, wanted, results_file):
+    def _command(self, wanted: Optional[Sequence[str]], results_file: Path) -> list[str]:
         cmd = [self.python, "-m", "inspector.probe", str(self.sample), "--results", str(results_file),
                "--outputs", str(self.work), *self.options]
         return cmd + (["--only", ",".join(wanted)] if wanted else [])
 
-    def _one(self, wanted, results):
+    def _one(self, wanted: Optional[Sequence[str]], results: dict[str, RawVariant]) -> tuple[Optional[Header], bool]:
         """Run one probe process; return (header or None, finished normally)."""
         results_file = self.work / f"results-{self.restarts}.jsonl"
         results_file.touch()
@@ -342,11 +353,11 @@ class _ProbeRuns:
         longer than the timeout."""
         return self._ask(Round(round=number, budget_s=budget_s), RoundResult)
 
-    def try_fixes(self, specs: Iterable[Trial]) -> list[dict[str, Any]]:
+    def try_fixes(self, specs: Iterable[Trial]) -> list[JSON]:
         """Each fix of ``specs`` tried by the live probe: the record's ``trials``, each the command's facts but
         those the command alone needs (``UNRECORDED``) and its answer's but ``id`` (a trial the probe did not answer
         says so)."""
-        tried = []
+        tried: list[JSON] = []
         for spec in specs:
             self.progress(spec)
             answer = self._ask(spec, TrialAnswer) if self.live else None
@@ -360,7 +371,8 @@ class _ProbeRuns:
         """The live probe's ``answer`` to ``command``, or None (the probe is then let go) if it died or took longer
         than the timeout."""
         if not self.live or not self.live.send(command):
-            return self.close()
+            self.close()
+            return None
         self.clock.start()
         try:
             for message in self.live.messages():
@@ -372,17 +384,19 @@ class _ProbeRuns:
                     return message
         finally:
             self.clock.stop()
-        return self.close()
+        self.close()
+        return None
 
-    def close(self):
+    def close(self) -> None:
         """Let the live probe go (it is killed); None."""
         if self.live:
             self.live.release()
             self.live = None
 
-    def _ended(self, returncode, state, results):
+    def _ended(self, returncode: Optional[int], state: dict[str, Any], results: dict[str, RawVariant]
+               ) -> tuple[Optional[Header], bool]:
         """(header, finished normally) from how a probe that was read to its end exited."""
-        how, current, header = how_it_ended(returncode), state["current"], state["header"]
+        how, current, header = how_it_ended(returncode or 0), state["current"], state["header"]
         if current:
             results[current] = self._lost(header, current, "error", f"the probe process died ({how}) "
                                           f"while running it{self._tail_hint()}", self.log_tail(self.log_mark))
@@ -407,18 +421,19 @@ class _ProbeRuns:
         self.progress(result)
         return result
 
-    def log_tail(self, start=0):
+    def log_tail(self, start: int = 0) -> str:
         """The probe log from byte ``start`` on (its last LOG_TAIL bytes)."""
         if not self.log.exists():
             return ""
         return self.log.read_bytes()[start:][-LOG_TAIL:].decode("utf-8", "replace")
 
-    def _tail_hint(self):
+    def _tail_hint(self) -> str:
+        """The log's last line, as ``: LINE`` after a message (else nothing)."""
         last = [ln for ln in self.log_tail(self.log_mark).splitlines() if ln.strip()][-1:]
         return f": {last[0].strip()[:300]}" if last else ""
 
 
-def _record(sample: Path, header: Header, results: list[RawVariant], runs: _ProbeRuns) -> dict[str, Any]:
+def _record(sample: Path, header: Header, results: list[RawVariant], runs: _ProbeRuns) -> JSON:
     unread = RawProbeMessages(read=runs.messages_read, unknown_kinds=dict(runs.unknown)) if runs.unknown else None
     return {
         "schema": SCHEMA,
@@ -438,7 +453,7 @@ def _record(sample: Path, header: Header, results: list[RawVariant], runs: _Prob
     }
 
 
-def _source(path):
+def _source(path: Path) -> str:
     """The sample's text decoded as Python did (its "coding:" line, else UTF-8); bytes Python let pass in
     comments are replaced."""
     with open(path, "rb") as f:

@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from inspector import __version__
 from inspector.collect import CollectError, _source, files
@@ -23,7 +23,7 @@ from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramReplay,
                                       ProgramTarget, Unknown, read)
-from inspector.raw import JSON, RawChild, RawProbeMessages, RawProgram, RawRecord, RawVariant
+from inspector.raw import JSON, RawChild, RawExperiment, RawProbeMessages, RawProgram, RawRecord, RawVariant
 from inspector.record import SCHEMA
 
 
@@ -33,8 +33,10 @@ BOOTSTRAP = ("import os, sys; sys.path.insert(0, os.environ['INSPECTOR_BOOTSTRAP
              "from inspector.probe.program import main; sys.exit(main())")
 
 
-def collect_program(target, argv=(), *, module=False, python=None, trace_dir=None, trace=True, profile=True,
-                    replay=True, budget=None, hotspots=True):
+def collect_program(target: Union[str, Path], argv: Sequence[str] = (), *, module: bool = False,
+                    python: Optional[str] = None, trace_dir: Optional[Path] = None, trace: bool = True,
+                    profile: bool = True, replay: bool = True, budget: Optional[float] = None, hotspots: bool = True
+                    ) -> tuple[int, RawRecord]:
     """(the program's exit status, its RawRecord) for ``python TARGET ARGV`` (``module``: ``python -m``);
     ``trace``/``profile``: whether one call per function is traced for its Python lines / profiled for its kernels;
     ``replay``: whether each function is replayed eagerly and compiled afterwards, for ``budget`` seconds at most
@@ -51,7 +53,7 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
         # Ctrl-C is the program's: a handler that does nothing (SIG_IGN would be inherited, and Python would then
         # never raise KeyboardInterrupt in the program)
         previous = signal.signal(signal.SIGINT, lambda *_: None)
-        before, children = load.snapshot(), _children_cpu()
+        before, children_cpu = load.snapshot(), _children_cpu()
         try:
             status = subprocess.run(command, env=dict(os.environ, INSPECTOR_BOOTSTRAP=str(PACKAGE_ROOT))).returncode
         except OSError as e:
@@ -60,7 +62,7 @@ def collect_program(target, argv=(), *, module=False, python=None, trace_dir=Non
             signal.signal(signal.SIGINT, previous)
         window = load.between(before, load.snapshot())
         if window["others_cpu_s"] is not None:  # the program's own CPU time is not the others'
-            window["others_cpu_s"] = max(0.0, window["others_cpu_s"] - (_children_cpu() - children))
+            window["others_cpu_s"] = max(0.0, window["others_cpu_s"] - (_children_cpu() - children_cpu))
         messages = _messages(results)
         # the followed children's (inspector.probe.program.child)
         children = [end for path in sorted(results.parent.glob(f"{results.name}.*"))
@@ -82,11 +84,14 @@ def _replayed(messages: list[Message | Unknown]) -> Optional[ProgramEnd]:
     if end and replayed and replayed.functions:
         end = end.but(functions=[f.but(run=f.run.but(replay=replayed.functions[f.id or ""]))
                                  if f.run and f.id in replayed.functions else f for f in end.functions or []])
-    if end and replayed and replayed.experiments:
-        done = replayed.experiments
-        end = end.but(hotspots=[h.but(experiment=done[h.id or ""]) if h.id in done else h
-                                for h in end.hotspots or []])
-    return end
+    return with_experiments(end, replayed.experiments) if end and replayed else end
+
+
+def with_experiments(end: ProgramEnd, done: Optional[dict[str, RawExperiment]]) -> ProgramEnd:
+    """``end`` with each hot function's experiment (``done``: by the function's id) beside its facts."""
+    if not done:
+        return end
+    return end.but(hotspots=[h.but(experiment=done[h.id or ""]) if h.id in done else h for h in end.hotspots or []])
 
 
 def _messages(results: Path) -> list[Message | Unknown]:
@@ -101,7 +106,7 @@ def _messages(results: Path) -> list[Message | Unknown]:
         raise CollectError(f"inspector's program probe wrote {e}") from None
 
 
-def _children_cpu():
+def _children_cpu() -> float:
     """CPU seconds of this process's waited-for children so far."""
     times = os.times()
     return times.children_user + times.children_system

@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from inspector import api
 from inspector.contracts import facts, lock
@@ -93,7 +94,7 @@ def _facts(name: str, record: RawRecord) -> RunFacts:
 
 
 def _measure(files: list[Path], program: str | None, args: Sequence[str], module: bool, torch: Sequence[str],
-             job: str | None, where: dict[str, object], options: dict[str, object], problems: list[Problem],
+             job: str | None, where: dict[str, Any], options: dict[str, Any], problems: list[Problem],
              say: Callable[[str], None]) -> list[Made]:
     """Run each sample of ``files`` (or ``program``) under each torch version, as ``report`` (``run``) does; one
     that cannot run is a problem, and the others still run."""
@@ -103,19 +104,19 @@ def _measure(files: list[Path], program: str | None, args: Sequence[str], module
     made = []
     for version in versions:
         suffix = f"-torch-{version}" if len(versions) > 1 else ""
-        samples = [] if program else [s for f in files for s in api.samples(f)]
-        for sample in samples or [None]:
+        targets: list[str | Path] = [program] if program else [s for f in files for s in api.samples(f)]
+        for target in targets:  # the program (a str), or the sample files
             try:
-                if sample is None:
-                    report = api.run(program, list(args), module=module, torch=version, progress=say, **where)
-                else:
-                    report = api.report(sample, torch=version, try_fixes=False, rewrites=False, progress=say, **where,
+                if isinstance(target, Path):
+                    report = api.report(target, torch=version, try_fixes=False, rewrites=False, progress=say, **where,
                                         **options)  # a contract judges no fix or rewrite: none is tried
-                made.append((report.name + suffix, report.record))
+                else:
+                    report = api.run(target, list(args), module=module, torch=version, progress=say, **where)
+                made.append((report.name + suffix, report.captured))
             except (Interrupted, InternalFailure):
                 raise
             except InspectorError as e:
-                problems.append(Problem(str(e) if sample is None else f"{sample}: {e}"))
+                problems.append(Problem(f"{target}: {e}" if isinstance(target, Path) else str(e)))
     return [(name, record.but(job=job) if job else record) for name, record in made]
 
 

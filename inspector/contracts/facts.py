@@ -21,18 +21,22 @@ What is read, from ``analyze(record)`` (inspector.model) and the record itself:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Optional, Union
 
 from inspector.analysis import analyze
 from inspector.analysis import compare as compare_mod
 from inspector.analysis.rounds import side_by_side
-from inspector.model import LineStatus, ProgramFunction, Regression, RegressionKind, SampleVariant
+from inspector.model import (Analysis, Kernel, LineStatus, LineVerdict, MachineCode, ProgramFunction, ReasonKind,
+                             Regression, RegressionKind, SampleVariant, Vectorized)
 from inspector.raw import RawRecord
 from inspector.render import said
 from inspector.render.comparison import worse
 
-SERIAL, EAGER, LIBRARY = ("serial",), ("eager", "graph-break", "fix"), ("library-call", "generated-around")
-SCALAR = ("inductor-scalar", "machine-disagrees")  # besides every not-vectorized-* kind
+Unit = Union[SampleVariant, ProgramFunction]  # a sample's variant or a program's compiled function
+SERIAL = frozenset({ReasonKind.SERIAL})
+EAGER = frozenset({ReasonKind.EAGER, ReasonKind.GRAPH_BREAK, ReasonKind.FIX})
+LIBRARY = frozenset({ReasonKind.LIBRARY_CALL, ReasonKind.GENERATED_AROUND})
+SCALAR = frozenset({ReasonKind.INDUCTOR_SCALAR, ReasonKind.MACHINE_DISAGREES})  # besides every not-vectorized-* kind
 MAX_SLOWDOWN = 0.1  # compare --fail-on-regression's default
 CALLS = (RegressionKind.RAISED, RegressionKind.RECOMPILES)  # a Worse of kind "calls"
 
@@ -55,8 +59,8 @@ class LineFact:
     line: int
     end_line: int
     function: str
-    status: str | None  # parallel | extern | unknown | serial | eager | graph-break | None (no evidence)
-    vectorized: str | None  # all | some | none | unknown | n/a | None
+    status: LineStatus | None  # None: no evidence names it
+    vectorized: Vectorized | None
     serial_why: tuple[str, ...]
     eager_why: tuple[str, ...]
     library_why: tuple[str, ...]
@@ -160,7 +164,7 @@ def read(record: RawRecord, name: str) -> RunFacts:
     """The RunFacts of ``record`` (its stem ``name``)."""
     a = analyze(record)
     env = a.env
-    units = a.program.functions if a.program else a.variants
+    units: tuple[Unit, ...] = a.program.functions if a.program else a.variants
     compiled = [v for v in units if isinstance(v, ProgramFunction) or v.compiled and not v.preview]
     return RunFacts(name=name, sample=a.sample.path, program=bool(a.program), job=record.job,
                     torch=env.torch or "unknown", config=compare_mod.config(a), cpu=env.cpu, isa=env.isa,
@@ -172,7 +176,7 @@ def read(record: RawRecord, name: str) -> RunFacts:
                     sampled=bool(a.program and a.program.hotspots))
 
 
-def _function(a: Any, v: Any) -> FunctionFact:
+def _function(a: Analysis, v: Unit) -> FunctionFact:
     location, code = v.location, v.code
     path = location.file if location else None
     shown = next((f.display for f in a.files if f.path == path), path)
@@ -192,7 +196,7 @@ def _function(a: Any, v: Any) -> FunctionFact:
         lines=tuple(_line(v, e) for e in code.lines))
 
 
-def _speedups(a: Any, v: Any) -> list[Speedup]:
+def _speedups(a: Analysis, v: Unit) -> list[Speedup]:
     """``v`` against every other variant timed in the run (a program's function: against its eager time)."""
     found = []
     busy = _busy(v) or (said.busy(a.load) if a.load else None)
@@ -213,29 +217,26 @@ def _speedups(a: Any, v: Any) -> list[Speedup]:
     return found
 
 
-def _busy(v: Any) -> str | None:
+def _busy(v: Unit) -> str | None:
     """Why a variant's timing is suspect (a busy machine while it was timed), or None."""
     load = v.timing.load if v.timing else None
     return said.busy(load) if load else None
 
 
-def _line(v: Any, e: Any) -> LineFact:
-    kinds = [(str(r.kind), said.reason(r)) for r in e.why]
-
-    def texts(wanted: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(t for k, t in kinds if k in wanted)
+def _line(v: Unit, e: LineVerdict) -> LineFact:
+    def texts(wanted: frozenset[ReasonKind]) -> tuple[str, ...]:
+        return tuple(said.reason(r) for r in e.why if r.kind in wanted)
 
     return LineFact(
-        file=e.file, line=e.line, end_line=e.end_line, function=e.function,
-        status=str(e.status) if e.status else None, vectorized=str(e.vectorized) if e.vectorized else None,
-        serial_why=texts(SERIAL), eager_why=texts(EAGER), library_why=texts(LIBRARY),
-        scalar_why=tuple(t for k, t in kinds if k.startswith("not-vectorized-") or k in SCALAR),
-        no_isa=any(k == "not-vectorized-no-isa" for k, _ in kinds), nests=tuple(_nests(v, e)))
+        file=e.file, line=e.line, end_line=e.end_line, function=e.function, status=e.status,
+        vectorized=e.vectorized, serial_why=texts(SERIAL), eager_why=texts(EAGER), library_why=texts(LIBRARY),
+        scalar_why=tuple(said.reason(r) for r in e.why if r.not_vectorized or r.kind in SCALAR),
+        no_isa=any(r.kind == ReasonKind.NOT_VECTORIZED_NO_ISA for r in e.why), nests=tuple(_nests(v, e)))
 
 
-def _nests(v: Any, e: Any) -> list[Nest]:
+def _nests(v: Unit, e: LineVerdict) -> list[Nest]:
     """The loop nests (or, placed without one, the kernels) a line verdict names, with their machine code."""
-    kernels = {k.id: k for k in v.code.kernels}
+    kernels: dict[str, Kernel] = {k.id: k for k in v.code.kernels}
     found = []
     for ref in e.nests:
         kid, _, index = ref.rpartition("#")
@@ -251,7 +252,7 @@ def _nests(v: Any, e: Any) -> list[Nest]:
     return found
 
 
-def _nest(kernel: str, index: int | None, machine: Any) -> Nest:
+def _nest(kernel: str, index: int | None, machine: Optional[MachineCode]) -> Nest:
     if machine is None:
         return Nest(kernel, index, None, "no machine code recorded")
     return Nest(kernel, index, machine.simd, machine.describe().split(":", 1)[0])

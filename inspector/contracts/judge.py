@@ -20,15 +20,18 @@ from inspector.contracts.grammar import Contract, Place, Term
 from inspector.contracts.facts import FunctionFact, LineFact, Nest, RunFacts, SourceText
 from inspector.contracts.source import Source, locate, read
 from inspector.contracts.versions import shown
+from inspector.model import LineStatus, Vectorized
 from inspector.probe.hotspots import MIN_SHARE, SHOWN
 
 COMPARE: dict[str, Callable[[float, float], bool]] = {
     "==": operator.eq, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
-STATUS: dict[str | None, str] = {
-    "parallel": "parallel", "serial": "serial", "extern": "a library call", "eager": "ran eagerly",
-    "graph-break": "broke the graph and ran eagerly", "unknown": "compiled (parallel or serial: unknown)"}
-VECTORIZED = {"all": "vectorized", "some": "partly vectorized", "none": "not vectorized",
-              "unknown": "vectorization unknown"}
+STATUS: dict[LineStatus | None, str] = {
+    LineStatus.PARALLEL: "parallel", LineStatus.SERIAL: "serial", LineStatus.EXTERN: "a library call",
+    LineStatus.EAGER: "ran eagerly", LineStatus.GRAPH_BREAK: "broke the graph and ran eagerly",
+    LineStatus.UNKNOWN: "compiled (parallel or serial: unknown)"}
+VECTORIZED: dict[Vectorized | None, str] = {
+    Vectorized.ALL: "vectorized", Vectorized.SOME: "partly vectorized", Vectorized.NONE: "not vectorized",
+    Vectorized.UNKNOWN: "vectorization unknown"}
 NO_ISA = ("DEFAULT", "NONE", "NO VECTOR")  # torch.backends.cpu.get_cpu_capability() without SIMD
 UNPLACED = "no evidence names it here: it did not run, or ran where inspector could not place it"
 CACHED = "an FX graph cache hit: Inductor loaded the compiled code and skipped code generation"
@@ -276,49 +279,50 @@ def _line_term(term: Term, facts: list[LineFact], run: RunFacts, allowed: bool, 
 def _line_fact(term: Term, e: LineFact, run: RunFacts, allowed: bool, cached: bool) -> Judged | None:
     if e.status is None:
         return Judged(UNKNOWN, "no verdict", UNPLACED)
-    if e.status in ("eager", "graph-break"):
+    if e.status in (LineStatus.EAGER, LineStatus.GRAPH_BREAK):
         return Judged(HOLDS, f"{STATUS[e.status]} (allowed)") if allowed else Judged(
             VIOLATED, STATUS[e.status], _join(e.eager_why))
     return LINE_JUDGES[term.word](e, run, cached)
 
 
 def _parallel(e: LineFact, run: RunFacts, cached: bool) -> Judged:
-    if e.status == "parallel":
+    if e.status == LineStatus.PARALLEL:
         return Judged(HOLDS, "parallel")
-    if e.status == "serial" and run.threads == 1:
+    if e.status == LineStatus.SERIAL and run.threads == 1:
         return Judged(UNKNOWN, "serial", "torch ran on one thread here: no code of it can be parallel")
-    if e.status == "serial":
+    if e.status == LineStatus.SERIAL:
         return Judged(VIOLATED, "serial", _join(e.serial_why))
-    return Judged(UNKNOWN, STATUS[e.status], LIBRARY if e.status == "extern" else MIXED)
+    return Judged(UNKNOWN, STATUS[e.status], LIBRARY if e.status == LineStatus.EXTERN else MIXED)
 
 
 def _serial(e: LineFact, run: RunFacts, cached: bool) -> Judged:
-    if e.status in ("serial", "parallel"):
-        return Judged(HOLDS, "serial") if e.status == "serial" else Judged(VIOLATED, "parallel")
-    return Judged(UNKNOWN, STATUS[e.status], LIBRARY if e.status == "extern" else MIXED)
+    if e.status in (LineStatus.SERIAL, LineStatus.PARALLEL):
+        return Judged(HOLDS, "serial") if e.status == LineStatus.SERIAL else Judged(VIOLATED, "parallel")
+    return Judged(UNKNOWN, STATUS[e.status], LIBRARY if e.status == LineStatus.EXTERN else MIXED)
 
 
 def _library(e: LineFact, run: RunFacts, cached: bool) -> Judged:
-    if e.status == "extern":
+    if e.status == LineStatus.EXTERN:
         return Judged(HOLDS, "a library call")
     return Judged(VIOLATED, f"{STATUS[e.status]}, in generated code")
 
 
 def _compiled(e: LineFact, run: RunFacts, cached: bool) -> Judged:
-    return Judged(HOLDS, STATUS[e.status or "unknown"], "")
+    return Judged(HOLDS, STATUS[e.status or LineStatus.UNKNOWN], "")
 
 
 def _vectorized(e: LineFact, run: RunFacts, cached: bool) -> Judged | None:
-    said = VECTORIZED.get(e.vectorized or "", "vectorization unknown")
-    if e.status == "extern":
+    said = VECTORIZED.get(e.vectorized, "vectorization unknown")
+    if e.status == LineStatus.EXTERN:
         return Judged(UNKNOWN, "a library call", LIBRARY)
-    if e.vectorized == "n/a":
+    if e.vectorized == Vectorized.NA:
         return None
-    if e.vectorized == "all":
+    if e.vectorized == Vectorized.ALL:
         return Judged(HOLDS, said, "")
-    if e.vectorized in ("none", "some") and not e.no_isa and run.isa and run.isa.upper() not in NO_ISA:
+    scalar = e.vectorized in (Vectorized.NONE, Vectorized.SOME)
+    if scalar and not e.no_isa and run.isa and run.isa.upper() not in NO_ISA:
         return Judged(VIOLATED, said, _join(e.scalar_why + tuple(_nest_words(n) for n in e.nests)))
-    if e.vectorized in ("none", "some"):
+    if scalar:
         return Judged(UNKNOWN, said,
                       f"this CPU has no SIMD instruction set torch vectorizes for (ISA: {run.isa or 'not recorded'})")
     return Judged(UNKNOWN, said, CACHED if cached else f"{MIXED} (vectorized and scalar)")

@@ -19,6 +19,8 @@ import argparse
 import os
 import sys
 import traceback
+from types import ModuleType
+from typing import Optional
 
 import numpy as np
 
@@ -31,7 +33,8 @@ MEMORY_FACTOR = 3  # the population, a variant's temporaries and its output
 EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: the probe itself failed
 
 
-def main(argv=None):
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run the sample probe; its exit status."""
     args = _parse(argv)
     emit = Writer(args.results)
     try:
@@ -41,7 +44,7 @@ def main(argv=None):
         return EXIT_INTERNAL
 
 
-def _main(args, emit):
+def _main(args: argparse.Namespace, emit: Writer) -> int:
     """Load and check the sample (numpy only: a broken sample fails fast), then run it (torch)."""
     try:
         module = samples.load(args.sample)
@@ -63,7 +66,7 @@ def _main(args, emit):
                       lambda size: _population(module, size, args.seed, args.sample))
 
 
-def _parse(argv):
+def _parse(argv: Optional[list[str]]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="inspector.probe")
     p.add_argument("sample")
     p.add_argument("--results", required=True)
@@ -84,7 +87,7 @@ def _parse(argv):
     return p.parse_args(argv)
 
 
-def _population(module, n, seed, path):
+def _population(module: ModuleType, n: int, seed: int, path: str) -> np.ndarray:
     """The population array, refused before it is built if it would not fit in memory."""
     one = _call_population(module, 1, seed, path)
     needed = n * one.nbytes / len(one) * MEMORY_FACTOR
@@ -97,7 +100,8 @@ def _population(module, n, seed, path):
     return _call_population(module, n, seed, path)
 
 
-def _call_population(module, n, seed, path):
+def _call_population(module: ModuleType, n: int, seed: int, path: str) -> np.ndarray:
+    """The sample's ``population(n, rng)``, checked to be a non-empty array."""
     try:
         pop = module.population(n, np.random.default_rng(seed))
     except Exception as e:
@@ -109,7 +113,7 @@ def _call_population(module, n, seed, path):
     return pop
 
 
-def _available_memory():
+def _available_memory() -> Optional[int]:
     """Bytes of memory available now (MemAvailable), or None where the system does not say."""
     try:
         with open("/proc/meminfo") as f:

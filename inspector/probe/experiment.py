@@ -84,7 +84,8 @@ def function_of(code: Any) -> Optional[Callable[..., Any]]:
     name: str = code.co_name
     for found in gc.get_referrers(code):
         if getattr(found, "__code__", None) is code and callable(found) and found.__globals__.get(name) is found:
-            return found
+            function: Callable[..., Any] = found
+            return function
     return None
 
 

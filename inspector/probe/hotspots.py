@@ -25,6 +25,7 @@ import re
 import signal
 import sys
 import sysconfig
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -250,6 +251,10 @@ class Hotspots:
 
     def install(self) -> None:
         self.cpu = time.process_time()
+        if threading.current_thread() is not threading.main_thread():
+            self.problems.append("not run in the main thread, where Python takes its signals: where the time went was "
+                                 "not sampled")
+            return
         if signal.getsignal(signal.SIGPROF) not in (signal.SIG_DFL, None):
             self.problems.append("SIGPROF was already handled: where the time went was not sampled")
             return
@@ -275,8 +280,9 @@ class Hotspots:
     def own(self, code: Any) -> bool:
         """Whether ``code`` is the program's own (under its folders; not a library's, Python's or inspector's)."""
         name = code.co_filename
-        if name not in self.user:
-            self.user[name] = (not name.startswith("<") and name.startswith(self.roots)
+        if name not in self.user:  # a relative name (runpy.run_path("ga.py")): from the folder the program is in now
+            path = name if name.startswith("<") else os.path.abspath(name)
+            self.user[name] = (not name.startswith("<") and path.startswith(self.roots)
                                and not name.startswith(self.ours) and not LIBRARY.search(name)
                                and not (name.startswith(self.stdlib) and not any(
                                    r.startswith(self.stdlib) for r in self.roots)))

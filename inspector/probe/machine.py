@@ -22,10 +22,17 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any, Optional
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Optional
 
 from inspector.record import kernel_key
+
+if TYPE_CHECKING:
+    from inspector.probe.decisions import Restore  # imports torch
+
+Counts = dict[str, Any]  # one function's or line's counts: per class, instructions, calls, register, ...
+Counted = tuple[dict[str, Counts], dict[str, Counts]]  # count's ({function: counts}, {line: counts})
+Bodies = dict[str, list[tuple[str, Optional[int]]]]  # {function: [(instruction, its source line)]}
 
 OBJDUMP_TIMEOUT_S = 60
 # the instruction classes, first match wins (Intel syntax mnemonics, VEX/EVEX ``v`` prefix optional); an instruction
@@ -71,15 +78,16 @@ DEFINITION = re.compile(r"^(\w+) = async_compile\.\w+\(", re.M)
 class MachineCode:
     """Notes each C++ kernel's source and shared object as torch loads it; ``take()`` counts their instructions."""
 
-    def __init__(self, problem):
+    def __init__(self, problem: Callable[[str], None]) -> None:
         self._problem = problem  # called with one line when something could not be read
-        self._loaded = []  # (source, path) since the last take(); appended from Inductor's compile threads too
+        # (source, path) since the last take(); appended from Inductor's compile threads too
+        self._loaded: list[tuple[str, Optional[str]]] = []
         self._lock = threading.Lock()
-        self._known = {}  # key: (source, path) of every kernel loaded so far
-        self._counted = {}  # path: its functions, counted once per process
-        self._objdump = None
+        self._known: dict[str, tuple[str, Optional[str]]] = {}  # key: (source, path) of every kernel loaded so far
+        self._counted: dict[str, Counted] = {}  # path: its functions, counted once per process
+        self._objdump: Optional[str] = None
 
-    def install(self, restore):
+    def install(self, restore: "Restore") -> None:
         """Wrap the loaders this torch has; ``restore`` gets (class, name, original) for each."""
         from torch._inductor import codecache
         bindings = getattr(codecache, "CppPythonBindingsCodeCache", None)
@@ -89,11 +97,13 @@ class MachineCode:
         if plain is not None and "load" in vars(plain):
             self._wrap(restore, plain, "load", 0, _library_path)
 
-    def _wrap(self, restore, owner, name, source_at, path_of):
+    def _wrap(self, restore: "Restore", owner: Any, name: str, source_at: int,
+              path_of: Callable[[Any, Callable[[Optional[str]], None]], Any]) -> None:
+        """Wrap the classmethod ``owner.name`` (torch's loader) to note what it loads."""
         original = vars(owner)[name]
         recorder = self
 
-        def load(cls, *args, **kwargs):
+        def load(cls: Any, *args: Any, **kwargs: Any) -> Any:
             result = original.__func__(cls, *args, **kwargs)
             if cls is owner and len(args) > source_at:  # not a subclass's (the C++ wrapper's) whole module
                 return path_of(result, lambda path: recorder._note(args[source_at], path))
@@ -102,7 +112,7 @@ class MachineCode:
         setattr(owner, name, classmethod(load))
         restore.append((owner, name, original))
 
-    def _note(self, source, path):
+    def _note(self, source: str, path: Optional[str]) -> None:
         with self._lock:
             self._loaded.append((source, path))
 
@@ -119,7 +129,7 @@ class MachineCode:
                   for key, name in _kernels_in(code, self._known).items()]
         held = {key for _, key, _ in places}
         places += [(None, key, None) for key in dict.fromkeys(kernel_key(s) for s, _ in loaded) if key not in held]
-        out = []
+        out: list[dict[str, Any]] = []
         for graph, key, name in dict.fromkeys(places):
             start = time.perf_counter()
             counted = self._read(self._known[key][1])
@@ -129,7 +139,7 @@ class MachineCode:
                             "seconds": round(time.perf_counter() - start, 6)})
         return out
 
-    def _read(self, path):
+    def _read(self, path: Optional[str]) -> Optional[Counted]:
         """(functions, lines) as ``count`` gives them, of the shared object at ``path``; None where it was not read."""
         if not path:
             return None
@@ -163,24 +173,24 @@ def _kernels_in(code: str, known: dict[str, tuple[str, Optional[str]]]) -> dict[
     return found
 
 
-def _future_path(future, note):
+def _future_path(future: Callable[[], Any], note: Callable[[Optional[str]], None]) -> Callable[[], Any]:
     """torch 2.13: the callable that loads the module; the entry function it returns belongs to the module."""
-    def loaded():
+    def loaded() -> Any:
         function = future()
         note(getattr(getattr(function, "__self__", None), "__file__", None))
         return function
     return loaded
 
 
-def _library_path(library, note):
+def _library_path(library: Any, note: Callable[[Optional[str]], None]) -> Any:
     """torch 2.1: the loaded ctypes library (a module where a later torch returns one)."""
     note(getattr(library, "_name", None) or getattr(library, "__file__", None))
     return library
 
 
-def _find_objdump():
+def _find_objdump() -> Optional[str]:
     """objdump next to the C++ compiler Inductor uses (a toolchain's prefixed one too), else on the PATH."""
-    compiler = None
+    compiler: Optional[str] = None
     try:
         from torch._inductor import cpp_builder
         compiler = cpp_builder.get_cpp_compiler()
@@ -200,13 +210,13 @@ def _find_objdump():
     return shutil.which("objdump")
 
 
-def count(disassembly, source=None):
+def count(disassembly: str, source: Optional[str] = None) -> Counted:
     """({function: counts}, {line: counts}) of ``objdump -d -l --inlines -M intel -C`` text, for the kernel's own
     functions: the entry ``kernel`` and its OpenMP outlined functions, each with the local functions it calls counted
     in it; and per line of ``source`` (the file name of the kernel's C++ source), from the line table where the
     compiler wrote one (torch 2.13's ``-g1``): each instruction on the line of that file that it is, or that inlined
     the code it is (a local function's, on the line that calls it)."""
-    bodies: dict[str, list[tuple[str, Optional[int]]]] = {}  # {function: [(instruction, its source line)]}
+    bodies: Bodies = {}
     current: Optional[list[tuple[str, Optional[int]]]] = None
     line: Optional[int] = None
     for text in disassembly.splitlines():
@@ -226,8 +236,8 @@ def count(disassembly, source=None):
                 line = None
             if source and found.group(2).rsplit("/", 1)[-1] == source:
                 line = int(found.group(3))
-    functions: dict[str, dict[str, Any]] = {}
-    lines: dict[int, dict[str, Any]] = {}
+    functions: dict[str, Counts] = {}
+    lines: dict[int, Counts] = {}
     for name in bodies:
         if _kernel_function(name):
             counts = _empty()
@@ -236,19 +246,20 @@ def count(disassembly, source=None):
     return functions, {str(n): _kept(c) for n, c in sorted(lines.items())}
 
 
-def _kept(counts):
+def _kept(counts: Counts) -> Counts:
     return {k: v for k, v in counts.items() if v}  # a class it has none of is left out
 
 
-def _kernel_function(name):
+def _kernel_function(name: str) -> bool:
     return name == "kernel" or name.startswith(("kernel.", ".omp_outlined"))
 
 
-def _empty():
+def _empty() -> Counts:
     return dict({c: 0 for c, _ in CLASSES}, instructions=0, calls={}, register=None, unclassified={}, local=[])
 
 
-def _add(counts, lines, name, bodies, seen, at):
+def _add(counts: Counts, lines: dict[int, Counts], name: str, bodies: Bodies, seen: set[str], at: Optional[int]
+         ) -> None:
     """Count ``name``'s instructions into ``counts`` and ``lines`` ({line: counts}; ``at``: the line of the call for
     a local function's), and those of the local functions it calls (each once)."""
     for text, line in bodies[name]:
@@ -266,7 +277,7 @@ def _add(counts, lines, name, bodies, seen, at):
             _add(counts, lines, callee, bodies, seen, line)
 
 
-def _count(targets, mnemonic, operands):
+def _count(targets: list[Counts], mnemonic: str, operands: str) -> Optional[str]:
     """Count one instruction in each of ``targets``; the local name of the function it calls, if it is a call."""
     callee: Optional[str] = None
     kind: Optional[str] = None

@@ -60,13 +60,13 @@ class Replay:
 
     def __init__(self, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.budget_s, self.held = budget_s, 0
-        self.copies: dict[Any, Copy] = {}  # per probe.program.Function
+        self.copies: dict[Any, Copy] = {}  # per probe.function.Function
         self.why: dict[Any, str] = {}  # why a function's arguments were not copied
         self.bound: Optional[int] = None
 
     def before(self, function: Any, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
                ) -> Optional[tuple[Any, int]]:
-        """Copy the arguments of a call of ``function`` (a ``probe.program.Function``) that may be steady, unless an
+        """Copy the arguments of a call of ``function`` (a ``probe.function.Function``) that may be steady, unless an
         earlier call's are kept or could not be; a token for ``after``."""
         if function in self.copies or function in self.why or function.capture is None:
             return None
@@ -202,7 +202,7 @@ def nbytes(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> int:
         return 0
     seen.add(id(value))
     if isinstance(value, torch.Tensor):
-        return value.numel() * value.element_size()
+        return int(value.numel() * value.element_size())
     if isinstance(value, np.ndarray):
         return value.nbytes
     if isinstance(value, torch.nn.Module):
@@ -227,7 +227,7 @@ def bound(value: Any) -> int:
 def _on_cuda(value: Any) -> bool:
     import torch
     if isinstance(value, torch.Tensor):
-        return value.is_cuda
+        return bool(value.is_cuda)
     items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
     return any(_on_cuda(v) for v in items)
 

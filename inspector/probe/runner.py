@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import fnmatch
 import os
 import platform
@@ -10,6 +11,7 @@ import sys
 import sysconfig
 import time
 import traceback
+from types import FrameType, ModuleType
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -27,10 +29,11 @@ from inspector.probe import sample as samples
 from inspector.probe import trials
 from inspector.probe import triton_preview
 from inspector.probe.capture import Capture
-from inspector.probe.messages import Compiled, Fatal, Header, RewriteTrial, Start, Trial, TrialAnswer, VariantResult
+from inspector.probe.messages import (Compiled, Fatal, Header, Message, RewriteTrial, Start, Trial, TrialAnswer,
+                                      VariantResult)
 from inspector.probe.rounds import Timed
 from inspector.probe.timing import MIN_RUNS, measure, once
-from inspector.raw import RawCapture, RawEnv, RawSample, RawVariant
+from inspector.raw import JSON, RawCapture, RawEnv, RawSample, RawVariant
 
 INSPECTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,9 +41,13 @@ PYTHON_PILOT = 1000
 TRACE_LIMIT_S = 10.0  # the Python-line trace of one call stops recording after this long
 MAX_PROFILED_GRAPH_CALLS = 5000  # compiled graph calls a profiled pass may record (each makes several events)
 COMPILE_OPTIONS = ("mode", "dynamic", "fullgraph", "backend", "options")
+Ran = tuple[JSON, Optional[tuple[np.ndarray, Timed]]]  # a variant's raw result; its output and (call, sync), or None
+Prepared = tuple[Callable[..., Any], Callable[[np.ndarray], Any], Callable[[], object]]  # see prepare
 
 
-def run(module, info, variants, population, args, emit, make_population):
+def run(module: ModuleType, info: JSON, variants: list[samples.Variant], population: np.ndarray,
+        args: argparse.Namespace, emit: Callable[[Message], None], make_population: Callable[[int], np.ndarray]
+        ) -> int:
     """Apply the --config items, send the header, then run and send each selected variant."""
     try:
         applied = [_apply_config(item) for item in args.config]
@@ -58,7 +65,7 @@ def run(module, info, variants, population, args, emit, make_population):
     capture = Capture()
     capture.install()
     patterns = args.only.split(",") if args.only else ["*"]
-    timed = {}  # variant id -> (call, sync), for the rounds
+    timed: dict[str, Timed] = {}  # variant id -> (call, sync), for the rounds
     for variant in (v for v in variants if any(fnmatch.fnmatchcase(v.id, p) for p in patterns)):
         emit(Start(id=variant.id, time=time.time()))
         fn = getattr(module, variant.function)
@@ -105,7 +112,7 @@ def _trial(spec: Trial, module: Any, variants: list[samples.Variant], population
     return TrialAnswer.from_json(dict(result, id=spec.id, **({"check": checked} if checked else {}))), again
 
 
-def _compile_option(item):
+def _compile_option(item: str) -> tuple[str, Any]:
     """(keyword, value) of torch.compile from KEY=VALUE (the value read as a Python literal where it is one)."""
     key, sep, raw = item.partition("=")
     if not sep or key not in COMPILE_OPTIONS:
@@ -114,13 +121,14 @@ def _compile_option(item):
     return key, trials.literal(raw)
 
 
-def _apply_config(item):
+def _apply_config(item: str) -> JSON:
     """Set an Inductor (default) or Dynamo (``dynamo.`` prefix) config value from KEY=VALUE."""
     key, sep, raw = item.partition("=")
     if not sep:
         raise samples.SampleError(f"--config {item}: expected KEY=VALUE")
     value = trials.literal(raw)
-    root, path = torch._inductor.config, key
+    root: Any = torch._inductor.config  # torch's config modules
+    path = key
     for prefix, module in (("dynamo.", torch._dynamo.config), ("inductor.", torch._inductor.config)):
         if key.startswith(prefix):
             root, path = module, key[len(prefix):]
@@ -136,7 +144,8 @@ def _apply_config(item):
     return {"key": key, "value": value}
 
 
-def _env():
+def _env() -> JSON:
+    """This interpreter, torch and the machine, as the record's ``env``."""
     cuda = torch.cuda.is_available()
     cpu = platform.processor()
     try:
@@ -155,7 +164,9 @@ def _env():
             "inductor_cache_dir": torch._inductor.codecache.cache_dir()}
 
 
-def _run(variant, fn, population, capture, args, make_population, emit):
+def _run(variant: samples.Variant, fn: Callable[..., Any], population: np.ndarray, capture: Capture,
+         args: argparse.Namespace, make_population: Callable[[int], np.ndarray], emit: Callable[[Message], None]
+         ) -> Ran:
     """Run and time one variant: (its raw result, which goes on the wire; where it ran, (its output as an ndarray to
     save, the (call, sync) that the rounds time again), else None). In-process values never sit in the result."""
     if variant.device == "cuda" and not torch.cuda.is_available():
@@ -164,7 +175,7 @@ def _run(variant, fn, population, capture, args, make_population, emit):
         return {"status": "skipped", "error": f"torch {torch.__version__} has no torch.compiler.wrap_numpy"}, None
     if variant.preview and triton_preview.unavailable():
         return {"status": "skipped", "error": triton_preview.unavailable()}, None
-    result = {}
+    result: JSON = {}
     try:
         if variant.kind == "python":
             return _run_python(fn, population, args)
@@ -208,7 +219,7 @@ def _run(variant, fn, population, capture, args, make_population, emit):
                         guard.internal("run", e)]), None
 
 
-def _first_call(call, sync):
+def _first_call(call: Callable[[], Any], sync: Callable[[], object]) -> tuple[Any, float]:
     """(output, seconds) of the first call of a compiled variant: the one that compiles."""
     start = time.perf_counter()
     output = call()
@@ -216,7 +227,8 @@ def _first_call(call, sync):
     return output, time.perf_counter() - start
 
 
-def _at_size(target, data, sync, capture, n):
+def _at_size(target: Callable[[Any], Any], data: Any, sync: Callable[[], object], capture: Capture, n: int
+             ) -> JSON:
     """Call the compiled variant on a population of ``n``: did it recompile, and why (the failed guard)."""
     capture.take()
     first = once(lambda: target(data), sync)
@@ -227,7 +239,7 @@ def _at_size(target, data, sync, capture, n):
                             "reason": (g.get("metrics") or {}).get("recompile_reason")} for g in graphs]}
 
 
-def prepare(variant, fn, options=None):
+def prepare(variant: samples.Variant, fn: Callable[..., Any], options: Optional[JSON] = None) -> Prepared:
     """(callable, population -> its input, device sync) for a numpy or torch variant.
 
     Compiled variants compile ``fn`` itself, as a user would, with ``options`` (torch.compile's keyword
@@ -235,15 +247,16 @@ def prepare(variant, fn, options=None):
     objects unless they were passed to torch.compile, so after a graph break in a NumPy function
     called from a compiled wrapper, the function would run uncompiled.
     """
-    wrap = (lambda f: torch.compile(f, **(options or {}))) if variant.compiled else (lambda f: f)
+    wrap: Callable[[Callable[..., Any]], Callable[..., Any]] = (
+        (lambda f: torch.compile(f, **(options or {}))) if variant.compiled else (lambda f: f))
     if variant.device == "cuda":
         target = wrap(torch.compiler.wrap_numpy(fn) if variant.kind == "numpy" else fn)
         return target, (lambda pop: torch.from_numpy(pop).to("cuda")), torch.cuda.synchronize
-    convert = torch.from_numpy if variant.kind == "torch" else (lambda pop: pop)
+    convert: Callable[[np.ndarray], Any] = torch.from_numpy if variant.kind == "torch" else (lambda pop: pop)
     return wrap(fn), convert, (lambda: None)
 
 
-def _to_numpy(output):
+def _to_numpy(output: object) -> np.ndarray:
     """The variant's output as an ndarray; what it returned is the user's doing, so a wrong type is theirs."""
     if isinstance(output, torch.Tensor):
         output = output.detach().cpu().numpy()
@@ -253,7 +266,7 @@ def _to_numpy(output):
     return array
 
 
-def _run_python(fn, population, args):
+def _run_python(fn: Callable[[Any], Any], population: np.ndarray, args: argparse.Namespace) -> Ran:
     """Time ``[fn(ind) for ind in population]`` within ``--budget`` (on the first individuals only, when the whole
     would not fit), after an untimed pilot of PYTHON_PILOT individuals. The guard wraps each batch, never each
     individual, so that the timing is of the user's calls alone. Returns as ``_run``."""
@@ -267,7 +280,7 @@ def _run_python(fn, population, args):
     subset = population[:measured].tolist()
     outputs: list[Any] = [None]
 
-    def call():
+    def call() -> None:
         outputs[0] = [fn(ind) for ind in subset]
 
     timing, machine = load.during(lambda: measure(guard.user(call), budget_s=args.budget - 2 * share))
@@ -277,7 +290,7 @@ def _run_python(fn, population, args):
     return result, (_to_numpy(outputs[0]), (guard.user(call), lambda: None))
 
 
-def _python_trace(result, call):
+def _python_trace(result: JSON, call: Callable[[], object]) -> JSON:
     """Trace one call (``_trace``) into ``result``: its ``python_lines``, and in ``bounds`` a trace cut short.
     Returns the trace ({} when it failed)."""
     trace = guard.optional(result, "python lines", lambda: _trace(call)) or {}
@@ -289,7 +302,7 @@ def _python_trace(result, call):
     return trace
 
 
-def _trace(call, limit_s=TRACE_LIMIT_S):
+def _trace(call: Callable[[], object], limit_s: float = TRACE_LIMIT_S) -> JSON:
     """Run ``call()`` traced: {"lines": the lines that ran as Python bytecode (not inside a compiled graph) in
     every file of the user's and of installed packages (not torch's, inspector's, Inductor's generated modules, the
     standard library's, or frames without a file), "graph_calls": how many compiled graphs it called (their
@@ -302,13 +315,13 @@ def _trace(call, limit_s=TRACE_LIMIT_S):
     stdlib = os.path.join(sysconfig.get_paths()["stdlib"], "")
     start = time.perf_counter()
 
-    def traced(name):
+    def traced(name: str) -> bool:
         if name not in wanted:
             wanted[name] = not (name.startswith("<") or name.startswith(skip) or (
                 name.startswith(stdlib) and not re.search(r"[/\\](?:site|dist)-packages[/\\]", name)))
         return wanted[name]
 
-    def tracer(frame, event, arg):
+    def tracer(frame: FrameType, event: str, arg: object) -> Optional[Callable[[FrameType, str, object], Any]]:
         code = frame.f_code
         if event == "call" and code.co_name == "call" and code.co_filename.startswith(generated):
             counts["graph_calls"] += 1
@@ -334,7 +347,8 @@ def _trace(call, limit_s=TRACE_LIMIT_S):
             "graph_calls": counts["graph_calls"], "cut_after_s": counts["cut"]}
 
 
-def _profile(result, call, sync, variant, args, graph_calls):
+def _profile(result: JSON, call: Callable[[], object], sync: Callable[[], object], variant: samples.Variant,
+             args: argparse.Namespace, graph_calls: int) -> None:
     """The profiled passes of a compiled variant (time outside graphs; per-kernel times and thread scaling unless
     --no-kernel-times), as many calls as keep the profiler's events bounded: a call that runs a compiled graph per
     row is not profiled at all, and ``bounds`` says so."""
@@ -357,12 +371,12 @@ def _profile(result, call, sync, variant, args, graph_calls):
             call, sync, graphs, median, max_calls=calls))
 
 
-def _failure(error, filename, capture):
+def _failure(error: BaseException, filename: Optional[str], capture: Capture) -> JSON:
     """A failed variant: one-line message naming the line of its code (``filename``) where the error came from."""
     where = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
     message = str(error).strip().splitlines()
     text = f"{type(error).__name__}: {message[0] if message else ''}".strip()
-    result = {"status": "error", "error": text, "error_stage": guard.stage(error),
+    result: JSON = {"status": "error", "error": text, "error_stage": guard.stage(error),
               "error_detail": "".join(traceback.format_exception(error))[-8000:],
               "capture": capture.take()}
     if where:

@@ -168,7 +168,8 @@ def code_of(fn: Any) -> Optional[CodeType]:
     """The code object behind a callable: a function, lambda, bound method, functools.partial or callable object."""
     for _ in range(8):  # partials of partials, methods of objects
         if hasattr(fn, "__code__"):
-            return fn.__code__
+            code: CodeType = fn.__code__
+            return code
         fn = getattr(fn, "func", None) or getattr(fn, "__func__", None) or (type(fn).__call__ if callable(fn) else None)
         if fn is None:
             return None

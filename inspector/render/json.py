@@ -1,35 +1,80 @@
 """The JSON renderer: the typed values as plain JSON, for other tools, with the output's ``format`` first; a report's
 and a program's ``advice`` last, as their pages say it, and a program's ``hot`` functions as its first screen says
-them (``HotView``s)."""
+them (``HotView``s). Each output's shape is published as a JSON Schema (``inspector.render.schema``), made from the
+types of each method's value and of its ``EXTRAS``; the previous format is still written on request (``number``)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Optional
 
 from inspector.model import FORMAT, Analysis, BreaksView, Comparison, to_json
 from inspector.render import views
 from inspector.render.base import Renderer
-from inspector.render.said import json_words as said
+from inspector.render.hotspots import HotView
 from inspector.render.hotspots import views as hot_views
+from inspector.render.said import json_words
+from inspector.render.views import Change, ProgramFix
+
+NUMBER = int(FORMAT.rsplit("/", 1)[1])  # the current format's number
+
+
+@dataclass(frozen=True)
+class ReportExtras:
+    """What a sample's report writes after its analysis's fields: what to change, as its page says it, the most time
+    at stake first."""
+
+    advice: tuple[Change, ...]
+
+
+@dataclass(frozen=True)
+class ProgramExtras:
+    """What a program's page writes after its analysis's fields: the fixes its functions could try (not measured),
+    and its hot functions as its first screen says them."""
+
+    advice: tuple[ProgramFix, ...]
+    hot: tuple[HotView, ...]
+
+
+def _format_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 3's output as format 2 wrote it: ``interrupted`` and ``probe_restarts`` at the top, not under ``end``."""
+    items = [item for k, v in data.items() for item in (v.items() if k == "end" else [(k, v)])]
+    return {**dict(items), "format": "inspector.analysis/2"}
+
+
+# what an output writes after its value's fields, by the renderer's method
+EXTRAS: dict[str, type] = {"report": ReportExtras, "program": ProgramExtras}
+# the older formats still written, each from the current format's output
+OLDER: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _format_2}
+WRITTEN = (NUMBER, *OLDER)  # the formats this version writes, the current one first
 
 
 class JsonRenderer(Renderer):
     name = "json"
 
+    def __init__(self, number: Optional[int] = None) -> None:
+        """``number``: the format to write (default: the current one, ``inspector.model.FORMAT``)."""
+        number = number or NUMBER
+        if number not in WRITTEN:
+            raise ValueError(f"JSON format {number}: this version writes {' or '.join(map(str, WRITTEN))}")
+        self.number = number
+
     def report(self, analysis: Analysis) -> str:
-        return _dumps(analysis, advice=[to_json(c, said) for c in views.changes(analysis)])
+        return self._dumps(analysis, ReportExtras(tuple(views.changes(analysis))))
 
     def program(self, analysis: Analysis) -> str:
         hot = hot_views(analysis.program.hotspots, analysis.program.wall_s) if analysis.program else []
-        return _dumps(analysis, advice=[to_json(f, said) for f in views.program_fixes(analysis)],
-                      hot=[to_json(h, said) for h in hot])
+        return self._dumps(analysis, ProgramExtras(tuple(views.program_fixes(analysis)), tuple(hot)))
 
     def breaks(self, view: BreaksView) -> str:
-        return _dumps(view)
+        return self._dumps(view)
 
     def comparison(self, comparison: Comparison) -> str:
-        return _dumps(comparison)
+        return self._dumps(comparison)
 
-
-def _dumps(value: object, **after: object) -> str:
-    return json.dumps({"format": FORMAT, **to_json(value, said), **after}, indent=1, ensure_ascii=False, default=str)
+    def _dumps(self, value: object, extras: Optional[object] = None) -> str:
+        data = {"format": FORMAT, **to_json(value, json_words), **(to_json(extras, json_words) if extras else {})}
+        data = OLDER[self.number](data) if self.number != NUMBER else data
+        return json.dumps(data, indent=1, ensure_ascii=False, default=str)

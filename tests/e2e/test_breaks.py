@@ -1,13 +1,12 @@
 """`inspector breaks` through the CLI, on real compiles, against torch's own graph-break log."""
 
-import json
 import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, valid_json
 
 TORCH_LOG = r"""
 import sys, importlib.util, numpy as np, torch
@@ -33,7 +32,7 @@ def knapsack():
     """`inspector breaks` of the knapsack sample for CI: JSON, exit 3 on a break, a recompile at another size."""
     proc = run_cli("breaks", "samples/knapsack_breaks.py", "-n", "3000", "--population-sizes", "2000", "--json",
                    "--fail-on-break", "--budget", "0.05", "--no-rewrites")
-    return proc, {row["variant"]: row for row in json.loads(proc.stdout)["variants"]}
+    return proc, {row["variant"]: row for row in valid_json(proc.stdout)["variants"]}
 
 
 def test_lists_exactly_the_lines_torch_logs_and_exits_3_for_ci(knapsack):

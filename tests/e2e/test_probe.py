@@ -45,7 +45,7 @@ def test_a_failed_guard_is_kept_only_where_python_finds_it_failing_as_torchs_own
     torch = pytest.importorskip("torch")
     from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
 
-    from inspector.probe.program import _fails
+    from inspector.probe.function import fails
 
     def scaled(x, c):
         return x * c
@@ -54,6 +54,6 @@ def test_a_failed_guard_is_kept_only_where_python_finds_it_failing_as_torchs_own
     (entry,) = _debug_get_cache_entry_list(scaled.__code__)
     manager, here = entry.guard_manager, {"x": torch.ones(4), "c": 2.0}
     assert manager.check_verbose(here).result
-    assert _fails(manager, "L['c'] == 3.0", here) and not _fails(manager, "L['c'] == 2.0", here)
-    assert _fails(manager, "tensor 'x' size mismatch at index 0. expected 4, actual 5", here)  # torch's words
-    assert not _fails(manager, "L['missing'] == 1", here)  # cannot be evaluated here: not said to fail
+    assert fails(manager, "L['c'] == 3.0", here) and not fails(manager, "L['c'] == 2.0", here)
+    assert fails(manager, "tensor 'x' size mismatch at index 0. expected 4, actual 5", here)  # torch's words
+    assert not fails(manager, "L['missing'] == 1", here)  # cannot be evaluated here: not said to fail

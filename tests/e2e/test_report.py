@@ -1,12 +1,11 @@
 """`inspector report` and `inspector render` through the CLI, as the README promises (real compiles)."""
 
-import json
 import shutil
 from html import escape
 
 import pytest
 
-from conftest import ROOT, record_path, run_cli, tlparse
+from conftest import ROOT, record_path, run_cli, tlparse, valid_json
 from inspector.analysis import analyze
 from inspector.model import FORMAT
 from inspector.record import SCHEMA, load
@@ -184,7 +183,7 @@ def test_redact_leaves_no_path_of_this_machine_nor_the_programs_output_and_json_
                    "--redact", "-f", "json", "--no-profile", "--no-try-fixes", "--no-rewrites", "--rounds", 0,
                    "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+    data = valid_json(proc.stdout)
     assert data["format"] == FORMAT
     v = next(v for v in data["variants"] if v["id"] == "numpy-compiled-cpu")
     assert v["code"]["kernels"][0]["parallel"] and {e["status"] for e in v["code"]["lines"]} == {"parallel"}

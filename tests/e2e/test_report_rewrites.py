@@ -2,11 +2,10 @@
 small population: the knapsack sample has both kinds, its fitness_python over the population and fitness_numpy's
 breaks rewritten, and a torch variant whose breaks are declined with their reasons."""
 
-import json
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, valid_json
 from inspector.analysis import analyze
 from inspector.record import load
 
@@ -54,6 +53,6 @@ def test_the_rewrites_are_shown_where_the_advice_is(knapsack):
     assert page.count('<pre class="hl rewrite">') == 3 and "def fitness_numpy_rewritten(population):" in page
     assert "not rewritten: the `.item()` at line 54" in page
     assert "rewrite: fitness_python over the whole population in NumPy" in proc.stdout
-    analysis = json.loads(run_cli("render", out / "knapsack_breaks.json", "--format", "json").stdout)
+    analysis = valid_json(run_cli("render", out / "knapsack_breaks.json", "--format", "json").stdout)
     assert [r["id"] for r in analysis["rewrites"]][:3] == ["python-rewritten-numpy", "python-rewritten-torch",
                                                            "numpy-rewritten"]

@@ -8,7 +8,7 @@ import traceback
 from conftest import record_path
 from inspector.analysis import analyze
 from inspector.model import NotTraced, UncompiledMethod
-from inspector.probe import program
+from inspector.probe import tracebacks, tracking
 from inspector.raw import RawRecord
 from inspector.render import renderer
 from inspector.render.words import run_notes
@@ -52,13 +52,13 @@ def _frame(filename, name="f"):
 
 
 def test_torchs_logged_stacks_lose_inspectors_frames_and_the_ones_that_started_the_program():
-    ours = program.__file__
+    ours = tracking.__file__
     user = [_frame("/home/me/inspector/.venv/lib/x.py", "<module>"), _frame("/home/me/run.py", "step")]
     started = [_frame("<string>", "<module>"), _frame(ours, "main"), _frame(ours, "_run"), _frame(ours, "_run_script")]
     stack = started + user[:1] + [_frame(ours, "tracked"), _frame(ours, "call")] + user[1:]
-    assert program._user_frames(stack) == user
+    assert tracebacks.user_frames(stack) == user
     # a program that started itself (python -c, the Python API): its own first frame is kept
-    assert program._user_frames([_frame("<string>", "<module>"), *user]) == [_frame("<string>", "<module>"), *user]
+    assert tracebacks.user_frames([_frame("<string>", "<module>"), *user]) == [_frame("<string>", "<module>"), *user]
 
 
 class Model:
@@ -73,7 +73,7 @@ class Counts:
 def test_an_error_through_inspectors_wrapper_has_no_frame_of_it_and_the_call_is_counted():
     counts = Counts()
     counts.other_methods = {}
-    solve = program._counted(counts, Model(), "solve")
+    solve = tracking.counted(counts, Model(), "solve")
     try:
         solve(3)
     except ValueError as e:
