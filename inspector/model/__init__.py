@@ -21,22 +21,24 @@ from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Find
                                       Sample, SourceFile, Trace)
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost,
-                                  Launch, LoopNest, Machine, MachineCode, ParallelChoice, SizeCall, ThreadScaling,
-                                  Tiling, TimeSplit, TritonLaunch)
+                                  Launch, LoopNest, ParallelChoice, SizeCall, ThreadScaling, Tiling, TimeSplit,
+                                  TritonLaunch)
 from inspector.model.comparison import (STEADY, VECTORIZED, ArgvChanged, BreakChange, CallsChange, CodePair,
                                         ComparedLine, ComparedRun, ComparedVariant, Comparison, Confounder, ExitChanged,
                                         Hunk, LineVerdicts, PairWarning, Place, Populations, Regression, RegressionKind,
                                         RunPair, Sequential, SourceChanged, TimedApart, TimedBusy, TimeGoes, TimeRow)
 from inspector.model.fixes import Fix, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.rewrites import Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten
-from inspector.model.lines import LineVerdict, Overruled, Reason, Site
+from inspector.model.lines import LineVerdict, Site
+from inspector.model.machine import MachineCode
 from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, FunctionRun,
                                   InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant,
                                   StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
-from inspector.model.why import (LISTED, Backends, BreakAt, Fact, Facts, Gathered, LaneOps, Named, NestAt, NestRun,
-                                 Nests, NoLoop, NonContiguous, Scaled, Serial, SerialCause, SizeRecompile, SmallLoops,
-                                 Tail, ThreadSpeedups, TritonLoads, Undecided, Unfused, Unrecorded, Unrolled)
+from inspector.model.why import (LISTED, Backends, BreakAt, Facts, Gathered, LaneOps, Machine, Named, NestAt, NestRun,
+                                 Nests, NoLoop, NonContiguous, Overruled, Reason, Scaled, Serial, SerialCause,
+                                 SizeRecompile, SmallLoops, Tail, ThreadSpeedups, TritonLoads, Undecided, Unfused,
+                                 Unrecorded, Unrolled)
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, Status,
                                    Vectorized, WarningKind, Words)
 
@@ -45,7 +47,7 @@ FORMAT = "inspector.analysis/3"  # the JSON renderer's output (docs/record.md, "
 __all__ = [
     "ArgvChanged", "ExitChanged", "PairWarning", "Populations", "Sequential", "SourceChanged", "TimedApart",
     "TimedBusy",
-    "LISTED", "Backends", "BreakAt", "Fact", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestAt", "NestRun",
+    "LISTED", "Backends", "BreakAt", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestAt", "NestRun",
     "Nests", "NoLoop", "NonContiguous", "Overruled", "Scaled", "Serial", "SerialCause", "SizeRecompile", "SmallLoops",
     "Tail", "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled",
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",

@@ -6,17 +6,12 @@ hundreds (a call in an unrolled loop runs in hundreds of nests) keep their first
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
-from inspector.model.words import Backend, Words
+from inspector.model.machine import MachineCode
+from inspector.model.words import Backend, ReasonKind, Words, coerce
 
 LISTED = 12  # items a listing keeps; the line verdict's ``nests`` and ``kernels`` name them all
-
-
-@dataclass(frozen=True)
-class Fact:
-    """What every reason's facts are (``Machine``, in ``code``, and ``Overruled``, in ``lines``, beside the values
-    they hold)."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +25,7 @@ class NestAt:
 
 
 @dataclass(frozen=True)
-class Named(Fact):
+class Named:
     """Names torch or the code gave (library calls, kernels, dtypes, a usual fix, torch's message), in order."""
 
     names: tuple[str, ...]
@@ -62,7 +57,7 @@ class SerialCause(Words):
 
 
 @dataclass(frozen=True)
-class Serial(Fact):
+class Serial:
     """A loop nest (or kernel) that runs single-threaded, and why (``cause``, with the numbers it compared)."""
 
     where: NestAt
@@ -78,7 +73,7 @@ class Serial(Fact):
 
 
 @dataclass(frozen=True)
-class BreakAt(Fact):
+class BreakAt:
     """A graph break at or under a line (``inside``: inside a call from it, at ``file``:``line``), torch's reason
     and explanation."""
 
@@ -90,14 +85,14 @@ class BreakAt(Fact):
 
 
 @dataclass(frozen=True)
-class Backends(Fact):
+class Backends:
     """The backends whose parallel loops (C++) or grids (Triton) run a line."""
 
     backends: tuple[Backend, ...]
 
 
 @dataclass(frozen=True)
-class Unrolled(Fact):
+class Unrolled:
     """A Python loop Dynamo unrolled: its header ``line``, its body traced ``times`` times into ``graph``."""
 
     line: int
@@ -115,7 +110,7 @@ class NestRun:
 
 
 @dataclass(frozen=True)
-class Nests(Fact):
+class Nests:
     """A line's operations split across loop nests that run differently, or placed in one of ``kernels`` that the
     evidence does not name, whose nests run differently."""
 
@@ -126,7 +121,7 @@ class Nests(Fact):
 
 
 @dataclass(frozen=True)
-class Unfused(Fact):
+class Unfused:
     """Two nests (or kernels) Inductor's scheduler did not fuse: its reasons, each with the first node pair it was
     given for and how many more."""
 
@@ -136,7 +131,7 @@ class Unfused(Fact):
 
 
 @dataclass(frozen=True)
-class TritonLoads(Fact):
+class TritonLoads:
     """What Triton kernels' loads say about memory access on a GPU: strided loads (the first 3), masked loads."""
 
     strided: tuple[str, ...]
@@ -144,14 +139,14 @@ class TritonLoads(Fact):
 
 
 @dataclass(frozen=True)
-class NoLoop(Fact):
+class NoLoop:
     """Nothing to vectorize: no loop in its kernels (``decided``: Inductor's recorded tiling decision said so)."""
 
     decided: bool
 
 
 @dataclass(frozen=True)
-class NonContiguous(Fact):
+class NonContiguous:
     """Inductor's tiling heuristic turned SIMD off: ``count`` of ``ops`` operations index memory non-contiguously
     (``kinds``: (op kind, count)), at its limits; the nest's strided loads (first 3) from a population of ``shape``."""
 
@@ -165,7 +160,7 @@ class NonContiguous(Fact):
 
 
 @dataclass(frozen=True)
-class SmallLoops(Fact):
+class SmallLoops:
     """Inductor's tiling heuristic kept loops of inner ``ranges`` scalar: an inner range under a quarter of the
     ``factor``-lane vector (None: under Inductor's minimum) and ``ops`` operations (under ``small_ops``)."""
 
@@ -176,7 +171,7 @@ class SmallLoops(Fact):
 
 
 @dataclass(frozen=True)
-class Tail(Fact):
+class Tail:
     """The remainder after a vector loop runs scalar: cpp.enable_loop_tail_vec (None: a torch that always runs it
     scalar, ``torch``), the ratio limit of mask and non-contiguous operations."""
 
@@ -186,7 +181,7 @@ class Tail(Fact):
 
 
 @dataclass(frozen=True)
-class Undecided(Fact):
+class Undecided:
     """No tiling decision recorded (``unrecorded``: why); the nest's strided loads (first 3) from ``shape``."""
 
     unrecorded: Unrecorded
@@ -195,7 +190,7 @@ class Undecided(Fact):
 
 
 @dataclass(frozen=True)
-class Gathered(Fact):
+class Gathered:
     """A vectorized nest still gathering (``store``: scattering) ``items`` one element at a time, ``lanes`` per
     vector."""
 
@@ -207,7 +202,7 @@ class Gathered(Fact):
 
 
 @dataclass(frozen=True)
-class LaneOps(Fact):
+class LaneOps:
     """A vectorized nest whose ``ops`` have no vector form in Inductor, run lane by lane."""
 
     where: NestAt
@@ -216,7 +211,7 @@ class LaneOps(Fact):
 
 
 @dataclass(frozen=True)
-class ThreadSpeedups(Fact):
+class ThreadSpeedups:
     """A parallel line's kernels on ``threads`` threads against 1: (kernel, speedup) each."""
 
     threads: int
@@ -233,11 +228,51 @@ class Scaled(Words):
 
 
 @dataclass(frozen=True)
-class SizeRecompile(Fact):
+class SizeRecompile:
     """A compiled function recompiled at a further population size: the guard that failed."""
 
     population: int
     guard: str
 
 
-Facts = Optional[Fact]  # None: the reason's kind says it all
+@dataclass(frozen=True)
+class Machine:
+    """The machine code of a line's nests (or kernels): what it holds (``code``), where it overrules Inductor's code
+    (``overrules``: its SIMD is packed), the scalar math it calls per lane; ``more``: the units left out."""
+
+    code: tuple[tuple[NestAt, MachineCode], ...] = ()
+    overrules: tuple[tuple[NestAt, bool], ...] = ()
+    lane: tuple[tuple[NestAt, tuple[tuple[str, int], ...]], ...] = ()
+    more: int = 0
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why something is so: a stable ``kind`` that renderers may branch on, and the ``facts`` its words are built
+    from (``inspector/render/said.py``; the JSON writes them as ``text``).
+
+    The words of a ``not-vectorized-*`` reason say why without the words "not vectorized" (renderers show
+    such reasons once, under that heading, when many lines share them).
+    """
+
+    kind: ReasonKind
+    facts: Facts = None
+
+    def __post_init__(self) -> None:
+        coerce(self, "kind", ReasonKind)
+
+    @property
+    def not_vectorized(self) -> bool:
+        return self.kind.startswith("not-vectorized-")
+
+
+@dataclass(frozen=True)
+class Overruled:
+    """Inductor left a nest scalar (``reason``: why) where its machine code is vectorized."""
+
+    reason: Reason
+
+
+Facts = Optional[Union[Serial, BreakAt, Named, Backends, Unrolled, Nests, Unfused, TritonLoads, NoLoop, NonContiguous,
+                       SmallLoops, Tail, Undecided, Overruled, Gathered, LaneOps, Machine, ThreadSpeedups]]
+# None: the reason's kind says it all

@@ -4,6 +4,7 @@ as its ``text``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Optional
 
 from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, ComparedRun, CompileWarning, Confounder, Env,
@@ -15,19 +16,15 @@ from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, ComparedRu
 
 
 def json_words(value: object) -> dict[str, Any]:
-    """The words the JSON writes for a value, by key: a reason's, a warning's, a recompilation's, a thread
-    scaling's and a confounder's ``text``; a machine load's ``busy`` (None: quiet or unknown) and ``why`` (its
-    clauses); a graph break's ``after``; a pair of compared runs' ``warnings``, a compared program run's ``load``."""
-    if isinstance(value, RunPair):
-        return {"warnings": [pair_warning(w) for w in value.warnings]}
-    if isinstance(value, ComparedRun):
-        return {"load": None if value.argv is None else load_words(value.load)}
-    if isinstance(value, MachineLoad):
-        return {"busy": busy(value), "why": load_clauses(value)}
-    if isinstance(value, GraphBreak):
-        return {"after": after(value)}
-    text = said(value)
-    return {} if text is None else {"text": text}
+    """The words the JSON writes for a value, by key (``WORDS``); empty for a value without words."""
+    return {key: say(value) for key, (_, say) in WORDS.get(type(value), {}).items()}
+
+
+def said(value: object) -> Optional[str]:
+    """A value's words (its ``text`` in ``WORDS``): a reason's, a warning's, a recompilation's, a thread scaling's,
+    a confounder's or a Triton launch's; None for any other value."""
+    text = WORDS.get(type(value), {}).get("text")
+    return text[1](value) if text else None
 
 
 def after(b: GraphBreak) -> Optional[str]:
@@ -48,24 +45,6 @@ def busy(load: MachineLoad) -> Optional[str]:
     average = f" (load average {load.loadavg:.1f})" if load.loadavg is not None else ""
     return (f"timed on a busy machine: {' and '.join(load_clauses(load))} meanwhile{average}; the time may be "
             "inflated: rerun on a quiet machine before trusting it")
-
-
-def said(value: object) -> Optional[str]:
-    """The words of a reason, a warning, a recompilation, a thread scaling or a confounder; None for any other
-    value."""
-    if isinstance(value, Confounder):
-        return confounder(value)
-    if isinstance(value, TritonLaunch):
-        return triton_launch(value)
-    if isinstance(value, Reason):
-        return reason(value)
-    if isinstance(value, CompileWarning):
-        return warning(value)
-    if isinstance(value, Recompilation):
-        return recompilation(value)
-    if isinstance(value, ThreadScaling):
-        return scaling(value)
-    return None
 
 
 def _listed(items: list[str], more: int, sep: str = "; ") -> str:
@@ -398,3 +377,24 @@ def triton_launch(launch: TritonLaunch) -> str:
                   "size hints " + ", ".join(f"{k}={v}" for k, v in (launch.size_hints or {}).items()),
                   "block sizes and warps autotuned at the first launch"]
     return "; ".join(p for p in parts if p)
+
+
+def _pair_warnings(p: RunPair) -> list[str]:
+    return [pair_warning(w) for w in p.warnings]
+
+
+def _run_load(r: ComparedRun) -> Optional[str]:
+    """A program's run's machine load in words (a sample's run: None)."""
+    return None if r.argv is None else load_words(r.load)
+
+
+# the words the JSON writes for a value of each type, by key (over its field of that name, else after its fields):
+# their type, as the schema says it (inspector.render.schema), and how they are said
+WORDS: dict[type, dict[str, tuple[Any, Callable[[Any], Any]]]] = {
+    Reason: {"text": (str, reason)}, CompileWarning: {"text": (str, warning)},
+    Recompilation: {"text": (str, recompilation)}, ThreadScaling: {"text": (Optional[str], scaling)},
+    Confounder: {"text": (str, confounder)}, TritonLaunch: {"text": (str, triton_launch)},
+    GraphBreak: {"after": (Optional[str], after)},
+    MachineLoad: {"busy": (Optional[str], busy), "why": (list[str], load_clauses)},
+    RunPair: {"warnings": (list[str], _pair_warnings)}, ComparedRun: {"load": (Optional[str], _run_load)},
+}
