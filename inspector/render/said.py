@@ -1,6 +1,7 @@
-"""The sentences of the analysis's reasons and warnings, built from their facts (``inspector.model.why``): the one
-place their words are. ``said`` gives any such value's words (None for other values): the JSON renderer writes them
-as its ``text``."""
+"""The sentences of the analysis's reasons, warnings and notes, built from the facts it keeps (``inspector.model.why``
+and the numbers beside them): the one place their words are. ``said`` gives a value's words (None for a value
+without); ``WORDS`` names, by type, the keys the JSON renderer writes them under (``json_words``), where the analysis
+once wrote them, and the schema reads it."""
 
 from __future__ import annotations
 

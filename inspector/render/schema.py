@@ -2,7 +2,8 @@
 each output (a ``Renderer`` method) is its value's type (the method's parameter) and what it writes after it
 (``json.EXTRAS``), as ``to_json`` writes them: a dataclass as an object of all its fields (and of the words the
 renderer writes for it, ``said.WORDS``), an enum as its words, a tuple or list as an array (a fixed-length tuple item
-by item), a dict as an object, ``Optional`` as the type or null. The package ships the current format's as ``schemas/analysis-N.json`` (``scripts/make-schema.py``)."""
+by item), a dict as an object, ``Optional`` as the type or null. The package ships the current format's as
+``schemas/analysis-N.json`` (``scripts/make-schema.py``)."""
 
 from __future__ import annotations
 
