@@ -399,8 +399,8 @@ def _time_goes(a: Unit, b: Unit, matched: Matched, a_name: str, b_name: str, tim
     pairs, removed, added = matched
     kernels = [_row(ka.name if ka.name == kb.name else f"{ka.name} → {kb.name}", ka.cost.time_s, kb.cost.time_s)
                for ka, kb in pairs]
-    kernels += [_row(f"{k.name} (only under {a_name})", k.cost.time_s, None) for k in removed]
-    kernels += [_row(f"{k.name} (only under {b_name})", None, k.cost.time_s) for k in added]
+    kernels += [replace(_row(k.name, k.cost.time_s, None), only=a_name) for k in removed]
+    kernels += [replace(_row(k.name, None, k.cost.time_s), only=b_name) for k in added]
     kernels.sort(key=lambda r: -max(r.a or 0, r.b or 0))
     rest = []
     for key, what in (("kernels_s", "all kernels"), ("wrapper_s", "wrapper: between kernels, inside compiled graphs"),

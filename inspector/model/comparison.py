@@ -24,6 +24,7 @@ class TimeRow:
     speedup: Optional[float]  # a / b: above 1, the second run is faster
     spread: Optional[tuple[float, float]] = None  # (lowest, highest)
     rounds: Optional[int] = None
+    only: Optional[str] = None  # a kernel's row: the run (its label) it ran under alone (the JSON's ``what`` says so)
 
 
 @dataclass(frozen=True)

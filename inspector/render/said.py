@@ -12,8 +12,8 @@ from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, ComparedRu
                              ExitChanged, Facts, Gathered, GraphBreak, LaneOps, Machine, MachineLoad, Named, NestAt,
                              Nests, NoLoop, NonContiguous, Overruled, PairWarning, Populations, Reason, ReasonKind,
                              Recompilation, RunPair, Scaled, Sequential, Serial, SerialCause, SizeRecompile, SmallLoops,
-                             SourceChanged, Tail, ThreadScaling, ThreadSpeedups, TimedApart, TimedBusy, TritonLaunch,
-                             TritonLoads, Undecided, Unfused, Unrecorded, Unrolled)
+                             SourceChanged, Tail, ThreadScaling, ThreadSpeedups, TimeRow, TimedApart, TimedBusy,
+                             TritonLaunch, TritonLoads, Undecided, Unfused, Unrecorded, Unrolled)
 
 
 def json_words(value: object) -> dict[str, Any]:
@@ -380,6 +380,11 @@ def triton_launch(launch: TritonLaunch) -> str:
     return "; ".join(p for p in parts if p)
 
 
+def row(r: TimeRow) -> str:
+    """What a row of times is of: a kernel that ran under one run alone says so."""
+    return f"{r.what} (only under {r.only})" if r.only else r.what
+
+
 def _pair_warnings(p: RunPair) -> list[str]:
     return [pair_warning(w) for w in p.warnings]
 
@@ -398,4 +403,5 @@ WORDS: dict[type, dict[str, tuple[Any, Callable[[Any], Any]]]] = {
     GraphBreak: {"after": (Optional[str], after)},
     MachineLoad: {"busy": (Optional[str], busy), "why": (list[str], load_clauses)},
     RunPair: {"warnings": (list[str], _pair_warnings)}, ComparedRun: {"load": (Optional[str], _run_load)},
+    TimeRow: {"what": (str, row)},
 }
