@@ -14,7 +14,7 @@ from inspector.analysis.parse import breaks as parse
 from inspector.analysis.parse.breaks import BreakFacts
 from inspector.frames import Frame
 from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, ProgramFunction, Recompilation,
-                             SampleVariant, SourceFile, Status, WarningKind)
+                             SampleVariant, SizeRecompile, SourceFile, Status, Unrolled, WarningKind)
 from inspector.raw import RawBreak, RawEnv, RawGraph, RawRegions, RawSize
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
@@ -50,10 +50,10 @@ def distinct(entries: Sequence[RawBreak], sources: Sources, within: Within = Non
         follows = next((key for key in seen if key[:2] == (path, b.resumes)), None)
         if follows is None:
             _add(seen, b, sources, within)
-        elif not seen[follows].after:
+        elif not seen[follows].failed_after:
             why = (b.explanation or b.reason).split(". ")[0].rstrip(".")  # less torch's "Adding a graph break."
-            seen[follows] = replace(seen[follows], after=f"the code after it did not compile: {why}; Dynamo ran it "
-                                    "as Python", text=f"{seen[follows].text}\n\n{_shown(b.text, sources)}")
+            seen[follows] = replace(seen[follows], failed_after=why,
+                                    text=f"{seen[follows].text}\n\n{_shown(b.text, sources)}")
     return list(seen.values()), problems
 
 
@@ -184,18 +184,16 @@ def warnings(graphs: Sequence[RawGraph], again: Optional[Recompilation], sizes: 
     found = []
     for g in graphs:
         for loop, times in unrolled(g.fx_graph or "", statements, sources, code).items():
-            found.append(CompileWarning(WarningKind.UNROLLED_LOOP, [loop], g.compile_id, (
-                f"Dynamo unrolled the Python loop at line {loop}: its body was traced {times} times into graph "
-                f"{g.compile_id}, so compile time and graph size grow with its trip count. Vectorise the loop "
-                "over a new axis instead")))
+            found.append(CompileWarning(WarningKind.UNROLLED_LOOP, [loop], g.compile_id,
+                                        Unrolled(loop, times, g.compile_id)))
     if again:
         found.append(CompileWarning(WarningKind.RECOMPILE_LIMIT if again.limit else WarningKind.RECOMPILE, [], None,
-                                    again.text))
+                                    again))
     for size in sizes:
         for r in size.recompiles or []:
             if r.reason:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
-                found.append(CompileWarning(WarningKind.RECOMPILE, [], r.compile_id, f"recompiled at population "
-                                            f"{size.population:,}: {recompiles.guard_text(r.reason)}"))
+                found.append(CompileWarning(WarningKind.RECOMPILE, [], r.compile_id,
+                                            SizeRecompile(size.population or 0, recompiles.guard_text(r.reason))))
     return found
 
 

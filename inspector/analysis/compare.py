@@ -25,12 +25,12 @@ from typing import Optional, Union
 from inspector.analysis.parse import wrapper as wrapper_parse
 from inspector.analysis.rounds import side_by_side
 from inspector.errors import InspectorError
+from inspector.model import (STEADY, VECTORIZED, Analysis, ArgvChanged, BreakChange, CallsChange, CodePair,
+                             ComparedLine, ComparedRun, ComparedVariant, Comparison, Confounder, Env, ExitChanged, Hunk,
+                             Kernel, LineStatus, LineVerdict, LineVerdicts, PairWarning, Populations, ProgramAnalysis,
+                             ProgramFunction, Regression, RegressionKind, RunPair, SampleAnalysis, SampleVariant,
+                             Sequential, SourceChanged, Status, TimeGoes, TimeRow, TimedApart, TimedBusy, Vectorized)
 from inspector.model.comparison import CLEAR
-from inspector.model import (STEADY, VECTORIZED, Analysis, BreakChange, CallsChange, CodePair, ComparedLine,
-                             ComparedRun, ComparedVariant, Comparison, Confounder, Env, Hunk, Kernel, LineStatus,
-                             LineVerdict, LineVerdicts, MachineLoad, ProgramFunction, Regression, RegressionKind,
-                             ProgramAnalysis, RunPair, SampleAnalysis, SampleVariant, Status, TimeGoes, TimeRow,
-                             Vectorized)
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
@@ -50,15 +50,10 @@ RULES = (
 NUMBERED = re.compile(r"\b(tmp_acc|tmp|buf)(\d+)")
 DROP = re.compile(r"^(?://|# |[{}];?$)|^$")
 CONTEXT = 2  # unchanged lines shown around a hunk
-# what may differ between two runs besides torch, and what it changes (threads, cpu, isa, cuda: Env.MACHINE)
-CONFOUNDERS = (
-    ("numpy", "NumPy", "eager NumPy variants run on it, and torch compiles NumPy code by its rules"),
-    ("build", "torch build", "the builds link different libraries, which can change eager torch and compiled code"),
-    ("python", "Python", "pure-Python variants and the Python around compiled calls run on it"),
-    ("threads", "threads", "compiled kernels run on that many OpenMP threads"),
-    ("cpu", "CPU", "another processor"), ("isa", "ISA", "vectorized code is generated for it"),
-    ("cuda", "CUDA device", "another GPU"),
-)
+# what may differ between two runs besides torch, by name (threads, cpu, isa, cuda: Env.MACHINE; what each changes:
+# inspector/render/said.py)
+CONFOUNDERS = (("numpy", "NumPy"), ("build", "torch build"), ("python", "Python"), ("threads", "threads"),
+               ("cpu", "CPU"), ("isa", "ISA"), ("cuda", "CUDA device"))
 TOP_KERNELS = 5  # kernels per variant in "where the time goes"
 Unit = Union[SampleVariant, ProgramFunction]  # what is compared: a sample's variant, or a program's function
 CodeLine = tuple[int, str, str]  # (line number, the line stripped, the line normalised)
@@ -224,7 +219,7 @@ def _run(a: Union[SampleAnalysis, ProgramAnalysis], label: str) -> ComparedRun:
     program = a.program if isinstance(a, ProgramAnalysis) else None
     return ComparedRun(label=label, env=a.env, build=build(a.env.torch), config=config(a),
                        population=a.sample.population, created=a.record.created, argv=program.argv if program else None,
-                       load=load_words(a.load) if program else None)
+                       load=a.load if program else None)
 
 
 def link_reports(result: Comparison, records: Sequence[Union[str, Path]], folder: Union[str, Path]) -> Comparison:
@@ -255,15 +250,11 @@ def confounders(ra: Analysis, rb: Analysis) -> list[Confounder]:
     A value the record does not hold is "unknown", and a change to or from it is said to be unknown; a torch build
     unknown under both runs counts as one when their torch versions differ."""
     found = []
-    for key, what, why in CONFOUNDERS:
+    for key, what in CONFOUNDERS:
         a, b = (_setting(r.env, key) for r in (ra, rb))
         if a == b and (a != "unknown" or key != "build" or ra.env.torch == rb.env.torch):
             continue
-        if "unknown" in (a, b):
-            why = "whether it changed cannot be told" + (
-                " (a torch version without +cpu or +cuNNN does not name its build)" if key == "build" else "")
-        found.append(Confounder(key, what, a, b, f"{what} {a} → {b}: {why}" + (
-            " (timings are not comparable)" if key in Env.MACHINE and "unknown" not in (a, b) else "")))
+        found.append(Confounder(key, what, a, b))
     return found
 
 
@@ -275,26 +266,14 @@ def _setting(env: Env, key: str) -> str:
     return "none" if value is None and key == "cuda" else "unknown" if value is None else str(value)
 
 
-def load_words(load: Optional[MachineLoad]) -> str:
-    """A run's machine load in words: "other processes used 3% of the 2 CPUs, steal 0%, load average 0.4", or
-    "not measured" (no /proc, or a record made before inspector measured it)."""
-    if load is None:
-        return "not measured"
-    said = [f"other processes used {load.others_share:.0%} of the {load.cpus} CPUs" if load.others_share is not None
-            else "other processes' CPU time unknown",
-            f"steal {load.steal_share:.0%}" if load.steal_share is not None else None,
-            f"load average {load.loadavg:.1f}" if load.loadavg is not None else None]
-    return ", ".join(s for s in said if s) + (" (busy)" if load.busy else "")
-
-
 def _pair(ra: Union[SampleAnalysis, ProgramAnalysis], rb: Union[SampleAnalysis, ProgramAnalysis], a_name: str,
           b_name: str) -> RunPair:
     found = confounders(ra, rb)
-    warnings = [c.text for c in found]
+    warnings: list[PairWarning] = list(found)
     if ra.sample.population != rb.sample.population:
-        warnings.append(f"different populations ({ra.sample.population:,} vs {rb.sample.population:,})")
+        warnings.append(Populations(ra.sample.population, rb.sample.population))
     if ra.sample.source != rb.sample.source:
-        warnings.append(f"the {ra.KIND}'s source changed between the runs: lines are matched by their text")
+        warnings.append(SourceChanged(ra.KIND))
     interleaved = isinstance(ra, SampleAnalysis) and isinstance(rb, SampleAnalysis) and bool(
         ra.rounds and rb.rounds and ra.rounds.session == rb.rounds.session)
     warnings += _timed_apart(ra, rb, a_name, b_name, interleaved)
@@ -313,34 +292,29 @@ def _units(run: Union[SampleAnalysis, ProgramAnalysis]) -> dict[str, Unit]:
 
 
 def _timed_apart(ra: Union[SampleAnalysis, ProgramAnalysis], rb: Union[SampleAnalysis, ProgramAnalysis], a_name: str,
-                 b_name: str, interleaved: bool) -> list[str]:
+                 b_name: str, interleaved: bool) -> list[PairWarning]:
     """What to keep in mind where two runs were not timed in alternating rounds: a sample's, which variants a
     busy machine timed; a program's (``_program_warnings``)."""
     if isinstance(ra, ProgramAnalysis) and isinstance(rb, ProgramAnalysis):
         return _program_warnings(ra, rb, a_name, b_name)
     if interleaved or not (isinstance(ra, SampleAnalysis) and isinstance(rb, SampleAnalysis)):
         return []
-    warnings = ["timed one after the other, not in alternating rounds: a machine busier during one run than the "
-                "other changes the ratios (compare a sample, not records, to interleave them)"]
+    warnings: list[PairWarning] = [TimedApart()]
     for name, run in ((a_name, ra), (b_name, rb)):
-        busy = [v.id for v in run.variants if v.timing and v.timing.load and v.timing.load.busy]
+        busy = tuple(v.id for v in run.variants if v.timing and v.timing.load and v.timing.load.busy)
         if busy:
-            warnings.append(f"{name} timed {', '.join(busy)} on a busy machine (other processes or steal took "
-                            "CPU time meanwhile): its ratios may be off")
+            warnings.append(TimedBusy(name, busy))
     return warnings
 
 
-def _program_warnings(ra: ProgramAnalysis, rb: ProgramAnalysis, a_name: str, b_name: str) -> list[str]:
+def _program_warnings(ra: ProgramAnalysis, rb: ProgramAnalysis, a_name: str, b_name: str) -> list[PairWarning]:
     """What to keep in mind comparing two runs of a program: they ran one after the other (a program's calls cannot
     take turns with another run's), with each run's machine load; different arguments or exit statuses."""
-    out = [f"the runs were sequential (a program's calls cannot alternate with another run's): a machine busier "
-           f"during one run changes the ratios; machine load under {a_name}: {load_words(ra.load)}; under "
-           f"{b_name}: {load_words(rb.load)}"]
+    out: list[PairWarning] = [Sequential(a_name, b_name, ra.load, rb.load)]
     if ra.program.argv != rb.program.argv:
-        out.append(f"the program ran with different arguments ({' '.join(ra.program.argv) or 'none'} vs "
-                   f"{' '.join(rb.program.argv) or 'none'})")
+        out.append(ArgvChanged(tuple(ra.program.argv), tuple(rb.program.argv)))
     if ra.program.exit != rb.program.exit:
-        out.append(f"the program exited with {ra.program.exit} under {a_name}, {rb.program.exit} under {b_name}")
+        out.append(ExitChanged(a_name, b_name, ra.program.exit, rb.program.exit))
     return out
 
 
@@ -438,8 +412,8 @@ def _time_goes(a: Unit, b: Unit, matched: Matched, a_name: str, b_name: str, tim
     pairs, removed, added = matched
     kernels = [_row(ka.name if ka.name == kb.name else f"{ka.name} → {kb.name}", ka.cost.time_s, kb.cost.time_s)
                for ka, kb in pairs]
-    kernels += [_row(f"{k.name} (only under {a_name})", k.cost.time_s, None) for k in removed]
-    kernels += [_row(f"{k.name} (only under {b_name})", None, k.cost.time_s) for k in added]
+    kernels += [replace(_row(k.name, k.cost.time_s, None), only=a_name) for k in removed]
+    kernels += [replace(_row(k.name, None, k.cost.time_s), only=b_name) for k in added]
     kernels.sort(key=lambda r: -max(r.a or 0, r.b or 0))
     rest = []
     for key, what in (("kernels_s", "all kernels"), ("wrapper_s", "wrapper: between kernels, inside compiled graphs"),

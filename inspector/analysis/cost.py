@@ -10,8 +10,8 @@ from typing import Optional
 
 from inspector.analysis.parse import wrapper
 from inspector.model.lines import EAGER
-from inspector.model import (Backend, CompilePhases, Kernel, KernelCost, LineStatus, Reason, ReasonKind, ThreadScaling,
-                             TimeSplit)
+from inspector.model import (Backend, CompilePhases, Kernel, KernelCost, LineStatus, Reason, ReasonKind, Scaled,
+                             ThreadScaling, ThreadSpeedups, TimeSplit)
 from inspector.raw import RawEvent, RawGraph, RawKernelTimes, RawThreadScaling
 
 CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)')
@@ -189,23 +189,15 @@ def _scaling(scaling: Optional[RawThreadScaling], kernels: Sequence[Kernel]) -> 
         return None
     n = scaling.threads or 1
     if scaling.specialised:
-        return ThreadScaling(n, [], None, scaling.specialised, scaling.specialised)
+        return ThreadScaling(n, [], None, scaling.specialised, None)
     parallel = [k for k in kernels if k.parallel and k.cost.thread_speedup]
     if not parallel:
         return None
     points = [(t, sum(k.cost.threads_s[t] * (k.cost.launches_per_call or 1) for k in parallel))
               for t in sorted(set.intersection(*(set(k.cost.threads_s) for k in parallel)))]
     speedup = points[0][1] / points[-1][1]
-    return ThreadScaling(n, points, speedup, None, _scaling_text(n, speedup))
-
-
-def _scaling_text(n: int, speedup: float) -> str:
-    if speedup >= PAID:
-        return f"its parallel kernels ran {speedup:.1f}x faster on {n} threads than on 1: parallel paid"
-    if speedup < 1 / PAID:
-        return (f"its parallel kernels ran {1 / speedup:.1f}x slower on {n} threads than on 1: threads waiting for "
-                "busy cores, or too little work per thread for OpenMP to pay")
-    return f"its parallel kernels ran about as fast on {n} threads as on 1 ({speedup:.2f}x): parallel did not pay"
+    scaled = Scaled.FASTER if speedup >= PAID else Scaled.SLOWER if speedup < 1 / PAID else Scaled.SAME
+    return ThreadScaling(n, points, speedup, None, scaled)
 
 
 def heat(status: Optional[LineStatus], kernel_ids: Sequence[str], kernels: Sequence[Kernel],
@@ -228,9 +220,6 @@ def thread_reasons(status: Optional[LineStatus], kernel_ids: Sequence[str], by_i
     mine = [by_id[i] for i in kernel_ids if i in by_id and by_id[i].parallel and by_id[i].cost.thread_speedup]
     if not mine:
         return []
-    said = ", ".join(f"{k.name} {k.cost.thread_speedup:.2f}x" for k in mine)
-    if all((k.cost.thread_speedup or 0) >= PAID for k in mine):
-        return [Reason(ReasonKind.PARALLEL_PAID, f"parallel paid: on {threads.threads} threads against 1, {said} "
-                                                 "faster")]
-    return [Reason(ReasonKind.PARALLEL_DID_NOT_PAY, f"parallel did not pay: on {threads.threads} threads against 1, "
-                                                    f"{said} faster (below 1x: slower)")]
+    said = ThreadSpeedups(threads.threads, tuple((k.name, k.cost.thread_speedup or 0.0) for k in mine))
+    paid = all((k.cost.thread_speedup or 0) >= PAID for k in mine)
+    return [Reason(ReasonKind.PARALLEL_PAID if paid else ReasonKind.PARALLEL_DID_NOT_PAY, said)]

@@ -26,12 +26,13 @@ from inspector.analysis import cost, machine
 from inspector.analysis.machine import Unit
 from inspector.files import same_path
 from inspector.model.lines import FunctionSpan
-from inspector.model import (Backend, CompileWarning, Env, GraphBreak, How, Kernel, LineStatus, LineVerdict, LoopNest,
-                             ParallelChoice, Reason, ReasonKind, SourceFile, ThreadScaling, Tiling, TimeSplit,
-                             Vectorized)
+from inspector.model import (LISTED, Backend, Backends, BreakAt, CompileWarning, Env, Gathered, GraphBreak, How, Kernel,
+                             LaneOps, LineStatus, LineVerdict, LoopNest, Named, NestAt, NestRun, Nests, NoLoop,
+                             NonContiguous, Overruled, Reason, ReasonKind, Serial, SerialCause, SmallLoops, SourceFile,
+                             Tail, ThreadScaling, Tiling, TimeSplit, TritonLoads, Undecided, Unfused, Unrecorded,
+                             Unrolled, Vectorized)
 from inspector.raw import RawGraph, RawPythonLine
 
-LISTED = 12  # nests or kernels named in one reason's text
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 Place = tuple[tuple[str, ...], Optional[int]]  # (kernel ids, nest index or None): one alternative of a group
 Key = tuple[str, int, tuple[tuple[str, int], ...]]  # (path, line, the call sites above it: (path, line))
@@ -305,11 +306,8 @@ def _placed(key: Key, e: _Entry, info: Statement, by_id: dict[str, Kernel], evid
 def _unplaced(file: SourceFile, line: int, info: Statement, unrolled: Sequence[CompileWarning]) -> LineVerdict:
     """The verdict of a line of the function no evidence names: none, and why (a loop header Dynamo unrolled has no
     operations of its own)."""
-    loop = next((w for w in unrolled if line in w.lines), None)
-    why = Reason(ReasonKind.UNROLLED_LOOP, f"Python loop unrolled by Dynamo while tracing: {loop.text}") if loop else \
-        Reason(ReasonKind.NO_EVIDENCE, "no evidence names this line: no compiled kernel, graph break or Python trace "
-               "points to it (it may have no operations of its own, being evaluated while tracing, or torch filed "
-               "them under another line)")
+    loop = next((w.facts for w in unrolled if line in w.lines and isinstance(w.facts, Unrolled)), None)
+    why = Reason(ReasonKind.UNROLLED_LOOP, loop) if loop else Reason(ReasonKind.NO_EVIDENCE)
     return LineVerdict(file=file.display, line=line, end_line=info.end, function=info.function, via=[], status=None,
                        vectorized=None, kernels=[], nests=[], why=[why], how=[])
 
@@ -393,8 +391,7 @@ def _verdict(groups: list[list[Unit]], breaks: list[tuple[GraphBreak, bool]], sh
     status, why = _status_of(groups, certain, units, breaks)
     if status in (LineStatus.SERIAL, LineStatus.PARALLEL, LineStatus.UNKNOWN):
         for kernel, nest in _distinct(u for g in certain for u in g if _status(u) == LineStatus.SERIAL):
-            where = f"{kernel.name} (loop nest {nest.index})" if nest and len(kernel.loop_nests) > 1 else kernel.name
-            why.append(Reason(ReasonKind.SERIAL, f"{where} runs single-threaded: {serial_reason(nest, env)}"))
+            why.append(Reason(ReasonKind.SERIAL, serial_reason(kernel, nest, env)))
         why += _nest_reasons(groups)
         why += _fusion_reasons([u for g in groups if len(g) == 1 for u in g], fusion)
     triton = [k for k, _ in _distinct((k, None) for k, _ in units) if k.backend == Backend.TRITON]
@@ -413,29 +410,23 @@ def _status_of(groups: list[list[Unit]], certain: list[list[Unit]], units: list[
     if breaks:
         why = []
         for b, inside in breaks:
-            where = f" inside this call, at {b.file}:{b.line}" if inside else ""
-            why.append(Reason(ReasonKind.GRAPH_BREAK, f"graph break{where}: {b.reason}"
-                              + (f" ({b.explanation})" if b.explanation else "")))
+            why.append(Reason(ReasonKind.GRAPH_BREAK, BreakAt(inside, b.file, b.line, b.reason, b.explanation)))
             if b.usual_fix:
-                why.append(Reason(ReasonKind.FIX, f"fix: {b.usual_fix}"))
+                why.append(Reason(ReasonKind.FIX, Named((b.usual_fix,))))
         return LineStatus.GRAPH_BREAK, why
     if LineStatus.EXTERN in statuses:
-        why = [Reason(ReasonKind.LIBRARY_CALL, "ran as a library call: " + ", ".join(
-            sorted({k.name for k, _ in units if not k.generated})))]
-        generated = sorted({k.name for k, _ in units if k.generated})
+        why = [Reason(ReasonKind.LIBRARY_CALL, Named(tuple(sorted({k.name for k, _ in units if not k.generated}))))]
+        generated = tuple(sorted({k.name for k, _ in units if k.generated}))
         if generated:
-            why.append(Reason(ReasonKind.GENERATED_AROUND, "with generated kernels around it: " + ", ".join(generated)))
+            why.append(Reason(ReasonKind.GENERATED_AROUND, Named(generated)))
         return LineStatus.EXTERN, why
     if not groups:
-        return LineStatus.EAGER, [Reason(ReasonKind.EAGER, "ran as Python outside any compiled graph (after a graph "
-                                                            "break, in a frame the compiler skipped, or as the body "
-                                                            "of a custom operator a graph calls)")]
+        return LineStatus.EAGER, [Reason(ReasonKind.EAGER)]
     if LineStatus.SERIAL in statuses:
         return LineStatus.SERIAL, []
     if len(certain) == len(groups):
-        backends = {k.backend for k, _ in units}
-        return LineStatus.PARALLEL, [Reason(ReasonKind.PARALLEL, "in " + ", ".join(sorted(
-            {"an OpenMP parallel loop" if b == Backend.CPP else "a Triton grid" for b in backends})))]
+        backends = tuple(sorted({k.backend for k, _ in units}))
+        return LineStatus.PARALLEL, [Reason(ReasonKind.PARALLEL, Backends(backends))]
     return LineStatus.UNKNOWN, []
 
 
@@ -454,11 +445,11 @@ def _vectorization(groups: list[list[Unit]], shape: Sequence[int],
     # it is not vectorized where the machine code agrees, as why Inductor left it scalar where it does not
     scalar = [u for g in cpp_groups if g and not any(map(_vectorized, g)) for u in g]
     why = not_vectorized_reasons([u for u in scalar if not machine.vectorized(u)], shape, env)
-    why += [Reason(ReasonKind.INDUCTOR_SCALAR, f"Inductor left it scalar: {r.text}")
+    why += [Reason(ReasonKind.INDUCTOR_SCALAR, Overruled(r))
             for r in not_vectorized_reasons([u for u in scalar if machine.vectorized(u)], shape, env)]
     cpp_units = [u for g in cpp_groups if len(g) == 1 for u in g]  # placed in one nest (or kernel)
     why += vector_reasons([u for u in cpp_units if _vectorized(u)])
-    why += machine.reasons(cpp_units, _listed)  # the machine code beside Inductor's code; it decides above
+    why += machine.reasons(cpp_units)  # the machine code beside Inductor's code; it decides above
     return vectorized, why
 
 
@@ -479,10 +470,6 @@ def _fusion_reasons(units: list[Unit], fusion: Fusion) -> list[Reason]:
     def nodes(unit: Unit) -> set[str]:
         kernel, nest = unit
         return set(nest.nodes or []) if nest else {name for n in kernel.loop_nests for name in n.nodes or []}
-
-    def name(unit: Unit) -> str:
-        kernel, nest = unit
-        return f"{kernel.name} nest {nest.index}" if nest and len(kernel.loop_nests) > 1 else kernel.name
 
     generated = [u for u in _distinct(units) if u[0].generated and nodes(u)]
     if len({u[0].id for u in generated}) > 1:  # across kernels: compare kernels, not each nest of each
@@ -505,12 +492,9 @@ def _fusion_reasons(units: list[Unit], fusion: Fusion) -> list[Reason]:
                     said.setdefault((i, j), {}).setdefault(reason, []).append(pair)
     why = []
     for (i, j), reasons in sorted(said.items()):
-        a, b = generated[i], generated[j]
-        (ka, na), (kb, nb) = a, b
-        pair = f"nests {na.index} and {nb.index} of {ka.name}" if ka is kb and na and nb else f"{name(a)} and {name(b)}"
-        why.append(Reason(ReasonKind.NOT_FUSED, f"{pair} are separate loops: Inductor's scheduler did not fuse them: "
-                          + "; ".join(f"{reason} ({pairs[0]}{f' and {len(pairs) - 1} more' if pairs[1:] else ''})"
-                                      for reason, pairs in reasons.items())))
+        why.append(Reason(ReasonKind.NOT_FUSED, Unfused(
+            _where(*generated[i]), _where(*generated[j]),
+            tuple((reason, pairs[0], len(pairs) - 1) for reason, pairs in reasons.items()))))
     return why
 
 
@@ -525,163 +509,112 @@ def _nest_reasons(groups: list[list[Unit]]) -> list[Reason]:
     why = []
     placed = [(k, n) for k, n in _distinct(u for g in groups if len(g) == 1 for u in g) if n]
     if len({n.describe() for _, n in placed}) > 1:
-        why.append(Reason(ReasonKind.SPLIT_NESTS, "its operations run in {} loop nests: {}".format(
-            len(placed), _listed([f"{k.name} nest {n.index} ({n.describe()})" for k, n in placed]))))
+        why.append(Reason(ReasonKind.SPLIT_NESTS, Nests(
+            tuple(NestRun(k.name, n.index, n.describe()) for k, n in placed[:LISTED]), len(placed))))
     for g in groups:
         if len(g) > 1 and len({_status(u) for u in g} | {f"v{_vectorized(u)}" for u in g}) > 2:
             kernels = sorted({k.name for k, _ in g})
-            alternatives = _listed([f"{k.name} nest {n.index}: {n.describe()}" if n else f"{k.name}: {_status((k, n))}"
-                                    for k, n in g])
-            why.append(Reason(ReasonKind.NEST_UNKNOWN, (
-                f"nest unknown: the evidence places it in {_listed(kernels, ' or ')}, whose loop nests run "
-                f"differently ({alternatives}), and does not say which of them computes it")))
+            runs = tuple(NestRun(k.name, n.index, n.describe()) if n else NestRun(k.name, None, _status((k, n)))
+                         for k, n in g[:LISTED])
+            why.append(Reason(ReasonKind.NEST_UNKNOWN, Nests(runs, len(g), tuple(kernels[:LISTED]),
+                                                             max(0, len(kernels) - LISTED))))
     return why
 
 
-def _listed(items: list[str], sep: str = "; ") -> str:
-    """``items`` joined, the first LISTED of them where there are more (a call in an unrolled loop runs in hundreds
-    of nests; the verdict's ``nests`` and ``kernels`` name them all)."""
-    more = f" (and {len(items) - LISTED} more)" if len(items) > LISTED else ""
-    return sep.join(items[:LISTED]) + more
+def _where(kernel: Kernel, nest: Optional[LoopNest]) -> NestAt:
+    """A unit as its reasons name it: its nest's index where its kernel has several."""
+    return NestAt(kernel.name, nest.index if nest and len(kernel.loop_nests) > 1 else None)
 
 
-def triton_loads(kernels: list[Kernel]) -> str:
+def triton_loads(kernels: list[Kernel]) -> TritonLoads:
     """What the Triton kernels' loads say about memory access on a GPU: strided (uncoalesced) and masked."""
-    strided = sorted({s for k in kernels for s in k.strided_loads})
-    masked = sum(k.masked_loads for k in kernels)
-    parts = [f"strided loads {', '.join(strided[:3])}: neighbouring threads read elements more than one apart, "
-             "which a GPU cannot coalesce (store genes column-major to make them contiguous)"] if strided else []
-    parts += [f"{masked} masked load{'s' if masked > 1 else ''} (the mask keeps the last, partial block in "
-              "bounds)"] if masked else []
-    return "Triton: " + "; ".join(parts)
+    return TritonLoads(tuple(sorted({s for k in kernels for s in k.strided_loads})[:3]),
+                       sum(k.masked_loads for k in kernels))
 
 
-def serial_reason(nest: Optional[LoopNest], env: Env) -> str:
-    """Why a loop nest (None: a kernel with no loop) runs on one thread: Inductor's recorded parallel-depth decision
-    where the record has it, else what the loop sizes in the code suggest, said as such."""
+def serial_reason(kernel: Kernel, nest: Optional[LoopNest], env: Env) -> Serial:
+    """Why a loop nest of ``kernel`` (None: a kernel with no loop) runs on one thread: Inductor's recorded
+    parallel-depth decision where the record has it, else what the loop sizes in the code suggest."""
+    where = _where(kernel, nest)
     threads = env.threads or 1
     if threads == 1:
-        return "torch runs with one thread (torch.get_num_threads() == 1)"
+        return Serial(where, SerialCause.ONE_THREAD)
     if nest is None:
-        return ("it has no loop: it computes single values per call (a few, such as a best value, cost little; "
-                "where most kernels are so, the compiled function may run once per individual, e.g. under "
-                "np.apply_along_axis, or Dynamo unrolled a Python loop: inferred)")
-    choice = next(iter(nest.decisions.parallel), None) if nest.decisions else None
-    if choice is not None:
-        return _parallel_decision(choice)
-    return f"Inductor's parallel decision is {_unrecorded(nest, env, 'parallel')}; {_serial_guess(nest, env)}"
-
-
-def _parallel_decision(c: ParallelChoice) -> str:
-    """A recorded decide_parallel_depth that left a nest serial, in words."""
-    said = "Inductor's parallel-depth decision (recorded)"
+        return Serial(where, SerialCause.NO_LOOP)
+    c = next(iter(nest.decisions.parallel), None) if nest.decisions else None
+    if c is None:
+        return _serial_guess(where, nest, env)
     if not c.levels:
-        return f"{said}: none of its loop levels can be an OpenMP loop (a reduction over all of it, or no loop)"
+        return Serial(where, SerialCause.NO_LEVEL)
     if c.work is not None and c.min_chunk_size is not None and c.work // c.threads < c.min_chunk_size:
-        return (f"{said}: its loops cover {c.work:,} elements, {c.work // c.threads:,} per thread, under "
-                f"cpp.min_chunk_size = {c.min_chunk_size} per thread ({c.threads} threads)")
-    return f"{said} chose {c.depth} parallel loop levels of {len(c.levels)}, yet its code has no OpenMP loop"
+        return Serial(where, SerialCause.SMALL, work=c.work, per_thread=c.work // c.threads,
+                      min_chunk_size=c.min_chunk_size, threads=c.threads)
+    return Serial(where, SerialCause.DEPTH, depth=c.depth, levels=len(c.levels))
 
 
-def _serial_guess(nest: LoopNest, env: Env) -> str:
+def _serial_guess(where: NestAt, nest: LoopNest, env: Env) -> Serial:
+    """A serial nest whose parallel decision is not recorded: what its loop sizes suggest."""
+    unrecorded = _unrecorded(nest, env, "parallel")
     chunk = env.min_chunk_size
     per_thread = nest.work // (env.threads or 1) if nest.work is not None else None
     if per_thread is not None and chunk and per_thread < chunk:
-        return (f"from the code, its loops cover {nest.work:,} elements, {per_thread:,} per thread, "
-                f"below cpp.min_chunk_size = {chunk} per thread")
+        return Serial(where, SerialCause.SMALL_CODE, work=nest.work, per_thread=per_thread, min_chunk_size=chunk,
+                      unrecorded=unrecorded)
     if nest.work is None and nest.trip:
-        return (f"from the code, its loop runs over {nest.trip} elements, a size known only at run time (dynamic "
-                "shapes): Inductor chose from the size it saw while compiling")
-    return "the code has no OpenMP loop for it"
+        return Serial(where, SerialCause.DYNAMIC, trip=nest.trip, unrecorded=unrecorded)
+    return Serial(where, SerialCause.NO_OPENMP, unrecorded=unrecorded)
 
 
-def _unrecorded(nest: Optional[LoopNest], env: Env, kind: str) -> str:
-    """'not recorded ...': why this record has no decision of ``kind`` for ``nest``."""
+def _unrecorded(nest: Optional[LoopNest], env: Env, kind: str) -> Unrecorded:
+    """Why this record has no decision of ``kind`` for ``nest``."""
     why = dict(nest.decisions.unrecorded).get(kind) if nest and nest.decisions else None
-    if why:
-        return why
-    if nest is not None and nest.decisions is None:
-        return "not recorded (a record made before inspector recorded Inductor's decisions, or a nest no record joins)"
-    return f"not recorded under torch {env.torch}"
+    return Unrecorded(why or None, nest is not None and nest.decisions is None, env.torch)
 
 
 def not_vectorized_reasons(units: list[Unit], shape: Sequence[int], env: Env) -> list[Reason]:
     """Why the scalar C++ loop nests (or kernels) ``units`` of a line are scalar, as ``not-vectorized-*`` Reasons:
     Inductor's recorded tiling decision for each nest, or, where the record has none, what its code shows, said as
-    such. One Reason per distinct text."""
-    reasons: dict[str, Reason] = {}
+    such. One Reason per distinct facts."""
+    reasons: list[Reason] = []
     for kernel, nest in _distinct(units):
-        r = _not_vectorized(kernel, nest, shape, env)
-        reasons.setdefault(r.text, r)
-    return list(reasons.values())
+        r = _not_vectorized(kernel, nest, tuple(shape) if len(shape) == 2 else (), env)
+        if r not in reasons:
+            reasons.append(r)
+    return reasons
 
 
-def _not_vectorized(kernel: Kernel, nest: Optional[LoopNest], shape: Sequence[int], env: Env) -> Reason:
+def _not_vectorized(kernel: Kernel, nest: Optional[LoopNest], shape: tuple[int, ...], env: Env) -> Reason:
     if nest is None:
-        return Reason(ReasonKind.NOT_VECTORIZED_NO_LOOP, "nothing to vectorize, its kernels have no loop")
+        return Reason(ReasonKind.NOT_VECTORIZED_NO_LOOP, NoLoop(False))
     tiling = [t for t in nest.decisions.tiling] if nest.decisions else []
     decided = next((t for t in tiling if t.branch != "tiled"), None)
     if decided is not None:
         return _tiling_reason(decided, nest, shape)
     if tiling and nest.tail:
-        return Reason(ReasonKind.NOT_VECTORIZED_TAIL, _tail(tiling[0], env))
-    strided = nest.strided_loads
-    seen = (f"its code has strided loads {', '.join(strided[:3])} from {_layout(shape)}" if strided
-            else "its code has no strided load")
+        t = tiling[0]
+        return Reason(ReasonKind.NOT_VECTORIZED_TAIL, Tail(t.loop_tail_vec, env.torch, t.ratio_limit))
+    strided = tuple(nest.strided_loads[:3])
     return Reason(ReasonKind.NOT_VECTORIZED_STRIDED if strided else ReasonKind.NOT_VECTORIZED_UNRECORDED,
-                  f"Inductor's tiling decision is {_unrecorded(nest, env, 'tiling')}; {seen}")
+                  Undecided(_unrecorded(nest, env, "tiling"), strided, shape))
 
 
-def _layout(shape: Sequence[int]) -> str:
-    return f"the row-major {tuple(shape)} population" if len(shape) == 2 else "the input"
-
-
-def _tiling_reason(t: Tiling, nest: LoopNest, shape: Sequence[int]) -> Reason:
-    """A recorded tiling decision that left a nest scalar, in words (Inductor's own numbers and limits)."""
+def _tiling_reason(t: Tiling, nest: LoopNest, shape: tuple[int, ...]) -> Reason:
+    """A recorded tiling decision that left a nest scalar (Inductor's own numbers and limits)."""
     if t.branch == "non-contiguous":
-        count, ops = t.non_contiguous_count, t.ops or 0
-        kinds = ", ".join(f"{n} {kind.replace('_', ' ')}{'s' if n != 1 else ''}" for kind, n in t.non_contiguous)
-        limits = " or ".join(([f"{t.count_limit:g} such operations"] if t.count_limit is not None else [])
-                             + ([f"{t.ratio_limit:g} of all"] if t.ratio_limit is not None else [])) or "unknown"
-        strided = f"; strided loads {', '.join(nest.strided_loads[:3])} from {_layout(shape)}" if nest.strided_loads \
-            else ""
-        return Reason(ReasonKind.NOT_VECTORIZED_STRIDED, (
-            f"{count} of its {ops} operations index memory non-contiguously "
-            f"({kinds}{f'; {count / ops:.2f} of all' if ops else ''}), "
-            f"reaching the limit of Inductor's tiling heuristic (cpp.enable_tiling_heuristics: {limits}), which "
-            f"turned SIMD off{strided}"))
-    if t.branch == "dtype":
-        return Reason(ReasonKind.NOT_VECTORIZED_DTYPE, f"Inductor has no vector form for its dtype "
-                                              f"{', '.join(t.not_vectorizable)} (VECTORIZABLE_DTYPES)")
+        return Reason(ReasonKind.NOT_VECTORIZED_STRIDED, NonContiguous(
+            t.non_contiguous_count, t.ops or 0, t.non_contiguous, t.count_limit, t.ratio_limit,
+            tuple(nest.strided_loads[:3]), shape))
     if t.branch == "small-inner-range":
-        ranges = " x ".join(t.ranges) or "its loops"
-        limit = f"a quarter of the {t.factor}-lane vector" if t.small_fraction == 4 and t.factor else \
-            "Inductor's minimum"
-        return Reason(ReasonKind.NOT_VECTORIZED_SMALL, (
-            f"its loops ({ranges}) have an inner range under {limit} and {t.ops} operations"
-            f"{f' (under {t.small_ops:g})' if t.small_ops else ''}: Inductor's tiling heuristic keeps such loops "
-            "scalar, with #pragma GCC ivdep"))
-    if t.branch == "no-tiling-index":
-        return Reason(ReasonKind.NOT_VECTORIZED_NO_INDEX, "Inductor found no loop index it could tile for SIMD")
-    if t.branch == "no-vector-isa":
-        return Reason(ReasonKind.NOT_VECTORIZED_NO_ISA, "torch found no vector instruction set on this CPU")
+        return Reason(ReasonKind.NOT_VECTORIZED_SMALL, SmallLoops(
+            t.ranges, t.factor if t.small_fraction == 4 else None, t.ops, t.small_ops))
     if t.branch == "no-loop":
-        return Reason(ReasonKind.NOT_VECTORIZED_NO_LOOP, "nothing to vectorize, its kernel has no loop")
-    if t.branch == "checker":
-        return Reason(ReasonKind.NOT_VECTORIZED_CHECKER,
-                      f"Inductor's vectorization checker turned SIMD off: {t.message}")
-    return Reason(ReasonKind.NOT_VECTORIZED_UNRECORDED,
-                  f"Inductor's tiling decision was recorded as {t.branch!r}, which inspector does not know")
-
-
-def _tail(t: Tiling, env: Env) -> str:
-    """Why the remainder after a vector loop runs scalar."""
-    if t.loop_tail_vec is False:
-        return "the remainder after its vector loop: cpp.enable_loop_tail_vec is off, so the scalar loop runs it"
-    if t.loop_tail_vec is None:
-        return f"the remainder after its vector loop, which torch {env.torch} always runs with the scalar loop"
-    return ("the remainder after its vector loop: Inductor runs it scalar when mask and non-contiguous operations "
-            f"exceed {t.ratio_limit:g} of all and the remainder is under half a vector")
+        return Reason(ReasonKind.NOT_VECTORIZED_NO_LOOP, NoLoop(True))
+    kinds = {"dtype": ReasonKind.NOT_VECTORIZED_DTYPE, "no-tiling-index": ReasonKind.NOT_VECTORIZED_NO_INDEX,
+             "no-vector-isa": ReasonKind.NOT_VECTORIZED_NO_ISA, "checker": ReasonKind.NOT_VECTORIZED_CHECKER}
+    kind = kinds.get(t.branch, ReasonKind.NOT_VECTORIZED_UNRECORDED)
+    named = {ReasonKind.NOT_VECTORIZED_DTYPE: t.not_vectorizable, ReasonKind.NOT_VECTORIZED_CHECKER: (t.message or "",),
+             ReasonKind.NOT_VECTORIZED_UNRECORDED: (t.branch,)}
+    return Reason(kind, Named(named[kind]) if kind in named else None)
 
 
 def vector_reasons(units: list[Unit]) -> list[Reason]:
@@ -692,19 +625,14 @@ def vector_reasons(units: list[Unit]) -> list[Reason]:
         if nest is None or nest.decisions is None:
             continue
         d = nest.decisions
-        where = f"{kernel.name} nest {nest.index}" if len(kernel.loop_nests) > 1 else kernel.name
-        loads = [g for g in d.gathers if not g.store]
-        stores = [g for g in d.gathers if g.store]
-        if loads:
-            why.append(Reason(ReasonKind.GATHERED, (
-                f"vectorized, but {where} gathers {_listed([f'{g.buffer}[{g.index}]' for g in loads], ', ')} one "
-                f"element at a time ({loads[0].lanes} scalar loads per vector)")))
-        if stores:
-            why.append(Reason(ReasonKind.GATHERED, (
-                f"vectorized, but {where} scatters {_listed([f'{g.buffer}[{g.index}]' for g in stores], ', ')} one "
-                f"element at a time ({stores[0].lanes} scalar stores per vector)")))
+        where = _where(kernel, nest)
+        for store in (False, True):
+            moved = [g for g in d.gathers if g.store == store]
+            if moved:
+                items = [f"{g.buffer}[{g.index}]" for g in moved]
+                why.append(Reason(ReasonKind.GATHERED, Gathered(where, store, tuple(items[:LISTED]),
+                                                                max(0, len(items) - LISTED), moved[0].lanes)))
         if d.lane_ops:
-            why.append(Reason(ReasonKind.LANE_BY_LANE, (
-                f"vectorized, but in {where} {_listed([op for op, _ in d.lane_ops], ', ')} has no vector form in "
-                "Inductor and runs lane by lane, one scalar call per element")))
+            ops = [op for op, _ in d.lane_ops]
+            why.append(Reason(ReasonKind.LANE_BY_LANE, LaneOps(where, tuple(ops[:LISTED]), max(0, len(ops) - LISTED))))
     return why

@@ -46,12 +46,5 @@ def _load(facts: Optional[RawLoad]) -> Optional[MachineLoad]:
     steal = facts.steal_s / facts.cpu_total_s if facts.steal_s is not None and facts.cpu_total_s and long_enough \
         else None
     loadavg = max((x for x in facts.loadavg or [] if x is not None), default=None)
-    said = []
-    if others is not None and others >= OTHERS_BUSY:
-        said.append(f"other processes used {others:.0%} of the {cpus} CPUs")
-    if steal is not None and steal >= STEAL_BUSY:
-        said.append(f"the hypervisor stole {steal:.0%} of their time")
-    average = f" (load average {loadavg:.1f})" if loadavg is not None else ""
-    busy = (f"timed on a busy machine: {' and '.join(said)} meanwhile{average}; the time may be inflated: rerun on "
-            "a quiet machine before trusting it") if said else None
-    return MachineLoad(others, steal, loadavg, cpus, busy, said)
+    return MachineLoad(others, steal, loadavg, cpus, others is not None and others >= OTHERS_BUSY,
+                       steal is not None and steal >= STEAL_BUSY)

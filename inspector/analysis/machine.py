@@ -16,12 +16,12 @@ Where a nest's own counts disagree with Inductor's code (a scalar nest the C++ c
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from dataclasses import replace
 from typing import Optional
 
 from inspector.analysis.parse import cpp
-from inspector.model import Backend, Kernel, LoopNest, MachineCode, Reason, ReasonKind
+from inspector.model import LISTED, Backend, Kernel, LoopNest, Machine, MachineCode, Reason, ReasonKind, NestAt
 from inspector.raw import RawCounts, RawMachineCode
 from inspector.record import kernel_key
 
@@ -163,35 +163,34 @@ def vectorized(unit: Unit) -> Optional[bool]:
     return source if code is None or not code.decides else code.simd == "packed"
 
 
-def reasons(units: Sequence[Unit], listed: Callable[[list[str]], str]) -> list[Reason]:
-    """The machine code beside the source verdict, for a line's C++ units: one ``machine-code`` Reason with a phrase
+def reasons(units: Sequence[Unit]) -> list[Reason]:
+    """The machine code beside the source verdict, for a line's C++ units: one ``machine-code`` Reason with a part
     per unit, one ``machine-disagrees`` naming the units whose machine code overrules Inductor's code, and one
-    ``machine-lane`` for vector code calling scalar math; ``listed`` joins a reason's items, the first few of many."""
-    said: dict[str, str] = {}
-    disagree: list[str] = []
-    lane: list[str] = []
+    ``machine-lane`` for vector code calling scalar math; each keeps the first LISTED of its units."""
+    said: dict[NestAt, MachineCode] = {}
+    disagree: list[tuple[NestAt, bool]] = []
+    lane: list[tuple[NestAt, tuple[tuple[str, int], ...]]] = []
     for kernel, nest in units:
         code = own((kernel, nest)) if kernel.backend == Backend.CPP else None
         shown = code or (kernel.machine if kernel.backend == Backend.CPP else None)
         if shown is None:
             continue
         several = len(kernel.loop_nests) > 1
-        where = f"{kernel.name} nest {nest.index}" if nest and several else kernel.name
+        where = NestAt(kernel.name, nest.index if nest and several else None)
         if code is None:
-            where = f"{kernel.name} (all {len(kernel.loop_nests)} nests: not told apart)"
-        said.setdefault(where, shown.describe())
+            where = NestAt(kernel.name, None, len(kernel.loop_nests))
+        said.setdefault(where, shown)
         source = nest.vectorized if nest else kernel.vectorized
         if code is not None and code.overrules(source):
-            disagree.append(f"{where}: Inductor generated " + (
-                "scalar code, and the C++ compiler vectorized it" if code.simd == "packed" else
-                "at::vec code, and its machine code has no packed arithmetic"))
+            disagree.append((where, code.simd == "packed"))
         if code is not None and source and code.scalar_math:
-            lane.append(f"{where} calls " + ", ".join(f"{n} x{c}" for n, c in code.scalar_math))
-    why = []
-    if said:
-        why.append(Reason(ReasonKind.MACHINE_CODE, "machine code: " + listed([f"{w}: {d}" for w, d in said.items()])))
-    if disagree:
-        why.append(Reason(ReasonKind.MACHINE_DISAGREES, listed(disagree) + "; the verdict follows the machine code"))
-    if lane:
-        why.append(Reason(ReasonKind.MACHINE_LANE, listed(lane) + ": scalar math functions, one vector lane per call"))
-    return why
+            lane.append((where, tuple(code.scalar_math)))
+    found = [(ReasonKind.MACHINE_CODE, Machine(code=tuple(said.items())[:LISTED], more=_more(said))),
+             (ReasonKind.MACHINE_DISAGREES, Machine(overrules=tuple(disagree[:LISTED]), more=_more(disagree))),
+             (ReasonKind.MACHINE_LANE, Machine(lane=tuple(lane[:LISTED]), more=_more(lane)))]
+    return [Reason(kind, facts) for kind, facts in found if facts.code or facts.overrules or facts.lane]
+
+
+def _more(items: Sized) -> int:
+    """How many items a listing of the first LISTED leaves out."""
+    return max(0, len(items) - LISTED)

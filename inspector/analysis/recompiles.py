@@ -48,8 +48,7 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool,
     limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
     guards = sorted(counted.items(), key=lambda kv: -kv[1])
     last = next((m.group(1) for text in texts if (m := LAST_REASON.search(text))), None)
-    said = [(guard_text(last), 1)] if limit and last else guards  # at the limit: torch's last reason
-    return Recompilation(count, calls, every_call, limit, guards, _sentence(count, calls, every_call, limit, said))
+    return Recompilation(count, calls, every_call, limit, guards, guard_text(last) if limit and last else None)
 
 
 def _limit_attempt(graph: RawGraph) -> bool:
@@ -76,17 +75,3 @@ def guard_text(reason: str) -> str:
         after = (f", in the code after the graph break at line {resumed.group(1)}; {stacked.group(0)} is a value "
                  "Dynamo carried over that break")
     return f"{guard} (at {os.path.basename(path)}:{line}{after})"
-
-
-def _sentence(count: int, calls: Optional[int], every_call: bool, limit: Optional[str],
-              guards: list[tuple[str, int]]) -> str:
-    """What a recompilation means for the timings, in one sentence."""
-    guard = f"; the guard that failed: {guards[0][0]}" if guards else ""
-    if limit:
-        return (f"hit torch's recompile limit ({limit}) after {count} recompiles; the guard that failed last: "
-                f"{guards[0][0] if guards else 'not named'}: Dynamo then ran the "
-                "function without compiling, so the median mixes compiled, compiling and eager calls")
-    if every_call:
-        return (f"recompiled on every call ({count} recompiles in {calls} calls after the first){guard}: the "
-                "median includes a compile per call")
-    return f"recompiled {count} time{'s' if count > 1 else ''} after its first call{guard}"

@@ -29,6 +29,7 @@ from inspector.analysis.rounds import side_by_side
 from inspector.model import (Kernel, LineStatus, LineVerdict, MachineCode, ProgramAnalysis, ProgramFunction, ReasonKind,
                              Regression, RegressionKind, RunAnalysis, SampleAnalysis, SampleVariant, Vectorized)
 from inspector.raw import RawRecord
+from inspector.render import said
 from inspector.render.comparison import worse
 
 Unit = Union[SampleVariant, ProgramFunction]  # a sample's variant or a program's compiled function
@@ -199,7 +200,7 @@ def _function(a: RunAnalysis, v: Unit) -> FunctionFact:
 def _speedups(a: RunAnalysis, v: Unit) -> list[Speedup]:
     """``v`` against every other variant timed in the run (a program's function: against its eager time)."""
     found = []
-    busy = _busy(v) or (a.load.busy if a.load else None)
+    busy = _busy(v) or (said.busy(a.load) if a.load else None)
     if isinstance(a, ProgramAnalysis):  # its other functions compute other things: only its eager time compares
         eager = a.program.eager.get(v.id)
         return [Speedup("eager", 0, None, None, None, eager / v.timing.median_s, busy)] if eager and v.timing else []
@@ -220,17 +221,17 @@ def _speedups(a: RunAnalysis, v: Unit) -> list[Speedup]:
 def _busy(v: Unit) -> str | None:
     """Why a variant's timing is suspect (a busy machine while it was timed), or None."""
     load = v.timing.load if v.timing else None
-    return load.busy if load else None
+    return said.busy(load) if load else None
 
 
 def _line(v: Unit, e: LineVerdict) -> LineFact:
     def texts(wanted: frozenset[ReasonKind]) -> tuple[str, ...]:
-        return tuple(r.text for r in e.why if r.kind in wanted)
+        return tuple(said.reason(r) for r in e.why if r.kind in wanted)
 
     return LineFact(
         file=e.file, line=e.line, end_line=e.end_line, function=e.function, status=e.status,
         vectorized=e.vectorized, serial_why=texts(SERIAL), eager_why=texts(EAGER), library_why=texts(LIBRARY),
-        scalar_why=tuple(r.text for r in e.why if r.not_vectorized or r.kind in SCALAR),
+        scalar_why=tuple(said.reason(r) for r in e.why if r.not_vectorized or r.kind in SCALAR),
         no_isa=any(r.kind == ReasonKind.NOT_VECTORIZED_NO_ISA for r in e.why), nests=tuple(_nests(v, e)))
 
 

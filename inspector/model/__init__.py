@@ -14,31 +14,43 @@ from __future__ import annotations
 
 import dataclasses
 from enum import Enum
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Optional
 
 from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Finding, Headline, Ignored, ParseCount,
                                       ProgramAnalysis, RecordInfo, RunAnalysis, RunEnd, Sample, SampleAnalysis,
                                       SourceFile, Trace)
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost,
-                                  Launch, LoopNest, MachineCode, ParallelChoice, SizeCall, ThreadScaling, Tiling,
-                                  TimeSplit, TritonLaunch)
-from inspector.model.comparison import (STEADY, VECTORIZED, BreakChange, CallsChange, CodePair, ComparedLine,
-                                        ComparedRun, ComparedVariant, Comparison, Confounder, Hunk, LineVerdicts, Place,
-                                        Regression, RegressionKind, RunPair, TimeGoes, TimeRow)
+                                  Launch, LoopNest, ParallelChoice, SizeCall, ThreadScaling, Tiling, TimeSplit,
+                                  TritonLaunch)
+from inspector.model.comparison import (STEADY, VECTORIZED, ArgvChanged, BreakChange, CallsChange, CodePair,
+                                        ComparedLine, ComparedRun, ComparedVariant, Comparison, Confounder, ExitChanged,
+                                        Hunk, LineVerdicts, PairWarning, Place, Populations, Regression, RegressionKind,
+                                        RunPair, Sequential, SourceChanged, TimedApart, TimedBusy, TimeGoes, TimeRow)
 from inspector.model.fixes import Change, ChangeAt, Fix, LineRef, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.rewrites import Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten
-from inspector.model.lines import LineVerdict, Reason, Site
+from inspector.model.lines import LineVerdict, Site
+from inspector.model.machine import MachineCode
 from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, FunctionRun,
                                   InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant,
                                   StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
+from inspector.model.why import (LISTED, Backends, BreakAt, Facts, Gathered, LaneOps, Machine, Named, NestAt, NestRun,
+                                 Nests, NoLoop, NonContiguous, Overruled, Reason, Scaled, Serial, SerialCause,
+                                 SizeRecompile, SmallLoops, Tail, ThreadSpeedups, TritonLoads, Undecided, Unfused,
+                                 Unrecorded, Unrolled)
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, RunKind,
                                    Status, Vectorized, WarningKind, Words)
 
 FORMAT = "inspector.analysis/4"  # the JSON renderer's output (docs/record.md, "The analysis")
 
 __all__ = [
+    "ArgvChanged", "ExitChanged", "PairWarning", "Populations", "Sequential", "SourceChanged", "TimedApart",
+    "TimedBusy",
+    "LISTED", "Backends", "BreakAt", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestAt", "NestRun",
+    "Nests", "NoLoop", "NonContiguous", "Overruled", "Scaled", "Serial", "SerialCause", "SizeRecompile", "SmallLoops",
+    "Tail", "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled",
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
     "BreaksView", "CallKinds", "CallRun", "CallsChange", "Change", "ChangeAt", "ChildProcess", "CodeLocation",
     "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning",
@@ -56,14 +68,17 @@ __all__ = [
 ]
 
 
-def to_json(value: object) -> Any:
-    """Plain JSON data (dicts, lists, numbers, strings) for any value of this package."""
+def to_json(value: object, said: Optional[Callable[[object], dict[str, Any]]] = None) -> Any:
+    """Plain JSON data (dicts, lists, numbers, strings) for any value of this package; ``said``: the words a
+    renderer builds from a value's facts, by key (its ``text``, say; empty for a value without words), written over
+    its fields of that name or after them."""
     if isinstance(value, Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        data = {f.name: to_json(getattr(value, f.name), said) for f in dataclasses.fields(value)}
+        return {**data, **said(value)} if said else data
     if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
+        return [to_json(v, said) for v in value]
     if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
+        return {str(k): to_json(v, said) for k, v in value.items()}
     return value

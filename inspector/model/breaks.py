@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 from inspector.model.lines import Site
+from inspector.model.why import SizeRecompile, Unrolled
 from inspector.model.words import WarningKind, coerce
 
 @dataclass(frozen=True)
@@ -30,7 +31,8 @@ class GraphBreak:
     compile_id: Optional[str]
     mechanism: Optional[str]
     text: str
-    after: Optional[str] = None  # the compiler backend failed on the code after it, which ran as Python (torch's why)
+    failed_after: Optional[str] = None  # torch's why the compiler backend failed on the code after it, which ran as
+    # Python (its words, inspector/render/said.py, are the JSON's ``after``)
 
     @property
     def usual_fix(self) -> Optional[str]:
@@ -55,7 +57,7 @@ class CompileWarning:
     kind: WarningKind
     lines: list[int]
     graph: Optional[str]
-    text: str
+    facts: Union[Unrolled, Recompilation, SizeRecompile]  # its words' (the JSON writes them as ``text``)
 
     def __post_init__(self) -> None:
         coerce(self, "kind", WarningKind)
@@ -70,4 +72,5 @@ class Recompilation:
     every_call: bool
     limit: Optional[str]  # "recompile_limit = 8" when Dynamo hit it and gave up compiling
     guards: list[tuple[str, int]]  # (guard that failed, times), most first
-    text: str  # what it means for the timings, in one sentence
+    last: Optional[str] = None  # at the limit: the guard that failed last (torch's); its words: what it means for
+    # the timings, in one sentence (the JSON writes them as ``text``)

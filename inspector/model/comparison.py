@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 from inspector.model.analysis import Env, Sample
+from inspector.model.timing import MachineLoad
 from inspector.model.words import STATUSES, How, LineStatus, RunKind, Status, Vectorized, Words
 
 
@@ -24,6 +25,7 @@ class TimeRow:
     speedup: Optional[float]  # a / b: above 1, the second run is faster
     spread: Optional[tuple[float, float]] = None  # (lowest, highest)
     rounds: Optional[int] = None
+    only: Optional[str] = None  # a kernel's row: the run (its label) it ran under alone (the JSON's ``what`` says so)
 
 
 @dataclass(frozen=True)
@@ -200,13 +202,74 @@ class ComparedVariant:
 
 @dataclass(frozen=True)
 class Confounder:
-    """What differs between two runs besides torch's version (compare.CONFOUNDERS), and what it changes."""
+    """What differs between two runs besides torch's version (compare.CONFOUNDERS): its ``key``, its name
+    (``what``), each run's value; what it changes is said by the renderers (the JSON's ``text``)."""
 
     key: str
     what: str
     a: str
     b: str
-    text: str
+
+
+@dataclass(frozen=True)
+class Populations:
+    """The runs timed different populations."""
+
+    a: Optional[int]
+    b: Optional[int]
+
+
+@dataclass(frozen=True)
+class SourceChanged:
+    """The sample's (``kind``: a program's runs, the program's) source changed between the runs: lines are matched by
+    their text."""
+
+    kind: RunKind
+
+
+@dataclass(frozen=True)
+class TimedApart:
+    """A sample's runs timed one after the other, not in alternating rounds."""
+
+
+@dataclass(frozen=True)
+class TimedBusy:
+    """A run (its label) that timed these variants on a busy machine."""
+
+    run: str
+    variants: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Sequential:
+    """A program's runs, one after the other, with each run's machine load (None: not measured)."""
+
+    a: str
+    b: str
+    load_a: Optional[MachineLoad]
+    load_b: Optional[MachineLoad]
+
+
+@dataclass(frozen=True)
+class ArgvChanged:
+    """A program that ran with different arguments."""
+
+    a: tuple[str, ...]
+    b: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ExitChanged:
+    """A program that exited with different statuses under the runs (their labels)."""
+
+    a: str
+    b: str
+    exit_a: Optional[int]
+    exit_b: Optional[int]
+
+
+PairWarning = Union[Confounder, Populations, SourceChanged, TimedApart, TimedBusy, Sequential, ArgvChanged,
+                    ExitChanged]
 
 
 @dataclass(frozen=True)
@@ -215,7 +278,7 @@ class RunPair:
 
     a: str
     b: str
-    warnings: tuple[str, ...]  # sentences, the confounders' first
+    warnings: tuple[PairWarning, ...]  # the confounders first; said by the renderers (the JSON's sentences)
     confounders: tuple[Confounder, ...]
     variants: tuple[ComparedVariant, ...]
     kind: RunKind  # of the runs compared
@@ -236,7 +299,8 @@ class ComparedRun:
     population: Optional[int]  # None: a program's run
     created: str
     argv: Optional[list[str]]  # a program's arguments
-    load: Optional[str]  # a program's machine load, in words
+    load: Optional[MachineLoad]  # a program's machine load (None: not measured, or a sample's run); the JSON's
+    # ``load`` is a program's in words
     record: Optional[str] = None
     report: Optional[str] = None
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from inspector.model.words import How, LineStatus, ReasonKind, Vectorized, coerce
+from inspector.model.why import Reason
+from inspector.model.words import How, LineStatus, Vectorized, coerce
 
 Site = tuple[str, int]  # a place in the user's code: (its file's display name, a line)
 EAGER = (LineStatus.EAGER, LineStatus.GRAPH_BREAK)  # a line that ran as Python, outside compiled graphs
@@ -18,25 +19,6 @@ class FunctionSpan:
     name: str
     first: int
     last: int
-
-
-@dataclass(frozen=True)
-class Reason:
-    """Why something is so: a stable ``kind`` that renderers may branch on, and ``text`` for people.
-
-    The text of a ``not-vectorized-*`` reason says why without the words "not vectorized" (renderers show
-    such reasons once, under that heading, when many lines share them).
-    """
-
-    kind: ReasonKind
-    text: str
-
-    def __post_init__(self) -> None:
-        coerce(self, "kind", ReasonKind)
-
-    @property
-    def not_vectorized(self) -> bool:
-        return self.kind.startswith("not-vectorized-")
 
 
 @dataclass(frozen=True)

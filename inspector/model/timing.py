@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 OTHERS_BUSY = 0.2  # other processes using this share of all CPUs contend with a variant's threads (a busy machine)
@@ -25,8 +25,15 @@ class MachineLoad:
     steal_share: Optional[float]  # of all CPUs' time, the share the hypervisor stole
     loadavg: Optional[float]  # the 1-minute load average, the higher of its start and end (this run included)
     cpus: Optional[int]
-    busy: Optional[str]  # why the timing is suspect, in one sentence; None when the machine was quiet or unknown
-    why: list[str] = field(default_factory=list)  # its clauses: "other processes used 38% of the 2 CPUs", ...
+    others_busy: bool = False  # other processes used enough of the CPUs to contend with its threads
+    steal_busy: bool = False  # the hypervisor stole enough of their time
+    # its words (inspector/render/said.py; the JSON writes them as ``busy``, why the timing is suspect, in one
+    # sentence, null when the machine was quiet or unknown, and ``why``, its clauses)
+
+    @property
+    def busy(self) -> bool:
+        """Whether the timing is suspect: the machine was busy."""
+        return self.others_busy or self.steal_busy
 
 
 @dataclass(frozen=True)

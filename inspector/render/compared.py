@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-from inspector.model import CodePair, ComparedVariant, Comparison, Hunk, RunKind, RunPair, TimeRow
-from inspector.render import comparison as words
+from inspector.model import CodePair, ComparedVariant, Comparison, Confounder, Hunk, RunKind, RunPair, TimeRow
+from inspector.render import comparison as words, said
 from inspector.render.words import ratio, spread
 
 DIFF_LINES = 400  # diff lines of one kernel pair shown on a comparison page
@@ -91,7 +91,7 @@ class EnvRow:
 def pairs(comparison: Comparison) -> tuple[PairView, ...]:
     """Each pair of runs as the page shows it."""
     return tuple(PairView(p, words.summary(p), tuple(_compared(n, p, v) for v in p.variants),
-                          tuple(w for w in p.warnings if w not in {c.text for c in p.confounders}))
+                          tuple(said.pair_warning(w) for w in p.warnings if not isinstance(w, Confounder)))
                  for n, p in enumerate(comparison.pairs))
 
 
@@ -101,8 +101,9 @@ def environment(comparison: Comparison) -> tuple[EnvRow, ...]:
     runs = comparison.runs
     differs = {c.key for p in comparison.pairs for c in p.confounders}
     rows = [EnvRow("arguments", False, tuple(" ".join(r.argv or []) for r in runs)),
-            EnvRow("machine load", False, tuple(_value(r.load) for r in runs))] if comparison.kind == RunKind.PROGRAM \
-        else [EnvRow("population", False, tuple(f"{r.population:,}" for r in runs))]
+            EnvRow("machine load", False, tuple(said.load_words(r.load) for r in runs))] \
+        if comparison.kind == RunKind.PROGRAM else [
+        EnvRow("population", False, tuple(f"{r.population:,}" for r in runs))]
     rows += [EnvRow("date", False, tuple(r.created.replace("T", " ") for r in runs)),
              EnvRow("torch build", "build" in differs, tuple(r.build for r in runs))]
     rows += [EnvRow(key, key in differs, tuple(_value(getattr(r.env, key)) for r in runs)) for key in ENV_ROWS]

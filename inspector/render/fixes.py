@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Optional
 
 from inspector.model import Fix, FixKind, GraphBreak, Recompilation, TrialResult, TrialSpec
+from inspector.render import said
 from inspector.render.comparison import spans
 from inspector.render.words import places, ratio, seconds, spread
 
@@ -33,7 +34,7 @@ def advice(fix: Fix) -> str:
     if fix.kind == FixKind.DYNAMIC:
         return dynamic(fix)
     if isinstance(fix.cause, Recompilation):
-        return f"Stop the recompiles: {fix.cause.text}."
+        return f"Stop the recompiles: {said.recompilation(fix.cause)}."
     if fix.kind == FixKind.LAYOUT:
         return (f"Store the population column-major ({COLUMN_MAJOR}) so that the genes each line reads are contiguous: "
                 "these lines ran in scalar loops because of strided loads.")

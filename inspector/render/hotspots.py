@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from inspector.model.hotspots import ExperimentRun, Hotspot
+from inspector.render import said
 from inspector.render.words import ratio, seconds
 
 LABELS = {"as-written": "as written", "numpy": "NumPy rewrite", "numpy-compiled-cpu": "NumPy rewrite compiled",
@@ -141,7 +142,7 @@ def _checked(r: ExperimentRun) -> str:
 
 
 def _notes(h: Hotspot) -> tuple[str, ...]:
-    notes = [f"the experiment was {h.load.busy}"] if h.load and h.load.busy else []
+    notes = [f"the experiment was {said.busy(h.load)}"] if h.load and h.load.busy else []
     for w in h.rewrites:
         name = "NumPy" if w.dialect == "numpy" else w.dialect
         if w.declined:

@@ -14,7 +14,7 @@ from markupsafe import Markup, escape
 
 from inspector.model import Backend, Comparison, LineRef, ProgramAnalysis, SampleAnalysis, Status
 from inspector.model.comparison import CLEAR
-from inspector.render import charts, compared, folder, highlight, section, views
+from inspector.render import charts, compared, folder, highlight, said, section, views
 from inspector.render.comparison import UNIT
 from inspector.render.hotspots import sampled, views as hot_views
 from inspector.render.base import Renderer
@@ -34,7 +34,8 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters.update(seconds=seconds, ratio=ratio, between=between, break_even=break_even, match=match,
                        recompile_why=recompile_why, compile_ids=compile_ids, run_notes=run_notes,
-                       error_parts=error_parts, launched=launched, breakable=breakable, highlighted=highlighted)
+                       error_parts=error_parts, launched=launched, breakable=breakable, highlighted=highlighted,
+                       said=said.said, after=said.after, row=said.row)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend,
                        status_keys=section.LEGEND, anchor=section.anchor)
     return env

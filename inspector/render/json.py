@@ -16,6 +16,7 @@ from inspector.render import views
 from inspector.render.base import Renderer
 from inspector.render.hotspots import HotView
 from inspector.render.hotspots import views as hot_views
+from inspector.render.said import json_words
 from inspector.render.views import ChangeView, ProgramFix
 
 NUMBER = int(FORMAT.rsplit("/", 1)[1])  # the current format's number
@@ -95,6 +96,6 @@ class JsonRenderer(Renderer):
         return self._dumps(comparison)
 
     def _dumps(self, value: object, extras: Optional[object] = None) -> str:
-        data = {"format": FORMAT, **to_json(value), **(to_json(extras) if extras else {})}
+        data = {"format": FORMAT, **to_json(value, json_words), **(to_json(extras, json_words) if extras else {})}
         data = OLDER[self.number](data) if self.number != NUMBER else data
         return json.dumps(data, indent=1, ensure_ascii=False, default=str)

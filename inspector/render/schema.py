@@ -1,8 +1,9 @@
 """The JSON renderer's output as a JSON Schema (draft 2020-12), made from the types, never from a list of fields:
 each output (a ``Renderer`` method) is its value's type (the method's parameter) and what it writes after it
-(``json.EXTRAS``), as ``to_json`` writes them: a dataclass as an object of all its fields, an enum as its words, a
-tuple or list as an array (a fixed-length tuple item by item), a dict as an object, ``Optional`` as the type or
-null. The package ships the current format's as ``schemas/analysis-N.json`` (``scripts/make-schema.py``)."""
+(``json.EXTRAS``), as ``to_json`` writes them: a dataclass as an object of all its fields (and of the words the
+renderer writes for it, ``said.WORDS``), an enum as its words, a tuple or list as an array (a fixed-length tuple item
+by item), a dict as an object, ``Optional`` as the type or null. The package ships the current format's as
+``schemas/analysis-N.json`` (``scripts/make-schema.py``)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 from inspector.model import FORMAT
 from inspector.render.base import Renderer
 from inspector.render.json import EXTRAS, NUMBER, JsonRenderer
+from inspector.render.said import WORDS
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 FOLDER = Path(__file__).resolve().parent.parent / "schemas"  # package data
@@ -65,8 +67,11 @@ def _value(name: str) -> Any:
 
 
 def _fields(t: type, defs: Defs) -> dict[str, Schema]:
-    hints = get_type_hints(t)
-    return {f.name: _type(hints[f.name], defs) for f in dataclasses.fields(t)}
+    """A dataclass's keys as ``to_json`` writes them for the JSON renderer: its fields, the words the renderer
+    writes for them (``said.WORDS``) as those words' type, then the words' other keys."""
+    hints, words = get_type_hints(t), {key: hint for key, (hint, _) in WORDS.get(t, {}).items()}
+    fields = {f.name: _type(words.pop(f.name, hints[f.name]), defs) for f in dataclasses.fields(t)}
+    return {**fields, **{key: _type(hint, defs) for key, hint in words.items()}}
 
 
 def _object(properties: dict[str, Schema], description: Schema) -> Schema:

@@ -13,7 +13,7 @@ from inspector.model.lines import EAGER, FunctionSpan
 from inspector.model import (STATUSES, CompiledCode, Fix, FunctionRun, Kernel, LineStatus, LineVerdict, LoopNest,
                              Reason, ReasonKind, SampleVariant, ProgramFunction, SourceFile, Status, TimeSplit,
                              Vectorized)
-from inspector.render import charts, fixes as fix_words, highlight
+from inspector.render import charts, fixes as fix_words, highlight, said
 from inspector.render.words import reason, sentence
 
 Unit = Union[SampleVariant, ProgramFunction]
@@ -212,7 +212,7 @@ def section(v: Unit, files: Sequence[SourceFile], open: bool = False, limit: Opt
     above its source.
     """
     code = v.code
-    shared = tuple(sorted({r.text for e in code.lines for r in e.why if r.not_vectorized}))
+    shared = tuple(sorted({said.reason(r) for e in code.lines for r in e.why if r.not_vectorized}))
     ordered = sorted(code.kernels, key=lambda k: (k.cost.time_s is None, -(k.cost.time_s or 0))) if limit \
         else code.kernels
     shown = list(ordered[:limit] if limit else ordered)
@@ -229,7 +229,8 @@ def section(v: Unit, files: Sequence[SourceFile], open: bool = False, limit: Opt
         error_line=v.error_line if isinstance(v, SampleVariant) else None,
         error_detail=v.error_detail if isinstance(v, SampleVariant) else None,
         run=None if isinstance(v, SampleVariant) else v.run, sentence=sentence(v, files[0].display),
-        shared=shared, overruled=tuple(dict.fromkeys(r.text for e in code.lines for r in e.why if r.kind in SAID_ONCE)),
+        shared=shared, overruled=tuple(dict.fromkeys(said.reason(r) for e in code.lines for r in e.why
+                                                 if r.kind in SAID_ONCE)),
         tried=_tried(v, tried) if isinstance(v, SampleVariant) else (),
         files=_files(v.id, code, files, shared, colors, shown),
         kernels=kernels, more_kernels=len(code.kernels) - len(shown), output_code=shown_code,
@@ -351,7 +352,7 @@ def _line(number: int, html: str, here: Sequence[LineVerdict], shared: tuple[str
 def _note(e: LineVerdict, shared: tuple[str, ...]) -> LineNote:
     """One verdict under its line: its reasons but those said once above the source."""
     status = e.status or LineStatus.UNKNOWN
-    why = _bounded([r for r in e.why if not (r.not_vectorized and r.text in shared)
+    why = _bounded([r for r in e.why if not (r.not_vectorized and said.reason(r) in shared)
                     and r.kind not in (ReasonKind.FIX, *SAID_ONCE)])
     return LineNote(status, STATUS_MARK[status], f"{status}{_via(e)}" + (": " + "; ".join(why) if why else ""),
                     e.vectorized, ", ".join(e.how))

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from inspector.model import (Analysis, BreaksView, Comparison, GraphBreak, ProgramAnalysis, SampleAnalysis, Status,
                              TrialResult)
-from inspector.render import comparison as comparison_words, fixes as fix_words, views
+from inspector.render import comparison as comparison_words, fixes as fix_words, said, views
 from inspector.render.base import Renderer
 from inspector.render.hotspots import views as hot_views
 from inspector.render.words import (break_even, child_process, compile_ids, error_parts, match, places, program_title,
@@ -126,7 +126,7 @@ class TextRenderer(Renderer):
                 ids = f" as {compile_ids(c)}" if c.compile_ids else ""
                 console.print(f"    recompiled at call {c.call}{ids} ({seconds(c.seconds)}): {why}", markup=False)
             if v.code.recompilation and v.code.recompilation.limit:
-                console.print(f"    {v.code.recompilation.text}", markup=False, style="yellow")
+                console.print(f"    {said.recompilation(v.code.recompilation)}", markup=False, style="yellow")
         fixes = views.program_fixes(analysis)
         if fixes:
             console.print("Could be tried (not measured: inspector run tries no fix on your program):", markup=False)
@@ -158,8 +158,8 @@ class TextRenderer(Renderer):
                     console.print("      reached from " + " -> ".join(f"{f}:{n}" for f, n in b.chain[:-1]),
                                   markup=False)
                 console.print(f"      {b.reason}", markup=False, style="red")
-                if b.after:
-                    console.print(f"      then {b.after}", markup=False)
+                if b.failed_after:
+                    console.print(f"      then {said.after(b)}", markup=False)
                 for label, value in (("torch", b.explanation), *(("hint", h) for h in b.hints),
                                      (b.gb_id, b.url), ("fix", b.usual_fix)):
                     if value:
@@ -167,7 +167,7 @@ class TextRenderer(Renderer):
             for t in row.tried:
                 console.print(_tried(t), markup=False)
             for w in row.warnings:
-                console.print(f"  warning: {w.text}", markup=False, style="yellow")
+                console.print(f"  warning: {said.warning(w)}", markup=False, style="yellow")
             for bound in row.bounds:
                 console.print(f"  bounded: {bound}", markup=False)
         if view.rewrites:
@@ -181,7 +181,7 @@ class TextRenderer(Renderer):
         for pair in comparison.pairs:
             console.print(f"{comparison.sample.path}: {pair.a} → {pair.b}", markup=False, style="bold")
             for w in pair.warnings:
-                console.print(f"  warning: {w}", markup=False, style="yellow")
+                console.print(f"  warning: {said.pair_warning(w)}", markup=False, style="yellow")
             for v in pair.variants:
                 console.print(f"  {v.id}: {comparison_words.headline(v)}", markup=False)
                 for note in comparison_words.notes(pair, v):
@@ -259,7 +259,8 @@ def _failure(console: Console, name: str, status: str, error: Optional[str]) -> 
 def _graph_break(console: Console, b: GraphBreak) -> None:
     """One graph break of a variant's summary: where, torch's reason, and what became of the code after it."""
     where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
-    console.print(f"    graph break at {where}: {b.reason}" + (f"; then {b.after}" if b.after else ""), markup=False)
+    then = f"; then {said.after(b)}" if b.failed_after else ""
+    console.print(f"    graph break at {where}: {b.reason}{then}", markup=False)
 
 
 def _tried(t: TrialResult) -> str:

@@ -14,7 +14,7 @@ from inspector.model import (Change, LineRef, MachineLoad, ProgramAnalysis, Prog
                              Rewritten, SampleAnalysis, SampleVariant, SourceFile, Status, Trace)
 from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
 from inspector.render import fixes as fix_words
-from inspector.render import rewrites as rewrite_words
+from inspector.render import rewrites as rewrite_words, said as words_said
 from inspector.render.words import NOISY, break_even, call_numbers, error_parts, paid, ratio, seconds, timing_notes
 
 # when the page cautions about the machine (see caution), from the thresholds that decide it
@@ -304,7 +304,7 @@ def program_caution(analysis: ProgramAnalysis) -> Optional[str]:
 
 def _busy(load: Optional[MachineLoad], when: str) -> str:
     """Who else used the machine ``when`` (its timing windows), where they made it busy; else ""."""
-    return f"{' and '.join(load.why)} while {when}" if load and load.busy else ""
+    return f"{' and '.join(words_said.load_clauses(load))} while {when}" if load and load.busy else ""
 
 
 def tlparse(trace: Optional[Trace]) -> tuple[str, ...]:

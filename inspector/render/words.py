@@ -11,6 +11,7 @@ from typing import Literal, Optional, Union
 from inspector.model import (Backend, BreakEven, ChildProcess, CompiledCode, FunctionRun, Kernel, LineStatus, NotTraced,
                              ProgramAnalysis, ProgramFunction, Reason, ReasonKind, Recompile, Replay, SampleVariant,
                              Status, Vectorized)
+from inspector.render import said
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
 
@@ -168,7 +169,8 @@ def error_parts(text: Optional[str]) -> tuple[str, str]:
 
 def reason(r: Reason) -> str:
     """A Reason as one clause, as it reads inline under a source line."""
-    return f"not vectorized: {r.text}" if r.not_vectorized else r.text
+    text = said.reason(r)
+    return f"not vectorized: {text}" if r.not_vectorized else text
 
 
 def timing_notes(v: SampleVariant, population: Optional[int]) -> list[str]:
@@ -177,7 +179,7 @@ def timing_notes(v: SampleVariant, population: Optional[int]) -> list[str]:
     notes = []
     again, t = v.code.recompilation, v.timing
     if again and (again.every_call or again.limit):
-        notes.append(again.text)
+        notes.append(said.recompilation(again))
     if t and t.measured_population and population is not None and t.measured_population < population:
         notes.append("measured on the first individuals only (as many as the budget allowed: see every timing "
                      "figure), the time scaled to the whole population")
@@ -189,8 +191,8 @@ def timing_notes(v: SampleVariant, population: Optional[int]) -> list[str]:
         notes.append(f"inputs moved to the GPU once, not timed: copying the population there takes "
                      f"{seconds(copies.to_device_s)}{back}, which a caller holding NumPy arrays pays on every call")
     threads = v.code.threads
-    if threads and threads.text and threads.speedup and threads.speedup < 1:
-        notes.append(threads.text)
+    if threads and threads.speedup and threads.speedup < 1:
+        notes.append(said.scaling(threads) or "")
     return notes
 
 
@@ -234,8 +236,8 @@ def sentence(v: SampleVariant | ProgramFunction, sample: str) -> str:
     machine = machine_code(code)
     if machine:
         parts.append(machine)
-    if code.threads and code.threads.speedup and code.threads.text:
-        parts.append(code.threads.text)
+    if code.threads and code.threads.speedup:
+        parts.append(said.scaling(code.threads) or "")
     loops = [w for w in code.warnings if w.kind == "unrolled-loop"]
     if loops:
         parts.append(f"{len(loops)} Python loop{'s' if len(loops) > 1 else ''} unrolled into the graph by Dynamo "

@@ -111,7 +111,7 @@ CAPTURED = '''\
 import runpy, sys
 import inspector
 
-sys.argv = ["ga.py", "20000", "6"]
+sys.argv = ["ga.py", "60000", "6"]
 with inspector.capture("ga", budget=1) as report:
     runpy.run_path("ga.py", run_name="__main__")
 report.save("out")
@@ -121,14 +121,14 @@ report.save("out")
 def test_capture_finds_the_blocks_hot_function_and_runs_the_experiment_as_run_does(tmp_path):
     (tmp_path / "ga.py").write_text((ROOT / "samples/programs/plain_ga.py").read_text())
     (tmp_path / "captured.py").write_text(CAPTURED)
-    bare = subprocess.run([sys.executable, "ga.py", "20000", "6"], cwd=tmp_path, capture_output=True, text=True)
+    bare = subprocess.run([sys.executable, "ga.py", "60000", "6"], cwd=tmp_path, capture_output=True, text=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "captured.py"], cwd=tmp_path, capture_output=True, text=True, env=env,
                           timeout=300)
     assert (proc.returncode, proc.stdout) == (0, bare.stdout), proc.stderr  # the block's own output, unchanged
     a = analyze(load(tmp_path / "out" / "ga.json"))
     hot = next(h for h in a.program.hotspots if h.function == "fitness")
-    assert hot.shape == "individual" and hot.captured and hot.captured.calls == 20000
+    assert hot.shape == "individual" and hot.captured and hot.captured.calls == 60000
     assert {w.dialect: w.matched for w in hot.rewrites} == {"numpy": True, "torch": True}
     runs = {r.id: r for r in hot.runs}
     assert {"as-written", "numpy", "torch-compiled-cpu"} <= set(runs) and all(r.matches for r in runs.values())

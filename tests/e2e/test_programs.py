@@ -18,6 +18,7 @@ from inspector.analysis import analyze
 from inspector.model import UncompiledMethod
 from inspector.record import load
 from inspector.render import renderer
+from inspector.render.said import recompilation
 
 PROGRAMS = ROOT / "tests" / "programs"
 COULD = "Could be tried"
@@ -190,7 +191,7 @@ def test_the_recompile_limit_its_last_reason_and_the_calls_torch_then_ran_eagerl
     hit = g.run.kinds.limit
     assert (hit.limit, function) == (f"{limit} = {value}", "g") and hit.guard in last
     assert hit.call == g.run.kinds.calls("limit")[0] == g.run.recompiles[-1].call + 1
-    assert f"the guard that failed last: {hit.guard}" in g.code.recompilation.text
+    assert f"the guard that failed last: {hit.guard}" in recompilation(g.code.recompilation)
     assert len(g.run.recompiles) == g.code.recompilation.count == len(recompiled)
     torch_said, said = ran_compiled(g, run.regions)
     assert agrees(torch_said, said)

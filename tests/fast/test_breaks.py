@@ -11,6 +11,7 @@ from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, SourceFile
 from inspector.raw import RawBreak, RawEnv
 from inspector.render import renderer
+from inspector.render.said import after, said
 
 # torch 2.13's messages from `inspector run` of a particle-swarm program (tests/fixtures/torch-2.13.0/pso_fallback.py)
 PSO = json.loads((FIXTURES / "torch-2.13.0" / "pso_fallback.json").read_text())
@@ -60,13 +61,13 @@ def test_torch_2_1_gives_no_time_outside_graphs_rather_than_a_wrong_one():
 def test_population_sizes_show_recompiles_with_the_failed_guard():
     a = analysis("2.13.0", "knapsack_breaks")
     recompiles = [w for w in a.variant("numpy-compiled-cpu").code.warnings if w.kind == "recompile"]
-    assert recompiles and all("at population 9,000" in w.text for w in recompiles)
-    assert any("size mismatch" in w.text and "expected 10000, actual 9000" in w.text for w in recompiles)
+    assert recompiles and all("at population 9,000" in said(w) for w in recompiles)
+    assert any("size mismatch" in said(w) and "expected 10000, actual 9000" in said(w) for w in recompiles)
     # the guard in words, as the program summary gives it: no compile id, and where the guarded code is
-    printed = [w.text for w in a.variant("torch-compiled-cpu").code.warnings if "___stack0" in w.text]
+    printed = [said(w) for w in a.variant("torch-compiled-cpu").code.warnings if "___stack0" in said(w)]
     assert printed == ["recompiled at population 9,000: ___stack0 == 4749 (at knapsack_breaks.py:55, in the code "
                        "after the graph break at line 54; ___stack0 is a value Dynamo carried over that break)"]
-    assert not [w for w in recompiles if "0/0:" in w.text]
+    assert not [w for w in recompiles if "0/0:" in said(w)]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -79,7 +80,7 @@ def test_unrolled_python_loops_are_flagged_each_with_its_trip_count(version):
     loops = [i for i, s in enumerate(source, 1) if s.strip().startswith("for ") and i > start]
     found = [w for w in v.code.warnings if w.kind == "unrolled-loop"]
     assert [w.lines for w in found] == [[loops[0]], [loops[1]]]
-    assert "its body was traced 10 times" in found[0].text and "its body was traced 6 times" in found[1].text
+    assert "its body was traced 10 times" in said(found[0]) and "its body was traced 6 times" in said(found[1])
     headers = [e for e in v.code.lines if e.line in loops]
     assert headers and all(e.why[0].kind == "unrolled-loop" for e in headers)
 
@@ -112,8 +113,8 @@ def test_a_break_whose_following_code_the_backend_failed_on_is_one_entry_that_sa
     (b,), problems = breaks.distinct(entries, PSO_FILES)
     assert not problems
     assert (b.line, b.cause, b.flag, b.count) == (_pso_line("spread = pos.abs().max().item()"), "item", SCALARS, 1)
-    assert b.after == ("the code after it did not compile: Backend compiler `inductor_failing_after_breaks` failed "
-                       "with aten._local_scalar_dense.default; Dynamo ran it as Python")
+    assert after(b) == ("the code after it did not compile: Backend compiler `inductor_failing_after_breaks` failed "
+                        "with aten._local_scalar_dense.default; Dynamo ran it as Python")
     assert "Backend compiler exception" in b.text  # torch's words of it kept, under the break's own
     finding = Finding("step", "ok", None, (), None, (b,), (), None, (), ())
     view = BreaksView("pso_fallback.py", "2.13.0", 1000, (finding,))
@@ -126,9 +127,9 @@ def test_a_wont_convert_alone_is_told_in_words_on_the_break_it_follows_or_on_its
     """A torch that gives no "Backend compiler exception" break after it: the WON'T CONVERT message itself."""
     item, wont_convert, _ = PSO_BREAKS["step"]
     (b,), _ = breaks.distinct([item, wont_convert], PSO_FILES)
-    assert b.cause == "item" and b.after == ("the code after it did not compile: the compiler backend failed with "
-                                             "DataDependentOutputException: aten._local_scalar_dense.default; "
-                                             "Dynamo ran it as Python")
+    assert b.cause == "item" and after(b) == ("the code after it did not compile: the compiler backend failed with "
+                                              "DataDependentOutputException: aten._local_scalar_dense.default; "
+                                              "Dynamo ran it as Python")
     (alone,), _ = breaks.distinct([wont_convert], PSO_FILES)
     assert (alone.line, alone.cause, alone.flag, alone.resumable) == (18, "not-compiled", None, False)
     assert alone.reason == ("the compiler backend failed on the code after the graph break at line 18 "

@@ -18,6 +18,7 @@ from inspector.record import load
 from inspector.render import comparison as comparison_words
 from inspector.render import renderer
 from inspector.render.words import ratio, seconds
+from inspector.render.said import confounder, pair_warning
 
 
 def poly_kernel(version, vid):
@@ -90,7 +91,7 @@ def test_comparing_the_runs_of_2_1_and_2_13():
     (pair,) = result.pairs
     # same population; timed apart, and NumPy, the torch build, the machine (the 2.13 record was made again for
     # its rewrites) and the sample's source changed too
-    assert not pair.interleaved and [w[:51] for w in pair.warnings] == [
+    assert not pair.interleaved and [pair_warning(w)[:51] for w in pair.warnings] == [
         "NumPy 1.26.4 → 2.4.6: eager NumPy variants run on i",
         "torch build CUDA 12.1 (+cu121) → CPU-only (+cpu): t",
         "CPU AMD EPYC → Intel(R) Xeon(R) Processor: another ",
@@ -171,7 +172,7 @@ def test_runs_that_took_turns_are_compared_round_by_round():
     assert old.rounds.session == new.rounds.session and {old.rounds.position, new.rounds.position} == {0, 1}
     result = compare.compare([old, new])
     (pair,) = result.pairs
-    assert pair.interleaved and not any("alternating" in w for w in pair.warnings)
+    assert pair.interleaved and not any("alternating" in pair_warning(w) for w in pair.warnings)
     text = renderer("text").comparison(result)
     for v in pair.variants:
         a, b = ({t["round"]: t["median_s"] for t in raw["rounds"]["variants"][v.id]} for raw in raws)
@@ -274,7 +275,7 @@ def test_reading_says_unknown_where_the_control_cannot_tell():
         variants = (replace(eager, change=control[0], timing=(TimeRow("time", 1.0, 1.0, control[1]),)),
                     replace(compiled_v, change=compiled[0], timing=(TimeRow("time", 1.0, 1.0, compiled[1]),)))
         p = replace(interleaved, variants=variants,
-                    confounders=tuple(Confounder(k, k, "1", "2", k) for k in confounders))
+                    confounders=tuple(Confounder(k, k, "1", "2") for k in confounders))
         return comparison_words.reading(p, variants[1])
     assert pair(("no clear change", 1.02), ("slower", 0.5)) == (
         "eager numpy shows no clear change (1.02x faster): the machine or NumPy cannot explain the change, so it is "
@@ -310,7 +311,7 @@ def test_numpy_and_the_build_of_torch_are_flagged_and_an_unnamed_build_is_unknow
     record["env"]["torch"] = "2.13.0"  # a wheel that names no build
     (pair,) = compare.compare([analysis("2.1.2", "poly"), analyze(RawRecord.from_json(record))]).pairs
     build = next(c for c in pair.confounders if c.key == "build")
-    assert build.b == "unknown" and "whether it changed cannot be told" in build.text
+    assert build.b == "unknown" and "whether it changed cannot be told" in confounder(build)
     same = compare.compare([analyze(RawRecord.from_json(record)), analyze(RawRecord.from_json(record))]).pairs[0]
     assert same.confounders == ()  # one torch, unnamed build: nothing to flag
 

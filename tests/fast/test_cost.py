@@ -13,6 +13,7 @@ from inspector.raw import RawLoad, RawVariant
 from inspector.record import load
 from inspector.render import charts
 from inspector.render import renderer
+from inspector.render import said as words_said
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -106,16 +107,17 @@ def test_heat_colours_keep_their_text_readable(share, contrast):
 def test_machine_load_is_the_other_processes_share_and_unknown_without_proc():
     quiet = {"wall_s": 2.0, "cpus": 2, "others_cpu_s": 0.1, "steal_s": 0.0, "cpu_total_s": 4.0, "loadavg": [0.3, 1.1]}
     load = machine_load(RawVariant(load=RawLoad(**quiet)))
-    assert load.others_share == pytest.approx(0.025) and load.loadavg == 1.1 and load.busy is None
+    assert load.others_share == pytest.approx(0.025) and load.loadavg == 1.1 and not load.busy
     stolen = machine_load(RawVariant(load=RawLoad(**dict(quiet, steal_s=0.4))))
-    assert stolen.steal_share == pytest.approx(0.1) and "the hypervisor stole 10% of their time" in stolen.busy
+    assert stolen.steal_share == pytest.approx(0.1)
+    assert "the hypervisor stole 10% of their time" in (words_said.busy(stolen) or "")
     no_proc = machine_load(RawVariant(load=RawLoad(wall_s=2.0, cpus=2, others_cpu_s=None, steal_s=None,
                                                     cpu_total_s=None, loadavg=[None, None])))
-    assert (no_proc.others_share, no_proc.steal_share, no_proc.loadavg, no_proc.busy) == (None, None, None, None)
+    assert (no_proc.others_share, no_proc.steal_share, no_proc.loadavg, no_proc.busy) == (None, None, None, False)
     assert machine_load(RawVariant()) is None  # a record made before inspector measured the load
     # one 10 ms tick: 50 %, or noise
     short = machine_load(RawVariant(load=RawLoad(**dict(quiet, wall_s=0.01, others_cpu_s=0.01))))
-    assert (short.others_share, short.busy) == (None, None)
+    assert (short.others_share, short.busy) == (None, False)
 
 
 @pytest.mark.parametrize("vid", ["numpy-compiled-cpu", "torch-compiled-cpu"])
@@ -130,7 +132,8 @@ def test_parallel_kernels_timed_on_one_thread_say_whether_parallel_paid(vid):
     per_call = {n: sum(k.cost.threads_s[n] * (k.cost.launches_per_call or 1) for k in parallel) for n in (1, t.threads)}
     assert t.points == [(n, pytest.approx(s)) for n, s in per_call.items()]
     assert t.speedup == pytest.approx(t.points[0][1] / t.points[-1][1])
-    assert t.text.startswith("its parallel kernels ran ") and f"on {t.threads} threads" in t.text
+    sentence = words_said.scaling(t) or ""
+    assert sentence.startswith("its parallel kernels ran ") and f"on {t.threads} threads" in sentence
     said = [r for e in v.code.lines if e.status == "parallel" for r in e.why if r.kind.startswith("parallel-")]
     assert said and all(r.kind == ("parallel-paid" if t.speedup >= cost.PAID else "parallel-did-not-pay") for r in said)
 

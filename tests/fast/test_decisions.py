@@ -4,6 +4,7 @@ from conftest import analysis, line_of, record_path
 from inspector.analysis import analyze
 from inspector.raw import RawRecord
 from inspector.record import load
+from inspector.render.said import said
 
 
 def _reasons(a, vid, text):
@@ -25,13 +26,13 @@ def test_ten_genes_constraints_name_the_tiling_decision_with_inductors_numbers()
     assert tiling.non_contiguous_count >= 35 and tiling.non_contiguous_count / tiling.ops >= 0.12
     (why,) = [r for r in _reasons(a, "numpy-compiled-cpu", "g1 = -105 + 4 * x0") if r.not_vectorized]
     assert why.kind == "not-vectorized-strided"
-    assert f"{tiling.non_contiguous_count} of its {tiling.ops} operations index memory non-contiguously" in why.text
-    assert "35 such operations or 0.12 of all" in why.text and "turned SIMD off" in why.text
+    assert f"{tiling.non_contiguous_count} of its {tiling.ops} operations index memory non-contiguously" in said(why)
+    assert "35 such operations or 0.12 of all" in said(why) and "turned SIMD off" in said(why)
 
 
 def test_a_vectorized_nest_with_gathered_loads_says_so_on_the_line():
     a = analysis("2.13.0", "ten_genes")
-    gathered = [r.text for e in a.variant("torch-compiled-cpu").code.lines for r in e.why if r.kind == "gathered"]
+    gathered = [said(r) for e in a.variant("torch-compiled-cpu").code.lines for r in e.why if r.kind == "gathered"]
     assert gathered and all("one element at a time" in t and "scalar loads per vector" in t for t in gathered)
     nests = [n for k in a.variant("torch-compiled-cpu").code.kernels for n in k.loop_nests if n.decisions
              and n.decisions.gathers]
@@ -42,7 +43,7 @@ def test_under_torch_2_1_the_checker_says_why_and_what_was_not_recorded_is_said(
     a = analysis("2.1.2", "ten_genes")
     why = [r for r in _reasons(a, "numpy-compiled-cpu", "g1 = -105 + 4 * x0") if r.not_vectorized]
     assert [r.kind for r in why] == ["not-vectorized-checker"]
-    assert "vectorization checker turned SIMD off: torch.float64 not supported by load" in why[0].text
+    assert "vectorization checker turned SIMD off: torch.float64 not supported by load" in said(why[0])
     nest = next(n for k in a.variant("numpy-compiled-cpu").code.kernels for n in k.loop_nests if n.decisions)
     assert dict(nest.decisions.unrecorded)["tiling"].startswith("not recorded under torch 2.1.2")
     assert "gather" in dict(nest.decisions.unrecorded)
@@ -50,7 +51,7 @@ def test_under_torch_2_1_the_checker_says_why_and_what_was_not_recorded_is_said(
 
 def test_sum_row_function_is_serial_from_the_recorded_parallel_decision():
     a = analysis("2.13.0", "sum")
-    (why,) = [r.text for r in _reasons(a, "numpy_apply-compiled-cpu", "return np.sum(individual)")
+    (why,) = [said(r) for r in _reasons(a, "numpy_apply-compiled-cpu", "return np.sum(individual)")
               if r.kind == "serial"]
     choice = next(n.decisions.parallel[0] for k in a.variant("numpy_apply-compiled-cpu").code.kernels
                   for n in k.loop_nests if n.decisions and n.decisions.parallel)
@@ -67,7 +68,7 @@ def test_a_record_without_decisions_says_the_reason_is_not_recorded():
                 n.pop("decisions", None)
         (v.get("capture") or {}).pop("decision_hooks", None)
     a = analyze(RawRecord.from_json(record))
-    texts = [r.text for e in a.variant("numpy-compiled-cpu").code.lines for r in e.why if r.not_vectorized]
+    texts = [said(r) for e in a.variant("numpy-compiled-cpu").code.lines for r in e.why if r.not_vectorized]
     assert texts and all("tiling decision is not recorded" in t for t in texts)
     assert not any("turned SIMD off" in t for t in texts)
 

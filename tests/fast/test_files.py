@@ -12,6 +12,7 @@ from inspector.record import redact
 from inspector.render import renderer
 from inspector.model import BreaksView
 from inspector.raw import RawCapture, RawRecord, RawVariant
+from inspector.render.said import said
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -38,7 +39,7 @@ def test_a_librarys_own_lines_get_verdicts_and_its_break_is_shown_at_its_site(ve
     assert b.flag is None
     at = {(e.file, e.line): e for e in v.code.lines}
     call = at["samples/libraries/pymoo_g7.py", line_of(a, "PROBLEM._evaluate(x, out)")]
-    assert call.status == "graph-break" and any("inside this call, at pymoo/gradient" in r.text for r in call.why)
+    assert call.status == "graph-break" and any("inside this call, at pymoo/gradient" in said(r) for r in call.why)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -94,7 +95,7 @@ def test_a_variant_that_hits_the_recompile_limit_says_so_everywhere():
     # torch logs 7 recompiles: its 8th compile of the frame stopped at the limit (no graph), torch's last reason
     assert r.limit == "recompile_limit = 8" and r.count == 7 and r.calls > r.count
     assert r.guards == [(r.guards[0][0], 7)] and r.guards[0][0].startswith("G['CALLS']['n'] == …")
-    assert "the guard that failed last: G['CALLS']['n'] == 611 (at recompiling.py:22)" in r.text
+    assert "the guard that failed last: G['CALLS']['n'] == 611 (at recompiling.py:22)" in said(r)
     assert [w.kind for w in v.code.warnings] == ["recompile-limit"]
     assert a.variant("numpy-compiled-cpu").code.recompilation is None
     page = renderer("html").report(a)
@@ -114,7 +115,7 @@ def test_a_guard_on_a_fresh_object_each_call_is_one_guard_and_every_call_says_so
     raw = RawVariant.from_json(raw)
     r = recompiles.recompilation(RawCapture(), raw.recompiles or RawCapture(), False, raw.calls)
     assert r.guards == [("___check_obj_id(___stack0, …), type=<class 'tensor_info'>", 5)]
-    assert r.every_call and r.text.startswith("recompiled on every call (5 recompiles in 5 calls after the first)")
+    assert r.every_call and said(r).startswith("recompiled on every call (5 recompiles in 5 calls after the first)")
 
 
 def test_a_redacted_record_names_no_path_of_the_machine_and_still_analyses():

@@ -8,10 +8,11 @@ from dataclasses import replace
 
 from conftest import analysis
 from inspector.analysis import lines
-from inspector.model import Reason, ReasonKind
+from inspector.model import LISTED, Reason, ReasonKind, Serial, SerialCause, NestAt
 from inspector.raw import RawFusion, RawGraph
 from inspector.render import section as sections
 from inspector.render import renderer
+from inspector.render.said import said
 
 CHAINS = 30  # call sites of one helper, as an unrolled loop calling it from several lines gives
 SERIAL = 20  # serial loop nests a line's operations run in
@@ -24,7 +25,7 @@ def _grown():
     v = a.variant("numpy-compiled-cpu")
     (k,) = v.code.kernels
     filler = "".join(f"\n// generated line {i}" for i in range(3 * sections.KERNEL_LINES))
-    serial = [Reason(ReasonKind.SERIAL, f"nest {i} runs single-threaded") for i in range(SERIAL)]
+    serial = [Reason(ReasonKind.SERIAL, Serial(NestAt("k", i), SerialCause.ONE_THREAD)) for i in range(SERIAL)]
     placed = [replace(e, via=[(e.file, 100 + n)], why=e.why + serial) for e in v.code.lines if e.kernels
               for n in range(CHAINS)]
     grown = replace(v, code=replace(
@@ -65,8 +66,8 @@ def test_a_line_in_hundreds_of_loop_nests_names_the_first_and_counts_the_rest():
     nests = [replace(n, index=i + 1) for i, n in enumerate(k.loop_nests * 100)]
     k = replace(k, loop_nests=nests)
     (split,) = lines._nest_reasons([[(k, n)] for n in nests])
-    assert split.text.startswith(f"its operations run in {len(nests)} loop nests: {k.name} nest 1 (")
-    assert split.text.endswith(f"(and {len(nests) - lines.LISTED} more)") and split.text.count(k.name) == lines.LISTED
+    assert said(split).startswith(f"its operations run in {len(nests)} loop nests: {k.name} nest 1 (")
+    assert said(split).endswith(f"(and {len(nests) - LISTED} more)") and said(split).count(k.name) == LISTED
 
 
 def test_the_scheduler_s_reasons_pair_the_nests_they_name_in_a_kernel_of_hundreds():
@@ -76,5 +77,5 @@ def test_the_scheduler_s_reasons_pair_the_nests_they_name_in_a_kernel_of_hundred
     k = replace(k, loop_nests=nests)
     records = [RawFusion(nodes=[f"op{i + 1}", f"op{i}"], reason="no shared data") for i in reversed(range(299))]
     why = lines._fusion_reasons([(k, n) for n in nests], lines._fusion([RawGraph(compile_id=k.graph, fusion=records)]))
-    assert [r.text.split(" are ")[0] for r in why] == [f"nests {i} and {i + 1} of {k.name}" for i in range(1, 300)]
-    assert all(r.text.endswith(f"no shared data (op{i} with op{i - 1})") for i, r in enumerate(why, 1))
+    assert [said(r).split(" are ")[0] for r in why] == [f"nests {i} and {i + 1} of {k.name}" for i in range(1, 300)]
+    assert all(said(r).endswith(f"no shared data (op{i} with op{i - 1})") for i, r in enumerate(why, 1))

@@ -8,6 +8,7 @@ from conftest import VERSIONS, analysis, line_of, record_path, statuses
 from inspector.analysis import analyze
 from inspector.raw import RawRecord
 from inspector.record import load
+from inspector.render.said import said
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -68,7 +69,7 @@ def test_knapsack_numpy_if_and_mask_break_matmul_is_a_library_call():
     assert found[line_of(a, "if over.any():")].cause == "data-dependent-branch"
     mask = found[line_of(a, "fitness[over] -=")]
     assert mask.cause == "dynamic-shape" and "capture_dynamic_output_shape_ops" in mask.flag and "np.where" in mask.fix
-    assert any(r.kind == "library-call" and "extern_kernels.mm" in r.text
+    assert any(r.kind == "library-call" and "extern_kernels.mm" in said(r)
                for e in a.variant("numpy-compiled-cpu").code.lines for r in e.why)
 
 
@@ -102,7 +103,7 @@ def test_apply_along_axis_row_function_runs_serial_and_eager():
     assert s["if violation > MAX_VIOLATION:"] == {"graph-break"}
     assert s["return -np.inf"] == {"eager"}
     assert s["return -(cost + PENALTY * violation)"] == {"serial"}
-    serial = [r.text for e in a.variant("numpy_apply-compiled-cpu").code.lines if e.status == "serial"
+    serial = [said(r) for e in a.variant("numpy_apply-compiled-cpu").code.lines if e.status == "serial"
               for r in e.why if r.kind == "serial"]
     assert serial and all("cpp.min_chunk_size" in w or "has no loop" in w for w in serial)
     assert any("Inductor's parallel-depth decision (recorded): its loops cover 10 elements, 5 per thread, under "
@@ -138,7 +139,7 @@ def test_under_torch_2_1_the_64_row_standardisation_is_serial_below_its_minimum_
     (e,) = [e for e in a.variant("torch-compiled-cpu").code.lines if e.line == line]
     assert e.status == "serial"
     assert any("parallel-depth decision (recorded): its loops cover 512 elements, 256 per thread, under "
-               "cpp.min_chunk_size = 4096 per thread" in r.text for r in e.why)
+               "cpp.min_chunk_size = 4096 per thread" in said(r) for r in e.why)
     assert statuses(a, "torch-compiled-cpu")["if torch.isnan(loss).any():"] == {"graph-break"}
 
 
@@ -160,7 +161,7 @@ def test_triton_preview_lines_are_parallel_with_their_load_notes():
         helper = [e for e in v.code.lines if e.function.startswith("check_constraints")]
         assert helper and all(e.status == "parallel" and e.vectorized == "n/a" for e in helper)
         assert all("provenance" in e.how and k.id in e.kernels for e in helper)
-        assert all(any(r.kind == "triton-loads" and "strided loads" in r.text for r in e.why) for e in helper)
+        assert all(any(r.kind == "triton-loads" and "strided loads" in said(r) for r in e.why) for e in helper)
 
 
 def test_stacks_replayed_from_the_cache_of_another_checkout_still_map(tmp_path):
@@ -244,12 +245,12 @@ def test_ten_genes_constraints_run_in_a_scalar_nest_and_the_penalty_sum_vectoriz
     assert (objective.status, objective.vectorized) == ("parallel", "some")
     assert objective.nests == [f"{k.id}#1", f"{k.id}#3"]
     (split,) = [r for r in objective.why if r.kind == "split-nests"]
-    assert "nest 1 (parallel, scalar loop)" in split.text and "nest 3 (parallel, vectorized loop)" in split.text
+    assert "nest 1 (parallel, scalar loop)" in said(split) and "nest 3 (parallel, vectorized loop)" in said(split)
     assert any(r.kind == "not-vectorized-strided" for r in objective.why)
     # and why those are two loops, in the scheduler's words: nodes of nest 1 and nest 3 it did not fuse
     (unfused,) = [r for r in objective.why if r.kind == "not-fused"]
-    assert unfused.text.startswith(f"nests 1 and 3 of {k.name} are separate loops: Inductor's scheduler did not fuse")
-    assert "intermediate nodes between node1 & node2" in unfused.text
+    assert said(unfused).startswith(f"nests 1 and 3 of {k.name} are separate loops: Inductor's scheduler did not fuse")
+    assert "intermediate nodes between node1 & node2" in said(unfused)
     assert not any(r.kind == "not-fused" for r in by_line[line_of(a, penalty)].why)  # one nest: nothing to explain
 
 
@@ -275,8 +276,8 @@ def test_without_nest_records_a_line_in_differing_nests_is_unknown_not_the_kerne
     assert lines and all((e.status, e.vectorized) == ("parallel", "unknown") for e in lines)
     assert all(e.how == ["provenance"] and e.nests == [] for e in lines)
     (reason,) = [r for r in lines[0].why if r.kind == "nest-unknown"]
-    assert reason.text.startswith("nest unknown: the evidence places it in cpp_fused_")
-    assert "nest 1: parallel, scalar loop; " in reason.text
+    assert said(reason).startswith("nest unknown: the evidence places it in cpp_fused_")
+    assert "nest 1: parallel, scalar loop; " in said(reason)
 
 
 def test_a_kernel_launched_twice_is_one_kernel_with_two_launches_and_its_time():

@@ -29,9 +29,9 @@ def _strings(data):
 
 def test_enum_members_read_as_their_words_and_unknown_words_are_refused():
     assert Status.OK == "ok" and str(Status.OK) == f"{Status.OK}" == "ok" and {"ok": 1}[Status.OK] == 1
-    assert Reason("fix", "x").kind is ReasonKind.FIX and Reason("not-vectorized-tail", "x").not_vectorized
+    assert Reason("fix").kind is ReasonKind.FIX and Reason("not-vectorized-tail").not_vectorized
     with pytest.raises(ValueError, match="not-a-kind"):
-        Reason("not-a-kind", "x")
+        Reason("not-a-kind")
     v = analysis("2.13.0", "knapsack_breaks").variant("numpy-compiled-cpu")
     assert type(v.status) is Status and v.ok_compiled
     assert {type(e.status) for e in v.code.lines if e.status} == {model.LineStatus}

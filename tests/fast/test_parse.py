@@ -11,6 +11,7 @@ from inspector.analysis import kernels
 from inspector.analysis.parse import breaks, loads, triton, wrapper
 from inspector.model import Launch
 from inspector.raw import RawBreak
+from inspector.render.said import triton_launch
 
 
 def output_code(version, stem, vid, graph=0):
@@ -279,7 +280,7 @@ def test_launch_config_gives_the_grid():
     assert facts.triton and facts.triton.size_hints == {"x": 2048, "r0_": 1024} and facts.triton.target == "cuda"
     ran = triton.launch(code, {"kwargs": {"XBLOCK": 8}, "num_warps": 8, "num_stages": 1})
     assert ran.grid == [250]
-    assert ran.text == "grid 250 programs; R0_BLOCK=1024, XBLOCK=8; 8 warps"
+    assert triton_launch(ran) == "grid 250 programs; R0_BLOCK=1024, XBLOCK=8; 8 warps"
 
 
 

@@ -56,7 +56,7 @@ def test_every_format_implements_the_renderer_interface():
     v = next(v for v in data["variants"] if v["id"] == "numpy-compiled-cpu")
     assert {"code", "timing", "speedups", "check"} <= set(v)
     assert {"kernels", "lines", "breaks", "time_split", "compile_phases"} <= set(v["code"])
-    assert v["code"]["lines"][0]["why"][0].keys() == {"kind", "text"}
+    assert v["code"]["lines"][0]["why"][0].keys() == {"kind", "facts", "text"}
     assert [b["line"] for b in v["code"]["breaks"]] == [b.line for b in a.variant("numpy-compiled-cpu").code.breaks]
     with pytest.raises(NotImplementedError, match="html renderer has no breaks view"):
         renderer("html").breaks(None)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import replace
 from typing import Optional
 
 from inspector.analysis.parse import KernelFacts, loads
@@ -68,21 +67,6 @@ def launch(code: str, config: Optional[JSON] = None) -> TritonLaunch:
         sizes = [numels[f"{d}numel"] for d in dims if f"{d}numel" in numels]
         if dims and len(sizes) == len(dims):
             grid = [-(-n // tuned.get(f"{d.upper()}BLOCK", 1)) for d, n in zip(dims, sizes)]
-    found = TritonLaunch(size_hints=size_hints, grid_type=grid_type and grid_type.group(1),
-                         target=target and target.group(1), numels=numels, blocks=blocks,
-                         num_warps=int(warps.group(1)) if warps else None, config=config, grid=grid)
-    return replace(found, text=_text(found))
-
-
-def _text(launch: TritonLaunch) -> str:
-    """The launch in a few words: what ran (grid, blocks, warps) or, before a run, what the source fixes."""
-    config = launch.config or {}
-    blocks = dict(launch.blocks, **config.get("kwargs", {}))
-    warps = config.get("num_warps") or launch.num_warps
-    parts = [f"grid {' × '.join(map(str, launch.grid))} programs" if launch.grid else "",
-             ", ".join(f"{k}={v}" for k, v in blocks.items()), f"{warps} warps" if warps else ""]
-    if not launch.config:
-        parts += [", ".join(f"{k}={v}" for k, v in launch.numels.items()),
-                  "size hints " + ", ".join(f"{k}={v}" for k, v in (launch.size_hints or {}).items()),
-                  "block sizes and warps autotuned at the first launch"]
-    return "; ".join(p for p in parts if p)
+    return TritonLaunch(size_hints=size_hints, grid_type=grid_type and grid_type.group(1),
+                        target=target and target.group(1), numels=numels, blocks=blocks,
+                        num_warps=int(warps.group(1)) if warps else None, config=config, grid=grid)

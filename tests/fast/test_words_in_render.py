@@ -1,0 +1,59 @@
+"""Words only in render: the analysis builds no sentence. An f-string, a ``%`` or ``.format`` template, or a ``+``
+concatenation in ``inspector/analysis/`` whose constant text holds two alphabetic words in a row builds prose, and
+belongs in ``inspector/render/`` (``said.py``), fed the facts the analysis keeps. Keys, ids and places, where only
+punctuation joins values (``f"{vid}: {p}"``, ``f"{file}:{line}"``, ``f"lines {a}-{b}"``), are not prose; nor is an
+exception's message (``raise``), which is for the developer, not the reader of a report."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ANALYSIS = ROOT / "inspector" / "analysis"
+PROSE = re.compile(r"[A-Za-z]+[ ]+[A-Za-z]+")  # two words in a row
+# what is left to move, by file (issue 38, "Words only in render"): each count may only go down
+LEFT = {"inspector/analysis/__init__.py": 2, "inspector/analysis/breaks.py": 5,
+        "inspector/analysis/compiled.py": 2, "inspector/analysis/kernels.py": 1, "inspector/analysis/machine.py": 4,
+        "inspector/analysis/parse/breaks.py": 3, "inspector/analysis/parse/cpp.py": 1,
+        "inspector/analysis/parse/decisions.py": 1, "inspector/analysis/parse/triton.py": 1,
+        "inspector/analysis/recompiles.py": 1}
+
+
+def _texts(node: ast.AST) -> list[str]:
+    """The constant text of a string-building expression: an f-string's, a ``%`` or ``.format`` template's, or a
+    ``+`` concatenation's constant operands."""
+    if isinstance(node, ast.JoinedStr):
+        return [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return [node.left.value] if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) else []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return [s.value for s in (node.left, node.right) if isinstance(s, ast.Constant) and isinstance(s.value, str)]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
+        return [node.func.value.value]
+    return []
+
+
+def prose(source: str) -> list[int]:
+    """The lines of ``source`` where an expression builds prose (outside ``raise`` statements)."""
+    tree = ast.parse(source)
+    raised = {id(n) for r in ast.walk(tree) if isinstance(r, ast.Raise) for n in ast.walk(r)}
+    return sorted({n.lineno for n in ast.walk(tree) if id(n) not in raised
+                   and any(PROSE.search(t) for t in _texts(n))})
+
+
+def test_the_definition_catches_sentences_and_lets_keys_ids_and_places_pass():
+    caught = ['f"{n} kernels ran serial"', '"ran as " + name', '"%d loops were unrolled" % n',
+              '"{} loop nests".format(n)', 'f"{a}" + " of the call"']
+    passed = ['f"{vid}: {p}"', 'f"{file}:{line}"', 'f"lines {a}-{b}"', 'f"{k.id}#{n.index}"', '"; ".join(x)',
+              'raise ValueError(f"not a record: {x}")', '"x" + y', 'f"graph {g}"']
+    assert all(prose(c) for c in caught), [c for c in caught if not prose(c)]
+    assert not [p for p in passed if prose(p)]
+
+
+def test_the_analysis_builds_no_sentence():
+    found = {str(p.relative_to(ROOT)): prose(p.read_text(encoding="utf-8")) for p in sorted(ANALYSIS.rglob("*.py"))}
+    over = {f: lines for f, lines in found.items() if len(lines) > LEFT.get(f, 0)}
+    assert not over, f"prose built in the analysis (words belong in inspector/render/said.py): {over}"
