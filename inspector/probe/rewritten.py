@@ -227,4 +227,5 @@ def over_rows(fn: Callable[..., Any], namespace: dict[str, Any]) -> Callable[...
         for i in range(population.shape[0]):
             out[i] = one(population[i])
         return out
-    return rows
+    jitted: Callable[..., Any] = rows  # numba's dispatcher
+    return jitted
