@@ -10,6 +10,7 @@ the sizes of a sweep, the fixes that apply and the advice made of them (``fixes`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Union
 
 from inspector import files as files_mod
@@ -21,9 +22,9 @@ from inspector.analysis.compiled import ARTIFACTS, Context, Seen
 from inspector.analysis.functions import functions
 from inspector.analysis.load import run_load
 from inspector.analysis.variants import sweep, variants
-from inspector.model import (Bandwidth, ChildProcess, Env, Ignored, InternalError, ParseCount, Program,
+from inspector.model import (Bandwidth, ChildProcess, Env, Ignored, InternalError, ParseCount, Problem, Program,
                              ProgramAnalysis, ProgramFunction, RecordInfo, Rounds, RunEnd, Sample, SampleAnalysis,
-                             SampleVariant, SourceFile, Trace)
+                             SampleVariant, SourceFile, Trace, Unread, UnreadKind)
 from inspector.raw import RawEnv, RawError, RawProbeMessages, RawProgram, RawRecord, RawRounds, RawSample
 
 
@@ -77,7 +78,7 @@ def _parse(seen: list[tuple[str, Seen]], record: RawRecord) -> list[ParseCount]:
     """Per kind of torch output, over every variant or function: how many were read, and what was not understood
     (each problem after the id of the variant it is in); what this version does not know, if any."""
     counts = [ParseCount(artifact, sum(s[artifact][0] for _, s in seen),
-                         [f"{vid}: {p}" for vid, s in seen for p in s[artifact][1]]) for artifact in ARTIFACTS]
+                         [replace(p, unit=vid) for vid, s in seen for p in s[artifact][1]]) for artifact in ARTIFACTS]
     return counts + _not_known(record)
 
 
@@ -85,10 +86,10 @@ def _not_known(record: RawRecord) -> list[ParseCount]:
     """The parse statistics' rows of what this version does not know, each only where there is some: the record's
     keys, and the kinds of the probe's messages (counted by collect: ``probe_messages``)."""
     keys = record.unknown()
-    rows = [ParseCount("record keys", len(keys), [f"{k}: not known to this version (kept, not read)" for k in keys])]
+    rows = [ParseCount("record keys", len(keys), [Problem((Unread(UnreadKind.RECORD_KEY, k),)) for k in keys])]
     messages = record.probe_messages or RawProbeMessages()
     rows.append(ParseCount("probe messages", messages.read or 0, [
-        f"a {kind!r} message: a kind this version does not know (not read)"
+        Problem((Unread(UnreadKind.MESSAGE_KIND, kind),))
         for kind, count in (messages.unknown_kinds or {}).items() for _ in range(count)]))
     return [row for row in rows if row.problems]
 

@@ -13,8 +13,9 @@ from inspector.analysis.lines import Scope, Sources
 from inspector.analysis.parse import breaks as parse
 from inspector.analysis.parse.breaks import BreakFacts
 from inspector.frames import Frame
-from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, ProgramFunction, Recompilation,
-                             SampleVariant, SizeRecompile, SourceFile, Status, Unrolled, WarningKind)
+from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, Problem, ProgramFunction, Recompilation,
+                             SampleVariant, SizeRecompile, SourceFile, Status, Unread, UnreadKind, Unrolled,
+                             WarningKind)
 from inspector.raw import RawBreak, RawEnv, RawGraph, RawRegions, RawSize
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
@@ -25,7 +26,7 @@ Within = Optional[tuple[str, str]]  # the compiled function: its file's path and
 
 
 def distinct(entries: Sequence[RawBreak], sources: Sources, within: Within = None
-             ) -> tuple[list[GraphBreak], list[str]]:
+             ) -> tuple[list[GraphBreak], list[Problem]]:
     """(GraphBreaks, problems): each break once, at its real site, with how many times torch reported it.
 
     The site is the innermost frame outside torch, inspector and the standard library (often a library's line, not
@@ -37,10 +38,10 @@ def distinct(entries: Sequence[RawBreak], sources: Sources, within: Within = Non
     messages that name no location."""
     seen: Seen = {}
     later: list[BreakFacts] = []
-    problems: list[str] = []
+    problems: list[Problem] = []
     for b in _reports(entries):
         if b.line is None:
-            problems.append(f"graph break {b.compile_id}: no file and line in torch's message: {b.reason}")
+            problems.append(Problem((Unread(UnreadKind.BREAK_PLACE, b.reason),), graph=b.compile_id))
         if b.resumes is not None:  # placed once every break it may follow is known
             later.append(b)
         else:

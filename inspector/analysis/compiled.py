@@ -10,8 +10,8 @@ from typing import Optional, TypeVar
 
 from inspector import frames
 from inspector.analysis import breaks, cost, kernels as kernels_mod, lines, machine, recompiles
-from inspector.model import (CompiledCode, CompileWarning, Env, Graph, Kernel, LineVerdict, SizeCall, SourceFile,
-                             WarningKind)
+from inspector.model import (CompiledCode, CompileWarning, Env, Graph, Kernel, LineVerdict, Problem, SizeCall,
+                             SourceFile, Unread, UnreadKind, WarningKind)
 from inspector.model.lines import FunctionSpan
 from inspector.raw import (JSON, RawBreak, RawCapture, RawGraph, RawKernelTimes, RawMachineCode, RawPythonLine,
                            RawRegions, RawSize, RawThreadScaling, RawTrial, RawVariant)
@@ -19,7 +19,7 @@ from inspector.raw import (JSON, RawBreak, RawCapture, RawGraph, RawKernelTimes,
 # the kinds of torch output a compiled function's analysis parses: each counted, with what was not understood
 ARTIFACTS = ("output code", "graph-break messages", "FX graph stack comments", "log records", "Inductor decisions",
              "machine code")
-Seen = dict[str, tuple[int, list[str]]]  # {artifact: (how many were read, one line per one not understood)}
+Seen = dict[str, tuple[int, list[Problem]]]  # {artifact: (how many were read, one problem per one not understood)}
 NONE = RawCapture.from_json({})
 T = TypeVar("T")
 
@@ -116,7 +116,7 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
                                   context.shape)
     seen["graph-break messages"] = (len(breaks_raw), break_problems)
     seen["log records"] = (pieces.capture.given("records", len(graphs_raw) + len(breaks_raw)),
-                           list(pieces.capture.problems or []))
+                           [Problem((Unread(UnreadKind.PROBE, p),)) for p in pieces.capture.problems or []])
     return CompiledCode(
         kernels=tuple(kernels), graphs=tuple(graphs), breaks=tuple(graph_breaks),
         break_cost=breaks.cost(pieces.regions),
@@ -146,11 +146,11 @@ def _kernels(pieces: Pieces, graphs_raw: list[RawGraph]) -> tuple[list[Kernel], 
         names = []
         for code in codes:
             split = kernels_mod.split(code, g.compile_id)
-            problems += [f"graph {g.compile_id}: {p} (raw code kept)" for p in split.problems]
+            problems += split.problems
             parts += split.read
             joined, unread = kernels_mod.with_nest_records(split.kernels, g.nests, pieces.capture.decision_hooks)
             found += joined
-            decision_problems += [f"graph {g.compile_id}: {p}" for p in unread]
+            decision_problems += [Problem((u,), graph=g.compile_id) for u in unread]
             names += [k.name for k in split.kernels]
         graphs.append(Graph(g.compile_id, (g.metrics or {}).get("graph_op_count"), g.fx_graph_cache, names, codes))
     kernels = kernels_mod.with_launch_configs(kernels_mod.with_ids(found), pieces.launch_configs)
@@ -158,8 +158,8 @@ def _kernels(pieces: Pieces, graphs_raw: list[RawGraph]) -> tuple[list[Kernel], 
     seen: Seen = {
         "output code": (parts, problems),
         "FX graph stack comments": (sum((g.fx_graph or "").count("# File:") for g in graphs_raw),
-                                    [f"graph {g.compile_id}: not read: {c[:160]}" for g in graphs_raw
-                                     for c in frames.unread_comments(g.fx_graph or "")]),
+                                    [Problem((Unread(UnreadKind.FX_COMMENT, c),), graph=g.compile_id)
+                                     for g in graphs_raw for c in frames.unread_comments(g.fx_graph or "")]),
         "Inductor decisions": (sum(len(n.decisions or []) for g in graphs_raw for n in g.nests or []),
                                decision_problems),
         "machine code": machine_seen}

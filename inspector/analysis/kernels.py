@@ -17,12 +17,12 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from inspector.analysis.parse import LIBRARY_CALL, KernelFacts, cpp, decisions, triton, wrapper
-from inspector.model import Backend, Decisions, Kernel, Launch
+from inspector.model import Backend, Decisions, Kernel, Launch, Problem, Unread, UnreadKind
 from inspector.raw import JSON, RawNest
 
 HANDLE = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+?):(\d+)")
 FACTORIES = {"cpp_pybinding": Backend.CPP, "cpp": Backend.CPP, "triton": Backend.TRITON}  # async_compile.<factory>
-PARSERS: dict[Backend, Callable[[str], tuple[KernelFacts, list[str]]]] = {Backend.CPP: cpp.facts,
+PARSERS: dict[Backend, Callable[[str], tuple[KernelFacts, list[Unread]]]] = {Backend.CPP: cpp.facts,
                                                                           Backend.TRITON: triton.facts}
 MIN_SHARED = 0.5  # a nest record joins the parsed nest whose (stripped) lines it holds at least half of
 
@@ -34,7 +34,7 @@ class Split:
     per part at most."""
 
     kernels: list[Kernel]
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     read: int = 1
 
 
@@ -43,14 +43,14 @@ def split(output_code: str, graph: Optional[str] = None) -> Split:
     try:
         tree = wrapper.parse(output_code)
     except wrapper.WrapperError as e:
-        return Split([], [str(e)])
+        return Split([], [Problem((Unread(UnreadKind.UNPARSED, str(e)),), graph=graph)])
     defined: dict[str, tuple[Backend, str]] = {}
     for node in tree.body:
         found = _definition(node)
         if found:
             defined[found[0]] = found[1], found[2]
     calls, unknown = wrapper.launches(tree, set(defined))
-    problems = _wrapper_problems(tree, list(dict.fromkeys(unknown)))
+    problems = [Problem((u,), graph=graph) for u in _wrapper_problems(tree, list(dict.fromkeys(unknown)))]
     handles = dict(HANDLE.findall(output_code))
     launches: dict[str, list[Launch]] = {}
     for position, call in enumerate(calls):
@@ -59,7 +59,7 @@ def split(output_code: str, graph: Optional[str] = None) -> Split:
     for name in list(launches) + [n for n in defined if n not in launches]:
         backend, code = defined.get(name, (Backend.EXTERN, ""))
         f, not_read = PARSERS[backend](code) if backend in PARSERS else (LIBRARY_CALL, [])
-        problems += [f"{name}: " + "; ".join(not_read)] if not_read else []
+        problems += [Problem(tuple(not_read), graph=graph, kernel=name)] if not_read else []
         shown = name if backend != Backend.EXTERN else name.replace("torch.ops.", "")
         kernels.append(Kernel(
             id=shown, name=shown, graph=graph, backend=backend, code=code, parallel=_parallel(backend, f),
@@ -70,15 +70,11 @@ def split(output_code: str, graph: Optional[str] = None) -> Split:
     return Split(kernels, problems, 1 + len(kernels))
 
 
-def _wrapper_problems(tree: ast.Module, unknown: list[str]) -> list[str]:
-    """What was not understood of the wrapper, in one line at most: no ``call``, or the ``unknown`` names it calls."""
+def _wrapper_problems(tree: ast.Module, unknown: list[str]) -> list[Unread]:
+    """What was not understood of the wrapper, one thing at most: no ``call``, or the ``unknown`` names it calls."""
     if not wrapper.call_functions(tree):
-        return ["no call() function in the output code"]
-    if not unknown:
-        return []
-    one = len(unknown) == 1
-    return [f"call() calls {', '.join(unknown)}, neither {'a kernel' if one else 'kernels'} of this module nor "
-            f"{'a known library call' if one else 'known library calls'}"]
+        return [Unread(UnreadKind.NO_CALL)]
+    return [Unread(UnreadKind.UNKNOWN_CALLS, names=tuple(unknown))] if unknown else []
 
 
 def _definition(node: ast.stmt) -> Optional[tuple[str, Backend, str]]:
@@ -114,7 +110,7 @@ def with_launch_configs(kernels: list[Kernel], configs: Optional[JSON]) -> list[
 
 
 def with_nest_records(kernels: list[Kernel], records: Optional[list[RawNest]],
-                      hooks: Optional[Mapping[str, str]] = None) -> tuple[list[Kernel], list[str]]:
+                      hooks: Optional[Mapping[str, str]] = None) -> tuple[list[Kernel], list[Unread]]:
     """(kernels, [problems]): the C++ kernels of one graph with each loop nest joined to the probe's nest records (the
     code Inductor generated for a nest, the user stacks of the FX nodes it computes, and Inductor's decisions for it:
     ``hooks`` says which decisions the capture could record): each record joins the nest whose code it shares most, if
@@ -134,7 +130,7 @@ def with_nest_records(kernels: list[Kernel], records: Optional[list[RawNest]],
     stacks: dict[tuple[str, int], list[str]] = {}
     nodes: dict[tuple[str, int], list[str]] = {}
     decided: dict[tuple[str, int], Optional[Decisions]] = {}
-    problems: list[str] = []
+    problems: list[Unread] = []
     for record in records:
         shared = Counter[int]()
         for line in {line.strip() for line in record.code or [] if line.strip()}:

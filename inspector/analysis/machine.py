@@ -21,7 +21,8 @@ from dataclasses import replace
 from typing import Optional
 
 from inspector.analysis.parse import cpp
-from inspector.model import LISTED, Backend, Kernel, LoopNest, Machine, MachineCode, Reason, ReasonKind, NestAt
+from inspector.model import (LISTED, Backend, Kernel, LoopNest, Machine, MachineCode, NestAt, Problem, Reason,
+                             ReasonKind, Unread, UnreadKind)
 from inspector.raw import RawCounts, RawMachineCode
 from inspector.record import kernel_key
 
@@ -37,7 +38,7 @@ LIBM = {f"{name}{suffix}" for suffix in ("", "f") for name in (
 
 
 def with_machine_code(kernels: list[Kernel], entries: list[RawMachineCode]
-                      ) -> tuple[list[Kernel], tuple[int, list[str]]]:
+                      ) -> tuple[list[Kernel], tuple[int, list[Problem]]]:
     """(kernels with ``machine`` joined to each C++ kernel and to the loop nests it can be told for, (items read,
     problems)): ``entries``: the variant's ``machine_code``. A kernel joins the entry of its graph with its source's
     key, else any entry with that key (one without a graph: a record made before entries had one, or a kernel no
@@ -50,37 +51,36 @@ def with_machine_code(kernels: list[Kernel], entries: list[RawMachineCode]
         (e.graph, e.key): e for e in entries if e.graph is not None}
     by_key = {e.key: e for e in reversed(entries)}  # the first entry of a key
     out: list[Kernel] = []
-    problems: list[str] = []
+    problems: list[Problem] = []
     for k in kernels:
         entry = (by_graph.get((k.graph, keys[k.id])) or by_key.get(keys[k.id])) if k.id in keys else None
         if entry is None:
             out.append(k)
-            problems += [f"{k.id}: no machine code recorded for it"] if k.id in keys else []
+            problems += [Problem((Unread(UnreadKind.NO_MACHINE_CODE),), kernel=k.id)] if k.id in keys else []
             continue
         kernel, found = _joined(k, entry)
         out.append(kernel)
-        problems += [f"{k.id}: " + "; ".join(found)] if found else []
+        problems += [Problem(tuple(found), kernel=k.id)] if found else []
     placed = {(k.graph, keys[k.id]) for k in kernels if k.id in keys}
     unjoined = [e for e in entries if (e.graph, e.key) not in placed
                 and (e.graph is not None or e.key not in {key for _, key in placed})]
-    problems += [f"machine code of {e.kernel or e.key}" + (f" in graph {e.graph}" if e.graph else "")
-                 + " joins no kernel of the output code" for e in unjoined]
+    problems += [Problem((Unread(UnreadKind.UNJOINED),), graph=e.graph, kernel=e.kernel or e.key) for e in unjoined]
     return out, (len(keys) + len(unjoined), problems)
 
 
-def _joined(kernel: Kernel, entry: RawMachineCode) -> tuple[Kernel, list[str]]:
+def _joined(kernel: Kernel, entry: RawMachineCode) -> tuple[Kernel, list[Unread]]:
     """(``kernel`` with its machine code and its nests' own, what was not understood of it)."""
     functions = entry.functions or {}
     unclassified = _merged(f.unclassified for f in functions.values())
     unknown = sum(n for _, n in unclassified)
-    problems = [f"{unknown} instruction{'s' if unknown > 1 else ''} not classified ("
-                + ", ".join(f"{m} x{n}" for m, n in unclassified) + ")"] if unknown else []
+    problems = [Unread(UnreadKind.UNCLASSIFIED, names=tuple(m for m, _ in unclassified),
+                       counts=tuple(n for _, n in unclassified))] if unknown else []
     nests, unattributed = _per_nest(kernel, functions, entry.lines)
     return replace(kernel, machine=_code(functions.items()), loop_nests=nests), problems + unattributed
 
 
 def _per_nest(kernel: Kernel, functions: dict[str, RawCounts], lines: Optional[dict[str, RawCounts]]
-              ) -> tuple[list[LoopNest], list[str]]:
+              ) -> tuple[list[LoopNest], list[Unread]]:
     """(the kernel's loop nests with their own counts, problems): from the line table's counts per source line
     (``lines``) where the compiler wrote one, else those of the functions that hold a nest alone."""
     nests = kernel.loop_nests
@@ -91,8 +91,7 @@ def _per_nest(kernel: Kernel, functions: dict[str, RawCounts], lines: Optional[d
     regions = [_span(code, i) for i, line in enumerate(code) if REGION.search(line)]
     outlined = sorted((int(m.group(1) or 0), name) for name in functions if (m := OUTLINED.search(name)))
     if len(outlined) != len(regions):
-        return nests, [f"{len(outlined)} OpenMP outlined functions for {len(regions)} parallel regions: its machine "
-                       "code is not told apart per loop nest"]
+        return nests, [Unread(UnreadKind.OUTLINED, counts=(len(outlined), len(regions)))]
     owner: dict[int, list[str]] = {}  # nest index: the functions holding it, where they hold no other nest
     if not regions and len(nests) == 1 and "kernel" in functions:
         owner[nests[0].index] = ["kernel"]

@@ -11,6 +11,7 @@ from inspector.model.fixes import Change, Fix, TrialResult
 from inspector.model.rewrites import Rewritten
 from inspector.model.runs import InternalError, Program, ProgramFunction, SampleVariant, SweepPoint
 from inspector.model.timing import MachineLoad, Rounds
+from inspector.model.why import Problem
 from inspector.model.words import RunKind, Status, coerce
 from inspector.raw import JSON
 
@@ -94,7 +95,7 @@ class ParseCount:
 
     artifact: str  # output code, graph-break messages, log records
     read: int
-    problems: list[str]  # one line each
+    problems: list[Problem]  # one per item at most; their words, one line each, are the JSON's (render/said.py)
 
 
 @dataclass(frozen=True)

@@ -246,6 +246,58 @@ class Machine:
     more: int = 0
 
 
+class UnreadKind(Words):
+    """What a parser did not understand: output code that does not parse (``text``: the parser's message), with no
+    ``call()``, or calling ``names`` that are neither its kernels nor known library calls; a loop header (``text``)
+    or a loop not at the start of a line; Triton loads (``counts``: unread, all); a decision of an unknown kind
+    (``text``); an FX graph's ``# File:`` comment (``text``); a graph-break message without a file and line
+    (``text``: torch's reason); a C++ kernel without machine code, machine code joining no kernel, instructions not
+    classified (``names``, ``counts``: each one's), OpenMP outlined functions not one per parallel region
+    (``counts``: functions, regions); a record key or a probe message's kind this version does not know (``text``);
+    a line of the probe's own (``text``)."""
+
+    UNPARSED = "unparsed"
+    NO_CALL = "no-call"
+    UNKNOWN_CALLS = "unknown-calls"
+    LOOP_HEADER = "loop-header"
+    LOOP_INDENTED = "loop-indented"
+    TRITON_LOADS = "triton-loads"
+    DECISION_KIND = "decision-kind"
+    FX_COMMENT = "fx-comment"
+    BREAK_PLACE = "break-place"
+    NO_MACHINE_CODE = "no-machine-code"
+    UNJOINED = "unjoined"
+    UNCLASSIFIED = "unclassified"
+    OUTLINED = "outlined"
+    RECORD_KEY = "record-key"
+    MESSAGE_KIND = "message-kind"
+    PROBE = "probe"
+
+
+@dataclass(frozen=True)
+class Unread:
+    """One thing a parser did not understand, of one kind (``UnreadKind`` says what each field holds)."""
+
+    kind: UnreadKind
+    text: Optional[str] = None  # the text torch (or the probe) wrote
+    names: tuple[str, ...] = ()
+    counts: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        coerce(self, "kind", UnreadKind)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a parser did not understand of one item of torch's output (``what``: one or more things), and where: the
+    variant or function (``unit``), the graph (its compile id) and the kernel (or machine-code entry) it is in."""
+
+    what: tuple[Unread, ...]
+    unit: Optional[str] = None
+    graph: Optional[str] = None
+    kernel: Optional[str] = None
+
+
 @dataclass(frozen=True)
 class Reason:
     """Why something is so: a stable ``kind`` that renderers may branch on, and the ``facts`` its words are built

@@ -10,10 +10,11 @@ from typing import Any, Optional
 
 from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, ComparedRun, CompileWarning, Confounder, Env,
                              ExitChanged, Facts, Gathered, GraphBreak, LaneOps, Machine, MachineLoad, Named, NestAt,
-                             Nests, NoLoop, NonContiguous, Overruled, PairWarning, Populations, Reason, ReasonKind,
-                             Recompilation, RunPair, Scaled, Sequential, Serial, SerialCause, SizeRecompile, SmallLoops,
-                             SourceChanged, Tail, ThreadScaling, ThreadSpeedups, TimeRow, TimedApart, TimedBusy,
-                             TritonLaunch, TritonLoads, Undecided, Unfused, Unrecorded, Unrolled)
+                             Nests, NoLoop, NonContiguous, Overruled, PairWarning, ParseCount, Populations, Problem,
+                             Reason, ReasonKind, Recompilation, RunPair, Scaled, Sequential, Serial, SerialCause,
+                             SizeRecompile, SmallLoops, SourceChanged, Tail, ThreadScaling, ThreadSpeedups, TimeRow,
+                             TimedApart, TimedBusy, TritonLaunch, TritonLoads, Undecided, Unfused, Unread, UnreadKind,
+                             Unrecorded, Unrolled)
 
 
 def json_words(value: object) -> dict[str, Any]:
@@ -380,6 +381,51 @@ def triton_launch(launch: TritonLaunch) -> str:
     return "; ".join(p for p in parts if p)
 
 
+UNREAD: dict[UnreadKind, Callable[[Unread], str]] = {  # what was not understood, by its kind
+    UnreadKind.UNPARSED: lambda u: u.text or "",  # the parser's own message
+    UnreadKind.NO_CALL: lambda u: "no call() function in the output code",
+    UnreadKind.UNKNOWN_CALLS: lambda u: (
+        f"call() calls {', '.join(u.names)}, neither a kernel of this module nor a known library call"
+        if len(u.names) == 1 else
+        f"call() calls {', '.join(u.names)}, neither kernels of this module nor known library calls"),
+    UnreadKind.LOOP_HEADER: lambda u: f"loop header not understood: {(u.text or '')[:160]}",
+    UnreadKind.LOOP_INDENTED: lambda u: "a loop that is not at the start of a line",
+    UnreadKind.TRITON_LOADS: lambda u: f"{u.counts[0]} of {u.counts[1]} Triton loads not understood (their strides "
+                                       "are unknown)",
+    UnreadKind.DECISION_KIND: lambda u: f"decision of unknown kind {u.text!r} not read",
+    UnreadKind.FX_COMMENT: lambda u: f"not read: {(u.text or '')[:160]}",
+    UnreadKind.BREAK_PLACE: lambda u: f"no file and line in torch's message: {u.text}",
+    UnreadKind.NO_MACHINE_CODE: lambda u: "no machine code recorded for it",
+    UnreadKind.UNCLASSIFIED: lambda u: f"{sum(u.counts)} instruction{'s' if sum(u.counts) > 1 else ''} not "
+                                       f"classified ({', '.join(f'{m} x{n}' for m, n in zip(u.names, u.counts))})",
+    UnreadKind.OUTLINED: lambda u: f"{u.counts[0]} OpenMP outlined functions for {u.counts[1]} parallel regions: its "
+                                   "machine code is not told apart per loop nest",
+    UnreadKind.RECORD_KEY: lambda u: "not known to this version (kept, not read)",
+    UnreadKind.MESSAGE_KIND: lambda u: f"a {u.text!r} message: a kind this version does not know (not read)",
+    UnreadKind.PROBE: lambda u: u.text or "",
+}
+KEPT = (UnreadKind.UNPARSED, UnreadKind.NO_CALL, UnreadKind.UNKNOWN_CALLS, UnreadKind.LOOP_HEADER,
+        UnreadKind.LOOP_INDENTED, UnreadKind.TRITON_LOADS)  # output code's problems: its raw code is kept
+
+
+def problem(p: Problem) -> str:
+    """What a parser did not understand of one item, in one line: where (the variant or function, the graph, the
+    kernel), then what."""
+    first = p.what[0].kind
+    if first == UnreadKind.UNJOINED:
+        place = [f"machine code of {p.kernel}" + (f" in graph {p.graph}" if p.graph else "")
+                 + " joins no kernel of the output code"]
+    else:
+        graph = [f"graph break {p.graph}" if first == UnreadKind.BREAK_PLACE else f"graph {p.graph}"] if p.graph else []
+        key = [p.what[0].text or ""] if first == UnreadKind.RECORD_KEY else []
+        place = graph + ([p.kernel] if p.kernel else []) + key + ["; ".join(UNREAD[u.kind](u) for u in p.what)]
+    return ": ".join(([p.unit] if p.unit else []) + place) + (" (raw code kept)" if first in KEPT else "")
+
+
+def _problems(c: ParseCount) -> list[str]:
+    return [problem(p) for p in c.problems]
+
+
 def row(r: TimeRow) -> str:
     """What a row of times is of: a kernel that ran under one run alone says so."""
     return f"{r.what} (only under {r.only})" if r.only else r.what
@@ -403,5 +449,5 @@ WORDS: dict[type, dict[str, tuple[Any, Callable[[Any], Any]]]] = {
     GraphBreak: {"after": (Optional[str], after)},
     MachineLoad: {"busy": (Optional[str], busy), "why": (list[str], load_clauses)},
     RunPair: {"warnings": (list[str], _pair_warnings)}, ComparedRun: {"load": (Optional[str], _run_load)},
-    TimeRow: {"what": (str, row)},
+    TimeRow: {"what": (str, row)}, Problem: {"text": (str, problem)}, ParseCount: {"problems": (list[str], _problems)},
 }

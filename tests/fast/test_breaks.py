@@ -11,7 +11,7 @@ from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, SourceFile
 from inspector.raw import RawBreak, RawEnv
 from inspector.render import renderer
-from inspector.render.said import after, said
+from inspector.render.said import after, problem, said
 
 # torch 2.13's messages from `inspector run` of a particle-swarm program (tests/fixtures/torch-2.13.0/pso_fallback.py)
 PSO = json.loads((FIXTURES / "torch-2.13.0" / "pso_fallback.json").read_text())
@@ -97,7 +97,7 @@ def test_a_message_without_a_location_is_counted_as_not_understood():
     a = analysis("2.13.0", "poly")
     found, problems = breaks.distinct([RawBreak(text="Graph break: something new", compile_id="0/0")], a.sample)
     assert [(b.file, b.line, b.reason, b.cause) for b in found] == [(None, None, "something new", "unknown")]
-    assert problems == ["graph break 0/0: no file and line in torch's message: something new"]
+    assert [problem(p) for p in problems] == ["graph break 0/0: no file and line in torch's message: something new"]
 
 
 def _pso_line(text):

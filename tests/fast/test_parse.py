@@ -11,7 +11,7 @@ from inspector.analysis import kernels
 from inspector.analysis.parse import breaks, loads, triton, wrapper
 from inspector.model import Launch
 from inspector.raw import RawBreak
-from inspector.render.said import triton_launch
+from inspector.render.said import problem, triton_launch
 
 
 def output_code(version, stem, vid, graph=0):
@@ -122,13 +122,15 @@ def test_a_subgraph_inside_a_loop_runs_per_iteration_however_deep_and_is_followe
 def test_output_code_it_cannot_read_is_a_problem_not_an_empty_answer():
     unknown = kernels.split("def call(args):\n    mystery_kernel_v9(args)\n")
     assert unknown.kernels == []
-    assert unknown.problems == ["call() calls mystery_kernel_v9, neither a kernel of this module nor a known "
-                                "library call"]
+    assert [problem(p) for p in unknown.problems] == [
+        "call() calls mystery_kernel_v9, neither a kernel of this module nor a known library call (raw code kept)"]
     several = kernels.split("def call(args):\n    mystery_kernel_v9(args)\n    other_v9(args)\n    other_v9(args)\n")
-    assert several.problems == ["call() calls mystery_kernel_v9, other_v9, neither kernels of this module nor known "
-                                "library calls"] and several.read == 1  # one line per part read: the wrapper
-    assert kernels.split("%%% not python").problems[0].startswith("output code does not parse")
-    assert kernels.split("x = 1\n").problems == ["no call() function in the output code"]
+    assert [problem(p) for p in several.problems] == [
+        "call() calls mystery_kernel_v9, other_v9, neither kernels of this module nor known library calls (raw code "
+        "kept)"] and several.read == 1  # one line per part read: the wrapper
+    assert problem(kernels.split("%%% not python").problems[0]).startswith("output code does not parse")
+    assert [problem(p) for p in kernels.split("x = 1\n", "0/1").problems] == [
+        "graph 0/1: no call() function in the output code (raw code kept)"]
     # a graph with nothing to compute (views only) is understood: no kernels, no problem
     assert kernels.split("def call(args):\n    a, = args\n    args.clear()\n    return (a, )\n").problems == []
 
@@ -209,10 +211,10 @@ def test_splitter_on_malformed_code_answers_only_what_the_text_says(text):
     try:
         tree = wrapper.parse(text)
     except wrapper.WrapperError:
-        assert split.kernels == [] and split.problems[0].startswith("output code does not parse")
+        assert split.kernels == [] and problem(split.problems[0]).startswith("output code does not parse")
         return
     if "mystery" in wrapper.call_source(text, tree):
-        assert any("mystery" in p for p in split.problems)  # an unknown call is never silently dropped
+        assert any("mystery" in problem(p) for p in split.problems)  # an unknown call is never silently dropped
 
 
 def _bare(text):
@@ -337,4 +339,4 @@ def test_a_loop_header_it_cannot_read_is_a_problem():
     split = kernels.split(code)
     (k,) = split.kernels
     assert k.loop_nests[0].trip is None and k.trip_counts == []
-    assert len(split.problems) == 1 and "loop header not understood" in split.problems[0]
+    assert len(split.problems) == 1 and "loop header not understood" in problem(split.problems[0])

@@ -11,7 +11,7 @@ import re
 from typing import Optional
 
 from inspector.analysis.parse import KernelFacts, loads
-from inspector.model import Evidence, LoopNest
+from inspector.model import Evidence, LoopNest, Unread, UnreadKind
 
 OMP = re.compile(r"#pragma omp (parallel|for)")
 OMP_FOR = re.compile(r"#pragma omp (?:parallel )?for\b")
@@ -28,7 +28,7 @@ HEADER = re.compile(r"for\s*\(\s*(?:int64_t|long|int|auto)\s+(\w+)\s*=\s*(.+?);\
 CAST = re.compile(r"static_cast<[\w:]+>\((.*)\)$")
 
 
-def facts(code: str) -> tuple[KernelFacts, list[str]]:
+def facts(code: str) -> tuple[KernelFacts, list[Unread]]:
     """The kernel's properties (the ``Kernel`` fields a C++ kernel fills) and what was not understood."""
     nests, problems = loop_nests(code)
     reduction = bool(ACCUMULATOR.search(code))
@@ -57,11 +57,11 @@ def evidence(code: str) -> list[Evidence]:
     return found
 
 
-def loop_nests(code: str) -> tuple[list[LoopNest], list[str]]:
+def loop_nests(code: str) -> tuple[list[LoopNest], list[Unread]]:
     """([LoopNest], problems): every top-level loop over Inductor's indices, with the lines its body spans."""
     lines = code.splitlines()
     nests: list[LoopNest] = []
-    problems: list[str] = []
+    problems: list[Unread] = []
     i = 0
     while i < len(lines):
         if not FOR.match(lines[i]):
@@ -76,7 +76,7 @@ def loop_nests(code: str) -> tuple[list[LoopNest], list[str]]:
         body = "\n".join(lines[i:end + 1])
         trip, start = _bounds(lines[i])
         if trip is None:
-            problems.append(f"loop header not understood: {lines[i].strip()[:160]}")
+            problems.append(Unread(UnreadKind.LOOP_HEADER, lines[i].strip()))
         vectorized = bool(VECTOR.search(body))
         previous = nests[-1] if nests else None
         nests.append(LoopNest(
@@ -86,7 +86,7 @@ def loop_nests(code: str) -> tuple[list[LoopNest], list[str]]:
             trip=trip, work=_work(lines[i:end + 1]), strided_loads=loads.strided_cpp(body)))
         i = end + 1
     if not nests and FOR.search(code):
-        problems.append("a loop that is not at the start of a line")
+        problems.append(Unread(UnreadKind.LOOP_INDENTED))
     return nests, problems
 
 

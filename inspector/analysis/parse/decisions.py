@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Optional
 
-from inspector.model import Decisions, Gather, ParallelChoice, Tiling
+from inspector.model import Decisions, Gather, ParallelChoice, Tiling, Unread, UnreadKind
 from inspector.raw import RawDecision, RawTilingLimits
 
 VECTOR_KERNELS = ("CppVecKernel", "CppTile2DKernel")  # kernel classes Inductor generates a vector loop with
@@ -14,12 +14,12 @@ KINDS = ("tiling", "checker", "parallel", "gather", "lane", "kernel", "dropped")
 
 
 def parse(entries: Optional[Sequence[RawDecision]],
-          hooks: Optional[Mapping[str, str]]) -> tuple[Optional[Decisions], list[str]]:
+          hooks: Optional[Mapping[str, str]]) -> tuple[Optional[Decisions], list[Unread]]:
     """(Decisions, [what could not be read]) of one nest record's ``decisions`` (RawDecisions); ``hooks``: the capture's
     {decision kind: "recorded" or why not}, absent in records made before decisions were recorded (then None)."""
     if entries is None:
         return None, []
-    problems = [f"decision of unknown kind {e.kind!r} not read" for e in entries if e.kind not in KINDS]
+    problems = [Unread(UnreadKind.DECISION_KIND, e.kind) for e in entries if e.kind not in KINDS]
     tiling = tuple(_tiling(e) for e in entries if e.kind == "tiling")
     tiling += tuple(Tiling("checker", factor=e.factor, message=e.message) for e in entries if e.kind == "checker")
     vector = [e.args if isinstance(e.args, dict) else {} for e in entries

@@ -7,7 +7,7 @@ import re
 from typing import Optional
 
 from inspector.analysis.parse import KernelFacts, loads
-from inspector.model import Evidence, TritonLaunch
+from inspector.model import Evidence, TritonLaunch, Unread, UnreadKind
 from inspector.raw import JSON
 
 KIND = re.compile(r"@triton_heuristics\.(\w+)")
@@ -15,13 +15,12 @@ SIZE_HINTS = re.compile(r"size_hints=(\{[^}]*\})")
 GRID_DIMENSIONS = {"Grid1D": "x", "Grid2D": "xy", "Grid3D": "xyz"}
 
 
-def facts(code: str) -> tuple[KernelFacts, list[str]]:
+def facts(code: str) -> tuple[KernelFacts, list[Unread]]:
     """The kernel's properties (the ``Kernel`` fields a Triton kernel fills) and what was not understood."""
     kind = KIND.search(code)
     found = loads.triton_loads(code)
     unread = code.count("tl.load(") - len(found)
-    problems = [f"{unread} of {code.count('tl.load(')} Triton loads not understood (their strides are unknown)"
-                ] if unread else []
+    problems = [Unread(UnreadKind.TRITON_LOADS, counts=(unread, code.count("tl.load(")))] if unread else []
     return KernelFacts(
         kind=kind.group(1) if kind else "unknown",
         parallel_regions=1,
