@@ -13,9 +13,9 @@ from inspector.analysis.lines import Scope, Sources
 from inspector.analysis.parse import breaks as parse
 from inspector.analysis.parse.breaks import BreakFacts
 from inspector.frames import Frame
-from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, Problem, ProgramFunction, Recompilation,
-                             SampleVariant, SizeRecompile, SourceFile, Status, Unread, UnreadKind, Unrolled,
-                             WarningKind)
+from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, LibraryFix, Problem, ProgramFunction,
+                             Recompilation, SampleVariant, SizeRecompile, SourceFile, Status, Unread, UnreadKind,
+                             Unrolled, WarningKind)
 from inspector.raw import RawBreak, RawEnv, RawGraph, RawRegions, RawSize
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
@@ -92,10 +92,11 @@ def _add(seen: Seen, b: BreakFacts, sources: Sources, within: Within) -> None:
         seen[key] = replace(known, count=known.count + 1, resumable=known.resumable and b.resumable)
         return
     fix, flag, where, file = b.fix, b.flag, site.kind if site else None, site.display if site else b.file
+    library = None
     form = fixes.branch_form(site.source, line) if b.cause == "data-dependent-branch" and site and line else None
     fix = {"where": parse.WHERE_FIX, "cond": parse.COND_FIX}.get(form or "", fix)  # as the source's branches allow
     if site and site.kind == "library":
-        fix, flag = _library_fix(site, line, chain, _torch_caller(b, site, sources)), None
+        fix, flag, library = None, None, _library_fix(site, line, chain, _torch_caller(b, site, sources))
     elif not site and b.file and TORCH_FILE.search(b.file):
         where, file, flag = "torch", "torch/" + TORCH_FILE.split(b.file)[-1], None
         fix = ("the break is in torch's own code, before any line of yours ran: this torch could not trace the "
@@ -105,7 +106,7 @@ def _add(seen: Seen, b: BreakFacts, sources: Sources, within: Within) -> None:
         file=file, line=line, code=site.text(line) if site and line is not None else None, where=where,
         chain=[(f.display, n) for f, n in chain], reason=b.reason, resumable=b.resumable, cause=b.cause,
         explanation=b.explanation, hints=b.hints, gb_id=b.gb_id, url=b.url, fix=fix, flag=flag, count=1,
-        compile_id=b.compile_id, mechanism=b.mechanism, text=_shown(b.text, sources))
+        compile_id=b.compile_id, mechanism=b.mechanism, text=_shown(b.text, sources), library=library)
 
 
 def first_seen(entries: Sequence[RawBreak], env: RawEnv, sample_path: str,
@@ -147,23 +148,16 @@ def _torch_caller(b: BreakFacts, site: SourceFile, sources: Sources) -> Optional
 
 
 def _library_fix(site: SourceFile, line: Optional[int], chain: list[tuple[SourceFile, int]],
-                 torch_caller: Optional[Frame] = None) -> str:
+                 torch_caller: Optional[Frame] = None) -> LibraryFix:
     """What to do about a break inside a library: it is not the user's code to rewrite; where torch itself called the
     library's code (wrapping a tensor subclass of the library's, say), nor is the call."""
     package = site.display.split("/", 1)[0]
     if torch_caller:
-        called = (f"the break is inside {package} ({site.display}:{line}), in code torch itself called "
-                  f"(torch/{TORCH_FILE.split(torch_caller.file)[-1]}:{torch_caller.line}, in {torch_caller.function}), "
-                  "not a line of yours")
-        if torch_caller.function == "to_subclass" or "as_subclass" in (torch_caller.code or ""):
-            return (f"{called}: torch wraps a tensor in a subclass of {package}'s. Give the compiled function plain "
-                    f"tensors (t.as_subclass(torch.Tensor)) and wrap its result outside it, or report it to {package}")
-        return f"{called}: report it to {package} and to torch"
-    mine = next(((f, n) for f, n in chain if f.kind != "library"), None)
-    call = f" at {mine[0].display}:{mine[1]}" if mine else ""
-    return (f"the break is inside {package} ({site.display}:{line}), not in your code: wrap the call into it{call} "
-            "with torch.compiler.disable (it runs eagerly, the rest stays compiled), call a function torch.compile "
-            f"supports instead, or report it to {package}")
+        subclass = torch_caller.function == "to_subclass" or "as_subclass" in (torch_caller.code or "")
+        return LibraryFix(package, site.display, line, "torch/" + TORCH_FILE.split(torch_caller.file)[-1],
+                          torch_caller.line, torch_caller.function, subclass)
+    mine = next(((f.display, n) for f, n in chain if f.kind != "library"), None)
+    return LibraryFix(package, site.display, line, call=mine)
 
 
 def cost(regions: Optional[RawRegions]) -> Optional[BreakCost]:

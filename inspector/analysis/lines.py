@@ -411,8 +411,8 @@ def _status_of(groups: list[list[Unit]], certain: list[list[Unit]], units: list[
         why = []
         for b, inside in breaks:
             why.append(Reason(ReasonKind.GRAPH_BREAK, BreakAt(inside, b.file, b.line, b.reason, b.explanation)))
-            if b.usual_fix:
-                why.append(Reason(ReasonKind.FIX, Named((b.usual_fix,))))
+            if b.fix or b.flag or b.library:
+                why.append(Reason(ReasonKind.FIX, b.usual))
         return LineStatus.GRAPH_BREAK, why
     if LineStatus.EXTERN in statuses:
         why = [Reason(ReasonKind.LIBRARY_CALL, Named(tuple(sorted({k.name for k, _ in units if not k.generated}))))]

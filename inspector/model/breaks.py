@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from inspector.model.lines import Site
-from inspector.model.why import SizeRecompile, Unrolled
+from inspector.model.why import LibraryFix, SizeRecompile, Unrolled, UsualFix
 from inspector.model.words import WarningKind, coerce
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class GraphBreak:
     hints: list[str]
     gb_id: Optional[str]
     url: Optional[str]
-    fix: Optional[str]  # the rewrite of the code that avoids it
+    fix: Optional[str]  # the rewrite of the code that avoids it (a break inside a library: ``library``'s words)
     flag: Optional[str]  # a config flag that removes it (a fix of its own, FixKind.FLAG)
     count: int
     compile_id: Optional[str]
@@ -33,12 +33,12 @@ class GraphBreak:
     text: str
     failed_after: Optional[str] = None  # torch's why the compiler backend failed on the code after it, which ran as
     # Python (its words, inspector/render/said.py, are the JSON's ``after``)
+    library: Optional[LibraryFix] = None  # what to do about a break inside a library
 
     @property
-    def usual_fix(self) -> Optional[str]:
-        """Its rewrite and its flag, as one clause where the break is shown alone."""
-        flag = f"set {self.flag}" if self.flag else None
-        return f"{self.fix}, or {flag}" if self.fix and flag else self.fix or flag
+    def usual(self) -> UsualFix:
+        """Its rewrite, its flag and what to do about it inside a library (its words: render/said.py)."""
+        return UsualFix(self.fix, self.flag, self.library)
 
 
 @dataclass(frozen=True)

@@ -299,6 +299,34 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class LibraryFix:
+    """What to do about a graph break inside a library (``package``, at ``file``:``line``), not the user's code to
+    rewrite: where torch itself called the library's code (``torch_file``, under torch/, ``torch_line``,
+    ``torch_function``), report it, or, where torch wraps a tensor in a subclass of the package's (``subclass``), give
+    the compiled function plain tensors; else wrap the user's call into it (``call``: its file and line, where known)
+    in torch.compiler.disable."""
+
+    package: str
+    file: str
+    line: Optional[int]
+    torch_file: Optional[str] = None
+    torch_line: Optional[int] = None
+    torch_function: Optional[str] = None
+    subclass: bool = False
+    call: Optional[tuple[str, int]] = None
+
+
+@dataclass(frozen=True)
+class UsualFix:
+    """A graph break's usual fix: the rewrite its cause's words say (``rewrite``), the config flag that removes it
+    (``flag``), or, for a break inside a library, what to do there (``library``)."""
+
+    rewrite: Optional[str]
+    flag: Optional[str]
+    library: Optional[LibraryFix]
+
+
+@dataclass(frozen=True)
 class Reason:
     """Why something is so: a stable ``kind`` that renderers may branch on, and the ``facts`` its words are built
     from (``inspector/render/said.py``; the JSON writes them as ``text``).
@@ -326,5 +354,5 @@ class Overruled:
 
 
 Facts = Optional[Union[Serial, BreakAt, Named, Backends, Unrolled, Nests, Unfused, TritonLoads, NoLoop, NonContiguous,
-                       SmallLoops, Tail, Undecided, Overruled, Gathered, LaneOps, Machine, ThreadSpeedups]]
+                       SmallLoops, Tail, Undecided, Overruled, Gathered, LaneOps, Machine, ThreadSpeedups, UsualFix]]
 # None: the reason's kind says it all

@@ -62,7 +62,8 @@ def rewrite(b: GraphBreak, named: Sequence[str]) -> str:
     """A break's rewrite: its usual fix, then torch's own hints that name another change (``named``: the fix's
     ``hints``), said as torch's."""
     hints = [f"Torch's hint: {h.strip().rstrip('.')}." for h in named]
-    fix = b.fix[0].upper() + b.fix[1:] if b.fix else ""
+    words = said.rewrite(b.usual)
+    fix = words[0].upper() + words[1:] if words else ""
     return " ".join([fix.rstrip(".") + "." if hints and fix else fix, *hints]).strip()
 
 

@@ -9,12 +9,12 @@ from collections.abc import Callable
 from typing import Any, Optional
 
 from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, ComparedRun, CompileWarning, Confounder, Env,
-                             ExitChanged, Facts, Gathered, GraphBreak, LaneOps, Machine, MachineLoad, Named, NestAt,
-                             Nests, NoLoop, NonContiguous, Overruled, PairWarning, ParseCount, Populations, Problem,
-                             Reason, ReasonKind, Recompilation, RunPair, Scaled, Sequential, Serial, SerialCause,
-                             SizeRecompile, SmallLoops, SourceChanged, Tail, ThreadScaling, ThreadSpeedups, TimeRow,
-                             TimedApart, TimedBusy, TritonLaunch, TritonLoads, Undecided, Unfused, Unread, UnreadKind,
-                             Unrecorded, Unrolled)
+                             ExitChanged, Facts, Gathered, GraphBreak, LaneOps, LibraryFix, Machine, MachineLoad,
+                             Named, NestAt, Nests, NoLoop, NonContiguous, Overruled, PairWarning, ParseCount,
+                             Populations, Problem, Reason, ReasonKind, Recompilation, RunPair, Scaled, Sequential,
+                             Serial, SerialCause, SizeRecompile, SmallLoops, SourceChanged, Tail, ThreadScaling,
+                             ThreadSpeedups, TimeRow, TimedApart, TimedBusy, TritonLaunch, TritonLoads, Undecided,
+                             Unfused, Unread, UnreadKind, Unrecorded, Unrolled, UsualFix)
 
 
 def json_words(value: object) -> dict[str, Any]:
@@ -32,6 +32,34 @@ def said(value: object) -> Optional[str]:
 def after(b: GraphBreak) -> Optional[str]:
     """That the compiler backend failed on the code after a break, and why (torch's words); None where it did not."""
     return f"the code after it did not compile: {b.failed_after}; Dynamo ran it as Python" if b.failed_after else None
+
+
+def library(f: LibraryFix) -> str:
+    """What to do about a break inside a library: it is not the user's code to rewrite; where torch itself called the
+    library's code (wrapping a tensor subclass of the library's, say), nor is the call."""
+    inside = f"the break is inside {f.package} ({f.file}:{f.line})"
+    if f.torch_file:
+        called = (f"{inside}, in code torch itself called ({f.torch_file}:{f.torch_line}, in {f.torch_function}), "
+                  "not a line of yours")
+        if f.subclass:
+            return (f"{called}: torch wraps a tensor in a subclass of {f.package}'s. Give the compiled function "
+                    "plain tensors (t.as_subclass(torch.Tensor)) and wrap its result outside it, or report it to "
+                    f"{f.package}")
+        return f"{called}: report it to {f.package} and to torch"
+    call = f" at {f.call[0]}:{f.call[1]}" if f.call else ""
+    return (f"{inside}, not in your code: wrap the call into it{call} with torch.compiler.disable (it runs eagerly, "
+            f"the rest stays compiled), call a function torch.compile supports instead, or report it to {f.package}")
+
+
+def rewrite(u: UsualFix) -> Optional[str]:
+    """A break's rewrite: its cause's, or what to do about it inside a library (the JSON's ``fix``)."""
+    return library(u.library) if u.library else u.rewrite
+
+
+def usual_fix(u: UsualFix) -> Optional[str]:
+    """A break's rewrite and its flag, as one clause where the break is shown alone."""
+    fix, flag = rewrite(u), f"set {u.flag}" if u.flag else None
+    return f"{fix}, or {flag}" if fix and flag else fix or flag
 
 
 def load_clauses(load: MachineLoad) -> list[str]:
@@ -140,8 +168,6 @@ def _undecided(u: Undecided) -> str:
 
 def _named(kind: ReasonKind, n: Named) -> str:
     names = ", ".join(n.names)
-    if kind == ReasonKind.FIX:
-        return f"fix: {names}"
     if kind == ReasonKind.LIBRARY_CALL:
         return f"ran as a library call: {names}"
     if kind == ReasonKind.GENERATED_AROUND:
@@ -171,6 +197,8 @@ def reason(r: Reason) -> str:
         return CONSTANT[r.kind]
     if isinstance(f, Named):
         return _named(r.kind, f)
+    if isinstance(f, UsualFix):
+        return f"fix: {usual_fix(f)}"
     if isinstance(f, Serial):
         return f"{_where(f.where, loop=True)} runs single-threaded: {serial(f)}"
     if isinstance(f, ThreadSpeedups):
@@ -446,7 +474,7 @@ WORDS: dict[type, dict[str, tuple[Any, Callable[[Any], Any]]]] = {
     Reason: {"text": (str, reason)}, CompileWarning: {"text": (str, warning)},
     Recompilation: {"text": (str, recompilation)}, ThreadScaling: {"text": (Optional[str], scaling)},
     Confounder: {"text": (str, confounder)}, TritonLaunch: {"text": (str, triton_launch)},
-    GraphBreak: {"after": (Optional[str], after)},
+    GraphBreak: {"after": (Optional[str], after), "fix": (Optional[str], lambda b: rewrite(b.usual))},
     MachineLoad: {"busy": (Optional[str], busy), "why": (list[str], load_clauses)},
     RunPair: {"warnings": (list[str], _pair_warnings)}, ComparedRun: {"load": (Optional[str], _run_load)},
     TimeRow: {"what": (str, row)}, Problem: {"text": (str, problem)}, ParseCount: {"problems": (list[str], _problems)},

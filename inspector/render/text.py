@@ -161,7 +161,7 @@ class TextRenderer(Renderer):
                 if b.failed_after:
                     console.print(f"      then {said.after(b)}", markup=False)
                 for label, value in (("torch", b.explanation), *(("hint", h) for h in b.hints),
-                                     (b.gb_id, b.url), ("fix", b.usual_fix)):
+                                     (b.gb_id, b.url), ("fix", said.usual_fix(b.usual))):
                     if value:
                         console.print(f"      {label}: {value}", markup=False)
             for t in row.tried:

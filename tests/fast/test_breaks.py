@@ -11,7 +11,7 @@ from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, SourceFile
 from inspector.raw import RawBreak, RawEnv
 from inspector.render import renderer
-from inspector.render.said import after, problem, said
+from inspector.render.said import after, problem, rewrite, said
 
 # torch 2.13's messages from `inspector run` of a particle-swarm program (tests/fixtures/torch-2.13.0/pso_fallback.py)
 PSO = json.loads((FIXTURES / "torch-2.13.0" / "pso_fallback.json").read_text())
@@ -192,6 +192,8 @@ def test_a_break_in_library_code_torch_itself_called_names_torchs_frame_and_not_
                      SourceFile(site, "evotorch/tools/readonlytensor.py", "library", library)])
     (b,), _ = breaks.distinct([RawBreak(compile_id="1/0", text=text)], files, ("/proj/snes.py", "rastrigin"))
     assert (b.file, b.line, b.where) == ("evotorch/tools/readonlytensor.py", 56, "library")
-    assert "in code torch itself called (torch/_dynamo/utils.py:3172, in to_subclass)" in b.fix
-    assert "plain tensors (t.as_subclass(torch.Tensor))" in b.fix and "snes.py:22" not in b.fix
+    fix = rewrite(b.usual) or ""
+    assert b.fix is None and b.library and b.library.subclass and b.library.call is None
+    assert "in code torch itself called (torch/_dynamo/utils.py:3172, in to_subclass)" in fix
+    assert "plain tensors (t.as_subclass(torch.Tensor))" in fix and "snes.py:22" not in fix
     assert [n for _, n in b.chain] == [12, 56]  # from the compiled function's frame, not the program's <module>

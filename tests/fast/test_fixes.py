@@ -16,6 +16,7 @@ from inspector.model import FixKind
 from inspector.raw import RawRecord
 from inspector.record import load
 from inspector.render import fixes as fix_words, renderer, views
+from inspector.render.said import usual_fix
 
 FIXES = "ten_genes-fixes"  # ten_genes at its default size: the layout and the tiling heuristic tried
 
@@ -79,7 +80,7 @@ def test_a_flag_is_said_once_by_its_own_fix_never_inside_a_breaks_rewrite(versio
         # where trying it gained nothing, no advice names it; the break's own line still says it
         assert not any(flag in text or flag.split("=")[0].split(".")[-1] in text for text in said
                        if text != fix_words.advice(fix))
-        assert all(flag in b.usual_fix for b in a.variant(fix.variant).code.breaks if b.flag == flag)
+        assert all(flag in (usual_fix(b.usual) or "") for b in a.variant(fix.variant).code.breaks if b.flag == flag)
 
 
 def test_stopping_recompiles_applies_to_a_variant_that_recompiled_on_every_call_only():

@@ -107,8 +107,8 @@ def test_a_record_with_keys_this_version_does_not_know_loads_renders_and_counts_
     report = render(tmp_path / "poly.json")
     assert report.record.to_json() == data
     (count,) = [p for p in report.analysis.parse if p.artifact == "record keys"]
-    assert count.read == 2 and [p.split(":")[0] for p in count.problems] == ["sample.later",
-                                                                           "variants[0].capture.new_fact"]
+    assert count.read == 2 and [p.what[0].text for p in count.problems] == ["sample.later",
+                                                                          "variants[0].capture.new_fact"]
     assert '<th scope="row">record keys</th><td class="num">2</td><td class="num">2</td>' in report.html()
     assert "not understood: 2 of 2 record keys" in report.text()
     assert all(p.artifact != "record keys" for p in analyze(load(record_path("2.13.0", "poly"))).parse)
