@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Optional
+from typing import Optional, Union
 
 from inspector import files, frames as parse_frames
 from inspector.analysis import fixes, recompiles
@@ -91,12 +91,12 @@ def _add(seen: Seen, b: BreakFacts, sources: Sources, within: Within) -> None:
         known = seen[key]
         seen[key] = replace(known, count=known.count + 1, resumable=known.resumable and b.resumable)
         return
-    fix, flag, where, file = b.fix, b.flag, site.kind if site else None, site.display if site else b.file
-    library = None
+    fix: Optional[Union[str, LibraryFix]] = b.fix
+    flag, where, file = b.flag, site.kind if site else None, site.display if site else b.file
     form = fixes.branch_form(site.source, line) if b.cause == "data-dependent-branch" and site and line else None
     fix = {"where": parse.WHERE_FIX, "cond": parse.COND_FIX}.get(form or "", fix)  # as the source's branches allow
     if site and site.kind == "library":
-        fix, flag, library = None, None, _library_fix(site, line, chain, _torch_caller(b, site, sources))
+        fix, flag = _library_fix(site, line, chain, _torch_caller(b, site, sources)), None
     elif not site and b.file and TORCH_FILE.search(b.file):
         where, file, flag = "torch", "torch/" + TORCH_FILE.split(b.file)[-1], None
         fix = ("the break is in torch's own code, before any line of yours ran: this torch could not trace the "
@@ -106,7 +106,7 @@ def _add(seen: Seen, b: BreakFacts, sources: Sources, within: Within) -> None:
         file=file, line=line, code=site.text(line) if site and line is not None else None, where=where,
         chain=[(f.display, n) for f, n in chain], reason=b.reason, resumable=b.resumable, cause=b.cause,
         explanation=b.explanation, hints=b.hints, gb_id=b.gb_id, url=b.url, fix=fix, flag=flag, count=1,
-        compile_id=b.compile_id, mechanism=b.mechanism, text=_shown(b.text, sources), library=library)
+        compile_id=b.compile_id, mechanism=b.mechanism, text=_shown(b.text, sources), failed=b.failed)
 
 
 def first_seen(entries: Sequence[RawBreak], env: RawEnv, sample_path: str,

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Optional, Union
 
 from inspector.analysis import rounds
-from inspector.model import (Change, ChangeAt, CompiledCode, Fix, FixKind, GraphBreak, LineRef, LineStatus,
+from inspector.model import (Change, ChangeAt, CompiledCode, Fix, FixKind, GraphBreak, LibraryFix, LineRef, LineStatus,
                              LineVerdict, ProgramFunction, Recompilation, SampleAnalysis, SampleVariant, SizeCompared,
                              Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized, WarningKind)
 from inspector.model.fixes import TILING_OFF, Where
@@ -69,13 +69,14 @@ def strided_lines(code: CompiledCode, branches: Optional[Sequence[str]] = None) 
 def has_rewrite(b: GraphBreak) -> bool:
     """The precondition of a break's rewrite: torch's words name its usual fix, or torch gave a hint that names a
     change to make."""
-    return bool(b.fix or b.library or torch_hints(b))
+    return bool(b.fix or torch_hints(b))
 
 
 def torch_hints(b: GraphBreak) -> list[str]:
     """torch's own hints for a break that name a change to make, less those naming what its rewrite or flag names and
     those removing a call the break's line does not make (a call in torch's or a library's code below it)."""
-    said = {n.split(".")[-1] for n in NAMED.findall(f"{b.fix or ''} {b.flag or ''}")} | set(_library_names(b))
+    rewrite = b.fix if isinstance(b.fix, str) else ""
+    said = {n.split(".")[-1] for n in NAMED.findall(f"{rewrite} {b.flag or ''}")} | set(_library_names(b))
     return [h for h in b.hints if not NO_FIX_HINT.search(h)
             and not any(n.split(".")[-1] in said for n in NAMED.findall(h.replace("`", "")))
             and not ((m := REMOVE.match(h)) and m.group(1) not in (b.code or ""))]
@@ -84,8 +85,8 @@ def torch_hints(b: GraphBreak) -> list[str]:
 def _library_names(b: GraphBreak) -> tuple[str, ...]:
     """What a library break's fix names: plain tensors where torch wraps one in the library's subclass, else
     torch.compiler.disable around the call and a function torch.compile supports; nothing where it is reported."""
-    f = b.library
-    if f is None or (f.torch_file and not f.subclass):
+    f = b.fix
+    if not isinstance(f, LibraryFix) or (f.torch_file and not f.subclass):
         return ()
     return ("as_subclass", "Tensor") if f.subclass else ("disable", "compile")
 
@@ -209,7 +210,7 @@ def same(fix: Fix) -> tuple[object, ...]:
     """What makes fixes one change, whatever variant they are on: their kind and what they name (a break's usual
     rewrite and torch's hints, a flag, a recompilation's guards, the argument and its dimension)."""
     cause = fix.cause
-    names: object = ((cause.cause, cause.fix, cause.library)
+    names: object = ((cause.cause, cause.fix)
                      if isinstance(cause, GraphBreak) and fix.kind == FixKind.BREAK else
                      fix.spec.config if fix.kind == FixKind.FLAG and fix.spec else
                      (cause.count, cause.calls, cause.every_call, cause.limit, tuple(cause.guards))

@@ -410,8 +410,9 @@ def _status_of(groups: list[list[Unit]], certain: list[list[Unit]], units: list[
     if breaks:
         why = []
         for b, inside in breaks:
-            why.append(Reason(ReasonKind.GRAPH_BREAK, BreakAt(inside, b.file, b.line, b.reason, b.explanation)))
-            if b.fix or b.flag or b.library:
+            why.append(Reason(ReasonKind.GRAPH_BREAK, BreakAt(inside, b.file, b.line, b.reason, b.explanation,
+                                                                   b.failed)))
+            if b.fix or b.flag:
                 why.append(Reason(ReasonKind.FIX, b.usual))
         return LineStatus.GRAPH_BREAK, why
     if LineStatus.EXTERN in statuses:

@@ -36,10 +36,10 @@ from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, Co
                                   InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant,
                                   StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
-from inspector.model.why import (LISTED, Backends, BreakAt, Facts, Gathered, LaneOps, LibraryFix, Machine, Named,
-                                 NestAt, NestRun, Nests, NoLoop, NonContiguous, Overruled, Problem, Reason, Scaled,
-                                 Serial, SerialCause, SizeRecompile, SmallLoops, Tail, ThreadSpeedups, TritonLoads,
-                                 Undecided, Unfused, Unread, UnreadKind, Unrecorded, Unrolled, UsualFix)
+from inspector.model.why import (LISTED, BackendFailed, Backends, BreakAt, Facts, Gathered, LaneOps, LibraryFix,
+                                 Machine, Named, NestAt, NestRun, Nests, NoLoop, NonContiguous, Overruled, Problem,
+                                 Reason, Scaled, Serial, SerialCause, SizeRecompile, SmallLoops, Tail, ThreadSpeedups,
+                                 TritonLoads, Undecided, Unfused, Unread, UnreadKind, Unrecorded, Unrolled, UsualFix)
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, RunKind,
                                    Status, Vectorized, WarningKind, Words)
 
@@ -51,7 +51,7 @@ __all__ = [
     "LISTED", "Backends", "BreakAt", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestAt", "NestRun",
     "Nests", "NoLoop", "NonContiguous", "Overruled", "Scaled", "Serial", "SerialCause", "SizeRecompile", "SmallLoops",
     "Tail", "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled", "Problem", "Unread",
-    "UnreadKind", "LibraryFix", "UsualFix",
+    "UnreadKind", "LibraryFix", "UsualFix", "BackendFailed",
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
     "BreaksView", "CallKinds", "CallRun", "CallsChange", "Change", "ChangeAt", "ChildProcess", "CodeLocation",
     "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning",

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from inspector.model.lines import Site
-from inspector.model.why import LibraryFix, SizeRecompile, Unrolled, UsualFix
+from inspector.model.why import BackendFailed, LibraryFix, SizeRecompile, Unrolled, UsualFix
 from inspector.model.words import WarningKind, coerce
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class GraphBreak:
     hints: list[str]
     gb_id: Optional[str]
     url: Optional[str]
-    fix: Optional[str]  # the rewrite of the code that avoids it (a break inside a library: ``library``'s words)
+    fix: Optional[Union[str, LibraryFix]]  # the rewrite that avoids it (inside a library: what to do there)
     flag: Optional[str]  # a config flag that removes it (a fix of its own, FixKind.FLAG)
     count: int
     compile_id: Optional[str]
@@ -33,12 +33,13 @@ class GraphBreak:
     text: str
     failed_after: Optional[str] = None  # torch's why the compiler backend failed on the code after it, which ran as
     # Python (its words, inspector/render/said.py, are the JSON's ``after``)
-    library: Optional[LibraryFix] = None  # what to do about a break inside a library
+    failed: Optional[BackendFailed] = None  # the compiler backend failed on its code: its reason (the exception) and
+    # explanation (none) said from it, render/said.py: the JSON's ``reason`` and ``explanation``
 
     @property
     def usual(self) -> UsualFix:
-        """Its rewrite, its flag and what to do about it inside a library (its words: render/said.py)."""
-        return UsualFix(self.fix, self.flag, self.library)
+        """Its rewrite and its flag (their words: render/said.py)."""
+        return UsualFix(self.fix, self.flag)
 
 
 @dataclass(frozen=True)

@@ -73,15 +73,27 @@ class Serial:
 
 
 @dataclass(frozen=True)
+class BackendFailed:
+    """The compiler backend failed on a frame (torch's WON'T CONVERT message) and Dynamo ran it as Python: the
+    ``exception`` it raised (torch's words), the frame's ``function`` or, for the code after a graph break, that
+    break's line (``resumes``)."""
+
+    exception: str
+    function: str
+    resumes: Optional[int]
+
+
+@dataclass(frozen=True)
 class BreakAt:
     """A graph break at or under a line (``inside``: inside a call from it, at ``file``:``line``), torch's reason
-    and explanation."""
+    and explanation (``failed``: the compiler backend failed on the code, which says both)."""
 
     inside: bool
     file: Optional[str]
     line: Optional[int]
     reason: str
     explanation: Optional[str]
+    failed: Optional[BackendFailed] = None
 
 
 @dataclass(frozen=True)
@@ -318,12 +330,11 @@ class LibraryFix:
 
 @dataclass(frozen=True)
 class UsualFix:
-    """A graph break's usual fix: the rewrite its cause's words say (``rewrite``), the config flag that removes it
-    (``flag``), or, for a break inside a library, what to do there (``library``)."""
+    """A graph break's usual fix: its rewrite (its cause's words, or, for a break inside a library, what to do
+    there) and the config flag that removes it."""
 
-    rewrite: Optional[str]
+    rewrite: Optional[Union[str, LibraryFix]]
     flag: Optional[str]
-    library: Optional[LibraryFix]
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
     env.filters.update(seconds=seconds, ratio=ratio, between=between, break_even=break_even, match=match,
                        recompile_why=recompile_why, compile_ids=compile_ids, run_notes=run_notes,
                        error_parts=error_parts, launched=launched, breakable=breakable, highlighted=highlighted,
-                       said=said.said, after=said.after, row=said.row, usual_fix=said.usual_fix)
+                       said=said.said, after=said.after, row=said.row, usual_fix=said.usual_fix,
+                       break_reason=said.break_reason, explanation=said.explanation)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend,
                        status_keys=section.LEGEND, anchor=section.anchor)
     return env

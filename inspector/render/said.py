@@ -6,7 +6,7 @@ once wrote them, and the schema reads it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, ComparedRun, CompileWarning, Confounder, Env,
                              ExitChanged, Facts, Gathered, GraphBreak, LaneOps, LibraryFix, Machine, MachineLoad,
@@ -34,6 +34,20 @@ def after(b: GraphBreak) -> Optional[str]:
     return f"the code after it did not compile: {b.failed_after}; Dynamo ran it as Python" if b.failed_after else None
 
 
+def break_reason(b: Union[GraphBreak, BreakAt]) -> str:
+    """A break's reason: torch's words, or that the compiler backend failed on its code (torch's WON'T CONVERT)."""
+    f = b.failed
+    if f is None:
+        return b.reason
+    what = f"the code after the graph break at line {f.resumes}" if f.resumes is not None else f.function
+    return f"the compiler backend failed on {what} ({f.exception}): Dynamo ran it as Python"
+
+
+def explanation(b: Union[GraphBreak, BreakAt]) -> Optional[str]:
+    """torch's explanation of a break, or, where the compiler backend failed on its code, what it raised."""
+    return f"the compiler backend failed with {b.failed.exception}" if b.failed else b.explanation
+
+
 def library(f: LibraryFix) -> str:
     """What to do about a break inside a library: it is not the user's code to rewrite; where torch itself called the
     library's code (wrapping a tensor subclass of the library's, say), nor is the call."""
@@ -53,7 +67,7 @@ def library(f: LibraryFix) -> str:
 
 def rewrite(u: UsualFix) -> Optional[str]:
     """A break's rewrite: its cause's, or what to do about it inside a library (the JSON's ``fix``)."""
-    return library(u.library) if u.library else u.rewrite
+    return library(u.rewrite) if isinstance(u.rewrite, LibraryFix) else u.rewrite
 
 
 def usual_fix(u: UsualFix) -> Optional[str]:
@@ -213,7 +227,8 @@ def _facts(f: Facts) -> str:
     """The words of the facts that say themselves, whatever their reason's kind."""
     if isinstance(f, BreakAt):
         where = f" inside this call, at {f.file}:{f.line}" if f.inside else ""
-        return f"graph break{where}: {f.reason}" + (f" ({f.explanation})" if f.explanation else "")
+        why = explanation(f)
+        return f"graph break{where}: {break_reason(f)}" + (f" ({why})" if why else "")
     if isinstance(f, Backends):
         return "in " + ", ".join(sorted({"an OpenMP parallel loop" if b == Backend.CPP else "a Triton grid"
                                          for b in f.backends}))
@@ -474,7 +489,8 @@ WORDS: dict[type, dict[str, tuple[Any, Callable[[Any], Any]]]] = {
     Reason: {"text": (str, reason)}, CompileWarning: {"text": (str, warning)},
     Recompilation: {"text": (str, recompilation)}, ThreadScaling: {"text": (Optional[str], scaling)},
     Confounder: {"text": (str, confounder)}, TritonLaunch: {"text": (str, triton_launch)},
-    GraphBreak: {"after": (Optional[str], after), "fix": (Optional[str], lambda b: rewrite(b.usual))},
+    GraphBreak: {"after": (Optional[str], after), "fix": (Optional[str], lambda b: rewrite(b.usual)),
+                 "reason": (str, break_reason), "explanation": (Optional[str], explanation)},
     MachineLoad: {"busy": (Optional[str], busy), "why": (list[str], load_clauses)},
     RunPair: {"warnings": (list[str], _pair_warnings)}, ComparedRun: {"load": (Optional[str], _run_load)},
     TimeRow: {"what": (str, row)}, Problem: {"text": (str, problem)}, ParseCount: {"problems": (list[str], _problems)},

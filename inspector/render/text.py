@@ -157,10 +157,10 @@ class TextRenderer(Renderer):
                 if len(b.chain) > 1:
                     console.print("      reached from " + " -> ".join(f"{f}:{n}" for f, n in b.chain[:-1]),
                                   markup=False)
-                console.print(f"      {b.reason}", markup=False, style="red")
+                console.print(f"      {said.break_reason(b)}", markup=False, style="red")
                 if b.failed_after:
                     console.print(f"      then {said.after(b)}", markup=False)
-                for label, value in (("torch", b.explanation), *(("hint", h) for h in b.hints),
+                for label, value in (("torch", said.explanation(b)), *(("hint", h) for h in b.hints),
                                      (b.gb_id, b.url), ("fix", said.usual_fix(b.usual))):
                     if value:
                         console.print(f"      {label}: {value}", markup=False)
@@ -260,7 +260,7 @@ def _graph_break(console: Console, b: GraphBreak) -> None:
     """One graph break of a variant's summary: where, torch's reason, and what became of the code after it."""
     where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
     then = f"; then {said.after(b)}" if b.failed_after else ""
-    console.print(f"    graph break at {where}: {b.reason}{then}", markup=False)
+    console.print(f"    graph break at {where}: {said.break_reason(b)}{then}", markup=False)
 
 
 def _tried(t: TrialResult) -> str:

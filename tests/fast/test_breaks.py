@@ -8,10 +8,10 @@ from conftest import FIXTURES, VERSIONS, analysis, line_of
 from inspector.analysis import breaks, recompiles
 from inspector.analysis.lines import Sources
 from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
-from inspector.model import BreaksView, Finding, SourceFile
+from inspector.model import BreaksView, Finding, LibraryFix, SourceFile
 from inspector.raw import RawBreak, RawEnv
 from inspector.render import renderer
-from inspector.render.said import after, problem, rewrite, said
+from inspector.render.said import after, break_reason, explanation, problem, rewrite, said
 
 # torch 2.13's messages from `inspector run` of a particle-swarm program (tests/fixtures/torch-2.13.0/pso_fallback.py)
 PSO = json.loads((FIXTURES / "torch-2.13.0" / "pso_fallback.json").read_text())
@@ -127,13 +127,16 @@ def test_a_wont_convert_alone_is_told_in_words_on_the_break_it_follows_or_on_its
     """A torch that gives no "Backend compiler exception" break after it: the WON'T CONVERT message itself."""
     item, wont_convert, _ = PSO_BREAKS["step"]
     (b,), _ = breaks.distinct([item, wont_convert], PSO_FILES)
-    assert b.cause == "item" and after(b) == ("the code after it did not compile: the compiler backend failed with "
-                                              "DataDependentOutputException: aten._local_scalar_dense.default; "
-                                              "Dynamo ran it as Python")
+    assert b.cause == "item" and after(b) == ("the code after it did not compile: DataDependentOutputException: "
+                                              "aten._local_scalar_dense.default; Dynamo ran it as Python")
     (alone,), _ = breaks.distinct([wont_convert], PSO_FILES)
     assert (alone.line, alone.cause, alone.flag, alone.resumable) == (18, "not-compiled", None, False)
-    assert alone.reason == ("the compiler backend failed on the code after the graph break at line 18 "
-                            "(DataDependentOutputException: aten._local_scalar_dense.default): Dynamo ran it as Python")
+    assert alone.reason == "DataDependentOutputException: aten._local_scalar_dense.default" == alone.failed.exception
+    assert break_reason(alone) == ("the compiler backend failed on the code after the graph break at line 18 "
+                                   "(DataDependentOutputException: aten._local_scalar_dense.default): Dynamo ran it as "
+                                   "Python")
+    assert explanation(alone) == ("the compiler backend failed with DataDependentOutputException: "
+                                  "aten._local_scalar_dense.default") and alone.explanation is None
 
 
 def test_a_data_dependent_operator_is_an_item_break_with_the_flag_torchs_hint_names():
@@ -193,7 +196,7 @@ def test_a_break_in_library_code_torch_itself_called_names_torchs_frame_and_not_
     (b,), _ = breaks.distinct([RawBreak(compile_id="1/0", text=text)], files, ("/proj/snes.py", "rastrigin"))
     assert (b.file, b.line, b.where) == ("evotorch/tools/readonlytensor.py", 56, "library")
     fix = rewrite(b.usual) or ""
-    assert b.fix is None and b.library and b.library.subclass and b.library.call is None
+    assert isinstance(b.fix, LibraryFix) and b.fix.subclass and b.fix.call is None
     assert "in code torch itself called (torch/_dynamo/utils.py:3172, in to_subclass)" in fix
     assert "plain tensors (t.as_subclass(torch.Tensor))" in fix and "snes.py:22" not in fix
     assert [n for _, n in b.chain] == [12, 56]  # from the compiled function's frame, not the program's <module>

@@ -8,6 +8,7 @@ from typing import Optional
 
 from inspector import frames as parse_frames
 from inspector.frames import Frame
+from inspector.model import BackendFailed
 from inspector.raw import RawBreak
 
 AT = re.compile(r"Graph break(?: in user code)? at (.+?):(\d+)")
@@ -72,6 +73,7 @@ class BreakFacts:
     compile_id: Optional[str]
     mechanism: Optional[str]
     text: str
+    failed: Optional[BackendFailed] = None  # a WON'T CONVERT message: its reason is the exception
 
 
 NOT_COMPILED = Cause("not-compiled", ("backend compiler exception",),
@@ -149,14 +151,13 @@ def _not_converted(text: str, header: re.Match[str], entry: RawBreak) -> BreakFa
               and not ln.startswith(("=", "Traceback", "The above exception", "During handling", "due to"))]
     exception = MODULE.sub("", raised[-1].strip()) if raised else "an exception"
     name, file, line = header.group(1), header.group(2), int(header.group(3))
-    resumes = RESUMED_AT.match(name)
-    what = f"the code after the graph break at line {resumes.group(1)}" if resumes else name
+    resumed = RESUMED_AT.match(name)
+    resumes = int(resumed.group(1)) if resumed else None
     return BreakFacts(
-        file=file, line=line, frames=parse_frames.stack(user), resumable=False,
-        reason=f"the compiler backend failed on {what} ({exception}): Dynamo ran it as Python",
-        explanation=f"the compiler backend failed with {exception}", hints=[], gb_id=None, url=None,
-        cause=NOT_COMPILED.kind, fix=NOT_COMPILED.fix, flag=None, resumes=int(resumes.group(1)) if resumes else None,
-        compile_id=entry.compile_id, mechanism=entry.mechanism, text=text)
+        file=file, line=line, frames=parse_frames.stack(user), resumable=False, reason=exception, explanation=None,
+        hints=[], gb_id=None, url=None, cause=NOT_COMPILED.kind, fix=NOT_COMPILED.fix, flag=None, resumes=resumes,
+        compile_id=entry.compile_id, mechanism=entry.mechanism, text=text,
+        failed=BackendFailed(exception, name, resumes))
 
 
 def cause_of(words: str) -> Optional[Cause]:
