@@ -188,7 +188,7 @@ def warnings(graphs: Sequence[RawGraph], again: Optional[Recompilation], sizes: 
         for r in size.recompiles or []:
             if r.reason:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
                 found.append(CompileWarning(WarningKind.RECOMPILE, [], r.compile_id,
-                                            SizeRecompile(size.population or 0, recompiles.guard_text(r.reason))))
+                                            SizeRecompile(size.population or 0, recompiles.failed_guard(r.reason))))
     return found
 
 

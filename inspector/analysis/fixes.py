@@ -169,7 +169,7 @@ def number_guarded(unit: Unit) -> list[str]:
         return []
     numbers = {a.name for a in unit.arguments or () if a.type in NUMBERS}
     found: dict[str, None] = {}
-    for r in (r for c in unit.run.recompiles for r in c.reasons):
+    for r in (r.text for c in unit.run.recompiles for r in c.reasons):
         m = NUMBER_GUARD.match(r)
         name = m.group(1) or m.group(2) if m else None
         if name in numbers:
@@ -187,7 +187,7 @@ def static_already(unit: Unit) -> bool:
 def size_recompiled(unit: Unit) -> bool:
     """The precondition of static shapes: a call at another population size compiled again on a guard of a size
     (a sample's variant at further sizes; a program's function during its run)."""
-    guards = [r for c in unit.run.recompiles for r in c.reasons] if isinstance(unit, ProgramFunction) else [
+    guards = [r.text for c in unit.run.recompiles for r in c.reasons] if isinstance(unit, ProgramFunction) else [
         g for s in unit.code.sizes for g in s.guards]
     return any(SIZE_GUARD in g for g in guards)
 
@@ -332,7 +332,7 @@ def resized(unit: Unit) -> tuple[Optional[str], Optional[int]]:
     """(the input, its dimension) whose size a program's recompile guard named first, as torch said it ("tensor
     'pop' size mismatch at index 0"); (None, None) for a sample's variant (its sweep changed the population's size)
     or where no guard said it."""
-    found = next((m for c in unit.run.recompiles for r in c.reasons if (m := SIZED.search(r))), None) \
+    found = next((m for c in unit.run.recompiles for r in c.reasons if (m := SIZED.search(r.text))), None) \
         if isinstance(unit, ProgramFunction) else None
     return (found.group(1), int(found.group(2))) if found else (None, None)
 

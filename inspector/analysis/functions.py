@@ -61,7 +61,7 @@ def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
     return FunctionRun(
         calls=run.calls or 0, total_s=run.total_s or 0.0, compile_s=compile_time(graphs),
         steady_calls=run.steady_calls or 0, steady_s=run.steady_s or 0.0,
-        recompiles=[Recompile(c.call or 0, c.seconds or 0.0, [recompiles.guard_text(r) for r in c.reasons or []],
+        recompiles=[Recompile(c.call or 0, c.seconds or 0.0, [recompiles.failed_guard(r) for r in c.reasons or []],
                               len({compile_key(i) or i for i in c.compile_ids or []}), list(c.compile_ids or []))
                     for c in run.compiles or [] if c.given("kind", "recompile") == "recompile"],
         traced_call=run.traced_call, profiled_call=run.profiled_call,
@@ -84,7 +84,7 @@ def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
     found = next((m for t in texts if (m := recompiles.LIMIT.search(t))), None)
     last = next((m.group(1) for t in texts if (m := recompiles.LAST_REASON.search(t))), None)
     limit = LimitHit(hit.call if hit else None, f"{found.group(1)} = {found.group(2)}",
-                     recompiles.guard_text(last) if last else None) if found else None
+                     recompiles.failed_guard(last) if last else None) if found else None
     return CallKinds(counts=dict((kinds.counts if kinds else None) or {}),
                      runs=[CallRun(r.first or 0, r.last or 0, r.kind or "unknown", list(r.compile_ids or []), r.entry)
                            for r in (kinds.runs if kinds else None) or []],
@@ -98,7 +98,7 @@ def _untraced(run: RawRun) -> UntracedCalls | None:
         return None
     return UntracedCalls(run.untraced.count or 0, [
         Untraced(u.call or 0, NotTraced(u.why or "recompile"),
-                 "; ".join(recompiles.guard_text(g) for g in u.guard.split("; ")) if u.guard else u.guard)
+                 tuple(recompiles.failed_guard(g) for g in u.guard.split("; ")) if u.guard else ())
         for u in run.untraced.first or []])
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from typing import Optional
 
 from inspector.analysis.parse.breaks import RESUMED_AT
 from inspector.raw import RawCapture, RawGraph
-from inspector.model import Recompilation
+from inspector.model import Guard, Recompilation
 from inspector.record import compile_key
 
 LIMIT = re.compile(r"hit config\.(\w+) \((\d+)\)")
@@ -37,18 +38,19 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool,
     limits = [m for text in texts if (m := LIMIT.search(text))]
     if not graphs and not limits:
         return None
-    counted: dict[str, int] = {}
+    counted: dict[Guard, int] = {}
     for g in graphs:
         reason = ((g.metrics or {}).get("recompile_reason") or "").strip()
         if reason:  # one guard, whatever value or object it held each time: "G['CALLS']['n'] == …"
-            guard = OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", guard_text(reason)))
+            found = failed_guard(reason)
+            guard = replace(found, text=OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", found.text)))
             counted[guard] = counted.get(guard, 0) + 1
     count = len({compile_key(g.compile_id) or g.compile_id for g in graphs})  # 2/1_1 is 2/1 again
     every_call = bool(calls and count >= EVERY_CALL_MIN and count >= calls - 1)
     limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
     guards = sorted(counted.items(), key=lambda kv: -kv[1])
     last = next((m.group(1) for text in texts if (m := LAST_REASON.search(text))), None)
-    return Recompilation(count, calls, every_call, limit, guards, guard_text(last) if limit and last else None)
+    return Recompilation(count, calls, every_call, limit, guards, failed_guard(last) if limit and last else None)
 
 
 def _limit_attempt(graph: RawGraph) -> bool:
@@ -57,21 +59,19 @@ def _limit_attempt(graph: RawGraph) -> bool:
     return "recompile limit" in reason.lower() and not graph.output_code and not graph.fx_graph
 
 
-def guard_text(reason: str) -> str:
-    """A failed guard in a few words, from torch's recompile reason: "___stack0 == 74.9 (at ga.py:24, in the code
-    after a graph break)": its first line without the compile id and the source comment, and where the guarded
-    code is, from the reason's user stack, else from the end of that comment (torch adds the stack only where the
-    guard kept one)."""
+def failed_guard(reason: str) -> Guard:
+    """A failed guard, from torch's recompile reason: its first line without the compile id and the source comment,
+    and where the guarded code is, from the reason's user stack, else from the end of that comment (torch adds the
+    stack only where the guard kept one)."""
     first = COMPILE_ID.sub("", reason.strip().splitlines()[0]) if reason.strip() else ""
-    guard, _, comment = first.partition("  #")
-    guard = " ".join(guard.split())
+    text, _, comment = first.partition("  #")
+    text = " ".join(text.split())
     frames = USER_FRAME.findall(reason) or COMMENT_AT.findall(comment)[:1]
     if not frames:
-        return guard
+        return Guard(text)
     path, line, function = frames[-1]
-    resumed, stacked = RESUMED_AT.match(function), STACK_VALUE.match(guard)
-    after = ", in the code after a graph break" if function.startswith("torch_dynamo_resume_in_") else ""
-    if resumed and stacked:  # torch's resume function names the break's line
-        after = (f", in the code after the graph break at line {resumed.group(1)}; {stacked.group(0)} is a value "
-                 "Dynamo carried over that break")
-    return f"{guard} (at {os.path.basename(path)}:{line}{after})"
+    resumed, stacked = RESUMED_AT.match(function), STACK_VALUE.match(text)
+    carried = bool(resumed and stacked)  # torch's resume function names the break's line
+    return Guard(text, os.path.basename(path), int(line), function.startswith("torch_dynamo_resume_in_"),
+                 int(resumed.group(1)) if resumed and carried else None, stacked.group(0) if stacked and carried
+                 else None)

@@ -36,7 +36,7 @@ from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, Co
                                   InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant,
                                   StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
-from inspector.model.why import (LISTED, BackendFailed, Backends, BreakAt, Facts, Gathered, LaneOps, LibraryFix,
+from inspector.model.why import (LISTED, BackendFailed, Backends, BreakAt, Facts, Gathered, Guard, LaneOps, LibraryFix,
                                  Machine, Named, NestAt, NestRun, Nests, NoLoop, NonContiguous, Overruled, Problem,
                                  Reason, Scaled, Serial, SerialCause, SizeRecompile, SmallLoops, Tail, ThreadSpeedups,
                                  TritonLoads, Undecided, Unfused, Unread, UnreadKind, Unrecorded, Unrolled, UsualFix)
@@ -51,7 +51,7 @@ __all__ = [
     "LISTED", "Backends", "BreakAt", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestAt", "NestRun",
     "Nests", "NoLoop", "NonContiguous", "Overruled", "Scaled", "Serial", "SerialCause", "SizeRecompile", "SmallLoops",
     "Tail", "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled", "Problem", "Unread",
-    "UnreadKind", "LibraryFix", "UsualFix", "BackendFailed",
+    "UnreadKind", "LibraryFix", "UsualFix", "BackendFailed", "Guard",
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
     "BreaksView", "CallKinds", "CallRun", "CallsChange", "Change", "ChangeAt", "ChildProcess", "CodeLocation",
     "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning",

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from inspector.model.lines import Site
-from inspector.model.why import BackendFailed, LibraryFix, SizeRecompile, Unrolled, UsualFix
+from inspector.model.why import BackendFailed, Guard, LibraryFix, SizeRecompile, Unrolled, UsualFix
 from inspector.model.words import WarningKind, coerce
 
 @dataclass(frozen=True)
@@ -72,6 +72,6 @@ class Recompilation:
     calls: Optional[int]  # calls after the first call, when the record says
     every_call: bool
     limit: Optional[str]  # "recompile_limit = 8" when Dynamo hit it and gave up compiling
-    guards: list[tuple[str, int]]  # (guard that failed, times), most first
-    last: Optional[str] = None  # at the limit: the guard that failed last (torch's); its words: what it means for
+    guards: list[tuple[Guard, int]]  # (guard that failed, times), most first
+    last: Optional[Guard] = None  # at the limit: the guard that failed last (torch's); its words: what it means for
     # the timings, in one sentence (the JSON writes them as ``text``)

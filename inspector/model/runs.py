@@ -10,6 +10,7 @@ from inspector.model.code import CompiledCode
 from inspector.model.fixes import TrialResult
 from inspector.model.hotspots import Hotspot
 from inspector.model.timing import Speedups, Timing
+from inspector.model.why import Guard
 from inspector.model.words import NotTraced, Status, coerce
 from inspector.raw import JSON
 
@@ -92,7 +93,7 @@ class Recompile:
 
     call: int  # its number among the function's calls (1: the first)
     seconds: float  # the call's wall time, the compile included
-    reasons: list[str]  # the guards that failed, in torch's words ("tensor 'pop' size mismatch at index 0 ...")
+    reasons: list[Guard]  # the guards that failed ("tensor 'pop' size mismatch at index 0 ...")
     graphs: int = 0  # graphs it compiled (0: Dynamo traced a frame again and stopped at a break, compiling none)
     compile_ids: list[str] = field(default_factory=list)  # torch's ids of what it compiled ("0/3")
 
@@ -126,7 +127,7 @@ class LimitHit:
 
     call: Optional[int]
     limit: str
-    guard: Optional[str]
+    guard: Optional[Guard]
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ class Untraced:
 
     call: int
     why: NotTraced
-    guard: Optional[str] = None  # the failed guard of torch's first cached entry (why: recompile, limit)
+    guard: tuple[Guard, ...] = ()  # the failed guards of torch's first cached entry (why: recompile, limit)
 
     def __post_init__(self) -> None:
         coerce(self, "why", NotTraced)

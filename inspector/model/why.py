@@ -240,11 +240,26 @@ class Scaled(Words):
 
 
 @dataclass(frozen=True)
+class Guard:
+    """A guard that failed, from torch's recompile reason: its first line (``text``, torch's words without the compile
+    id and the source comment) and where the guarded code is (``file``, its base name, and ``line``; None where torch
+    named no place): in the code after a graph break (``resumed``), whose line torch's resume function names
+    (``after``) where the guard checks ``stacked``, a value Dynamo carried over that break."""
+
+    text: str
+    file: Optional[str] = None
+    line: Optional[int] = None
+    resumed: bool = False
+    after: Optional[int] = None
+    stacked: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class SizeRecompile:
     """A compiled function recompiled at a further population size: the guard that failed."""
 
     population: int
-    guard: str
+    guard: Guard
 
 
 @dataclass(frozen=True)

@@ -5,16 +5,16 @@ once wrote them, and the schema reads it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Optional, Union
 
 from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, ComparedRun, CompileWarning, Confounder, Env,
-                             ExitChanged, Facts, Gathered, GraphBreak, LaneOps, LibraryFix, Machine, MachineLoad,
-                             Named, NestAt, Nests, NoLoop, NonContiguous, Overruled, PairWarning, ParseCount,
-                             Populations, Problem, Reason, ReasonKind, Recompilation, RunPair, Scaled, Sequential,
-                             Serial, SerialCause, SizeRecompile, SmallLoops, SourceChanged, Tail, ThreadScaling,
-                             ThreadSpeedups, TimeRow, TimedApart, TimedBusy, TritonLaunch, TritonLoads, Undecided,
-                             Unfused, Unread, UnreadKind, Unrecorded, Unrolled, UsualFix)
+                             ExitChanged, Facts, Gathered, GraphBreak, Guard, LaneOps, LibraryFix, LimitHit, Machine,
+                             MachineLoad, Named, NestAt, Nests, NoLoop, NonContiguous, Overruled, PairWarning,
+                             ParseCount, Populations, Problem, Reason, ReasonKind, Recompilation, Recompile, RunPair,
+                             Scaled, Sequential, Serial, SerialCause, SizeRecompile, SmallLoops, SourceChanged, Tail,
+                             ThreadScaling, ThreadSpeedups, TimeRow, TimedApart, TimedBusy, TritonLaunch, TritonLoads,
+                             Undecided, Unfused, Unread, UnreadKind, Unrecorded, Unrolled, Untraced, UsualFix)
 
 
 def json_words(value: object) -> dict[str, Any]:
@@ -313,27 +313,44 @@ def unrolled(u: Unrolled) -> str:
             "axis instead")
 
 
+def guard(g: Guard) -> str:
+    """A failed guard in a few words: "___stack0 == 74.9 (at ga.py:24, in the code after a graph break)"."""
+    if g.file is None:
+        return g.text
+    after = ", in the code after a graph break" if g.resumed else ""
+    if g.after is not None and g.stacked:
+        after = (f", in the code after the graph break at line {g.after}; {g.stacked} is a value Dynamo carried over "
+                 "that break")
+    return f"{g.text} (at {g.file}:{g.line}{after})"
+
+
+def guards(found: Sequence[Guard]) -> Optional[str]:
+    """Failed guards in a few words each, one after the other; None for none."""
+    return "; ".join(guard(g) for g in found) or None
+
+
 def warning(w: CompileWarning) -> str:
     """A compile warning's words: an unrolled loop, a recompilation, a recompile at a further population size."""
     f = w.facts
     if isinstance(f, Unrolled):
         return unrolled(f)
     if isinstance(f, SizeRecompile):
-        return f"recompiled at population {f.population:,}: {f.guard}"
+        return f"recompiled at population {f.population:,}: {guard(f.guard)}"
     return recompilation(f)
 
 
 def recompilation(r: Recompilation) -> str:
     """What a recompilation means for the timings, in one sentence."""
-    guard = f"; the guard that failed: {r.guards[0][0]}" if r.guards else ""
+    failed = f"; the guard that failed: {guard(r.guards[0][0])}" if r.guards else ""
     if r.limit:
+        last = r.last or (r.guards[0][0] if r.guards else None)
         return (f"hit torch's recompile limit ({r.limit}) after {r.count} recompiles; the guard that failed last: "
-                f"{r.last or (r.guards[0][0] if r.guards else 'not named')}: Dynamo then ran the "
-                "function without compiling, so the median mixes compiled, compiling and eager calls")
+                f"{guard(last) if last else 'not named'}: Dynamo then ran the function without compiling, so the "
+                "median mixes compiled, compiling and eager calls")
     if r.every_call:
-        return (f"recompiled on every call ({r.count} recompiles in {r.calls} calls after the first){guard}: the "
+        return (f"recompiled on every call ({r.count} recompiles in {r.calls} calls after the first){failed}: the "
                 "median includes a compile per call")
-    return f"recompiled {r.count} time{'s' if r.count > 1 else ''} after its first call{guard}"
+    return f"recompiled {r.count} time{'s' if r.count > 1 else ''} after its first call{failed}"
 
 
 def scaling(t: ThreadScaling) -> Optional[str]:
@@ -487,11 +504,18 @@ def _run_load(r: ComparedRun) -> Optional[str]:
 # their type, as the schema says it (inspector.render.schema), and how they are said
 WORDS: dict[type, dict[str, tuple[Any, Callable[[Any], Any]]]] = {
     Reason: {"text": (str, reason)}, CompileWarning: {"text": (str, warning)},
-    Recompilation: {"text": (str, recompilation)}, ThreadScaling: {"text": (Optional[str], scaling)},
-    Confounder: {"text": (str, confounder)}, TritonLaunch: {"text": (str, triton_launch)},
+    Recompilation: {"guards": (list[tuple[str, int]], lambda r: [(guard(g), n) for g, n in r.guards]),
+                    "last": (Optional[str], lambda r: guard(r.last) if r.last else None),
+                    "text": (str, recompilation)},
+    ThreadScaling: {"text": (Optional[str], scaling)}, Confounder: {"text": (str, confounder)},
+    TritonLaunch: {"text": (str, triton_launch)},
     GraphBreak: {"after": (Optional[str], after), "fix": (Optional[str], lambda b: rewrite(b.usual)),
                  "reason": (str, break_reason), "explanation": (Optional[str], explanation)},
     MachineLoad: {"busy": (Optional[str], busy), "why": (list[str], load_clauses)},
     RunPair: {"warnings": (list[str], _pair_warnings)}, ComparedRun: {"load": (Optional[str], _run_load)},
     TimeRow: {"what": (str, row)}, Problem: {"text": (str, problem)}, ParseCount: {"problems": (list[str], _problems)},
+    Recompile: {"reasons": (list[str], lambda c: [guard(g) for g in c.reasons])},
+    LimitHit: {"guard": (Optional[str], lambda h: guard(h.guard) if h.guard else None)},
+    Untraced: {"guard": (Optional[str], lambda u: guards(u.guard))},
+    SizeRecompile: {"guard": (str, lambda s: guard(s.guard))},
 }

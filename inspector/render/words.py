@@ -19,7 +19,7 @@ NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on
 def recompile_why(c: Recompile) -> str:
     """Why a program's call compiled again (a Recompile): the guards that failed, or what happened without one."""
     if c.reasons:
-        return "; ".join(c.reasons)
+        return said.guards(c.reasons) or ""
     if not c.graphs:
         return ("no graph: Dynamo traced a frame again and stopped at a graph break before compiling anything (that "
                 "tracing is paid on such calls)")
@@ -334,24 +334,25 @@ def calls_told(run: FunctionRun) -> list[str]:
     k = run.kinds
     if not k.counts:
         return []
-    said = [f"how torch ran its {run.calls} call{'s' if run.calls != 1 else ''}: "
+    told = [f"how torch ran its {run.calls} call{'s' if run.calls != 1 else ''}: "
             + ", ".join(f"{k.counts[kind]} {words}" for kind, words in KINDS.items() if k.counts.get(kind))]
     if k.inside:
-        said.append(", ".join(f"{n} of them inside {who}'s calls" for who, n in k.inside.items())
+        told.append(", ".join(f"{n} of them inside {who}'s calls" for who, n in k.inside.items())
                     + " (whose time holds theirs)")
     if k.wrappers > 1:
-        said.append(f"torch.compile was called on it {k.wrappers} times: a new wrapper each time around one code "
+        told.append(f"torch.compile was called on it {k.wrappers} times: a new wrapper each time around one code "
                     "object, whose compiled code torch keeps, so the later wrappers ran the code compiled before")
     if k.limit:
         after = [n for n in k.calls("limit", "eager") if k.limit.call is None or n >= k.limit.call]
         cached = [r for r in k.runs if r.kind == "cached" and r.entry]
-        said.append(f"torch hit its recompile limit ({k.limit.limit})"
+        last = said.guard(k.limit.guard) if k.limit.guard else "not named"
+        told.append(f"torch hit its recompile limit ({k.limit.limit})"
                     + (f" at call {k.limit.call}" if k.limit.call else "")
-                    + f", where the guard that failed last was: {k.limit.guard or 'not named'}; from then on it ran "
+                    + f", where the guard that failed last was: {last}; from then on it ran "
                     f"only what it had cached: {call_numbers(after)} ran eagerly"
                     + "".join(f", {call_numbers(list(range(r.first, r.last + 1)))} the code compiled as {r.entry}"
                               for r in cached[:3]))
-    return said
+    return told
 
 
 def call_numbers(calls: list[int], listed: int = 6) -> str:
@@ -395,11 +396,11 @@ def untraced(run: FunctionRun, listed: int = 2) -> str:
     """The calls the trace pass (the lines that ran as Python) left alone, why, and the call it traced."""
     calls = run.untraced
     assert calls is not None
-    said = "; ".join(f"call {u.call} ({NOT_TRACED[u.why]}{': ' + u.guard if u.guard else ''})"
+    told = "; ".join(f"call {u.call} ({NOT_TRACED[u.why]}{': ' + (said.guards(u.guard) or '') if u.guard else ''})"
                      for u in calls.first[:listed])
     more = f" and {calls.count - listed} more" if calls.count > listed else ""
     after = f"call {run.traced_call} was traced instead" if run.traced_call else "no call was traced"
-    return f"not traced for the lines that ran as Python: {said}{more}; {after}"
+    return f"not traced for the lines that ran as Python: {told}{more}; {after}"
 
 
 def places(where: Iterable[tuple[Optional[str], Optional[int]]], sample: str,

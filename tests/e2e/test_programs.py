@@ -18,7 +18,7 @@ from inspector.analysis import analyze
 from inspector.model import UncompiledMethod
 from inspector.record import load
 from inspector.render import renderer
-from inspector.render.said import recompilation
+from inspector.render.said import guard, recompilation
 
 PROGRAMS = ROOT / "tests" / "programs"
 COULD = "Could be tried"
@@ -155,7 +155,7 @@ def test_every_compile_break_and_call_is_the_function_whose_frame_torch_names(ru
     for cid, name, file, _, failure in run.recompiles:
         f = run.owner(name, file)
         by_function.setdefault(f.id, []).append(cid)
-        assert any(failure in " ".join(c.reasons) for c in f.run.recompiles)
+        assert any(failure in " ".join(guard(r) for r in c.reasons) for c in f.run.recompiles)
     assert {f.id: sorted({i.split("_")[0] for c in f.run.recompiles for i in c.compile_ids})
             for f in run.a.program.functions if f.run.recompiles} == {k: sorted(v) for k, v in by_function.items()}
     frames = {i.split("/")[0]: f for f in run.a.program.functions for r in f.run.kinds.runs for i in r.compile_ids}
@@ -185,13 +185,13 @@ def test_a_new_wrapper_per_call_is_one_function_whose_later_calls_ran_torchs_cac
 
 def test_the_recompile_limit_its_last_reason_and_the_calls_torch_then_ran_eagerly_or_cached(run):
     g = run.function("g")
-    recompiled = [(i, reason) for c in g.run.recompiles for i in c.compile_ids for reason in c.reasons[:1]]
+    recompiled = [(i, guard(reason)) for c in g.run.recompiles for i in c.compile_ids for reason in c.reasons[:1]]
     assert [(cid, failure) for cid, *_, failure in run.recompiles_of(g)] == recompiled
     ((cid, limit, value, function, last),) = run.limits
     hit = g.run.kinds.limit
-    assert (hit.limit, function) == (f"{limit} = {value}", "g") and hit.guard in last
+    assert (hit.limit, function) == (f"{limit} = {value}", "g") and hit.guard and guard(hit.guard) in last
     assert hit.call == g.run.kinds.calls("limit")[0] == g.run.recompiles[-1].call + 1
-    assert f"the guard that failed last: {hit.guard}" in recompilation(g.code.recompilation)
+    assert f"the guard that failed last: {guard(hit.guard)}" in recompilation(g.code.recompilation)
     assert len(g.run.recompiles) == g.code.recompilation.count == len(recompiled)
     torch_said, said = ran_compiled(g, run.regions)
     assert agrees(torch_said, said)

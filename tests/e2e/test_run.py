@@ -13,6 +13,7 @@ from inspector.analysis import analyze
 from inspector.record import load
 from inspector.render import section as sections
 from inspector.render import renderer
+from inspector.render.said import guard
 
 HELPER = '''\
 import torch
@@ -72,7 +73,7 @@ def test_a_ga_program_runs_as_it_is_and_the_report_shows_what_compiled(tmp_path)
     item = line_of(a, "best = value.min().item()")
     assert item in {b.line for b in f.code.breaks}
     # both recompilations, each at its call with the guard that failed
-    said = {c.call: " ".join(c.reasons) for c in f.run.recompiles}
+    said = {c.call: " ".join(guard(r) for r in c.reasons) for c in f.run.recompiles}
     assert "size mismatch at index 0. expected 3000, actual 4500" in said[5]
     assert any("___stack0 ==" in text and f"after the graph break at line {item}; ___stack0 is a value Dynamo carried "
                "over that break" in text for text in said.values())

@@ -11,7 +11,7 @@ from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, LibraryFix, SourceFile
 from inspector.raw import RawBreak, RawEnv
 from inspector.render import renderer
-from inspector.render.said import after, break_reason, explanation, problem, rewrite, said
+from inspector.render.said import after, break_reason, explanation, guard, problem, rewrite, said
 
 # torch 2.13's messages from `inspector run` of a particle-swarm program (tests/fixtures/torch-2.13.0/pso_fallback.py)
 PSO = json.loads((FIXTURES / "torch-2.13.0" / "pso_fallback.json").read_text())
@@ -152,11 +152,14 @@ def test_a_failed_guard_keeps_where_the_guarded_code_is(stack):
     the guard's source comment, whose path torch cuts short."""
     resumed, plain = (r if stack else r.partition("\nUser stack trace:")[0] for r in PSO["recompile_reasons"])
     # the code after a break: torch names it with the break's line, and ___stack0 a value carried over that break
-    assert recompiles.guard_text(resumed) == ("___stack0 == 724 (at pso.py:22, in the code after the graph break at "
-                                              "line 21; ___stack0 is a value Dynamo carried over that break)")
+    found = recompiles.failed_guard(resumed)
+    assert (found.text, found.file, found.line, found.resumed, found.after, found.stacked) == (
+        "___stack0 == 724", "pso.py", 22, True, 21, "___stack0")
+    assert guard(found) == ("___stack0 == 724 (at pso.py:22, in the code after the graph break at line 21; ___stack0 "
+                            "is a value Dynamo carried over that break)")
     other = resumed.replace("___stack0 == 724", "L['x'] == 3")
-    assert recompiles.guard_text(other).endswith("(at pso.py:22, in the code after a graph break)")
-    assert recompiles.guard_text(plain) == "it == 0 (at guards.py:21)"
+    assert guard(recompiles.failed_guard(other)).endswith("(at pso.py:22, in the code after a graph break)")
+    assert guard(recompiles.failed_guard(plain)) == "it == 0 (at guards.py:21)"
 
 
 def test_a_break_streamed_before_any_record_exists_is_told_at_its_site():

@@ -95,7 +95,7 @@ def test_a_variant_that_hits_the_recompile_limit_says_so_everywhere():
     r = v.code.recompilation
     # torch logs 7 recompiles: its 8th compile of the frame stopped at the limit (no graph), torch's last reason
     assert r.limit == "recompile_limit = 8" and r.count == 7 and r.calls > r.count
-    assert r.guards == [(r.guards[0][0], 7)] and r.guards[0][0].startswith("G['CALLS']['n'] == …")
+    assert r.guards == [(r.guards[0][0], 7)] and r.guards[0][0].text.startswith("G['CALLS']['n'] == …")
     assert "the guard that failed last: G['CALLS']['n'] == 611 (at recompiling.py:22)" in said(r)
     assert [w.kind for w in v.code.warnings] == ["recompile-limit"]
     assert a.variant("numpy-compiled-cpu").code.recompilation is None
@@ -115,7 +115,7 @@ def test_a_guard_on_a_fresh_object_each_call_is_one_guard_and_every_call_says_so
                                                  for r in reasons], "limits": []}}
     raw = RawVariant.from_json(raw)
     r = recompiles.recompilation(RawCapture(), raw.recompiles or RawCapture(), False, raw.calls)
-    assert r.guards == [("___check_obj_id(___stack0, …), type=<class 'tensor_info'>", 5)]
+    assert [(g.text, n) for g, n in r.guards] == [("___check_obj_id(___stack0, …), type=<class 'tensor_info'>", 5)]
     assert r.every_call and said(r).startswith("recompiled on every call (5 recompiles in 5 calls after the first)")
 
 

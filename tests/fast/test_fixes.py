@@ -262,7 +262,7 @@ def test_the_layout_is_advice_only_for_an_array_the_function_takes_as_an_argumen
 def test_a_guard_on_a_python_number_argument_gets_torchs_fix_a_tensor_and_a_size_guard_does_not():
     a = analysis("2.13.0", "recompile_on_float")
     h = a.program.functions[0]
-    assert any(r.startswith("c == ") for c in h.run.recompiles for r in c.reasons)
+    assert any(r.text.startswith("c == ") for c in h.run.recompiles for r in c.reasons)
     assert fixes.number_guarded(h) == ["c"] and not fixes.size_recompiled(h)
     (fix,) = _of(a, FixKind.NUMBER)
     assert fix.detail == "c" and fixes.advised(fix) and not _of(a, FixKind.STATIC) and not _of(a, FixKind.DYNAMIC)

@@ -28,7 +28,7 @@ def test_the_gas_compiled_fitness_with_its_breaks_and_recompilations_at_their_ca
     # the population grows before generation 4 (of 0-7): the fifth call compiles again
     assert 5 in [c.call for c in f.run.recompiles]
     assert [c.call for c in f.run.recompiles] == [c["call"] for c in raw["run"]["compiles"] if c["kind"] == "recompile"]
-    assert all(not r.startswith(("0/", "1/")) and "\n" not in r for c in f.run.recompiles for r in c.reasons)
+    assert all(not r.text.startswith(("0/", "1/")) and "\n" not in r.text for c in f.run.recompiles for r in c.reasons)
     # every call is one of: the first, a recompiling one, the traced one, the profiled one, or a steady one
     passes = sum(1 for n in (f.run.traced_call, f.run.profiled_call) if n)
     assert f.run.steady_calls + len(f.run.recompiles) + passes + f.run.eager_calls + 1 == f.run.calls
