@@ -27,10 +27,11 @@ from inspector.analysis.parse import wrapper as wrapper_parse
 from inspector.analysis.rounds import side_by_side
 from inspector.errors import InspectorError
 from inspector.model import (STEADY, VECTORIZED, Analysis, ArgvChanged, BreakChange, CallsChange, CodePair,
-                             ComparedCandidate, ComparedHotspot, ComparedLine, ComparedRun, ComparedVariant, Comparison, Confounder, Env, ExitChanged, Hunk,
-                             Kernel, LineStatus, LineVerdict, LineVerdicts, PairWarning, Populations, ProgramAnalysis,
-                             ProgramFunction, Regression, RegressionKind, RunPair, SampleAnalysis, SampleVariant,
-                             Sequential, SourceChanged, Status, TimeGoes, TimeRow, TimedApart, TimedBusy, Vectorized)
+                             ComparedCandidate, ComparedHotspot, ComparedLine, ComparedRun, ComparedVariant,
+                             Comparison, Confounder, Env, ExitChanged, Hunk, Kernel, LineStatus, LineVerdict,
+                             LineVerdicts, PairWarning, Populations, ProgramAnalysis, ProgramFunction, Regression,
+                             RegressionKind, RunPair, SampleAnalysis, SampleVariant, Sequential, SourceChanged, Status,
+                             TimeGoes, TimeRow, TimedApart, TimedBusy, Vectorized)
 from inspector.model.comparison import CLEAR
 from inspector.model.hotspots import ExperimentRun, Hotspot
 

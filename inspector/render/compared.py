@@ -72,14 +72,15 @@ class ComparedView:
 
 @dataclass(frozen=True)
 class CandidateView:
-    """A hot function's candidate under both runs: its name, its speedup over the function as written under each
-    (with its check where it failed), and its change of time."""
+    """A hot function's candidate under both runs: its name, its speedup over the function as written under each,
+    its change of time, and where its output differed from the program's."""
 
     c: ComparedCandidate
     label: str
     a: str
     b: str
     moved: str
+    differs: str
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def pairs(comparison: Comparison) -> tuple[PairView, ...]:
 def _hot(pair: RunPair, h: ComparedHotspot) -> HotView:
     return HotView(h, words.hot_sentence(pair, h), tuple(
         CandidateView(c, words.candidate_label(c), words.over_written(c, 0), words.over_written(c, 1),
-                      ratio(c.time.speedup, "change")) for c in h.candidates))
+                      ratio(c.time.speedup, "change"), words.differs(pair, c)) for c in h.candidates))
 
 
 def environment(comparison: Comparison) -> tuple[EnvRow, ...]:

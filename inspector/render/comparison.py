@@ -182,18 +182,25 @@ def candidate_label(c: ComparedCandidate) -> str:
 
 def over_written(c: ComparedCandidate, n: int) -> str:
     """A candidate's speedup over the function as written under run ``n`` (0: a, 1: b), as a table cell says it:
-    "222x", "2.5x slower"; "" for the function as written, or where it did not run; with "output differs from the
-    program's" where its check failed there."""
-    said = [ratio(c.faster[n])] if c.id != "as-written" and c.faster[n] else []
-    return ", ".join(said + ["output differs from the program's"] * (c.matches[n] is False))
+    "222x", "2.5x slower"; "" for the function as written, or where it did not run."""
+    return ratio(c.faster[n]) if c.id != "as-written" and c.faster[n] else ""
 
 
-def candidate_line(c: ComparedCandidate) -> str:
+def differs(pair: RunPair, c: ComparedCandidate) -> str:
+    """Under which runs a candidate's output differed from the program's own: "its output differs from the
+    program's under torch 2.13.0"; "" where it never did."""
+    names = [name for name, matches in zip((pair.a, pair.b), c.matches) if matches is False]
+    return f"its output differs from the program's under {' and '.join(names)}" if names else ""
+
+
+def candidate_line(pair: RunPair, c: ComparedCandidate) -> str:
     """A candidate in one line, as the terminal says it: its time per generation under each run (its speedup over as
-    written there) and the change: "NumPy rewrite: 1.31 ms (44.8x) → 1.52 ms (38.4x); 1.16x slower"."""
+    written there), the change, and where its output differed: "NumPy rewrite: 1.31 ms (44.8x) → 1.52 ms (38.4x);
+    1.16x slower"."""
     sides = [seconds(t) + (f" ({said})" if (said := over_written(c, n)) else "")
              for n, t in enumerate((c.time.a, c.time.b))]
-    return f"{candidate_label(c)}: {sides[0]} → {sides[1]}; {ratio(c.time.speedup, 'change')}"
+    return "; ".join([f"{candidate_label(c)}: {sides[0]} → {sides[1]}", ratio(c.time.speedup, "change"),
+                      *[said for said in [differs(pair, c)] if said]])
 
 
 def regression(r: Regression) -> str:

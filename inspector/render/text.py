@@ -193,7 +193,7 @@ class TextRenderer(Renderer):
                 console.print(f"  hot: {comparison_words.hot_sentence(pair, h)}", markup=False)
                 console.print(f"    per generation (its speedup over as written), {pair.a} → {pair.b}:", markup=False)
                 for c in h.candidates:
-                    console.print(f"    {comparison_words.candidate_line(c)}", markup=False)
+                    console.print(f"    {comparison_words.candidate_line(pair, c)}", markup=False)
         return _out(console)
 
 
