@@ -166,9 +166,10 @@ def hot_sentence(pair: RunPair, h: ComparedHotspot) -> str:
     names = (pair.a, pair.b)
     shares = "; ".join(f"{share:.0%} of the run under {name} ({seconds(total)}, sampled)" if share is not None
                        else f"not hot under {name}" for name, share, total in zip(names, h.share, h.total_s))
-    bests = [the(best) if best else "nothing measured" for best in h.best]
-    fastest = (f"{bests[0]} under both" if bests[0] == bests[1]
-               else "; ".join(f"{best} under {name}" for best, name in zip(bests, names)))
+    bests = [(the(best) if best else "none faster", name) for best, name, share in zip(h.best, names, h.share)
+             if share is not None]  # where it was hot
+    fastest = (f"{bests[0][0]} under both" if len(bests) == 2 and bests[0][0] == bests[1][0]
+               else "; ".join(f"{best} under {name}" for best, name in bests))
     ran = [m for c in h.candidates for m in c.matches if m is not None]
     checked = " Every candidate's output matched the program's own." if ran and all(ran) else ""
     return (f"{h.function} ({os.path.basename(h.file)}:{h.line}), {shape(h.shape)}: {shares}. Fastest over the "
