@@ -290,7 +290,7 @@ def test_the_first_screen_names_the_fastest_and_the_page_fits_any_screen(stem, f
         .filter(e => e.getBoundingClientRect().bottom <= window.innerHeight).map(e => e.innerText).join(' ')""")
     if isinstance(a, ProgramAnalysis) and a.program.functions:
         assert fastest in first and "per call" in first
-    elif isinstance(a, ProgramAnalysis):  # a program that compiles nothing: its hot function, and what the experiment gave
+    elif isinstance(a, ProgramAnalysis):  # compiling nothing: its hot function, what the experiment gave
         assert first.startswith(f"{fastest} (") and "faster" in first and "the whole run would take" in first
     else:
         head = views.headlines(a)[0]  # the family's fastest, as the analysis found it in this record
