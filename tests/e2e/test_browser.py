@@ -356,8 +356,11 @@ def test_the_index_and_a_comparison_fit_any_screen_and_the_index_stacks_on_a_pho
     comparison = tmp_path / "compare.html"
     comparison.write_text(renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"),
                                                                        analysis("2.13.0", "poly")])), encoding="utf-8")
+    programs = tmp_path / "compare-program.html"  # a program's: its hot functions' candidates side by side
+    programs.write_text(renderer("html").comparison(compare.compare([analysis("2.13.0", "plain_ga")] * 2)),
+                        encoding="utf-8")
     ARTIFACTS.mkdir(exist_ok=True)
-    for path in (index, comparison):
+    for path in (index, comparison, programs):
         for width, phone in ((1280, False), (390, True)):
             o = opened(path, viewport={"width": width, "height": 844}, is_mobile=phone, has_touch=phone)
             o.page.screenshot(path=str(ARTIFACTS / f"{path.stem}-{width}.png"))
