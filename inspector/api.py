@@ -408,10 +408,10 @@ def compare(*paths: PathLike, runs: Sequence[Run] = (), config: Sequence[str] = 
 
 def compare_program(program: str, args: Sequence[str] = (), *, module: bool = False, runs: Sequence[Run] = (),
                     envs: Optional[PathLike] = None, packages: Sequence[str] = (), redact: bool = False,
-                    progress: Optional[Progress] = None) -> Comparison:
+                    hotspots: bool = True, progress: Optional[Progress] = None) -> Comparison:
     """Run a program (a file, or with ``module`` a module) as ``run`` does once per ``Run`` in ``runs`` (python and
     torch only: a program runs as it is; one run: against this interpreter), one after the other, and compare its
-    compiled functions."""
+    compiled functions; ``hotspots``: and its hot functions, with the experiment on their inputs in each run."""
     if any(r.config for r in runs):
         raise InspectorError("a program runs as it is: its runs take an interpreter or a torch version, no config")
     _program_file(program, module)
@@ -422,7 +422,7 @@ def compare_program(program: str, args: Sequence[str] = (), *, module: bool = Fa
     for n, python in enumerate(pythons, 1):  # a program's calls cannot take turns with another run's
         say(f"run {n} of {len(pythons)}: {program} {' '.join(args)} under {python or sys.executable}")
         status, record = _collect_program(program, args, module, python, replay=False,  # a comparison shows none
-                                          hotspots=False)
+                                          hotspots=hotspots)
         if record.interrupted:
             raise Interrupted()
         if status:

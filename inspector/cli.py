@@ -111,8 +111,11 @@ COMPARE_BUDGET_HELP = ("Seconds of timed runs per variant: with rounds, half for
 COMPARE_ROUNDS_HELP = ("After the runs, time their variants again in this many alternating rounds (run 1, 2, ..., "
                        "then back), so that every ratio is taken side by side; 0: no rounds.")
 FAIL_ON_REGRESSION_HELP = (f"Exit {CHECK} when a run is worse than the baseline: a variant fails, a line verdict or "
-                           "vectorization is worse, a graph break appears, or a compiled variant is slower by more "
-                           "than --max-slowdown (for CI).")
+                           "vectorization is worse, a graph break appears, a compiled variant (or a program's hot "
+                           "function's compiled candidate) is slower by more than --max-slowdown, or a candidate's "
+                           "output no longer matches the program's (for CI).")
+COMPARE_HOTSPOTS_HELP = ("With --program: in each run, where the program's own time goes and the experiment on its "
+                         "hot functions' inputs (as `run` does), their candidates compared side by side.")
 MAX_SLOWDOWN_HELP = ("Percent a compiled variant may be slower before --fail-on-regression fails (with rounds: "
                      "slower in every round).")
 # check
@@ -403,6 +406,7 @@ def compare(
     rounds: int = typer.Option(6, "--rounds", min=0, help=COMPARE_ROUNDS_HELP),
     fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help=FAIL_ON_REGRESSION_HELP),
     max_slowdown: float = typer.Option(10.0, "--max-slowdown", min=0, help=MAX_SLOWDOWN_HELP),
+    hotspots: bool = typer.Option(True, "--hotspots/--no-hotspots", help=COMPARE_HOTSPOTS_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
 ) -> None:
     """Compare kernels, line verdicts, graph breaks and timings across torch versions or configurations.
@@ -419,7 +423,7 @@ def compare(
         if run or config or compile_option:
             fail("--run, --config and --compile-option set a sample's config: a program runs as it is "
                  "(--python, --torch)")
-        result = _compare_program(program, inputs, runs, envs, with_, redact)
+        result = _compare_program(program, inputs, runs, envs, with_, redact, hotspots)
     else:
         result = _compare_sample_or_records(inputs, runs, run, dict(
             config=config, compile_options=compile_option, population=population, variants=variant, envs=envs,
@@ -434,14 +438,14 @@ def compare(
 
 
 def _compare_program(program: str, inputs: list[Path], runs: list[api.Run], envs: Optional[Path],
-                     packages: list[str], redact: bool) -> api.Comparison:
+                     packages: list[str], redact: bool, hotspots: bool) -> api.Comparison:
     """``compare --program``: the program (or with ``-m``, the module named first) run once per run."""
     module = program == "-m"
     if module and not inputs:
         fail("--program -m: name the module")
     entry, argv = (str(inputs[0]), [str(a) for a in inputs[1:]]) if module else (program, [str(a) for a in inputs])
     return api.compare_program(entry, argv, module=module, runs=runs, envs=envs, packages=packages, redact=redact,
-                               progress=say)
+                               hotspots=hotspots, progress=say)
 
 
 def _compare_sample_or_records(inputs: list[Path], runs: list[api.Run], specs: list[str],

@@ -7,7 +7,8 @@ is structural when the normalised code differs there, cosmetic when only what no
 variant's change of time is read against an eager variant of its family (a control: the machine and NumPy change
 it, torch's compiler does not), and what else differs between the runs (NumPy, torch's build, threads, CPU) is named.
 Records of a program (``inspector run``) compare per compiled function: its steady time per call, compile time,
-calls and recompiles; a program's runs were made one after the other, so each run's machine load is said.
+calls and recompiles; a program's runs were made one after the other, so each run's machine load is said. Its hot
+functions compare by their share of each run and their experiment's candidates, each one's time per generation.
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ from inspector.analysis.parse import wrapper as wrapper_parse
 from inspector.analysis.rounds import side_by_side
 from inspector.errors import InspectorError
 from inspector.model import (STEADY, VECTORIZED, Analysis, ArgvChanged, BreakChange, CallsChange, CodePair,
-                             ComparedLine, ComparedRun, ComparedVariant, Comparison, Confounder, Env, ExitChanged, Hunk,
-                             Kernel, LineStatus, LineVerdict, LineVerdicts, PairWarning, Populations, ProgramAnalysis,
-                             ProgramFunction, Regression, RegressionKind, RunPair, SampleAnalysis, SampleVariant,
-                             Sequential, SourceChanged, Status, TimeGoes, TimeRow, TimedApart, TimedBusy, Vectorized)
+                             ComparedCandidate, ComparedHotspot, ComparedLine, ComparedRun, ComparedVariant,
+                             Comparison, Confounder, Env, ExitChanged, Hunk, Kernel, LineStatus, LineVerdict,
+                             LineVerdicts, PairWarning, Populations, ProgramAnalysis, ProgramFunction, Regression,
+                             RegressionKind, RunPair, SampleAnalysis, SampleVariant, Sequential, SourceChanged, Status,
+                             TimeGoes, TimeRow, TimedApart, TimedBusy, Vectorized)
 from inspector.model.comparison import CLEAR
+from inspector.model.hotspots import ExperimentRun, Hotspot
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
@@ -281,9 +284,42 @@ def _pair(ra: Union[SampleAnalysis, ProgramAnalysis], rb: Union[SampleAnalysis, 
     compared = [_variant(va[i], vb[i], ra, rb, a_name, b_name, interleaved) for i in va if i in vb
                 and Status.SKIPPED not in (va[i].status, vb[i].status)]
     variants = tuple(replace(v, control=_control(v, compared)) if v.compiled else v for v in compared)
+    hot = _hotspots(ra, rb) if isinstance(ra, ProgramAnalysis) and isinstance(rb, ProgramAnalysis) else ()
     return RunPair(a=a_name, b=b_name, warnings=tuple(warnings), confounders=tuple(found), variants=variants,
                    kind=ra.KIND, interleaved=interleaved, only_a=tuple(i for i in va if i not in vb),
-                   only_b=tuple(i for i in vb if i not in va))
+                   only_b=tuple(i for i in vb if i not in va), hotspots=hot)
+
+
+def _hotspots(ra: ProgramAnalysis, rb: ProgramAnalysis) -> tuple[ComparedHotspot, ...]:
+    """The hot functions of two runs of a program that either run ran an experiment on or found taking an individual
+    or a population, matched by name and file, side by side: the baseline's order, then those only hot under b."""
+    found = [{(h.function, Path(h.file).name): h for h in r.program.hotspots
+              if h.runs or h.shape in ("individual", "population")} for r in (ra, rb)]
+    return tuple(_hotspot(found[0].get(key), found[1].get(key)) for key in dict.fromkeys([*found[0], *found[1]]))
+
+
+def _hotspot(a: Optional[Hotspot], b: Optional[Hotspot]) -> ComparedHotspot:
+    """One hot function under two runs (None: not hot in that run), its candidates in the baseline's order (the
+    function as written first), then those only run under b."""
+    h = b or a
+    assert h is not None
+    runs = [{r.id: r for r in x.runs} if x else {} for x in (a, b)]
+    return ComparedHotspot(
+        id=h.id, function=h.function, file=h.file, line=h.line, shape=h.shape,
+        share=(a.share if a else None, b.share if b else None), total_s=(a.total_s if a else None,
+                                                                         b.total_s if b else None),
+        best=(a.best if a else None, b.best if b else None),
+        candidates=tuple(_candidate(runs[0].get(i), runs[1].get(i)) for i in dict.fromkeys([*runs[0], *runs[1]])))
+
+
+def _candidate(a: Optional[ExperimentRun], b: Optional[ExperimentRun]) -> ComparedCandidate:
+    """One experiment run under two runs (None: not run there): its time per generation under each, side by side."""
+    r = a or b
+    assert r is not None
+    time = _row("per generation", a.per_round_s if a else None, b.per_round_s if b else None)
+    return ComparedCandidate(id=r.id, compiled=r.compiled, time=time, faster=(a.faster if a else None,
+                                                                              b.faster if b else None),
+                             matches=(a.matches if a else None, b.matches if b else None), change=change(time))
 
 
 def _units(run: Union[SampleAnalysis, ProgramAnalysis]) -> dict[str, Unit]:
@@ -518,8 +554,21 @@ def regressions(result: Comparison, max_slowdown: float = 0.1) -> list[Regressio
     """What got worse from the baseline to each other run of a Comparison (``render.comparison.regression`` says
     each): a variant that ran and now fails, a line verdict further down STATUSES (or less vectorized), a graph
     break gained, a program's function that now raises or recompiles more, a compiled variant or function slower by
-    more than ``max_slowdown`` (a fraction; with rounds, slower in every round)."""
-    return [r for pair in result.pairs for v in pair.variants for r in _worse(pair, v, max_slowdown)]
+    more than ``max_slowdown`` (a fraction; with rounds, slower in every round), a hot function's compiled candidate
+    slower by more than that or one whose output no longer matches the program's."""
+    return [r for pair in result.pairs for r in [*(r for v in pair.variants for r in _worse(pair, v, max_slowdown)),
+                                                 *_worse_candidates(pair, max_slowdown)]]
+
+
+def _worse_candidates(pair: RunPair, max_slowdown: float) -> list[Regression]:
+    """The Regressions of a pair's hot functions' candidates (the function as written is none: it is the user's)."""
+    found = []
+    for h in pair.hotspots:
+        for c in h.candidates:
+            slower = c.compiled and c.time.speedup and c.time.speedup < 1 / (1 + max_slowdown)
+            if c.id != "as-written" and (c.matches == (True, False) or slower and c.matches == (True, True)):
+                found.append(Regression(pair.a, pair.b, h.id, h.function, RegressionKind.CANDIDATE, candidate=c))
+    return found
 
 
 def _worse(pair: RunPair, v: ComparedVariant, max_slowdown: float) -> list[Regression]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, TypeVar
+from typing import Optional
 
 from inspector import frames
 from inspector.analysis import breaks, cost, kernels as kernels_mod, lines, machine, recompiles
@@ -21,22 +21,25 @@ ARTIFACTS = ("output code", "graph-break messages", "FX graph stack comments", "
              "machine code")
 Seen = dict[str, tuple[int, list[Problem]]]  # {artifact: (how many were read, one problem per one not understood)}
 NONE = RawCapture.from_json({})
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Pieces:
     """The raw facts about one function's compiled code: what its first compiling call compiled (``capture``: its
     graphs, breaks and machine code, Inductor's decision hooks, the log records read and their problems, recompile
-    limits hit) and what later calls compiled (``recompiles``; a program's function: its own graphs too), and what
-    the probe measured of it: the lines that ran as Python in one steady call, a profiled pass's kernel times and
-    time in and out of compiled graphs, its kernels on fewer threads, a CUDA variant's autotuned launch configs,
-    its calls at further population sizes, how many calls it made after its first, and what inspector's bounds on
-    its own cost cut short."""
+    limits hit) and what later calls compiled (``recompiles``); what it compiled, taken once (``graphs``, ``breaks``,
+    ``machine_code``: its first call's, and for a program's function, ``watched`` whole, also its later calls'; a
+    variant's later passes compile none of their own), and what the probe measured of it: the lines that ran as
+    Python in one steady call, a profiled pass's kernel times and time in and out of compiled graphs, its kernels on
+    fewer threads, a CUDA variant's autotuned launch configs, its calls at further population sizes, how many calls
+    it made after its first, and what inspector's bounds on its own cost cut short."""
 
     capture: RawCapture
     recompiles: RawCapture
     watched: bool  # its whole run was watched (a program's function): its later calls' own graphs count
+    graphs: list[RawGraph]
+    breaks: list[RawBreak]
+    machine_code: list[RawMachineCode]
     python_lines: Sequence[RawPythonLine] = ()
     kernel_times: Optional[RawKernelTimes] = None
     thread_scaling: Optional[RawThreadScaling] = None
@@ -46,34 +49,23 @@ class Pieces:
     calls: Optional[int] = None
     bounds: Sequence[str] = ()
 
-    @property
-    def graphs(self) -> list[RawGraph]:
-        return self._compiled(self.capture.graphs, self.recompiles.graphs)
-
-    @property
-    def breaks(self) -> list[RawBreak]:
-        return self._compiled(self.capture.breaks, self.recompiles.breaks)
-
-    @property
-    def machine_code(self) -> list[RawMachineCode]:
-        return self._compiled(self.capture.machine_code, self.recompiles.machine_code)
-
-    def _compiled(self, first: Optional[list[T]], later: Optional[list[T]]) -> list[T]:
-        """What it compiled: its first call's, and for a program's function also what its later calls compiled (a
-        variant's later passes compile none of their own)."""
-        return [*(first or []), *(later or [])] if self.watched else list(first or [])
-
 
 def of_variant(raw: RawVariant) -> Pieces:
     """The pieces of a sample's variant or a program's function (one with ``run`` facts)."""
-    return Pieces(raw.capture or NONE, raw.recompiles or NONE, bool(raw.run), raw.python_lines or (),
+    first, later, watched = raw.capture or NONE, raw.recompiles or NONE, bool(raw.run)
+    also = later if watched else NONE
+    return Pieces(first, later, watched, [*(first.graphs or []), *(also.graphs or [])],
+                  [*(first.breaks or []), *(also.breaks or [])],
+                  [*(first.machine_code or []), *(also.machine_code or [])], raw.python_lines or (),
                   raw.kernel_times, raw.thread_scaling, raw.regions, raw.launch_configs, raw.sizes or (), raw.calls,
                   raw.bounds or ())
 
 
 def of_trial(raw: RawTrial) -> Pieces:
     """The pieces of a fix tried on a variant: what it compiled, and its calls at further sizes."""
-    return Pieces(raw.capture or NONE, NONE, False, sizes=raw.sizes or ())
+    first = raw.capture or NONE
+    return Pieces(first, NONE, False, list(first.graphs or []), list(first.breaks or []),
+                  list(first.machine_code or []), sizes=raw.sizes or ())
 
 
 @dataclass(frozen=True)
@@ -103,7 +95,7 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
     within = (target.file.path, target.function.split(".")[-1]) if target else None
     graph_breaks, break_problems = breaks.distinct(breaks_raw, context.sources, within)
     bandwidth = context.env.memory_bandwidth.gb_s if context.env.memory_bandwidth else None
-    kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, graphs_raw, bandwidth)
+    kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, bandwidth)
     again = recompiles.recompilation(pieces.capture, pieces.recompiles, pieces.watched, pieces.calls)
     warnings: list[CompileWarning] = []
     verdicts: list[LineVerdict] = []

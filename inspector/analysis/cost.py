@@ -3,24 +3,15 @@ kernel moves and the bandwidth it reached against the machine's, and compile tim
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Optional
 
-from inspector.analysis.parse import wrapper
 from inspector.model.lines import EAGER
-from inspector.model import (Backend, CompilePhases, Kernel, KernelCost, LineStatus, Reason, ReasonKind, Scaled,
+from inspector.model import (CompilePhases, Kernel, KernelCost, LineStatus, Reason, ReasonKind, Scaled,
                              ThreadScaling, ThreadSpeedups, TimeSplit)
 from inspector.raw import RawEvent, RawGraph, RawKernelTimes, RawThreadScaling
 
-CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)')
-TRITON_SIGNATURE = re.compile(r"""['"]signature['"]:\s*\{([^}]*)\}""")
-TRITON_PARAM = re.compile(r"""['"](\w+)['"]:\s*['"]([^'"]*)['"]""")
-ITEMSIZE = {"double": 8, "float": 4, "int64_t": 8, "long": 8, "int32_t": 4, "int": 4, "int16_t": 2, "int8_t": 1,
-            "uint8_t": 1, "signed char": 1, "unsigned char": 1, "char": 1, "short": 2, "bool": 1, "half": 2,
-            "bfloat16": 2, "fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2,
-            "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "i1": 1}
 PAID = 1.1  # a parallel kernel this much faster on all threads than on one paid for its threads
 PHASE_KEYS = ("dynamo_s", "aot_s", "inductor_s", "codegen_s", "build_s")
 
@@ -53,20 +44,25 @@ def _op(name: str) -> str:
 
 
 def costs(kernels: Sequence[Kernel], kt: Optional[RawKernelTimes], scaling: Optional[RawThreadScaling],
-          graphs: Sequence[RawGraph], bandwidth_gb_s: Optional[float]
+          bandwidth_gb_s: Optional[float]
           ) -> tuple[list[Kernel], Optional[TimeSplit], Optional[ThreadScaling]]:
     """(``kernels``, each with what it cost, where a profiled call's time went, whether the parallel kernels paid for
     their threads): the profiled pass's events (``kt``) joined to the kernels by name (and by graph where an event
-    knows it), the bytes each launch moves (its buffers' sizes and dtypes, from the wrapper) and the GB/s it reached
+    knows it), the bytes each launch moves (``kernels.split`` read them from the wrapper) and the GB/s it reached
     against the machine's, and its launches on fewer threads than torch's (``scaling``)."""
     times, split = _kernel_times(kt, kernels)
     medians = _thread_medians(scaling, kernels)
-    moved = _traffic(graphs, kernels)
     total = kt.total_s if kt else None
     threads = scaling.threads if scaling else None
-    costed = [replace(k, cost=_cost(times.get(k.id), total, moved.get(k.id), bandwidth_gb_s, medians.get(k.id, {}),
+    costed = [replace(k, cost=_cost(times.get(k.id), total, _bytes(k), bandwidth_gb_s, medians.get(k.id, {}),
                                     threads)) for k in kernels]
     return costed, split, _scaling(scaling, costed)
+
+
+def _bytes(kernel: Kernel) -> Optional[tuple[int, int]]:
+    """(bytes read, bytes written) per launch of a kernel, where the splitter knew them (``kernels.split``)."""
+    cost = kernel.cost
+    return (cost.read_bytes, cost.written_bytes or 0) if cost.read_bytes is not None else None
 
 
 def _cost(timed: Optional[tuple[float, float]], total_s: Optional[float], moved: Optional[tuple[int, int]],
@@ -110,66 +106,6 @@ def _kernel_of(event: RawEvent, kernels: Sequence[Kernel]) -> Optional[Kernel]:
     found = [k for k in kernels if _op(k.name) == _op(event.name or "")]
     found = [k for k in found if k.graph == event.graph] or found
     return found[0] if len(found) == 1 else None
-
-
-def _traffic(graphs: Sequence[RawGraph], kernels: Sequence[Kernel]) -> dict[str, tuple[int, int]]:
-    """{kernel id: (bytes read, bytes written) per launch} of the generated kernels whose launches' sizes the wrapper
-    tells."""
-    moved = {}
-    for g in graphs:
-        mine = {k.name: k for k in kernels if k.graph == g.compile_id and k.generated}
-        for code in g.output_code or []:
-            for name, sizes in traffic(code, mine).items():
-                moved[mine[name].id] = sizes
-    return moved
-
-
-def traffic(output_code: str, kernels: dict[str, Kernel]) -> dict[str, tuple[int, int]]:
-    """{kernel name: (bytes read, bytes written) per launch} for the launches in ``call`` whose sizes are known.
-
-    ``kernels``: {name: Kernel}. Sizes come from the wrapper (see parse.wrapper.launches); dtypes from the
-    kernel's parameters.
-    """
-    try:
-        tree = wrapper.parse(output_code)
-    except wrapper.WrapperError:
-        return {}
-    found: dict[str, tuple[int, int]] = {}
-    for call in wrapper.launches(tree, set(kernels))[0]:
-        if call.name in kernels and call.name not in found:
-            bytes_moved = _moved(_params(kernels[call.name]), call.numels)
-            if bytes_moved:
-                found[call.name] = bytes_moved
-    return found
-
-
-def _params(kernel: Kernel) -> list[tuple[str, Optional[int]]]:
-    """[(parameter name, item size or None)] of a cpp or Triton kernel, in launch-argument order."""
-    if kernel.backend == Backend.TRITON:
-        signature = TRITON_SIGNATURE.search(kernel.code)
-        items = TRITON_PARAM.findall(signature.group(1)) if signature else []
-        return [(name, ITEMSIZE.get(kind.lstrip("*")) if kind.startswith("*") else None) for name, kind in items]
-    signature = CPP_PARAMS.search(kernel.code)
-    params = []
-    for p in signature.group(1).split(",") if signature else []:
-        words = re.findall(r"\w+", p)
-        kind = re.sub(r"\b(const|at|c10|std)\b|::|\*", " ", p.rsplit(words[-1], 1)[0]).split() if words else []
-        params.append((words[-1] if words else "", ITEMSIZE.get(" ".join(kind).lower()) if "*" in p else None))
-    return params
-
-
-def _moved(params: list[tuple[str, Optional[int]]], sizes: list[Optional[int]]) -> Optional[tuple[int, int]]:
-    """(bytes read, bytes written) of one launch; None when a pointer's size or dtype is unknown."""
-    read = written = 0
-    for (name, itemsize), n in zip(params, sizes):
-        role = re.match(r"(in_out|in|out)_ptr\d+$", name)
-        if not role:
-            continue
-        if itemsize is None or n is None:
-            return None
-        read += n * itemsize if role.group(1) in ("in", "in_out") else 0
-        written += n * itemsize if role.group(1) in ("out", "in_out") else 0
-    return (read, written) if read or written else None
 
 
 def _thread_medians(scaling: Optional[RawThreadScaling], kernels: Sequence[Kernel]) -> dict[str, dict[int, float]]:

@@ -9,7 +9,6 @@ launches.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -17,13 +16,20 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from inspector.analysis.parse import LIBRARY_CALL, KernelFacts, cpp, decisions, triton, wrapper
-from inspector.model import Backend, Decisions, Kernel, Launch, Problem, Unread, UnreadKind
+from inspector.model import Backend, Decisions, Kernel, KernelCost, Launch, Problem, Unread, UnreadKind
 from inspector.raw import JSON, RawNest
 
 HANDLE = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+?):(\d+)")
 FACTORIES = {"cpp_pybinding": Backend.CPP, "cpp": Backend.CPP, "triton": Backend.TRITON}  # async_compile.<factory>
 PARSERS: dict[Backend, Callable[[str], tuple[KernelFacts, list[Unread]]]] = {Backend.CPP: cpp.facts,
-                                                                          Backend.TRITON: triton.facts}
+                                                                             Backend.TRITON: triton.facts}
+CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)')
+TRITON_SIGNATURE = re.compile(r"""['"]signature['"]:\s*\{([^}]*)\}""")
+TRITON_PARAM = re.compile(r"""['"](\w+)['"]:\s*['"]([^'"]*)['"]""")
+ITEMSIZE = {"double": 8, "float": 4, "int64_t": 8, "long": 8, "int32_t": 4, "int": 4, "int16_t": 2, "int8_t": 1,
+            "uint8_t": 1, "signed char": 1, "unsigned char": 1, "char": 1, "short": 2, "bool": 1, "half": 2,
+            "bfloat16": 2, "fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2,
+            "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "i1": 1}
 MIN_SHARED = 0.5  # a nest record joins the parsed nest whose (stripped) lines it holds at least half of
 
 
@@ -39,25 +45,21 @@ class Split:
 
 
 def split(output_code: str, graph: Optional[str] = None) -> Split:
-    """The module's kernels (``graph``: their compile id), launched ones in launch order, then the rest."""
+    """The module's kernels (``graph``: their compile id), launched ones in launch order, then the rest; a generated
+    kernel's cost holds the bytes a launch of it moves."""
     try:
-        tree = wrapper.parse(output_code)
+        read = wrapper.read(output_code, FACTORIES)
     except wrapper.WrapperError as e:
         return Split([], [Problem((Unread(UnreadKind.UNPARSED, str(e)),), graph=graph)])
-    defined: dict[str, tuple[Backend, str]] = {}
-    for node in tree.body:
-        found = _definition(node)
-        if found:
-            defined[found[0]] = found[1], found[2]
-    calls, unknown = wrapper.launches(tree, set(defined))
-    problems = [Problem((u,), graph=graph) for u in _wrapper_problems(tree, list(dict.fromkeys(unknown)))]
+    problems = [Problem((u,), graph=graph) for u in _wrapper_problems(read)]
     handles = dict(HANDLE.findall(output_code))
     launches: dict[str, list[Launch]] = {}
-    for position, call in enumerate(calls):
+    for position, call in enumerate(read.calls):
         launches.setdefault(call.name, []).append(Launch(position, call.subgraph, call.repeat))
     kernels = []
-    for name in list(launches) + [n for n in defined if n not in launches]:
-        backend, code = defined.get(name, (Backend.EXTERN, ""))
+    for name in list(launches) + [n for n in read.defined if n not in launches]:
+        factory, code = read.defined.get(name, ("", ""))
+        backend = FACTORIES.get(factory, Backend.EXTERN)
         f, not_read = PARSERS[backend](code) if backend in PARSERS else (LIBRARY_CALL, [])
         problems += [Problem(tuple(not_read), graph=graph, kernel=name)] if not_read else []
         shown = name if backend != Backend.EXTERN else name.replace("torch.ops.", "")
@@ -66,28 +68,55 @@ def split(output_code: str, graph: Optional[str] = None) -> Split:
             launches=launches.get(name, []), handle=f"{name}:{handles[name]}" if name in handles else None,
             kind=f.kind, parallel_regions=f.parallel_regions, vectorized=f.vectorized, ops=f.ops, loads=f.loads,
             strided_loads=f.strided_loads, masked_loads=f.masked_loads, evidence=f.evidence,
-            loop_nests=f.loop_nests, triton=f.triton))
+            loop_nests=f.loop_nests, triton=f.triton,
+            cost=_moved(backend, code, [c.numels for c in read.calls if c.name == name]) if name in read.defined
+            else KernelCost()))
     return Split(kernels, problems, 1 + len(kernels))
 
 
-def _wrapper_problems(tree: ast.Module, unknown: list[str]) -> list[Unread]:
-    """What was not understood of the wrapper, one thing at most: no ``call``, or the ``unknown`` names it calls."""
-    if not wrapper.call_functions(tree):
+def _wrapper_problems(read: wrapper.Wrapper) -> list[Unread]:
+    """What was not understood of the wrapper, one thing at most: no ``call``, or the names it calls that are
+    neither kernels nor known library calls."""
+    if not read.has_call:
         return [Unread(UnreadKind.NO_CALL)]
-    return [Unread(UnreadKind.UNKNOWN_CALLS, names=tuple(unknown))] if unknown else []
+    return [Unread(UnreadKind.UNKNOWN_CALLS, names=tuple(read.unknown))] if read.unknown else []
 
 
-def _definition(node: ast.stmt) -> Optional[tuple[str, Backend, str]]:
-    """(name, backend, code) of a top-level ``name = async_compile.<factory>(..., code)``, else None."""
-    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Call)):
-        return None
-    factory = wrapper.dotted_name(node.value.func) or ""
-    backend = FACTORIES.get(factory.removeprefix("async_compile."))
-    strings = [a.value for a in node.value.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-    if not factory.startswith("async_compile.") or backend is None or not strings:
-        return None
-    return node.targets[0].id, backend, strings[-1]
+def _moved(backend: Backend, code: str, launched: list[list[Optional[int]]]) -> KernelCost:
+    """A generated kernel's bytes read and written per launch: those of its first launch whose buffers' sizes (the
+    wrapper's ``launched``: each launch's argument numels) and dtypes (its parameters) are known; none without."""
+    params = _params(backend, code)
+    moved = next((m for numels in launched if (m := _launch_bytes(params, numels))), None)
+    return KernelCost(read_bytes=moved[0], written_bytes=moved[1]) if moved else KernelCost()
+
+
+def _params(backend: Backend, code: str) -> list[tuple[str, Optional[int]]]:
+    """[(parameter name, item size or None)] of a cpp or Triton kernel, in launch-argument order."""
+    if backend == Backend.TRITON:
+        signature = TRITON_SIGNATURE.search(code)
+        items = TRITON_PARAM.findall(signature.group(1)) if signature else []
+        return [(name, ITEMSIZE.get(kind.lstrip("*")) if kind.startswith("*") else None) for name, kind in items]
+    signature = CPP_PARAMS.search(code)
+    params = []
+    for p in signature.group(1).split(",") if signature else []:
+        words = re.findall(r"\w+", p)
+        kind = re.sub(r"\b(const|at|c10|std)\b|::|\*", " ", p.rsplit(words[-1], 1)[0]).split() if words else []
+        params.append((words[-1] if words else "", ITEMSIZE.get(" ".join(kind).lower()) if "*" in p else None))
+    return params
+
+
+def _launch_bytes(params: list[tuple[str, Optional[int]]], sizes: list[Optional[int]]) -> Optional[tuple[int, int]]:
+    """(bytes read, bytes written) of one launch; None when a pointer's size or dtype is unknown."""
+    read = written = 0
+    for (name, itemsize), n in zip(params, sizes):
+        role = re.match(r"(in_out|in|out)_ptr\d+$", name)
+        if not role:
+            continue
+        if itemsize is None or n is None:
+            return None
+        read += n * itemsize if role.group(1) in ("in", "in_out") else 0
+        written += n * itemsize if role.group(1) in ("out", "in_out") else 0
+    return (read, written) if read or written else None
 
 
 def _parallel(backend: Backend, facts: KernelFacts) -> Optional[bool]:

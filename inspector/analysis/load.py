@@ -4,14 +4,9 @@ from typing import Optional
 
 from inspector.model import MachineLoad
 from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
-from inspector.raw import RawLoad, RawRecord, RawVariant
+from inspector.raw import RawLoad, RawRecord
 
 MIN_WINDOW_CPU_S = 0.5  # /proc/stat counts in 10 ms ticks: a shorter window (wall x CPUs) cannot tell
-
-
-def machine_load(raw: RawVariant) -> Optional[MachineLoad]:
-    """The MachineLoad of a raw variant's ``load`` facts (None when the record has none)."""
-    return _load(raw.load)
 
 
 def run_load(record: RawRecord) -> Optional[MachineLoad]:
@@ -29,15 +24,15 @@ def over(windows: list[RawLoad]) -> Optional[MachineLoad]:
     if not windows:
         return None
     cpus = max(w.cpus or 1 for w in windows)
-    return _load(RawLoad(others_cpu_s=sum(w.others_cpu_s or 0.0 for w in windows),
-                         steal_s=sum(w.steal_s or 0.0 for w in windows),
-                         cpu_total_s=sum(w.cpu_total_s or 0.0 for w in windows),
-                         wall_s=sum((w.wall_s or 0.0) * (w.cpus or 1) for w in windows) / cpus, cpus=cpus,
-                         loadavg=[x for w in windows for x in w.loadavg or []]))
+    return machine_load(RawLoad(others_cpu_s=sum(w.others_cpu_s or 0.0 for w in windows),
+                                steal_s=sum(w.steal_s or 0.0 for w in windows),
+                                cpu_total_s=sum(w.cpu_total_s or 0.0 for w in windows),
+                                wall_s=sum((w.wall_s or 0.0) * (w.cpus or 1) for w in windows) / cpus, cpus=cpus,
+                                loadavg=[x for w in windows for x in w.loadavg or []]))
 
 
-def _load(facts: Optional[RawLoad]) -> Optional[MachineLoad]:
-    """The MachineLoad of a RawLoad (None without one)."""
+def machine_load(facts: Optional[RawLoad]) -> Optional[MachineLoad]:
+    """The MachineLoad of one timing window's ``load`` facts (None when the record has none)."""
     if not facts:
         return None
     wall, cpus = facts.wall_s or 0.0, facts.cpus or 1

@@ -81,7 +81,7 @@ def timing_of(raw: RawVariant, timed: Sequence[RawRoundTiming], population: Opti
     """A variant's Timing (``timed``: its alternating rounds)."""
     return timing_from(raw.timing, timed, graphs=(raw.capture.graphs if raw.capture else None) or [] if raw.compiled
                        else None, measured=raw.measured_population, population=population,
-                       load=load_mod.machine_load(raw), transfer=_transfer(raw))
+                       load=load_mod.machine_load(raw.load), transfer=_transfer(raw))
 
 
 def timing_from(t: Optional[RawTiming], timed: Sequence[RawRoundTiming], *, graphs: Optional[list[RawGraph]],

@@ -25,9 +25,10 @@ from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Eviden
                                   Launch, LoopNest, ParallelChoice, SizeCall, ThreadScaling, Tiling, TimeSplit,
                                   TritonLaunch)
 from inspector.model.comparison import (STEADY, VECTORIZED, ArgvChanged, BreakChange, CallsChange, CodePair,
-                                        ComparedLine, ComparedRun, ComparedVariant, Comparison, Confounder, ExitChanged,
-                                        Hunk, LineVerdicts, PairWarning, Place, Populations, Regression, RegressionKind,
-                                        RunPair, Sequential, SourceChanged, TimedApart, TimedBusy, TimeGoes, TimeRow)
+                                        ComparedCandidate, ComparedHotspot, ComparedLine, ComparedRun, ComparedVariant,
+                                        Comparison, Confounder, ExitChanged, Hunk, LineVerdicts, PairWarning, Place,
+                                        Populations, Regression, RegressionKind, RunPair, Sequential, SourceChanged,
+                                        TimedApart, TimedBusy, TimeGoes, TimeRow)
 from inspector.model.fixes import Change, ChangeAt, Fix, LineRef, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.rewrites import Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.lines import LineVerdict, Site
@@ -54,7 +55,8 @@ __all__ = [
     "UnreadKind", "LibraryFix", "UsualFix", "BackendFailed", "Guard",
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
     "BreaksView", "CallKinds", "CallRun", "CallsChange", "Change", "ChangeAt", "ChildProcess", "CodeLocation",
-    "CodePair", "ComparedLine", "ComparedRun", "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning",
+    "CodePair", "ComparedCandidate", "ComparedHotspot", "ComparedLine", "ComparedRun", "ComparedVariant",
+    "Comparison", "CompilePhases", "CompileWarning",
     "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Declined", "Drawn", "Env", "Evidence", "Finding", "Fix",
     "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "Headline", "How", "Hunk", "Ignored", "InternalError",
     "Kernel", "KernelCost", "Launch", "LimitHit", "LineRef", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest",

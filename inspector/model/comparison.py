@@ -268,6 +268,39 @@ class ExitChanged:
     exit_b: Optional[int]
 
 
+@dataclass(frozen=True)
+class ComparedCandidate:
+    """One run of a hot function's experiment (the function as written, a rewrite, compiled or not) under two runs:
+    ``time`` its time per generation under each (its speedup: above 1, faster under the second run), ``faster`` its
+    speedup over the function as written under each run, ``matches`` whether its output matched the program's own
+    under each (None: not checked, or not run there), ``change`` which way its time went (compare.change)."""
+
+    id: str  # as-written | numpy | numpy-compiled-cpu | torch | torch-compiled-cpu | compiled-cpu | numba ...
+    compiled: bool
+    time: TimeRow
+    faster: tuple[Optional[float], Optional[float]]
+    matches: tuple[Optional[bool], Optional[bool]]
+    change: str
+
+
+@dataclass(frozen=True)
+class ComparedHotspot:
+    """A hot function of a program under two runs, matched by its name and file (its ``id``, ``file``, ``line`` and
+    ``shape`` the second run's where it was found there): its ``share`` of each run's samples and the seconds that
+    share is of the run (None: not hot in that run), its experiment's fastest checked run under each (``best``), and
+    its ``candidates`` side by side, the function as written first."""
+
+    id: str
+    function: str
+    file: str
+    line: int
+    shape: str
+    share: tuple[Optional[float], Optional[float]]
+    total_s: tuple[Optional[float], Optional[float]]
+    best: tuple[Optional[str], Optional[str]]
+    candidates: tuple[ComparedCandidate, ...]
+
+
 PairWarning = Union[Confounder, Populations, SourceChanged, TimedApart, TimedBusy, Sequential, ArgvChanged,
                     ExitChanged]
 
@@ -285,6 +318,7 @@ class RunPair:
     interleaved: bool  # timed in alternating rounds
     only_a: tuple[str, ...]  # variant ids
     only_b: tuple[str, ...]
+    hotspots: tuple[ComparedHotspot, ...] = ()  # a program's hot functions with their experiment's candidates
 
 
 @dataclass(frozen=True)
@@ -324,6 +358,8 @@ class RegressionKind(Words):
     RAISED = "raised"  # a program's function raises now
     RECOMPILES = "recompiles"  # a program's function recompiles more
     TIME = "time"  # a compiled variant or function slower than the bound
+    CANDIDATE = "candidate"  # a hot function's candidate: compiled and slower than the bound, or its output no
+    #                          longer matches the program's
 
 
 @dataclass(frozen=True)
@@ -333,7 +369,7 @@ class Regression:
     hold: STATUS the ``status`` it ended with under ``b``, and its ``error``; LINE the ``line`` (its verdicts under
     each run); BREAK the ``graph_break`` gained; RAISED the ``call`` that raised and the ``error``'s first line;
     RECOMPILES the ``recompiles`` (under a, under b); TIME its ``time`` row (the speedup under ``b``, below 1, and
-    the rounds' spread)."""
+    the rounds' spread); CANDIDATE the hot function's (``variant`` its id) ``candidate``."""
 
     a: str
     b: str
@@ -347,6 +383,7 @@ class Regression:
     call: Optional[int] = None
     recompiles: Optional[tuple[int, int]] = None
     time: Optional[TimeRow] = None
+    candidate: Optional[ComparedCandidate] = None
 
     @property
     def place(self) -> Optional[Place]:

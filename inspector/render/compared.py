@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-from inspector.model import CodePair, ComparedVariant, Comparison, Confounder, Hunk, RunKind, RunPair, TimeRow
+from inspector.model import (CodePair, ComparedCandidate, ComparedHotspot, ComparedVariant, Comparison, Confounder,
+                             Hunk, RunKind, RunPair, TimeRow)
 from inspector.render import comparison as words, said
 from inspector.render.words import ratio, spread
 
@@ -70,13 +71,37 @@ class ComparedView:
 
 
 @dataclass(frozen=True)
+class CandidateView:
+    """A hot function's candidate under both runs: its name, its speedup over the function as written under each,
+    its change of time, and where its output differed from the program's."""
+
+    c: ComparedCandidate
+    label: str
+    a: str
+    b: str
+    moved: str
+    differs: str
+
+
+@dataclass(frozen=True)
+class HotView:
+    """A hot function under both runs: its sentence and its candidates."""
+
+    h: ComparedHotspot
+    sentence: str
+    candidates: tuple[CandidateView, ...]
+
+
+@dataclass(frozen=True)
 class PairView:
-    """A pair of runs: its one-sentence summary, its variants, and its warnings that are not confounders."""
+    """A pair of runs: its one-sentence summary, its variants, its warnings that are not confounders, and its hot
+    functions."""
 
     p: RunPair
     summary: str
     variants: tuple[ComparedView, ...]
     others: tuple[str, ...]
+    hot: tuple[HotView, ...]
 
 
 @dataclass(frozen=True)
@@ -91,8 +116,15 @@ class EnvRow:
 def pairs(comparison: Comparison) -> tuple[PairView, ...]:
     """Each pair of runs as the page shows it."""
     return tuple(PairView(p, words.summary(p), tuple(_compared(n, p, v) for v in p.variants),
-                          tuple(said.pair_warning(w) for w in p.warnings if not isinstance(w, Confounder)))
+                          tuple(said.pair_warning(w) for w in p.warnings if not isinstance(w, Confounder)),
+                          tuple(_hot(p, h) for h in p.hotspots))
                  for n, p in enumerate(comparison.pairs))
+
+
+def _hot(pair: RunPair, h: ComparedHotspot) -> HotView:
+    return HotView(h, words.hot_sentence(pair, h), tuple(
+        CandidateView(c, words.candidate_label(c), words.over_written(c, 0), words.over_written(c, 1),
+                      ratio(c.time.speedup, "change"), words.differs(pair, c)) for c in h.candidates))
 
 
 def environment(comparison: Comparison) -> tuple[EnvRow, ...]:

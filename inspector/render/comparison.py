@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable
 from typing import Optional
 
-from inspector.model import (CodePair, ComparedLine, ComparedVariant, Env, Regression, RegressionKind, RunKind, RunPair,
-                             TimeRow)
+from inspector.model import (CodePair, ComparedCandidate, ComparedHotspot, ComparedLine, ComparedVariant, Env,
+                             Regression, RegressionKind, RunKind, RunPair, TimeRow)
+from inspector.render.hotspots import LABELS, shape, the
 from inspector.render.words import ratio, seconds, spread
 
 UNIT = {RunKind.SAMPLE: "variant", RunKind.PROGRAM: "function"}  # what a comparison compares, of each kind of run
@@ -158,6 +160,50 @@ def diff_class(line: str) -> str:
     return {"+": "add", "-": "del"}.get(line[:1], "")
 
 
+def hot_sentence(pair: RunPair, h: ComparedHotspot) -> str:
+    """A hot function under two runs: where it is and what it is, its share of each run, and each run's fastest
+    checked candidate over the run (its compile included)."""
+    names = (pair.a, pair.b)
+    shares = "; ".join(f"{share:.0%} of the run under {name} ({seconds(total)}, sampled)" if share is not None
+                       else f"not hot under {name}" for name, share, total in zip(names, h.share, h.total_s))
+    bests = [(the(best) if best else "none faster", name) for best, name, share in zip(h.best, names, h.share)
+             if share is not None]  # where it was hot
+    fastest = (f"{bests[0][0]} under both" if len(bests) == 2 and bests[0][0] == bests[1][0]
+               else "; ".join(f"{best} under {name}" for best, name in bests))
+    ran = [m for c in h.candidates for m in c.matches if m is not None]
+    checked = " Every candidate's output matched the program's own." if ran and all(ran) else ""
+    return (f"{h.function} ({os.path.basename(h.file)}:{h.line}), {shape(h.shape)}: {shares}. Fastest over the "
+            f"whole run, its compile included, against the function as written: {fastest}.{checked}")
+
+
+def candidate_label(c: ComparedCandidate) -> str:
+    """A candidate's name: "as written", "NumPy rewrite compiled", ..."""
+    return LABELS.get(c.id, c.id)
+
+
+def over_written(c: ComparedCandidate, n: int) -> str:
+    """A candidate's speedup over the function as written under run ``n`` (0: a, 1: b), as a table cell says it:
+    "222x", "2.5x slower"; "" for the function as written, or where it did not run."""
+    return ratio(c.faster[n]) if c.id != "as-written" and c.faster[n] else ""
+
+
+def differs(pair: RunPair, c: ComparedCandidate) -> str:
+    """Under which runs a candidate's output differed from the program's own: "its output differs from the
+    program's under torch 2.13.0"; "" where it never did."""
+    names = [name for name, matches in zip((pair.a, pair.b), c.matches) if matches is False]
+    return f"its output differs from the program's under {' and '.join(names)}" if names else ""
+
+
+def candidate_line(pair: RunPair, c: ComparedCandidate) -> str:
+    """A candidate in one line, as the terminal says it: its time per generation under each run (its speedup over as
+    written there), the change, and where its output differed: "NumPy rewrite: 1.31 ms (44.8x) → 1.52 ms (38.4x);
+    1.16x slower"."""
+    sides = [seconds(t) + (f" ({said})" if (said := over_written(c, n)) else "")
+             for n, t in enumerate((c.time.a, c.time.b))]
+    return "; ".join([f"{candidate_label(c)}: {sides[0]} → {sides[1]}", ratio(c.time.speedup, "change"),
+                      *[said for said in [differs(pair, c)] if said]])
+
+
 def regression(r: Regression) -> str:
     """A Regression in one line, as ``compare --fail-on-regression`` prints it: where (the variant and its two runs,
     a line's place), then what got worse (``worse``)."""
@@ -175,6 +221,11 @@ def worse(r: Regression) -> str:
         return f"raised at call {r.call}: {r.error}"
     if r.kind == RegressionKind.RECOMPILES and r.recompiles:
         return f"recompiles {r.recompiles[0]} → {r.recompiles[1]}"
+    if r.kind == RegressionKind.CANDIDATE and r.candidate:
+        c = r.candidate
+        return (f"{candidate_label(c)}: its output no longer matches the program's" if c.matches[1] is False else
+                f"{candidate_label(c)} {ratio(c.time.speedup, 'change')} a generation ({seconds(c.time.a)} → "
+                f"{seconds(c.time.b)})")
     if r.kind == RegressionKind.TIME and r.time and r.time.speedup:
         return ratio(r.time.speedup, "change") + (
             f" (in every one of {r.time.rounds} rounds)" if r.time.rounds else "")

@@ -47,7 +47,7 @@ def sampled(hot: tuple[Hotspot, ...]) -> list[SampledRow]:
     return [SampledRow(f"{h.function} ({os.path.basename(h.file)}:{h.line})", f"{h.share:.0%}", seconds(h.total_s),
                        ", ".join(f"line {c.line}" + (f" ({c.function})" if c.function != h.function else "")
                                  for c in h.callers) or "-",
-                       _shape(h) + (f": {h.why}" if h.why else "")) for h in hot]
+                       shape(h.shape) + (f": {h.why}" if h.why else "")) for h in hot]
 
 
 def views(hot: tuple[Hotspot, ...], wall_s: Optional[float]) -> list[HotView]:
@@ -62,7 +62,7 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     share = f"{where} took {h.share:.0%} of the run ({seconds(h.total_s)}, sampled)"
     if not h.runs:
         why = h.experiment_why or h.why or "inspector ran no experiment on it"
-        return HotView(h.id, f"{share}: {_shape(h)}; {why}.", (), (), _notes(h))
+        return HotView(h.id, f"{share}: {shape(h.shape)}; {why}.", (), (), _notes(h))
     c = h.captured
     assert c is not None
     line = f" from line {c.site.line}" if c.site else ""
@@ -82,7 +82,7 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
             for r in h.runs if r.per_round_s and r.matches is not False and r in (runs.get("as-written"), eager,
                                                                                    compiled)]
     pays = _pays(compiled, h.rounds) if compiled else ""
-    projection = (f" With {_the(best.id)} the whole run would take about {seconds(h.projected_s)} "
+    projection = (f" With {the(best.id)} the whole run would take about {seconds(h.projected_s)} "
                   f"instead of {seconds(wall_s)} (the rest unchanged; inferred)." if best and h.projected_s and wall_s
                   else " Over this run's generations nothing measured beats it as written." if h.rounds else "")
     via = f", via {VIA.get(c.via, c.via)}" if h.shape == "individual" else ""
@@ -103,10 +103,11 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     return HotView(h.id, text, rows, code, tuple(notes))
 
 
-def _shape(h: Hotspot) -> str:
+def shape(kind: str) -> str:
+    """What a hot function is (Hotspot.shape), in words."""
     return {"individual": "called once per individual", "population": "called on the whole population",
             "neither": "neither a per-individual function nor one over the population",
-            "once": "called once", "unknown": "not watched"}.get(h.shape, h.shape)
+            "once": "called once", "unknown": "not watched"}.get(kind, kind)
 
 
 def _pays(run: ExperimentRun, rounds: Optional[float]) -> str:
@@ -114,7 +115,7 @@ def _pays(run: ExperimentRun, rounds: Optional[float]) -> str:
     eager run."""
     if run.compile_s is None:
         return ""
-    name = _the(run.id)
+    name = the(run.id)
     name = name[0].upper() + name[1:]
     if run.pays_after is None:
         return f" {name} took {seconds(run.compile_s)} to compile and is no faster than the fastest eager run."
@@ -124,7 +125,7 @@ def _pays(run: ExperimentRun, rounds: Optional[float]) -> str:
             f"generations against the fastest eager run{within}.")
 
 
-def _the(rid: str) -> str:
+def the(rid: str) -> str:
     """A run's label as a sentence names it ("the NumPy rewrite compiled", "numba's @njit on it as written")."""
     label = LABELS.get(rid, rid)
     return f"the {label}" if label.startswith(("NumPy", "torch rewrite")) else label

@@ -189,6 +189,11 @@ class TextRenderer(Renderer):
             for name, ids in ((pair.a, pair.only_a), (pair.b, pair.only_b)):
                 if ids:
                     console.print(f"  only under {name}: {', '.join(ids)}", markup=False)
+            for h in pair.hotspots:
+                console.print(f"  hot: {comparison_words.hot_sentence(pair, h)}", markup=False)
+                console.print(f"    per generation (its speedup over as written), {pair.a} → {pair.b}:", markup=False)
+                for c in h.candidates:
+                    console.print(f"    {comparison_words.candidate_line(pair, c)}", markup=False)
         return _out(console)
 
 

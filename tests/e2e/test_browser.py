@@ -272,11 +272,11 @@ FIRST_SCREEN = [("trig", None), ("five_problems", None), ("first_draft", None), 
 def test_the_first_screen_names_the_fastest_and_the_page_fits_any_screen(stem, fastest, opened, tmp_path):
     from collections import Counter
 
-    from inspector.render import views
-    from inspector.render import renderer
+    from inspector.model import ProgramAnalysis
+    from inspector.render import renderer, views
     a = analysis("2.13.0", stem)
     path = tmp_path / f"{stem}.html"
-    path.write_text(renderer("html").program(a) if a.program else renderer("html").report(a), encoding="utf-8")
+    path.write_text(renderer("html").render(a), encoding="utf-8")
     ARTIFACTS.mkdir(exist_ok=True)
     o = opened(path, viewport={"width": 1280, "height": 800})
     page = o.page
@@ -288,9 +288,9 @@ def test_the_first_screen_names_the_fastest_and_the_page_fits_any_screen(stem, f
     # the first window names the fastest variant with its multiplier (a program: its busiest function's time)
     first = page.evaluate("""() => [...document.querySelectorAll('.headline')]
         .filter(e => e.getBoundingClientRect().bottom <= window.innerHeight).map(e => e.innerText).join(' ')""")
-    if a.program and a.program.functions:
+    if isinstance(a, ProgramAnalysis) and a.program.functions:
         assert fastest in first and "per call" in first
-    elif a.program:  # a program that compiles nothing: its hot function, and what the experiment gave
+    elif isinstance(a, ProgramAnalysis):  # compiling nothing: its hot function, what the experiment gave
         assert first.startswith(f"{fastest} (") and "faster" in first and "the whole run would take" in first
     else:
         head = views.headlines(a)[0]  # the family's fastest, as the analysis found it in this record
@@ -356,8 +356,11 @@ def test_the_index_and_a_comparison_fit_any_screen_and_the_index_stacks_on_a_pho
     comparison = tmp_path / "compare.html"
     comparison.write_text(renderer("html").comparison(compare.compare([analysis("2.1.2", "poly"),
                                                                        analysis("2.13.0", "poly")])), encoding="utf-8")
+    programs = tmp_path / "compare-program.html"  # a program's: its hot functions' candidates side by side
+    programs.write_text(renderer("html").comparison(compare.compare([analysis("2.13.0", "plain_ga")] * 2)),
+                        encoding="utf-8")
     ARTIFACTS.mkdir(exist_ok=True)
-    for path in (index, comparison):
+    for path in (index, comparison, programs):
         for width, phone in ((1280, False), (390, True)):
             o = opened(path, viewport={"width": width, "height": 844}, is_mobile=phone, has_touch=phone)
             o.page.screenshot(path=str(ARTIFACTS / f"{path.stem}-{width}.png"))

@@ -9,7 +9,7 @@ import pytest
 from conftest import VERSIONS, analysis, record_path
 from inspector.analysis import cost, kernels
 from inspector.analysis.load import machine_load
-from inspector.raw import RawLoad, RawVariant
+from inspector.raw import RawLoad
 from inspector.record import load
 from inspector.render import charts
 from inspector.render import renderer
@@ -75,7 +75,7 @@ def call(args):
     return (buf0, )
 '''
     (k,) = kernels.split(code).kernels
-    assert cost.traffic(code, {k.name: k}) == {k.name: (24000, 1000)}
+    assert (k.cost.read_bytes, k.cost.written_bytes) == (24000, 1000)
 
 
 def test_a_population_sweep_gives_speedup_at_each_size():
@@ -106,17 +106,17 @@ def test_heat_colours_keep_their_text_readable(share, contrast):
 
 def test_machine_load_is_the_other_processes_share_and_unknown_without_proc():
     quiet = {"wall_s": 2.0, "cpus": 2, "others_cpu_s": 0.1, "steal_s": 0.0, "cpu_total_s": 4.0, "loadavg": [0.3, 1.1]}
-    load = machine_load(RawVariant(load=RawLoad(**quiet)))
+    load = machine_load(RawLoad(**quiet))
     assert load.others_share == pytest.approx(0.025) and load.loadavg == 1.1 and not load.busy
-    stolen = machine_load(RawVariant(load=RawLoad(**dict(quiet, steal_s=0.4))))
+    stolen = machine_load(RawLoad(**dict(quiet, steal_s=0.4)))
     assert stolen.steal_share == pytest.approx(0.1)
     assert "the hypervisor stole 10% of their time" in (words_said.busy(stolen) or "")
-    no_proc = machine_load(RawVariant(load=RawLoad(wall_s=2.0, cpus=2, others_cpu_s=None, steal_s=None,
-                                                    cpu_total_s=None, loadavg=[None, None])))
+    no_proc = machine_load(RawLoad(wall_s=2.0, cpus=2, others_cpu_s=None, steal_s=None,
+                                                    cpu_total_s=None, loadavg=[None, None]))
     assert (no_proc.others_share, no_proc.steal_share, no_proc.loadavg, no_proc.busy) == (None, None, None, False)
-    assert machine_load(RawVariant()) is None  # a record made before inspector measured the load
+    assert machine_load(None) is None  # a record made before inspector measured the load
     # one 10 ms tick: 50 %, or noise
-    short = machine_load(RawVariant(load=RawLoad(**dict(quiet, wall_s=0.01, others_cpu_s=0.01))))
+    short = machine_load(RawLoad(**dict(quiet, wall_s=0.01, others_cpu_s=0.01)))
     assert (short.others_share, short.busy) == (None, False)
 
 

@@ -13,7 +13,7 @@ import builtins
 import functools
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Optional
 
@@ -55,6 +55,41 @@ def parse(output_code: str) -> ast.Module:
             return ast.parse(output_code)
     except (SyntaxError, ValueError) as e:
         raise WrapperError(f"output code does not parse: {e}") from None
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """What an output-code module says of its kernels, read once: each kernel it defines (``{name: (factory,
+    code)}``, a top-level ``name = async_compile.<factory>(..., code)``), each launch and library call in the order
+    they run (``calls``), the names ``call`` calls that are neither (``unknown``, once each), and whether it has a
+    ``call`` at all."""
+
+    defined: dict[str, tuple[str, str]]
+    calls: list[Call]
+    unknown: list[str]
+    has_call: bool
+
+
+def read(output_code: str, factories: Mapping[str, object]) -> Wrapper:
+    """The module's Wrapper (``factories``: the ``async_compile`` factories that define a kernel); WrapperError when
+    it is not Python."""
+    tree = parse(output_code)
+    defined = dict(found for found in (_definition(node, factories) for node in tree.body) if found)
+    calls, unknown = launches(tree, set(defined))
+    return Wrapper(defined, calls, list(dict.fromkeys(unknown)), bool(call_functions(tree)))
+
+
+def _definition(node: ast.stmt, factories: Mapping[str, object]) -> Optional[tuple[str, tuple[str, str]]]:
+    """(name, (factory, code)) of a top-level ``name = async_compile.<factory>(..., code)``, else None."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call)):
+        return None
+    called = dotted_name(node.value.func) or ""
+    factory = called.removeprefix("async_compile.")
+    strings = [a.value for a in node.value.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if not called.startswith("async_compile.") or factory not in factories or not strings:
+        return None
+    return node.targets[0].id, (factory, strings[-1])
 
 
 def call_functions(tree: ast.AST) -> list[ast.FunctionDef]:
