@@ -1,7 +1,7 @@
-"""The facts behind a reason, a warning or a note: the numbers and names torch and the code recorded, kept by the
-analysis so that the renderers say them (``inspector/render/said.py`` builds the sentences). Lists that can run to
-hundreds (a call in an unrolled loop runs in hundreds of nests) keep their first ``LISTED`` items and count the rest in
-``more``."""
+"""The facts behind a reason, a warning, a note, a graph break's fix, a failed guard or a parse problem: the numbers
+and names torch and the code recorded, kept by the analysis so that the renderers say them
+(``inspector/render/said.py`` builds the sentences). Lists that can run to hundreds (a call in an unrolled loop runs
+in hundreds of nests) keep their first ``LISTED`` items and count the rest in ``more``."""
 
 from __future__ import annotations
 

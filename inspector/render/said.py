@@ -24,7 +24,7 @@ def json_words(value: object) -> dict[str, Any]:
 
 def said(value: object) -> Optional[str]:
     """A value's words (its ``text`` in ``WORDS``): a reason's, a warning's, a recompilation's, a thread scaling's,
-    a confounder's or a Triton launch's; None for any other value."""
+    a confounder's, a Triton launch's or a parse problem's; None for any other value."""
     text = WORDS.get(type(value), {}).get("text")
     return text[1](value) if text else None
 
