@@ -545,7 +545,7 @@ def _break_changes(a: Unit, b: Unit, ra: Analysis, rb: Analysis) -> tuple[BreakC
     word the same break differently; the cause is the same), or their reason where the cause is unknown."""
     ka, kb = ({(_place(r, o, x.file, x.line), x.cause if x.cause != "unknown" else x.reason): x for x in v.code.breaks}
               for v, r, o in ((a, ra, rb), (b, rb, ra)))
-    return tuple(BreakChange(file=key[0][0], line=x.line, change=change, reason=x.reason)
+    return tuple(BreakChange(file=key[0][0], line=x.line, change=change, reason=x.reason, failed=x.failed)
                  for change, mine, other in (("lost", ka, kb), ("gained", kb, ka))
                  for key, x in mine.items() if key not in other)
 

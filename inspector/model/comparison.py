@@ -7,6 +7,7 @@ from typing import Optional, Union
 
 from inspector.model.analysis import Env, Sample
 from inspector.model.timing import MachineLoad
+from inspector.model.why import BackendFailed
 from inspector.model.words import STATUSES, How, LineStatus, RunKind, Status, Vectorized, Words
 
 
@@ -133,10 +134,12 @@ class ComparedLine(Place):
 
 @dataclass(frozen=True)
 class BreakChange(Place):
-    """A graph break under one of two runs only: ``lost`` (only under the first) or ``gained``."""
+    """A graph break under one of two runs only: ``lost`` (only under the first) or ``gained``; ``failed``: where the
+    compiler backend failed on the code after it (torch's WON'T CONVERT), what it raised."""
 
     change: str
     reason: str
+    failed: Optional[BackendFailed] = None
 
 
 @dataclass(frozen=True)

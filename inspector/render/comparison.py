@@ -10,6 +10,7 @@ from typing import Optional
 from inspector.model import (CodePair, ComparedCandidate, ComparedHotspot, ComparedLine, ComparedVariant, Env,
                              Regression, RegressionKind, RunKind, RunPair, TimeRow)
 from inspector.render.hotspots import LABELS, shape, the
+from inspector.render.said import break_reason
 from inspector.render.words import ratio, seconds, spread
 
 UNIT = {RunKind.SAMPLE: "variant", RunKind.PROGRAM: "function"}  # what a comparison compares, of each kind of run
@@ -119,7 +120,7 @@ def notes(pair: RunPair, v: ComparedVariant) -> list[str]:
         if one:
             how = ", ".join(sorted({h for e in one for verdicts in (e.a, e.b) if verdicts for h in verdicts.how}))
             out.append(f"{_lines(one)}: a verdict under {name} only ({how}), no evidence under {other}")
-    out += [f"graph break {x.change} at {x.where}: {x.reason}" for x in v.breaks]
+    out += [f"graph break {x.change} at {x.where}: {break_reason(x)}" for x in v.breaks]
     if v.cache:
         out.append(f"Inductor's FX graph cache: {v.cache[0]} under {a}, {v.cache[1]} under {b} "
                    "(compile times are not comparable)")
@@ -216,7 +217,7 @@ def worse(r: Regression) -> str:
     if r.kind == RegressionKind.LINE and r.line and r.line.a and r.line.b:
         return f"{r.line.a.describe()} → {r.line.b.describe()}"
     if r.kind == RegressionKind.BREAK and r.graph_break:
-        return f"a graph break gained at {r.graph_break.where}: {r.graph_break.reason}"
+        return f"a graph break gained at {r.graph_break.where}: {break_reason(r.graph_break)}"
     if r.kind == RegressionKind.RAISED:
         return f"raised at call {r.call}: {r.error}"
     if r.kind == RegressionKind.RECOMPILES and r.recompiles:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Optional, Union
 
-from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, ComparedRun, CompileWarning, Confounder, Env,
+from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, BreakChange,
+                             ComparedRun, CompileWarning, Confounder, Env,
                              ExitChanged, Facts, Gathered, GraphBreak, Guard, LaneOps, LibraryFix, LimitHit, Machine,
                              MachineLoad, Named, NestAt, Nests, NoLoop, NonContiguous, Overruled, PairWarning,
                              ParseCount, Populations, Problem, Reason, ReasonKind, Recompilation, Recompile, RunPair,
@@ -34,7 +35,7 @@ def after(b: GraphBreak) -> Optional[str]:
     return f"the code after it did not compile: {b.failed_after}; Dynamo ran it as Python" if b.failed_after else None
 
 
-def break_reason(b: Union[GraphBreak, BreakAt]) -> str:
+def break_reason(b: Union[GraphBreak, BreakAt, BreakChange]) -> str:
     """A break's reason: torch's words, or that the compiler backend failed on its code (torch's WON'T CONVERT)."""
     f = b.failed
     if f is None:
