@@ -147,8 +147,8 @@ class RunFacts:
 @dataclass(frozen=True)
 class Worse:
     """What got worse from a baseline record to this one, by compare's rules: ``kind`` status | line | break |
-    calls | time; where (``file`` None: the sample; ``line``: in this record), and ``eager_now``: the line now runs
-    eagerly (or breaks the graph)."""
+    calls | time | candidate (a hot function's candidate whose output no longer matches); where (``file`` None: the
+    sample; ``line``: in this record), and ``eager_now``: the line now runs eagerly (or breaks the graph)."""
 
     variant: str
     function: str
@@ -264,9 +264,19 @@ def regressions(before: RawRecord, after: RawRecord) -> list[Worse]:
     (compare.regressions), each at its place. compare.CompareError when the records are of different samples."""
     result = compare_mod.compare([analyze(before), analyze(after)])
     interleaved = {pair.b: pair.interleaved for pair in result.pairs}
-    return [Worse(r.variant, r.function, "calls" if r.kind in CALLS else r.kind.value,
-                  r.place.file if r.place else None, r.place.line if r.place else None, worse(r), _eager_now(r),
-                  interleaved[r.b]) for r in compare_mod.regressions(result, MAX_SLOWDOWN)]
+    return [Worse(r.variant, r.function, _kind(r), r.place.file if r.place else None,
+                  r.place.line if r.place else None, worse(r), _eager_now(r), interleaved[r.b])
+            for r in compare_mod.regressions(result, MAX_SLOWDOWN)]
+
+
+def _kind(r: Regression) -> str:
+    """A regression's kind as a lock judges it: a hot function's candidate that still matches but got slower is a
+    timing (inconclusive where the runs were not side by side, as a program's never are)."""
+    if r.kind in CALLS:
+        return "calls"
+    if r.kind == RegressionKind.CANDIDATE and r.candidate and r.candidate.matches == (True, True):
+        return "time"
+    return r.kind.value
 
 
 def _eager_now(r: Regression) -> bool:

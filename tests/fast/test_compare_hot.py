@@ -111,3 +111,13 @@ def test_compare_program_runs_with_hot_spots_unless_told_not_to(monkeypatch, hot
     result = api.compare_program("samples/programs/plain_ga.py", runs=[api.Run(python=sys.executable)],
                                  hotspots=hotspots)
     assert asked == [hotspots, hotspots] and len(result.result.pairs[0].hotspots) == 1
+
+
+def test_a_lock_holds_a_candidate_that_stopped_matching_and_calls_a_sequential_slowdown_inconclusive(tmp_path):
+    """`inspector check --baseline` on a program: its runs were one after the other, so a compiled candidate slower
+    under the second is a timing it cannot trust; one whose output no longer matches is a broken promise."""
+    from inspector.contracts import facts
+    base, second = _second_run(tmp_path)
+    kinds = sorted((w.kind, w.interleaved, w.text) for w in facts.regressions(load(base), load(second)))
+    assert [k[:2] for k in kinds] == [("candidate", False), ("time", False)], kinds
+    assert "no longer" in kinds[0][2] or "differs" in kinds[0][2], kinds  # the torch rewrite's output
