@@ -758,7 +758,7 @@ class RawRewrite(Raw):
     id: Optional[str] = None  # "python-rewritten-numpy", "numpy-rewritten"
     variant: Optional[str] = None  # the variant it replaces
     target: Optional[str] = None  # the user's function
-    kind: Optional[str] = None  # vectorized | breaks
+    kind: Optional[str] = None  # vectorized | breaks | port
     dialect: Optional[str] = None  # numpy | torch
     row: Optional[str] = None  # list | array | population: how the user's function takes its input
     entry: Optional[str] = None

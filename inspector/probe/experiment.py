@@ -4,7 +4,8 @@ On the inputs one round of the program gave the function (``inspector.probe.hots
 program ran it (per individual, or through ``np.apply_along_axis``, or on the whole population), then for a
 per-individual function inspector's rewrite over the population in NumPy and in torch (``inspector.rewrite``; its
 declines kept with their construct and line), each eager and compiled (``torch.compile`` on the CPU), and for a
-function already over the population ``torch.compile`` on it as it stands. A rewrite runs only where its check
+function already over the population ``torch.compile`` on it as it stands and its torch translation
+(``inspector.rewrite.port``, eager and compiled, under the torch rewrite's ids). A rewrite runs only where its check
 against the user's function on those inputs matched (``inspector.rewrite.check``, on CHECK_ROWS individuals at most);
 every run's output is compared with the program's own. One call of each first (a compiled run's compiles), then
 alternating rounds (``inspector.probe.rounds.turn``) within the budget; random state, printing and the program's
@@ -73,6 +74,7 @@ def experiment(code: Any, kept: Round, compile: Callable[..., Any], budget_s: fl
     if kept.kind == "population":
         compiled = compile(fn)
         runs["compiled-cpu"] = (lambda: compiled(inputs, *extra), {"id": "compiled-cpu", "compiled": True})
+        _ported(fn, code, kept, inputs, compile, runs, facts)
     else:
         _rewrites(fn, code, kept, inputs, compile, runs, facts)
     facts["runs"] = _timed(runs, expected, budget_s)
@@ -103,14 +105,12 @@ def _as_written(fn: Callable[..., Any], kept: Round, inputs: np.ndarray) -> Call
 def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, compile: Callable[..., Any],
               runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], facts: dict[str, Any]) -> None:
     """The rewrites in NumPy and torch (each checked first), their eager and compiled runs added to ``runs``."""
-    from inspector.rewrite import Declined, Dialect, Row, check, read_program, vectorize
-    from inspector.rewrite.check import rewritten
+    from inspector.rewrite import Declined, Dialect, Row, check, vectorize
+    from inspector.rewrite.check import converted, rewritten
     from inspector.rewrite.codec import to_json
     from inspector.probe.rewritten import jitted, numba_version, over_rows
-    try:
-        program = read_program(code.co_filename)
-    except (OSError, SyntaxError, UnicodeDecodeError) as e:
-        facts["why"] = f"its file could not be read for a rewrite ({type(e).__name__}: {e})"
+    program = _program(code, facts)
+    if program is None:
         return
     row = Row.ARRAY if kept.sequence == "array" else Row.LIST
     for dialect in (Dialect.NUMPY, Dialect.TORCH):
@@ -132,14 +132,7 @@ def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray
         if checked.verdict.value != "matched":
             continue
         entry = rewritten(written, fn.__globals__)
-        data = inputs
-        if dialect is Dialect.TORCH:
-            import torch
-            data = torch.from_numpy(np.ascontiguousarray(inputs))
-        compiled = compile(entry)
-        runs[rid] = (functools.partial(entry, data), {"id": rid, "rewrite": rid})
-        runs[rid + COMPILED] = (functools.partial(compiled, data), {"id": rid + COMPILED, "rewrite": rid,
-                                                                    "compiled": True})
+        _eager_and_compiled(rid, entry, converted(inputs, dialect), (), compile, runs)
         if dialect is Dialect.NUMPY and numba_version():
             jitted_entry = _numba(functools.partial(jitted, written, entry))
             runs[rid + "-numba"] = (functools.partial(jitted_entry, inputs), {"id": rid + "-numba", "rewrite": rid,
@@ -147,6 +140,76 @@ def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray
     if numba_version() and not kept.extra:
         rows = _numba(functools.partial(over_rows, fn, fn.__globals__))
         runs["numba"] = (functools.partial(rows, inputs), {"id": "numba", "compiled": True})
+
+
+def _ported(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, compile: Callable[..., Any],
+            runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], facts: dict[str, Any]) -> None:
+    """A population function's torch translation (``inspector.rewrite.port``; checked first), its eager and
+    compiled runs added to ``runs`` under the torch rewrite's ids."""
+    from inspector.rewrite import Declined
+    from inspector.rewrite.check import converted, rewritten
+    from inspector.rewrite.codec import to_json
+    from inspector.rewrite.port import checked, port
+    program = _program(code, facts)
+    if program is None:
+        return
+    extra = tuple(kept.extra or ())
+    written = port(program, code.co_name)
+    if isinstance(written, Declined):
+        facts["rewrites"].append({"id": "torch", "target": code.co_name, "kind": "port", "dialect": "torch",
+                                  "row": "population", "declined": [to_json(written)]})
+        return
+    entry = rewritten(written, fn.__globals__)
+    result = checked(written, fn, entry, inputs[:CHECK_ROWS], extra)
+    made = dict(to_json(written), id="torch", check=to_json(result))
+    file, line, _ = kept.site or ("", 0, "")
+    new = population_call_site(file, line, code.co_name, written.entry) if file else ""
+    if new:
+        made["changes"] = made["changes"] + [
+            {"kind": "call", "span": {"file": file, "first": line, "last": line}, "code": new}]
+    facts["rewrites"].append(made)
+    if result.verdict.value == "matched":
+        _eager_and_compiled("torch", entry, converted(inputs, written.dialect), extra, compile, runs)
+
+
+def _program(code: Any, facts: dict[str, Any]) -> Any:
+    """The program of ``code``'s file as the rewriter reads it (None: it could not be read, ``facts`` say why)."""
+    from inspector.rewrite import read_program
+    try:
+        return read_program(code.co_filename)
+    except (OSError, SyntaxError, UnicodeDecodeError) as e:
+        facts["why"] = f"its file could not be read for a rewrite ({type(e).__name__}: {e})"
+        return None
+
+
+def _eager_and_compiled(rid: str, entry: Callable[..., Any], data: Any, extra: tuple[Any, ...],
+                        compile: Callable[..., Any], runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]]
+                        ) -> None:
+    """A checked rewrite's runs on ``data``: eager (``rid``) and under ``compile`` (``rid`` + COMPILED)."""
+    compiled = compile(entry)
+    runs[rid] = (functools.partial(entry, data, *extra), {"id": rid, "rewrite": rid})
+    runs[rid + COMPILED] = (functools.partial(compiled, data, *extra), {"id": rid + COMPILED, "rewrite": rid,
+                                                                         "compiled": True})
+
+
+def population_call_site(file: str, line: int, function: str, entry: str) -> str:
+    """The program's line that called ``function`` on the population, calling its torch translation ``entry``
+    instead (the population as a tensor, the result back as NumPy); "" where the line has no such call."""
+    import ast
+    import linecache
+    text = linecache.getline(file, line).rstrip("\n")
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _named(node.func) == function and node.args:
+            old = ast.get_source_segment(text.strip(), node) or ""
+            first = ast.get_source_segment(text.strip(), node.args[0]) or ""
+            rest = "".join(", " + (ast.get_source_segment(text.strip(), a) or "")
+                           for a in [*node.args[1:], *node.keywords])
+            return text.replace(old, f"{entry}(torch.from_numpy({first}){rest}).numpy()", 1) if old and first else ""
+    return ""
 
 
 def call_site(file: str, line: int, function: str, entry: str, dialect: str) -> str:

@@ -16,11 +16,12 @@ class Dialect(enum.Enum):
 
 
 class RewriteKind(enum.Enum):
-    """A per-individual function written over the whole population, or a NumPy/torch variant with its breaks
-    rewritten."""
+    """A per-individual function written over the whole population, a NumPy/torch variant with its breaks
+    rewritten, or a NumPy function over the population written in torch."""
 
     VECTORIZED = "vectorized"
     BREAKS = "breaks"
+    PORT = "port"  # a NumPy function over the population translated to torch (``inspector.rewrite.port``)
 
 
 class ChangeKind(enum.Enum):
