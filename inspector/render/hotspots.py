@@ -97,7 +97,8 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     if ran and all(r.matches for r in ran):
         notes.insert(0, f"every run's output matched the program's own on these individuals"
                         f"{' (those that ran)' if len(ran) < len(h.runs) else ''}")
-    code = tuple((w.dialect, w.source + (f"\n\n# and at line {w.call[0]}, instead of the call per individual:\n"
+    instead = "the call on the NumPy population" if h.shape == "population" else "the call per individual"
+    code = tuple((w.dialect, w.source + (f"\n\n# and at line {w.call[0]}, instead of {instead}:\n"
                                          f"{w.call[1].strip()}\n" if w.call else ""))
                  for w in h.rewrites if w.matched and w.source)
     return HotView(h.id, text, rows, code, tuple(notes))

@@ -53,6 +53,29 @@ def test_a_plain_ga_gets_its_hot_function_rewritten_checked_and_timed_against_it
     assert "def fitness_numpy(" in code and "fitnesses = fitness_numpy(np.asarray(population))" in code
 
 
+def test_a_function_over_the_population_gets_its_torch_translation_checked_and_timed(tmp_path):
+    argv = [str(PLAIN / "vectorized_es.py"), "20000", "6"]
+    bare = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = run_cli("run", "-o", tmp_path, "--budget", 1, "--no-replay", *argv)
+    assert (proc.returncode, proc.stdout) == (bare.returncode, bare.stdout) == (0, bare.stdout), proc.stderr
+    a = analyze(load(tmp_path / "vectorized_es.json"))
+    hot = next(h for h in a.program.hotspots if h.function == "fitness")
+    assert hot.shape == "population" and hot.captured and hot.captured.rows == 20000
+    # the translation checked against the function, each run against the program's own outputs
+    (w,) = hot.rewrites
+    assert (w.dialect, w.matched, w.checked, w.declined) == ("torch", True, 5000, None), w.problem
+    runs = {r.id: r for r in hot.runs}
+    assert set(runs) == {"as-written", "compiled-cpu", "torch", "torch-compiled-cpu"}
+    assert all(r.matches and r.per_round_s for r in runs.values()), [(r.id, r.problem) for r in runs.values()]
+    assert runs["torch-compiled-cpu"].compile_s and runs["torch-compiled-cpu"].compile_s > 0
+    # the code to copy, with the change at the call site, on the page and in the summary's view
+    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    code = dict(view.code)["torch"]
+    assert "def fitness_torch(pop):" in code and "torch.sum(outside, dim=1)" in code and "np." not in code
+    assert "f = fitness_torch(torch.from_numpy(children)).numpy()" in code
+    assert "fitness_torch" in (tmp_path / "vectorized_es.html").read_text()
+
+
 @pytest.mark.parametrize("name, function, shape, via, calls", [
     ("lists_if_chain", "fitness", "individual", "comprehension", 3000),
     ("apply_along_axis_int8", "score", "individual", "apply_along_axis", 2000),
