@@ -4,6 +4,8 @@
   written over the whole population in NumPy or torch -> ``Rewrite`` or ``Declined``;
 - ``rewrite_breaks(program, function, dialect)``: a NumPy or torch variant with the mechanical rewrites of its
   breaks made -> ``Breaks`` (the Rewrite, or None, and what it declined, with why);
+- ``port(program, function)`` (``inspector.rewrite.port``): a NumPy function over the whole population written in
+  torch -> ``Rewrite`` or ``Declined`` (its ``checked`` runs it against the original);
 - ``check(rewrite, program, namespace, population, rtol)``: the rewrite against the original on a population ->
   ``Check`` (matched or failed, the first mismatching individual, the branches' arms no individual took).
 

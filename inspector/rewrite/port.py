@@ -100,8 +100,8 @@ class _Port:
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.IfExp, ast.Subscript)):
             kinds = [k for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)
                      for k in [self.expr(child)[1]]]
-            tested = node.test if isinstance(node, ast.IfExp) else None
-            if isinstance(node, (ast.BoolOp, ast.IfExp)) and ARRAY in kinds[:None if tested is None else 1] or \
+            truth = kinds[:1] if isinstance(node, ast.IfExp) else kinds  # what Python takes the truth of
+            if isinstance(node, (ast.BoolOp, ast.IfExp)) and ARRAY in truth or \
                     isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and ARRAY in kinds or \
                     isinstance(node, ast.Compare) and len(node.ops) > 1 and ARRAY in kinds:
                 raise _Decline(node, Reason.OPERATOR, self.module.segment(node).split("(")[0][:40])
