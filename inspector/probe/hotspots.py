@@ -12,8 +12,11 @@ copies what one round of them got (a generation): the individuals a comprehensio
 other call or its return; a comprehension's length read from its iterator), or the 2-D population it got whole, and
 what each call returned. The copy is bounded (MAX_ROWS, MAX_BYTES: said as sampled; the round's other calls are
 counted); the program's values are only read, never changed; a round seen from its middle is skipped where its size
-is not known. ``facts`` gives the record's ``program.hotspots``; ``inspector.probe.experiment`` runs the experiment
-on the copies after the program.
+is not known. The hook slows every call of the program (3x-5x on DEAP's deepcopies), so between two rounds made by
+one frame (a loop's, or a comprehension's function) it is off: the first gap is measured by the sampler (the next
+round seen begun), and the hook is back after REST_SHARE of it, before the next round, which is then seen whole.
+``facts`` gives the record's ``program.hotspots``; ``inspector.probe.experiment`` runs the experiment on the copies
+after the program.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ MAX_ARMED = 3  # functions armed over a run
 WINDOW_S = 5.0  # wall seconds an armed function is watched for a whole round of calls
 IDLE_S = 0.5  # wall seconds a function seen running is watched for its next call (else it waits to be seen again)
 RETRIES = 5  # times a function not called while watched waits to be seen running again
+RESTS = 3  # times a watch lets the hook go between two rounds of calls from one caller frame
+REST_SHARE = 0.9  # of the last gap between two rounds the sampler measured, the hook off before the next round
 SINGLE_ROUNDS = 20  # rounds of one call each after which an armed function is left alone
 MAX_ROWS = 20_000  # individuals copied per function (the round's other calls are counted)
 MAX_BYTES = 256 << 20  # bytes of copies per function
@@ -70,15 +75,22 @@ class Round:
 class Watch:
     """One armed function: its rounds of calls, the first skipped, the second copied."""
 
-    def __init__(self, code: Any, by_caller: dict[int, Watch], on_done: Callable[[], None],
-                 own: Callable[[Any], bool]) -> None:
-        self.code, self.by_caller, self.on_done, self.own = code, by_caller, on_done, own
+    def __init__(self, code: Any, by_caller: dict[Any, Watch], on_done: Callable[[], None],
+                 alone: Callable[[Watch], bool]) -> None:
+        self.code, self.by_caller, self.on_done, self.alone = code, by_caller, on_done, alone
         self.started = time.perf_counter()
         self.waiting = True  # armed, not yet seen running: no hook for it yet
         self.span: Optional[tuple[int, int]] = None  # the caller's lines that make one round (its other calls there
         #                                               are between the round's calls, not its end)
         self.caller: Any = None  # the frame making this round's calls
+        self.home: Any = None  # the frame that stays between rounds (the caller, a comprehension's function)
+        self.line = 0  # its line at the round's first call
         self.rounds_seen = 0
+        self.joined = True  # the round in progress may have begun before the hook was on (not copied as whole)
+        self.woke = False  # the hook came back before the round began: a round from another frame may have begun
+        self.rests = 0  # times the hook was let go between two rounds
+        self.rested = self.quiet = 0.0  # CPU time the rest began; the last sample the next round had not begun
+        self.due: Optional[float] = None  # CPU time the hook comes back before the next round (where a gap is known)
         self.current = Round()
         self.kept: Optional[Round] = None
         self.why, self.shape = "", "unknown"  # why nothing was kept; what the function then is
@@ -95,19 +107,23 @@ class Watch:
             if self.done:
                 return None
             self.caller = caller
-            self.span = round_span(caller.f_code.co_filename, caller.f_lineno) if caller is not None else None
+            self.joined = self.joined or self.woke
+            self.home = caller.f_back if caller is not None and caller.f_code.co_name in (
+                "<listcomp>", "<genexpr>") else caller
             if caller is not None:
                 caller.f_trace, caller.f_trace_lines = self.caller_event, False
                 _, via = site(caller)
                 if via not in ("apply_along_axis", "vectorize"):  # NumPy's loop makes calls of its own between
-                    self.by_caller[id(caller)] = self
+                    self.by_caller[caller] = self
         if self.done:
             return None
         current = self.current
         current.calls += 1
         if current.calls == 1:
             current.size = round_size(caller)
-        whole = self.rounds_seen >= 1 or current.size is not None  # a round known whole: copy from now on
+            self.line = self.home.f_lineno if self.home is not None else 0
+            self.span = round_span(caller.f_code.co_filename, self.line) if caller is not None else None
+        whole = not self.joined or current.size is not None  # a round known whole: copy from now on
         if current.calls > 1 and (not whole or current.bytes > MAX_BYTES or len(current.rows) >= MAX_ROWS):
             current.sampled = current.sampled or whole  # counted, not copied: the round goes on
             if current.size is not None and whole:  # its size known: no need to count the rest
@@ -142,6 +158,38 @@ class Watch:
         """Whether the caller's call at ``line`` is made inside the loop that makes the round's calls."""
         return self.span is not None and self.span[0] <= line <= self.span[1]
 
+    def in_round(self) -> bool:
+        """Whether the frame that makes the rounds is at the line that made the last one's calls or inside its
+        loop."""
+        line = self.home.f_lineno if self.home is not None else None
+        return line is not None and (line == self.line or (self.home is self.caller and self.within(line)))
+
+    def ended(self, now: float) -> None:
+        """The round's caller made a call outside the round's loop, or returned: the round's end. Where the next
+        round will come from the same frame (or a comprehension, which says its size) and no other watch needs the
+        hook (it slows every call of the program), the hook is let go until REST_SHARE of the last gap between two
+        rounds has passed, the first time until the sampler sees the next round begun (joined mid-way: the gap
+        measured)."""
+        calls, gap = self.current.calls, self.quiet - self.rested
+        self.boundary()
+        if self.done or calls < 2 or self.home is None or self.rests >= RESTS or (self.rests and gap < 2 * SAMPLE_S) \
+                or not self.alone(self):
+            return
+        self.due = now + REST_SHARE * gap if self.rests else None
+        self.rests += 1
+        self.rested = self.quiet = now
+        self.waiting = True
+        self.on_done()
+
+    def wake(self, now: float, running: bool, hooked: bool = False) -> bool:
+        """A sample while resting: whether the hook is due again (the round begun: joined mid-way; or the hook goes
+        on for another watch)."""
+        if running or hooked or (self.due is not None and now >= self.due):
+            self.joined, self.woke = running, not running
+            return True
+        self.quiet = now
+        return False
+
     def returned(self, frame: Any, event: str, arg: Any) -> Any:
         if event != "return":
             return self.returned
@@ -167,8 +215,9 @@ class Watch:
 
     def caller_event(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "return" and frame is self.caller:
-            self.boundary()
-            self.by_caller.pop(id(frame), None)
+            self.home = None if self.home is frame else self.home
+            self.ended(time.process_time())
+            self.by_caller.pop(frame, None)
             self.caller = None
         return None
 
@@ -177,13 +226,14 @@ class Watch:
         if self.done or not self.current.calls:
             return
         wanted = min(self.current.size or 0, MAX_ROWS) - 1  # a round seen from its middle: the next, whole
-        if (self.rounds_seen >= 1 or self.current.size is not None) and len(self.current.rows) > max(1, wanted):
+        if (not self.joined or self.current.size is not None) and len(self.current.rows) > max(1, wanted):
             self.current.calls = self.current.size or self.current.calls  # a round seen from its middle: all of it
             self.current.sampled = self.current.sampled or len(self.current.rows) < self.current.calls
             self.keep()
             return
         self.single = self.single and self.current.calls == 1
         self.rounds_seen += 1
+        self.joined = self.woke = False  # the hook still on: the next round is seen from its first call
         self.current = Round()
         if self.single and self.rounds_seen >= SINGLE_ROUNDS:
             self.end()
@@ -200,7 +250,7 @@ class Watch:
     def release(self) -> None:
         if self.caller is not None:
             self.caller.f_trace = None
-            self.by_caller.pop(id(self.caller), None)
+            self.by_caller.pop(self.caller, None)
         self.caller = None
         self.pending.clear()
         self.on_done()
@@ -210,7 +260,7 @@ class Watch:
         if self.done:
             return
         if len(self.current.rows) > 1:
-            self.current.sampled = self.current.sampled or self.rounds_seen == 0
+            self.current.sampled = self.current.sampled or self.joined
             self.keep()
         elif self.rounds_seen and self.single:
             self.stop("it takes one individual at a time, but from a loop that makes other calls between its "
@@ -240,7 +290,7 @@ class Hotspots:
         self.last: dict[Any, Any] = {}  # the frame a code was last sampled in (kept alive: another is another call)
         self.repeated: set[Any] = set()  # codes sampled in two calls or more
         self.kinds: dict[Any, tuple[str, str]] = {}  # what a function's first argument was, and why it is neither
-        self.by_caller: dict[int, Watch] = {}  # the frames making the rounds of calls now watched, by id
+        self.by_caller: dict[Any, Watch] = {}  # the frames making the rounds of calls now watched
         self.user: dict[str, bool] = {}
         self.problems: list[str] = []
         self.previous_handler: Any = None
@@ -299,6 +349,8 @@ class Hotspots:
 
     def _take(self, frame: Any) -> None:
         if sys.gettrace() == self._traced:  # a watch slows the calls it watches: their time is not the program's
+            if time.perf_counter() > self.deadline:  # a watch's time is up: it ends with what it has
+                self._expire()
             return
         self.samples += 1
         seen: set[Any] = set()
@@ -324,9 +376,14 @@ class Hotspots:
             frame = frame.f_back
         if self.samples >= ARM_AFTER and self.samples % 10 == 0 and len(self.watches) < MAX_ARMED:
             self._arm()
-        ready = [w for w in self.watches.values() if w.waiting and (w.code in seen or self.line_of.get(w.code) in at)]
-        if ready:  # running now, or its line is: the hook goes on (its first calls come within microseconds)
-            self._hook(ready)
+        def running(w: Watch) -> bool:
+            return w.code in seen or self.line_of.get(w.code) in at or w.in_round()
+        now = time.process_time()
+        ready = [w for w in self.watches.values() if w.waiting and (w.wake(now, running(w)) if w.rests else running(w))]
+        if ready:  # running now, or its line is, or its next round is due: the hook goes on (its first calls come
+            #        within microseconds), for the resting watches too
+            self._hook(ready + [w for w in self.watches.values() if w.waiting and w.rests and w not in ready
+                                and w.wake(now, running(w), hooked=True)])
 
     def _look(self, code: Any, frame: Any) -> None:
         """What a sampled call of ``code`` tells: another call seen, and what its first argument is (once)."""
@@ -354,7 +411,11 @@ class Hotspots:
         if not hot:
             return
         for code in hot:
-            self.watches[code] = Watch(code, self.by_caller, self._close, self.own)
+            self.watches[code] = Watch(code, self.by_caller, self._close, self._alone)
+
+    def _alone(self, watch: Watch) -> bool:
+        """Whether no watch but ``watch`` needs the hook now."""
+        return all(w is watch or w.done or w.waiting for w in self.watches.values())
 
     def _hook(self, ready: list[Watch]) -> None:
         """Start watching ``ready`` (each waited for the sampler to see it, or its line, running)."""
@@ -369,26 +430,29 @@ class Hotspots:
         sys.settrace(self._traced)
 
     def _traced(self, frame: Any, event: str, arg: Any) -> Any:
-        if event != "call":
-            return None
-        if time.perf_counter() > self.deadline:  # a watch's time is up: it ends with what it has
-            self._expire()
-            if sys.gettrace() != self._traced:
-                return None
+        """The call hook (every call of the program while it is on: the common case, neither a watched function's
+        call nor one from a round's caller frame, is two dictionary look-ups)."""
         watch = self.watches.get(frame.f_code)
-        if watch is not None and not watch.done and not watch.waiting:
-            found = watch.call(frame)
-            if watch.done:
-                self._close()
-            return found
+        if watch is None:
+            watch = self.by_caller.get(frame.f_back)
+            if watch is not None:
+                self._other(frame, watch)
+            return None
+        if watch.done or watch.waiting:
+            return None
+        found = watch.call(frame)
+        if watch.done:
+            self._close()
+        return found
+
+    def _other(self, frame: Any, watch: Watch) -> None:
+        """A call from a round's caller frame: outside the round's loop, the round's end (and the hook let go
+        until the next, where it can be)."""
         back = frame.f_back
-        watch = self.by_caller.get(id(back)) if back is not None else None
-        if watch is not None and watch.caller is back and not watch.done and not watch.within(back.f_lineno) \
-                and not frame.f_code.co_filename.startswith(self.ours):  # another call from a round's caller
-            watch.boundary()
-            if watch.done:
-                self._close()
-        return None
+        if watch.caller is not back or watch.done or watch.within(back.f_lineno) or \
+                frame.f_code.co_filename.startswith(self.ours):
+            return
+        watch.ended(time.process_time())
 
     def _expire(self) -> None:
         """End the watches whose time is up (IDLE_S for one not called since it was armed, else WINDOW_S)."""

@@ -112,6 +112,65 @@ def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, func
     assert os.path.basename(code.co_filename) == f"{name}.py"
 
 
+GAPPED = """
+import copy, random
+
+def fitness(individual):
+    total = 0.0
+    for x in individual:
+        total += (x - 0.5) ** 2
+    return total
+
+def record(individual, fit):
+    individual.append(fit)
+
+def main():
+    random.seed(1)
+    population = [[random.random() for _ in range(40)] for _ in range(3000)]
+    for generation in range(20):
+        population = [copy.deepcopy(p[:40]) for p in population]  # a gap of many small calls between two rounds
+        for individual, fit in zip(population, map(fitness, population)):
+            record(individual, fit)
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_the_watch_lets_the_hook_go_between_rounds_from_one_frame_and_still_copies_a_whole_one(tmp_path):
+    """Rounds made by one frame with a gap of calls between them (DEAP's eaSimple): the hook is off in the gaps
+    (it slows every call), back before a round begins, and the round kept is one whole generation, its outputs the
+    program's."""
+    from inspector.probe.hotspots import Hotspots
+    path = tmp_path / "gapped.py"
+    path.write_text(GAPPED)
+    hot = Hotspots([str(tmp_path)])
+    on, settrace = [0.0, None], sys.settrace
+
+    def timed(hook):
+        now = time.process_time()
+        if hook is None and on[1] is not None:
+            on[0] += now - on[1]
+        on[1] = now if hook is not None else None
+        settrace(hook)
+    hot.install()
+    start = time.process_time()
+    try:
+        sys.settrace = timed
+        runpy.run_path(str(path), run_name="__main__")
+    finally:
+        sys.settrace = settrace
+        hot.stop()
+    spent = time.process_time() - start
+    (watch,) = [w for w in hot.watches.values() if w.code.co_name == "fitness"]
+    kept = watch.kept
+    assert kept is not None and watch.rests >= 1, watch.why
+    assert len(kept.rows) == kept.calls == 3000 and not kept.sampled
+    namespace = runpy.run_path(str(path), run_name="copy")
+    assert [namespace["fitness"](list(r)) for r in kept.rows] == kept.outputs
+    assert on[0] < 0.2 * spent, (on[0], spent)  # on through a whole gap (as it was), about 0.27 here
+
+
 def _timed_fitness(argv):
     """(seconds in ``fitness``, its calls) over a bare run of samples/programs/plain_ga.py in this process."""
     module = runpy.run_path(str(ROOT / "samples/programs/plain_ga.py"))
