@@ -92,17 +92,3 @@ def test_a_program_compared_under_two_interpreters_runs_as_it_is_without_a_repla
         (f,) = json.loads(path.read_text())["variants"]
         assert f["run"]["calls"] == 4 and f["run"]["replay"] == {"why": "--no-replay"}
     assert "f: time per steady call" in proc.stdout and "calls 4 → 4" in proc.stdout
-
-
-def test_a_program_that_compiles_nothing_compared_shows_its_hot_functions_candidates(tmp_path):
-    """`compare --program` with one run (against this interpreter) on a program that compiles nothing: hot spots on by
-    default, so each run finds its hot function and runs the experiment on one generation's inputs, and the
-    comparison shows the candidates side by side."""
-    proc = run_cli("compare", "--program", "tests/programs/plain/vectorized_es.py", "20000", "6", "--python",
-                   sys.executable, "-o", tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert "  hot: fitness (vectorized_es.py:14), called on the whole population: " in proc.stdout, proc.stdout
-    assert re.search(r"\n    as written: \S+ \S+ → \S+ \S+; ", proc.stdout), proc.stdout
-    assert re.search(r"\n    torch\.compile on it as it is: \S+ \S+ \(\S+\) → \S+ \S+ \(\S+\); ", proc.stdout)
-    html = (tmp_path / "vectorized_es-compare.html").read_text()
-    assert "Hot functions: the candidates side by side" in html and "torch.compile on it as it is" in html
