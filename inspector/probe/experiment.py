@@ -196,18 +196,13 @@ def population_call_site(file: str, line: int, function: str, entry: str) -> str
     """The program's line that called ``function`` on the population, calling its torch translation ``entry``
     instead (the population as a tensor, the result back as NumPy); "" where the line has no such call."""
     import ast
-    import linecache
-    text = linecache.getline(file, line).rstrip("\n")
-    try:
-        tree = ast.parse(text.strip())
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
+    text, nodes = _line(file, line)
+    source = text.strip()
+    for node in nodes:
         if isinstance(node, ast.Call) and _named(node.func) == function and node.args:
-            old = ast.get_source_segment(text.strip(), node) or ""
-            first = ast.get_source_segment(text.strip(), node.args[0]) or ""
-            rest = "".join(", " + (ast.get_source_segment(text.strip(), a) or "")
-                           for a in [*node.args[1:], *node.keywords])
+            old = ast.get_source_segment(source, node) or ""
+            first = ast.get_source_segment(source, node.args[0]) or ""
+            rest = "".join(", " + (ast.get_source_segment(source, a) or "") for a in [*node.args[1:], *node.keywords])
             return text.replace(old, f"{entry}(torch.from_numpy({first}){rest}).numpy()", 1) if old and first else ""
     return ""
 
@@ -218,13 +213,8 @@ def call_site(file: str, line: int, function: str, entry: str, dialect: str) -> 
     ``entry(np.asarray(population))`` (``torch.from_numpy`` around it for torch); "" where the line is not one of
     those (a ``for`` loop: the call goes where the loop was)."""
     import ast
-    import linecache
-    text = linecache.getline(file, line)
-    try:
-        tree = ast.parse(text.strip())
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
+    text, nodes = _line(file, line)
+    for node in nodes:
         over = _over(node, function)
         if over is None:
             continue
@@ -234,8 +224,20 @@ def call_site(file: str, line: int, function: str, entry: str, dialect: str) -> 
         if dialect == "torch":
             array = f"torch.from_numpy({array})"
         old = ast.get_source_segment(text.strip(), node) or ""
-        return text.rstrip("\n").replace(old, f"{entry}({array})", 1) if old else ""
+        return text.replace(old, f"{entry}({array})", 1) if old else ""
     return ""
+
+
+def _line(file: str, line: int) -> tuple[str, list[Any]]:
+    """A line of the program (without its newline) and the nodes of its statement ([] where it does not parse on its
+    own)."""
+    import ast
+    import linecache
+    text = linecache.getline(file, line).rstrip("\n")
+    try:
+        return text, list(ast.walk(ast.parse(text.strip())))
+    except SyntaxError:
+        return text, []
 
 
 def _over(node: Any, function: str) -> Any:

@@ -331,10 +331,10 @@ class Hotspots:
         """Whether ``code`` is the program's own (under its folders; not a library's, Python's or inspector's)."""
         name = code.co_filename
         if name not in self.user:  # a relative name (runpy.run_path("ga.py")): from the folder the program is in now
-            path = name if name.startswith("<") else os.path.abspath(name)
+            path = os.path.abspath(name)
             self.user[name] = (not name.startswith("<") and path.startswith(self.roots)
-                               and not name.startswith(self.ours) and not LIBRARY.search(name)
-                               and not (name.startswith(self.stdlib) and not any(
+                               and not path.startswith(self.ours) and not LIBRARY.search(path)
+                               and not (path.startswith(self.stdlib) and not any(
                                    r.startswith(self.stdlib) for r in self.roots)))
         return self.user[name] and not self.skip(code)
 
