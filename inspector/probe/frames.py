@@ -3,8 +3,10 @@ a compile's metrics (``co_name``, ``co_filename``, ``co_firstlineno``) and in it
 function (the code after a graph break, ``torch_dynamo_resume_in_f_at_12``) being its function's, and every fact
 of one compile id (graph, break, machine code) going where its frame goes."""
 
+import functools
 import re
-from typing import Any, Callable, Optional
+import sys
+from typing import Any, Callable, Optional, TypeVar, cast
 
 from inspector.record import compile_key
 
@@ -14,6 +16,24 @@ LIMIT_FUNCTION = re.compile(r"function: '([^']+)' \((.+):(\d+)\)")
 PARTS = ("graphs", "breaks", "limits", "machine_code")  # what a take() holds per compile, split by frame
 
 Code = tuple[str, str, int]  # (name, file, first line) of a code object, as torch names it
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def without_dynamo(hook: F) -> F:
+    """``hook`` (a signal handler, a trace function: inspector's code that runs inside the program's compiled call)
+    run with torch's frame hook off, else Dynamo compiles its frames as the program's (new compile ids, a compile's
+    seconds in the program's call); where torch is not loaded, as it is."""
+    @functools.wraps(hook)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        set_hook = getattr(sys.modules.get("torch._C._dynamo.eval_frame"), "set_eval_frame", None)
+        if set_hook is None:
+            return hook(*args, **kwargs)
+        before = set_hook(None)
+        try:
+            return hook(*args, **kwargs)
+        finally:
+            set_hook(before)
+    return cast(F, run)
 
 
 def code_of(code: Any) -> Code:

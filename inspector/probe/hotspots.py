@@ -36,6 +36,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from inspector.probe.frames import without_dynamo
+
 SAMPLE_S = 0.005  # CPU seconds between two samples of the stack
 ARM_AFTER = 20  # samples before any function is armed
 ARM_SHARE = 0.15  # of the samples a function's frames must be in to be armed
@@ -190,6 +192,7 @@ class Watch:
         self.quiet = now
         return False
 
+    @without_dynamo
     def returned(self, frame: Any, event: str, arg: Any) -> Any:
         if event != "return":
             return self.returned
@@ -213,6 +216,7 @@ class Watch:
         self.current.outputs.append(got)
         return None
 
+    @without_dynamo
     def caller_event(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "return" and frame is self.caller:
             self.home = None if self.home is frame else self.home
@@ -292,6 +296,8 @@ class Hotspots:
         self.kinds: dict[Any, tuple[str, str]] = {}  # what a function's first argument was, and why it is neither
         self.by_caller: dict[Any, Watch] = {}  # the frames making the rounds of calls now watched
         self.user: dict[str, bool] = {}
+        self.codes: dict[tuple[str, int, str], Any] = {}  # one code object per function (torch runs a compiled
+        #                                                   function's frames as a code object of its own)
         self.problems: list[str] = []
         self.previous_handler: Any = None
         self.ours = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
@@ -338,6 +344,7 @@ class Hotspots:
                                    r.startswith(self.stdlib) for r in self.roots)))
         return self.user[name] and not self.skip(code)
 
+    @without_dynamo
     def _sample(self, signum: int, frame: Any) -> None:
         """One sample of the stack (a signal handler: whatever goes wrong in it is inspector's, never the
         program's: the sampler stops, and the record says why)."""
@@ -359,6 +366,7 @@ class Hotspots:
         while frame is not None:
             code = frame.f_code
             if self.own(code):
+                code = self.codes.setdefault((code.co_filename, code.co_firstlineno, code.co_name), code)
                 if code not in seen:
                     seen.add(code)
                     self.counts[code] = self.counts.get(code, 0) + 1
@@ -440,11 +448,17 @@ class Hotspots:
             return None
         if watch.done or watch.waiting:
             return None
+        return self._called(watch, frame)
+
+    @without_dynamo
+    def _called(self, watch: Watch, frame: Any) -> Any:
+        """A watched function's call: its argument copied (torch's frame hook off: it may be a compiled call's)."""
         found = watch.call(frame)
         if watch.done:
             self._close()
         return found
 
+    @without_dynamo
     def _other(self, frame: Any, watch: Watch) -> None:
         """A call from a round's caller frame: outside the round's loop, the round's end (and the hook let go
         until the next, where it can be)."""

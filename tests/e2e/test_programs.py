@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+import inspector
 from conftest import ROOT, python_with_site, run_cli
 from inspector.analysis import analyze
 from inspector.model import UncompiledMethod
@@ -146,6 +147,21 @@ def test_every_artifact_of_this_versions_own_probe_is_understood(run):
     assert run.record.unknown() == []
     assert [(p.artifact, p.problems) for p in run.a.parse if p.problems] == []
     assert all(len(p.problems) <= p.read for p in run.a.parse)
+
+
+def test_the_samplers_own_frames_are_never_compiled_and_a_compiled_function_is_one_hot_function(run):
+    """The sampler looked at sampled_helper's helper while torch's frame hook was on (a compiled call broke into it):
+    torch compiled none of inspector's frames; a compiled function (torch runs its frames as a code object of its
+    own) is one row of the hot functions."""
+    helper = next(h for h in run.record.program.hotspots if h.function == "total")
+    assert "Tensor" in helper.why  # the sampler read its tensor argument
+    ours = os.path.dirname(inspector.__file__)
+    compiled = {(g.metrics or {}).get("co_filename") or "" for v in run.record.variants
+                for g in v.capture.graphs + v.recompiles.graphs}
+    assert "sampled_helper.py" in {os.path.basename(f) for f in compiled}
+    assert not [f for f in compiled if f.startswith(ours)]
+    ids = [h.id for h in run.record.program.hotspots]
+    assert "ranked (library_callee.py:11)" in ids and len(ids) == len(set(ids))
 
 
 def test_every_compile_break_and_call_is_the_function_whose_frame_torch_names(run):
