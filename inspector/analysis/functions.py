@@ -11,8 +11,9 @@ from typing import Optional
 from inspector import frames
 from inspector.analysis import compiled, recompiles, rounds
 from inspector.analysis.compiled import Context, Seen
+from inspector.analysis.parse import breaks as parse_breaks
 from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of
-from inspector.model import (Argument, CallKinds, CallRun, FunctionRun, LimitHit, NotTraced, ProgramFunction,
+from inspector.model import (Argument, CallKinds, CallRun, FunctionRun, GaveUp, LimitHit, NotTraced, ProgramFunction,
                              Recompile, Replay, StanceRun, Status, UncompiledMethod, Untraced, UntracedCalls)
 from inspector.raw import JSON, RawFallbacks, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
@@ -88,7 +89,23 @@ def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
     return CallKinds(counts=dict((kinds.counts if kinds else None) or {}),
                      runs=[CallRun(r.first or 0, r.last or 0, r.kind or "unknown", list(r.compile_ids or []), r.entry)
                            for r in (kinds.runs if kinds else None) or []],
-                     wrappers=run.given("wrappers", 1) or 1, limit=limit, inside=dict(run.inside or {}))
+                     wrappers=run.given("wrappers", 1) or 1, limit=limit, inside=dict(run.inside or {}),
+                     gave_up=_gave_up(raw))
+
+
+def _gave_up(raw: RawVariant) -> Optional[GaveUp]:
+    """Where torch gave up compiling the function's own frame, from its own records: the compile's metrics (no
+    guarded code came of it, and why it failed) and the break it could not resume from; None where it did not."""
+    code = raw.code
+    if raw.capture is None or code is None:
+        return None
+    own = (code.name, code.file, code.line)
+    if not any((m := g.metrics or {}).get("has_guarded_code") is False and m.get("fail_type")
+               and (m.get("co_name"), m.get("co_filename"), m.get("co_firstlineno")) == own
+               for g in raw.capture.graphs or []):
+        return None
+    stuck = next((f for b in raw.capture.breaks or [] if not (f := parse_breaks.parse(b)).resumable), None)
+    return GaveUp(stuck.line, stuck.in_loop) if stuck else GaveUp(None, False)
 
 
 def _untraced(run: RawRun) -> UntracedCalls | None:

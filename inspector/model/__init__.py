@@ -34,8 +34,9 @@ from inspector.model.rewrites import Arm, Declined, Drawn, Note, RewriteCheck, R
 from inspector.model.lines import LineVerdict, Site
 from inspector.model.machine import MachineCode
 from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, FunctionRun,
-                                  InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay, SampleVariant,
-                                  StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced, UntracedCalls)
+                                  GaveUp, InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay,
+                                  SampleVariant, StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced,
+                                  UntracedCalls)
 from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
 from inspector.model.why import (LISTED, BackendFailed, Backends, BreakAt, Facts, Gathered, Guard, LaneOps, LibraryFix,
                                  Machine, Named, NestAt, NestRun, Nests, NoLoop, NonContiguous, Overruled, Problem,
@@ -58,7 +59,8 @@ __all__ = [
     "CodePair", "ComparedCandidate", "ComparedHotspot", "ComparedLine", "ComparedRun", "ComparedVariant",
     "Comparison", "CompilePhases", "CompileWarning",
     "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Declined", "Drawn", "Env", "Evidence", "Finding", "Fix",
-    "FixKind", "FunctionRun", "Gather", "Graph", "GraphBreak", "Headline", "How", "Hunk", "Ignored", "InternalError",
+    "FixKind", "FunctionRun", "GaveUp", "Gather", "Graph", "GraphBreak", "Headline", "How", "Hunk", "Ignored",
+    "InternalError",
     "Kernel", "KernelCost", "Launch", "LimitHit", "LineRef", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest",
     "MachineCode", "MachineLoad", "NotTraced", "Note", "ParallelChoice", "ParseCount", "Place", "Program",
     "ProgramAnalysis", "ProgramFunction", "Reason", "ReasonKind", "Recompilation", "Recompile", "RecordInfo",

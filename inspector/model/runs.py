@@ -131,6 +131,16 @@ class LimitHit:
 
 
 @dataclass(frozen=True)
+class GaveUp:
+    """Where torch gave up compiling a function's own frame (its compile left no guarded code, so every call runs
+    eagerly): the line of the graph break it could not resume from (None: not found in its logs), and whether torch
+    said that break was inside a loop."""
+
+    line: Optional[int]
+    in_loop: bool
+
+
+@dataclass(frozen=True)
 class CallKinds:
     """How torch ran a program's function's calls, from its own records (compile ids, the recompile limit, the
     guards of what it cached): {kind: calls} and their runs in call order (empty: a record from before this was
@@ -141,6 +151,7 @@ class CallKinds:
     wrappers: int = 1
     limit: Optional[LimitHit] = None
     inside: dict[str, int] = field(default_factory=dict)  # {function id: its calls made inside that one's calls}
+    gave_up: Optional[GaveUp] = None
 
     def calls(self, *kinds: str) -> list[int]:
         """The calls of these kinds, in order (of the runs kept)."""

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from types import CodeType
 from typing import TYPE_CHECKING, Any, Literal, Optional, TypedDict, Union
 
+from inspector.probe import frames
 from inspector.raw import JSON
 from inspector.record import compile_key
 
@@ -110,6 +111,7 @@ class Function:
         self.code_object, self.target = code, target
         self.defined = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code else created
         self.wrappers, self.limited = 1, False
+        self.skipped = False  # torch gave up on its frame: it runs eagerly on every call (see _compiled)
         self.model: object = None  # a module, kept alive (and so its id)
         self.pending: Optional[Piece] = None  # what compiled during the running call
         self.kinds: list[KindRun] = []  # how torch ran each call (see _classify)
@@ -147,7 +149,7 @@ class Function:
         ``eager_on_recompile`` or once its frame hit the recompile limit (torch then runs only what it cached),
         when no compiled entry's guards hold for these arguments (then the failed guard is kept); None where it
         cannot be told."""
-        if stance in EAGER_STANCES:
+        if stance in EAGER_STANCES or self.skipped:
             return True
         if not (stance == "eager_on_recompile" or self.limited) or not self.graphs():
             return False
@@ -196,7 +198,7 @@ class Function:
         """'trace' for the first call after the function first compiled that will not compile (a guard of its cached
         entries holds, or that cannot be told: then the trace stops if it compiles), then 'profile' for the next
         such call; else None. A call that would compile gets no pass: its compile would run under the pass."""
-        if not self.capture or not self.capture.get("graphs"):
+        if not self.capture or not self.capture.get("graphs") or self.skipped:
             return None
         trace = self.traced_call is None and enabled["trace"] and self.untraced_count < MAX_UNTRACED
         profile = self.profiled_call is None and enabled["profile"]
@@ -272,8 +274,9 @@ class Function:
         """(how torch ran a call that compiled, ran eagerly or ran an inspector pass, its compile ids)."""
         if compiled is not EMPTY:
             kind = self._compiled(seconds, compiled, mode, counted)
-            if kind == "limit":  # Dynamo gave up on the frame: this call ran it eagerly
+            if kind == "limit" or self.skipped:  # Dynamo gave up on the frame: this call ran it eagerly
                 self.eager.add(seconds)
+                kind = "eager" if self.skipped else kind
             return kind, [g.get("compile_id") for g in compiled["graphs"]]
         if eager or self.capture is None:  # no compiled code ran
             self.eager.add(seconds)
@@ -289,6 +292,10 @@ class Function:
             self.python_lines = self.traced_call = None
             self._untraced("compiled")
         ids = {compile_key(x.get("compile_id")) for x in compiled["graphs"] + compiled["breaks"]}
+        own = frames.code_of(self.code_object) if self.code_object is not None else None
+        self.skipped = self.skipped or any(  # torch's own record: its compile of the frame left no guarded code
+            (m := g.get("metrics") or {}).get("has_guarded_code") is False and m.get("fail_type")
+            and (m.get("co_name"), m.get("co_filename"), m.get("co_firstlineno")) == own for g in compiled["graphs"])
         first = not compiled["limits"] and all(i is not None and i[1] == 0 for i in ids)
         if self.capture is None:  # the function's own first compile (torch's recompile of a shared code object)
             self.capture, self.compiled_at = compiled, self.calls if counted else None

@@ -119,6 +119,8 @@ class Replay:
 def _uncopied(function: Any) -> str:
     if function.capture is None:
         return "nothing of it compiled during the run"
+    if function.skipped:
+        return "torch gave up compiling it and ran every call eagerly: there is no compiled code to time"
     return "no steady call to copy the arguments of (every call after the first compile compiled, ran eagerly " \
            "or was inspector's trace or profile)"
 

@@ -197,8 +197,8 @@ class Tracker:
         if function.calls == 1:
             function.arguments = _arguments(function.target, args, kwargs)
         stance = getattr(getattr(self.eval_frame, "_stance", None), "stance", None)  # None: torch < 2.6
-        eager = function.runs_eagerly(stance, args, kwargs) if stance not in (None, "default") or function.limited \
-            else False
+        eager = function.runs_eagerly(stance, args, kwargs) if stance not in (None, "default") \
+            or function.limited or function.skipped else False
         sync = _sync(args) if self.cuda else _nothing
         if sync is not _nothing:
             function.device = "cuda"

@@ -336,6 +336,11 @@ def calls_told(run: FunctionRun) -> list[str]:
         return []
     told = [f"how torch ran its {run.calls} call{'s' if run.calls != 1 else ''}: "
             + ", ".join(f"{k.counts[kind]} {words}" for kind, words in KINDS.items() if k.counts.get(kind))]
+    if k.gave_up:
+        at = f"the graph break at line {k.gave_up.line}" if k.gave_up.line else "a graph break"
+        told.append(f"torch gave up compiling it at {at}"
+                    + (", inside a loop (Dynamo cannot resume after a break in a loop)" if k.gave_up.in_loop else "")
+                    + ": it skips the function and runs every call eagerly; its compile time is that attempt's")
     if k.inside:
         told.append(", ".join(f"{n} of them inside {who}'s calls" for who, n in k.inside.items())
                     + " (whose time holds theirs)")

@@ -123,7 +123,7 @@ def ran_compiled(f, regions):
     """The compiled regions of ``f``'s own frame (the frame of its first compile), in the order torch ran them,
     against inspector's: per call classed as having run compiled code, the compile id it names (None: not told)."""
     kinds = f.run.kinds
-    first = next(r for r in kinds.runs if r.kind == "first")
+    first = next(r for r in kinds.runs if r.compile_ids)
     frame = first.compile_ids[0].split("/")[0]
     said = []
     for r in kinds.runs:
@@ -162,6 +162,23 @@ def test_the_samplers_own_frames_are_never_compiled_and_a_compiled_function_is_o
     assert not [f for f in compiled if f.startswith(ours)]
     ids = [h.id for h in run.record.program.hotspots]
     assert "ranked (library_callee.py:11)" in ids and len(ids) == len(set(ids))
+
+
+def test_a_function_torch_gave_up_on_is_said_to_run_eagerly_with_its_breaks_own_hints(run):
+    """torch's log says it skipped crc16's frame at the break inside its loop (issue 40, items 1 and 2): every call is
+    said to have run eagerly, at that break; no replay weighs eager against eager; the break's hints are its own."""
+    skipped = set(re.findall(r"frame skipped: (\w+) \(", run.proc.stderr))
+    assert "crc16" in skipped
+    gave_up = {f.location.name for f in run.a.program.functions if f.location and f.run.kinds.gave_up}
+    assert gave_up == skipped & {f.location.name for f in run.a.program.functions if f.location}
+    f = run.function("crc16")
+    k = f.run.kinds
+    (line,) = {ln for cid, file, ln in run.breaks if file.endswith("skipped_loop.py")}
+    assert k.gave_up and (k.gave_up.line, k.gave_up.in_loop) == (line, True)
+    assert k.counts == {"eager": f.run.calls} and f.run.calls == 3 and f.replay and f.replay.why
+    assert not [h for b in f.code.breaks for h in b.hints if "earlier graph break" in h]
+    assert any("torch.cond" in h for b in f.code.breaks for h in b.hints)
+    assert "torch gave up compiling it at the graph break at line" in run.html
 
 
 def test_every_compile_break_and_call_is_the_function_whose_frame_torch_names(run):

@@ -12,4 +12,5 @@ import method_on_self  # noqa: F401
 import module_method  # noqa: F401
 import recompile_on_float  # noqa: F401
 import sampled_helper  # noqa: F401
+import skipped_loop  # noqa: F401
 import recompile_limit_hit  # noqa: F401  (last: it sets torch._dynamo.config.recompile_limit)

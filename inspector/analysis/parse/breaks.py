@@ -22,6 +22,10 @@ NOT_RESUMABLE = ("Encountered graph break that we cannot resume from",  # the re
                  "Failed to handle graph break gracefully")  # 2.13: "... falling back to eager. Graph break ..."
 USER_CODE = "User code traceback:"  # the user's frames follow, then (2.13) torch's own traceback of the exception
 TORCH_TRACEBACK = "\nTraceback (most recent call last):"
+# 2.13: a second break met while handling the first (Dynamo's "graph break in loop"): its explanation and hints are
+# its own, not the break's
+ANOTHER = "*** While handling this graph break, another graph break occurred"
+IN_LOOP = ("graph break in loop", "graph breaks in loops are not supported")
 # the compiler backend failed on a frame (Inductor on data it cannot trace: a fake-tensor exception), which then ran
 # eagerly; 2.13 follows it with a "Backend compiler exception" break of the same compile
 WONT_CONVERT = re.compile(r"^WON'T CONVERT (\S+) (.+?) line (\d+)")
@@ -74,6 +78,7 @@ class BreakFacts:
     mechanism: Optional[str]
     text: str
     failed: Optional[BackendFailed] = None  # a WON'T CONVERT message: its reason is the exception
+    in_loop: bool = False  # torch said the break was inside a loop, which it cannot resume from
 
 
 NOT_COMPILED = Cause("not-compiled", ("backend compiler exception",),
@@ -116,8 +121,9 @@ def _graph_break(text: str, entry: RawBreak) -> BreakFacts:
     file, line = (at.group(1), int(at.group(2))) if at else ((frames[-1].file, frames[-1].line) if frames
                                                              else (None, None))
     reason = REASON.search(text)
-    explanation = EXPLANATION.search(text)
-    url = GB_URL.search(text)
+    own = text.split(ANOTHER)[0]  # the break's own explanation, hints, link and context
+    explanation = EXPLANATION.search(own)
+    url = GB_URL.search(own)
     first = reason.group(1).strip() if reason else _first_line(text)
     resumable = not first.startswith(NOT_RESUMABLE)
     if not resumable:  # the same break again, after Dynamo restarted the frame: its reason follows
@@ -131,16 +137,16 @@ def _graph_break(text: str, entry: RawBreak) -> BreakFacts:
         if following and not following[0].startswith(("Explanation:", "Hint:")):
             first = f"{following[0]} ({wrapper.group(1)})"
     explained = explanation.group(1).strip() if explanation else None
-    debug = DEBUG_CONTEXT.search(text)
+    debug = DEBUG_CONTEXT.search(own)
     cause = cause_of(" ".join(filter(None, [first, explained, debug.group(1) if debug else None])))
     resumes = RESUMED_AT.search(text) if cause is NOT_COMPILED else None
     return BreakFacts(
         file=file, line=line, frames=frames, reason=first, resumable=resumable, explanation=explained,
-        hints=list(dict.fromkeys(h.strip() for h in HINT.findall(text))),
+        hints=list(dict.fromkeys(h.strip() for h in HINT.findall(own))),
         gb_id=url.group(2) if url else None, url=url.group(1) if url else None,
         cause=cause.kind if cause else "unknown", fix=cause.fix if cause else None, flag=cause.flag if cause else None,
         resumes=int(resumes.group(1)) if resumes else None, compile_id=entry.compile_id, mechanism=entry.mechanism,
-        text=text)
+        text=text, in_loop=any(p in text for p in IN_LOOP))
 
 
 def _not_converted(text: str, header: re.Match[str], entry: RawBreak) -> BreakFacts:
