@@ -48,6 +48,7 @@ class Pieces:
     sizes: Sequence[RawSize] = ()
     calls: Optional[int] = None
     bounds: Sequence[str] = ()
+    recompiled_in: Optional[Sequence[int]] = None  # a program's function: the calls in which torch recompiled
 
 
 def of_variant(raw: RawVariant) -> Pieces:
@@ -58,7 +59,8 @@ def of_variant(raw: RawVariant) -> Pieces:
                   [*(first.breaks or []), *(also.breaks or [])],
                   [*(first.machine_code or []), *(also.machine_code or [])], raw.python_lines or (),
                   raw.kernel_times, raw.thread_scaling, raw.regions, raw.launch_configs, raw.sizes or (), raw.calls,
-                  raw.bounds or ())
+                  raw.bounds or (), [c.call or 0 for c in raw.run.compiles or [] if c.kind == "recompile"]
+                  if raw.run else None)
 
 
 def of_trial(raw: RawTrial) -> Pieces:
@@ -96,7 +98,8 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
     graph_breaks, break_problems = breaks.distinct(breaks_raw, context.sources, within)
     bandwidth = context.env.memory_bandwidth.gb_s if context.env.memory_bandwidth else None
     kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, bandwidth)
-    again = recompiles.recompilation(pieces.capture, pieces.recompiles, pieces.watched, pieces.calls)
+    again = recompiles.recompilation(pieces.capture, pieces.recompiles, pieces.watched, pieces.calls,
+                                     pieces.recompiled_in)
     warnings: list[CompileWarning] = []
     verdicts: list[LineVerdict] = []
     if target:

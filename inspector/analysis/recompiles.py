@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
+from collections.abc import Sequence
 from typing import Optional
 
 from inspector.analysis.parse.breaks import RESUMED_AT
@@ -25,12 +26,13 @@ STACK_VALUE = re.compile(r"^___stack\d+")  # a value on the stack at a break, pa
 EVERY_CALL_MIN = 3  # fewer recompiles than this are not a pattern
 
 
-def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool,
-                  calls: Optional[int]) -> Optional[Recompilation]:
+def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool, calls: Optional[int],
+                  recompiled_in: Optional[Sequence[int]] = None) -> Optional[Recompilation]:
     """A function's Recompilation from what its first call compiled (``capture``) and what later calls compiled
     (``recompiles``) over its ``calls`` after the first, or None when it never compiled again after its first call.
     ``watched``: a program's function (its whole run watched), whose first compile torch may have made as a
-    recompile (a shared code object)."""
+    recompile (a shared code object); ``recompiled_in``: its calls in which torch recompiled (several recompiles in
+    one call, nested frames', are not a recompile on every call)."""
     graphs = [g for g in recompiles.graphs or [] if not _limit_attempt(g)]
     if watched:
         graphs = [g for g in capture.graphs or [] if (compile_key(g.compile_id) or (0, 0))[1] > 0] + graphs
@@ -46,7 +48,8 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool,
             guard = replace(found, text=OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", found.text)))
             counted[guard] = counted.get(guard, 0) + 1
     count = len({compile_key(g.compile_id) or g.compile_id for g in graphs})  # 2/1_1 is 2/1 again
-    every_call = bool(calls and count >= EVERY_CALL_MIN and count >= calls - 1)
+    every_call = bool(calls and count >= EVERY_CALL_MIN and count >= calls - 1) if recompiled_in is None else \
+        bool(calls and count >= EVERY_CALL_MIN and set(range(2, calls + 2)) <= set(recompiled_in))
     limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
     guards = sorted(counted.items(), key=lambda kv: -kv[1])
     last = next((m.group(1) for text in texts if (m := LAST_REASON.search(text))), None)

@@ -246,7 +246,8 @@ def sentence(v: SampleVariant | ProgramFunction, sample: str) -> str:
         parts.append(uncompiled(v))
     again = code.recompilation
     if again:
-        parts.append(f"{again.count} recompilation(s) after the first call"
+        at = sorted({r.call for r in v.run.recompiles if r.call}) if isinstance(v, ProgramFunction) else []
+        parts.append(f"{again.count} recompilation(s) " + (f"in {call_numbers(at)}" if at else "after the first call")
                      + (f", recompile limit hit ({again.limit})" if again.limit else "")
                      + (", on every call" if again.every_call else ""))
     return "; ".join(parts) + "."

@@ -10,6 +10,7 @@ import data_dependent_if  # noqa: F401
 import library_callee  # noqa: F401
 import method_on_self  # noqa: F401
 import module_method  # noqa: F401
+import nested_recompile  # noqa: F401
 import recompile_on_float  # noqa: F401
 import sampled_helper  # noqa: F401
 import skipped_loop  # noqa: F401
