@@ -262,11 +262,12 @@ def _report_one(report: api.Report, out: Path, fmt: str, verbose: bool,
 
 
 def _publish(report: api.Report, folder: Path, fmt: str, verbose: bool, stream: Optional[TextIO] = None,
-             index: Optional[str] = None, record: bool = True, number: Optional[int] = None) -> int:
-    """Write a Report into ``folder`` (its record first, unless ``record`` is False: it is there already), print
-    its summary on ``stream`` (default stdout) as ``fmt`` says, and return its exit code; ``index``: the page the
-    HTML links back to (a folder's index). When only the HTML fails, the full text summary is printed instead and
-    the exit code says inspector failed; ``number``: the JSON's format."""
+             index: Optional[str] = None, record: bool = True, number: Optional[int] = None,
+             page: bool = True) -> int:
+    """Write a Report into ``folder`` (its record first, unless ``record`` is False: it is there already; its page
+    unless ``page`` is False), print its summary on ``stream`` (default stdout) as ``fmt`` says, and return its exit
+    code; ``index``: the page the HTML links back to (a folder's index). When only the HTML fails, the full text
+    summary is printed instead and the exit code says inspector failed; ``number``: the JSON's format."""
     written = [report.save_record(folder)] if record else []
     try:
         analysis = report.analysis
@@ -274,9 +275,10 @@ def _publish(report: api.Report, folder: Path, fmt: str, verbose: bool, stream: 
         if written:
             say(f"wrote {' and '.join(map(str, written))} (no report)")
         raise
+    html_failed = False
     try:
-        written.insert(0, report.save_html(folder, index))
-        html_failed = False
+        if page:
+            written.insert(0, report.save_html(folder, index))
     except Exception as e:  # the text summary below still shows what was measured
         _error(InternalFailure("writing the HTML report", e), verbose)
         html_failed = True
@@ -371,18 +373,20 @@ def run(
 def render(
     record_path: Path = typer.Argument(..., help="A record written by `inspector report`."),
     out: Optional[Path] = typer.Option(None, "--out", "-o",
-                                       help="Folder for the HTML (default: beside the record)."),
+                                       help="Folder for the HTML (default: beside the record; none is written "
+                                            "with --format text or json)."),
     fmt: str = typer.Option("html", "--format", "-f", help=RENDER_FORMAT_HELP),
     number: Optional[int] = typer.Option(None, "--json-format", help=JSON_FORMAT_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
 ) -> None:
-    """Analyse a record again with this version of inspector, re-render its HTML report and print its summary."""
+    """Analyse a record again with this version of inspector: re-render its HTML report and print its summary, or
+    print its full text summary or its analysis as JSON (then no page is written)."""
     if fmt not in ("html", "text", "json"):
         fail(f"--format {fmt}: expected html, text or json")
     if number is not None and (fmt != "json" or number not in WRITTEN):
         fail(f"--json-format {number}: expected {' or '.join(map(str, WRITTEN))}, with --format json")
     raise typer.Exit(_publish(api.render(record_path), out or record_path.parent, fmt, verbose, record=False,
-                              number=number))
+                              number=number, page=fmt == "html"))
 
 
 @app.command(context_settings={"ignore_unknown_options": True})

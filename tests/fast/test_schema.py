@@ -136,5 +136,6 @@ def test_render_writes_format_2_on_request_and_refuses_a_format_it_cannot_write(
     args = ["render", str(record_path("2.13.0", "trig")), "-o", str(tmp_path), "-f", "json", "--json-format"]
     said = CliRunner().invoke(app, [*args, "2"])
     assert said.exit_code == 0 and json.loads(said.stdout)["format"] == "inspector.analysis/2"
+    assert not list(tmp_path.iterdir())  # only what was asked for: the JSON, on stdout, and no page
     refused = CliRunner().invoke(app, [*args, "1"])
     assert "--json-format 1: expected 4 or 3 or 2" in str(refused.exception)  # main() says it, exit 2
