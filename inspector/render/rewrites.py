@@ -4,14 +4,17 @@ variant it replaces and the variants the user wrote."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Union
 
 from inspector.model import Declined as DeclinedView, Note as NoteView, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.rewrites import AS_WRITTEN
 from inspector.render.comparison import spans
-from inspector.render.words import ratio, seconds, spread
+from inspector.render.words import error_parts, ratio, seconds, spread
 from inspector.rewrite.model import Declined, Note, Reason, Topic
+
+COLOURS = re.compile(r"\x1b\[[0-9;]*m")  # a terminal's colour codes, in a library's error text
 
 REASONS = {
     Reason.STATEMENT: "a statement the rewriter does not write over the population",
@@ -38,6 +41,7 @@ REASONS = {
     Reason.ALIASED: "an in-place update of an array something else may hold",
     Reason.MASK: "a boolean mask outside `if m.any(): x[m] op= ...`",
     Reason.DATA_BRANCH: "its arms are not assignments of arrays or two returns",
+    Reason.METHOD: "a method call on an object the sample holds: the rewriter does not follow an object's state",
 }
 
 TOPICS = {
@@ -141,8 +145,8 @@ def run(r: Rewritten, x: RewriteRun) -> str:
     """"compiled (torch.compile, CPU): 1.2 ms, 58x faster than python (55x to 61x faster in 3 alternating rounds),
     4.1x faster than the fastest variant you wrote (numpy-compiled-cpu)"."""
     how = HOW.get(x.how, x.how)
-    if x.status != "ok":
-        return f"{how}: failed: {x.error or x.status}"
+    if x.status != "ok":  # the error's first line, without a terminal's colours (numba's); the JSON keeps it whole
+        return f"{how}: failed: {COLOURS.sub('', error_parts(x.error)[0]) or x.status}"
     if x.matches is False:
         return f"{how}: its output differs from {r.variant}'s ({x.mismatch}): not advice"
     if not x.timing:

@@ -233,9 +233,13 @@ def _change(c: Change) -> ChangeView:
 def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = ()) -> list[RewriteView]:
     """Each rewrite inspector wrote or declined, advice first (the most time at stake in its variant, one of
     ``variants``, first), then those that failed their check, then those declined."""
-    found = []
+    found, declined = [], set()
     for r in written:
         code, language = (r.diff or "", "diff") if r.kind == "breaks" else (r.source or "", "python")
+        said = (r.variant, tuple(rewrite_words.declined(d) for d in r.declined))
+        if not r.source and r.declined and said in declined:  # declined alike in another dialect: said once
+            continue
+        declined.add(said)
         found.append(RewriteView(
             r.id, r.variant, rewrite_words.title(r), r.advice, r.failed, code if r.source else "", language,
             rewrite_words.failure(r) if r.failed else rewrite_words.check(r.check) if r.check else (

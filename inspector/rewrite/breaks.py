@@ -342,7 +342,7 @@ def spliced(module: Module, function: ast.FunctionDef, sites: list[Site], new_na
 def rewrite_breaks(program: Program, function: str, dialect: Dialect) -> Breaks:
     """The mechanical rewrites of ``function`` (a NumPy or torch variant of the sample), all made at once, and
     the constructs it leaves with why."""
-    definition = program.main.functions.get(function)
+    definition = program.main.definition(function)
     if definition is None or definition.decorator_list or not definition.body:
         line = getattr(program.main.constants.get(function), "lineno", 0)
         return Breaks(function, None, (Declined(function, f"`{function}`", program.main.line(line),

@@ -18,6 +18,7 @@ from inspector.rewrite.values import (CELLS, COLUMN, ITEMS, PREAMBLE, SCALAR, Bi
 IDENTITY: dict[str, bool | float] = {"sum": 0, "prod": 1, "max": -math.inf, "min": math.inf, "any": False,
                                      "all": True}
 OPERATOR_REDUCTIONS = {"operator.mul": "prod", "operator.add": "sum"}
+MUTATORS = ("append", "extend", "insert", "pop", "update", "sort", "reverse", "clear", "remove")  # a call's effect
 
 
 @dataclass
@@ -61,11 +62,12 @@ class Translator(Expressions):
             found = self.resolve(func.value.id)
             if found.what == "import":
                 return self.library(f"{found.target}.{func.attr}", node)
+            if found.what == "constant" and func.attr not in MUTATORS:  # an object of the module's: its method
+                raise Decline(node, f"call to `{self.frame.module.segment(func)}`", Reason.METHOD)
         elif isinstance(func, ast.Attribute) and func.attr in REDUCTIONS and not node.args and not node.keywords:
             if self.expr(func.value).kind.sequence == "array":
                 return self.reduction(func.attr, func.value, node, "numpy")
-        mutates = isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert", "pop", "update",
-                                                                    "sort", "reverse", "clear", "remove")
+        mutates = isinstance(func, ast.Attribute) and func.attr in MUTATORS
         raise Decline(node, f"call to `{self.frame.module.segment(func)}`",
                       Reason.SIDE_EFFECT if mutates else Reason.UNKNOWN_CALL)
 

@@ -72,6 +72,7 @@ class Reason(enum.Enum):
     ALIASED = "aliased"  # an in-place update of an array that something else may refer to
     MASK = "mask"  # a boolean-mask read or update outside the `if m.any(): x[m] op= ...` form
     DATA_BRANCH = "data-branch"  # an `if` on a tensor whose branches are not array expressions or assignments
+    METHOD = "method"  # a method of an object the module holds (an instance of a class): its state is not followed
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,18 @@ class Module:
         """The source text of ``node`` ("" when it has no position)."""
         return ast.get_source_segment(self.source, node) or ""
 
+    def definition(self, name: str) -> ast.FunctionDef | None:
+        """The ``def`` that ``name`` is, following the module's aliases (``fitness_python_x = griewank``)."""
+        seen: set[str] = set()
+        while name not in self.functions and name not in seen:
+            seen.add(name)
+            bound = self.constants.get(name)
+            if not (isinstance(bound, ast.Assign) and len(bound.targets) == 1
+                    and isinstance(bound.targets[0], ast.Name) and isinstance(bound.value, ast.Name)):
+                return None
+            name = bound.value.id
+        return self.functions.get(name)
+
     def line(self, number: int) -> str:
         """Line ``number`` of the source, stripped."""
         lines = self.source.splitlines()

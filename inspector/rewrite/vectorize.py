@@ -144,7 +144,7 @@ def vectorize(program: Program, function: str, dialect: Dialect, row: Row = Row.
     """``function`` of the sample (one individual in, a number or a tuple out) written over the population in
     ``dialect``; ``row``: how the original takes its individual (a list, or an ndarray row); ``suffix`` replaces
     "python" in the new names (default: the dialect's name)."""
-    definition = program.main.functions.get(function)
+    definition = program.main.definition(function)
     if definition is None:
         line = next((getattr(n, "lineno", 0) for n in [program.main.constants.get(function)] if n), 0)
         return Declined(function, f"`{function}`", program.main.line(line),
@@ -154,11 +154,12 @@ def vectorize(program: Program, function: str, dialect: Dialect, row: Row = Row.
         writer.function(program.main, definition, None, entry=True)
     except Decline as decline:
         return declined(decline, program, function)
-    return rewrite_of(writer, function, dialect, row)
+    return rewrite_of(writer, function, definition.name, dialect, row)
 
 
-def rewrite_of(writer: Vectorizer, function: str, dialect: Dialect, row: Row) -> Rewrite:
-    """The Rewrite of what ``writer`` wrote for ``function``: the new functions in the user's order."""
+def rewrite_of(writer: Vectorizer, function: str, defined: str, dialect: Dialect, row: Row) -> Rewrite:
+    """The Rewrite of what ``writer`` wrote for ``function`` (the variant; ``defined``: the name of its ``def``, an
+    alias's target): the new functions in the user's order."""
     done = sorted(writer.done.values(), key=lambda d: (d.module.name != "", d.module.name, d.user.lineno))
     keep = emit.originals(d.user for d in done)
     source = "\n\n".join(Layout(d.module, keep).function(d.definition) for d in done)
@@ -167,7 +168,7 @@ def rewrite_of(writer: Vectorizer, function: str, dialect: Dialect, row: Row) ->
         imports.insert(0, "import math")
     spans = tuple(Span(d.module.path, d.user.lineno, d.user.end_lineno or d.user.lineno) for d in done)
     old = "\n\n\n".join(ast.get_source_segment(d.module.source, d.user) or "" for d in done) + "\n"
-    entry = writer.done[("", function)].new
+    entry = writer.done[("", defined)].new
     return Rewrite(
         kind=RewriteKind.VECTORIZED, dialect=dialect, row=row, target=function, entry=entry, source=source,
         imports=tuple(imports), diff=emit.diff(old, source, writer.program.main.path,

@@ -337,6 +337,21 @@ OUTSIDE = {
         def fitness(individual):
             return len("abc") + individual[0]
     """, "str constant", Reason.VALUE, 2),
+    "a method of an object the module holds": ("""
+        class Scaled:
+            def __init__(self, k):
+                self.k = k
+
+            def value(self, x):
+                return self.k * sum(v * v for v in x)
+
+
+        SCALED = Scaled(2.0)
+
+
+        def fitness(individual):
+            return SCALED.value(individual)
+    """, "call to `SCALED.value`", Reason.METHOD, 13),
 }
 
 

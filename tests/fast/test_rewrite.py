@@ -54,6 +54,20 @@ def test_constructs_outside_the_subset_are_declined_with_their_reason(case):
     assert said.startswith(f"not rewritten: the {construct} at line {declined.span.first} (")
 
 
+def test_a_variant_bound_to_a_def_by_an_alias_is_that_def_rewritten():
+    body = """
+        def griewank(individual):
+            return sum(v * v for v in individual) / 4000.0
+
+
+        fitness = griewank
+    """
+    rewrite = vectorize(program(body), "fitness", Dialect.NUMPY)
+    assert isinstance(rewrite, Rewrite), words.declined(rewrite)
+    assert (rewrite.target, rewrite.entry) == ("fitness", "griewank_numpy")
+    assert check(rewrite, program(body), namespace(body), population()).verdict is Verdict.MATCHED
+
+
 def test_the_issue_s_example_decline_in_words():
     body, *_ = OUTSIDE["while"]
     assert words.declined(vectorize(program(body), "fitness", Dialect.NUMPY)) == \

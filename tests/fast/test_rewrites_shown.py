@@ -68,3 +68,13 @@ def test_a_record_without_rewrites_renders_as_before(version):
     a = analysis(version, "ten_genes")
     assert a.rewrites == () and "rewrites" not in load(record_path(version, "ten_genes")).to_json()
     assert 'class="rewrite"' not in renderer("html").report(a) and to_json(a)["rewrites"] == []
+
+
+def test_a_decline_alike_in_both_dialects_is_said_once():
+    a = analysis("2.13.0", "knapsack_breaks")
+    (torch_,) = [r for r in a.rewrites if not r.source]
+    numpy_ = replace(torch_, id="numpy-rewritten", dialect="numpy")  # declined alike, as a per-individual one is
+    shown = [v for v in views.rewrites([torch_, numpy_]) if v.declined]
+    assert [v.id for v in shown] == [torch_.id]
+    other = replace(numpy_, variant="numpy")  # another variant's decline is its own
+    assert len([v for v in views.rewrites([torch_, other]) if v.declined]) == 2
