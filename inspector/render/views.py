@@ -171,17 +171,23 @@ def _headline(h: model.Headline, analysis: SampleAnalysis) -> HeadlineView:
         said.append(f"Compiling pays after {break_even(compiled.speedups.break_even)} "
                     f"({seconds(compiled.timing.compile_s if compiled.timing else None)} of "
                     f"compile against {seconds(h.eager_s - t)} saved per call).")
+    beaten = None
     if h.beaten:
         r = next(r for r in analysis.rewrites if r.id == h.beaten[0])
-        said.append(_beaten(r, next(x for x in r.runs if x.id == h.beaten[1])))
+        beaten = (r, next(x for x in r.runs if x.id == h.beaten[1]))
+        said.append(_beaten(*beaten))
     counted = f"{_count(h.breaks, 'graph break')}, {_count(h.recompiles, 'recompile')}"
     said.append(f"{counted}." if h.breaks or h.recompiles else "No graph breaks or recompiles.")
     said[-1] = said[-1][0].upper() + said[-1][1:]
-    pays = ("" if compiled is None or h.compiled_s is None else
+    pays = ("no compiled variant ran" if compiled is None or h.compiled_s is None else
             f"compiling does not pay ({compiled.id} {ratio(t / h.compiled_s)})"
             if not fastest.compiled else f"compiling pays after {break_even(compiled.speedups.break_even)}")
-    short = "; ".join(x for x in (f"{h.family}: {fastest.id}, {seconds(t)}" + (f", {numpy}" if numpy else ""),
-                                  pays, counted if h.breaks or h.recompiles else "") if x)
+    rewrite = (f"inspector's rewrite {beaten[1].id}: {seconds(beaten[1].timing.per_population_s)}, "
+               f"{ratio(beaten[1].vs_fastest, 'of')} {beaten[1].fastest}"
+               if beaten and beaten[1].timing else "")
+    short = "; ".join(x for x in ((f"{h.family}: " if h.family else "") + f"{fastest.id}, {seconds(t)}"
+                                  + (f", {numpy}" if numpy else ""), pays, rewrite,
+                                  counted if h.breaks or h.recompiles else "") if x)
     return HeadlineView(**{f.name: getattr(h, f.name) for f in fields(h)}, sentences=tuple(said), short=short)
 
 

@@ -78,3 +78,16 @@ def test_a_decline_alike_in_both_dialects_is_said_once():
     assert [v.id for v in shown] == [torch_.id]
     other = replace(numpy_, variant="numpy")  # another variant's decline is its own
     assert len([v for v in views.rewrites([torch_, other]) if v.declined]) == 2
+
+
+def test_a_familys_one_line_headline_names_no_empty_family_no_compiled_variant_and_a_faster_rewrite():
+    """The one-line headline a sample of several families gets (issue 40, item 6): the unsuffixed family's line
+    starts with its fastest variant, says when no compiled variant ran, and names inspector's faster rewrite."""
+    a = analysis("2.13.0", "first_draft")
+    (h,) = a.headlines
+    r = next(r for r in a.rewrites if r.id == h.beaten[0])
+    x = next(x for x in r.runs if x.id == h.beaten[1])
+    (shown,) = views.headlines(replace(a, headlines=(replace(h, compiled=None, compiled_s=None),)))
+    short = shown.short
+    assert short.startswith(f"{h.fastest}, ") and "; no compiled variant ran; " in short
+    assert f"inspector's rewrite {x.id}: " in short and f" {x.fastest}" in short
