@@ -118,10 +118,11 @@ def test_render_reanalyses_a_record(tmp_path, version, stem):
 
 
 def test_render_of_a_schema_1_record_gives_the_full_report(tmp_path):
-    proc = run_cli("render", ROOT / "tests" / "fixtures" / "schema-1" / "knapsack_breaks.json", "-o", tmp_path,
-                   "-f", "text")
-    assert proc.returncode == 0, proc.stderr
+    record = ROOT / "tests" / "fixtures" / "schema-1" / "knapsack_breaks.json"
+    assert run_cli("render", record, "-o", tmp_path).returncode == 0
     html = (tmp_path / "knapsack_breaks.html").read_text()
+    proc = run_cli("render", record, "-o", tmp_path / "text", "-f", "text")  # the full summary, and no page
+    assert proc.returncode == 0 and not (tmp_path / "text").exists(), proc.stderr
     for part in ("Timings", "Graph breaks and recompilations", "Where the time goes", "Speedup against population",
                  "Your source, line by line", "Generated kernels", "Parse statistics"):
         assert part in html, part
