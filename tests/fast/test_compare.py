@@ -10,8 +10,11 @@ from dataclasses import replace
 import pytest
 from markupsafe import escape as html_escape
 
-from conftest import RECORDS, VERSIONS, analysis, line_of, record_path, run_cli
+from typer.testing import CliRunner
+
+from conftest import RECORDS, ROOT, VERSIONS, analysis, line_of, record_path, run_cli
 from inspector.analysis import analyze, compare
+from inspector.cli import app
 from inspector.model import Confounder, Kernel, LineVerdicts, RegressionKind, TimeRow
 from inspector.raw import RawRecord
 from inspector.record import load
@@ -447,3 +450,15 @@ def test_lines_of_two_files_with_one_number_are_compared_apart():
             f"{html_escape(helper_text)}</code></td><td>parallel, vectorized</td><td>parallel, not vectorized</td>"
             ) in html
     assert '<td class="num">12</td><td class="src"><code>import torch</code></td><td>parallel, vectorized</td>' in html
+
+
+@pytest.mark.parametrize("args, message", [
+    (["samples/poly.py"], "nothing to compare with"),
+    (["samples/poly.py", "--run", "nonsense"], "expected comma-separated"),
+    (["samples", "--python", "python"], "compare takes one sample file"),
+    (["a.json", "--python", "python"], "give a .py file"),
+])
+def test_bad_compare_options_are_refused_before_anything_runs(args, message):
+    """Each is the one error ``main()`` prints in one line, exit 2 (tests/e2e/test_errors.py runs that path)."""
+    said = CliRunner().invoke(app, ["compare", str(ROOT / args[0]), *args[1:]])
+    assert said.exit_code != 0 and message in str(said.exception), said.output
