@@ -24,6 +24,13 @@ class Frame:
     code: Optional[str]  # the source line as the frame quotes it
 
 
+def gave_up(metrics: Mapping[str, Any], code: tuple[str, str, int]) -> bool:
+    """Whether torch's metrics of a compile say it gave up on the frame of ``code`` (name, file, first line): no
+    guarded code came of it, and why it failed (the frame then runs eagerly on every call)."""
+    return metrics.get("has_guarded_code") is False and bool(metrics.get("fail_type")) and \
+        (metrics.get("co_name"), metrics.get("co_filename"), metrics.get("co_firstlineno")) == code
+
+
 def stack(text: str) -> list[Frame]:
     """The frames of a traceback, outermost first (a resumed frame named after the function it resumes)."""
     found = []

@@ -99,10 +99,8 @@ def _gave_up(raw: RawVariant) -> Optional[GaveUp]:
     code = raw.code
     if raw.capture is None or code is None:
         return None
-    own = (code.name, code.file, code.line)
-    if not any((m := g.metrics or {}).get("has_guarded_code") is False and m.get("fail_type")
-               and (m.get("co_name"), m.get("co_filename"), m.get("co_firstlineno")) == own
-               for g in raw.capture.graphs or []):
+    own = (code.name or "", code.file or "", code.line or 0)
+    if not any(frames.gave_up(g.metrics or {}, own) for g in raw.capture.graphs or []):
         return None
     stuck = next((f for b in raw.capture.breaks or [] if not (f := parse_breaks.parse(b)).resumable), None)
     return GaveUp(stuck.line, stuck.in_loop) if stuck else GaveUp(None, False)

@@ -48,8 +48,8 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool, ca
             guard = replace(found, text=OBJECT_ID.sub(r"\1…", VALUE.sub(r"\1…", found.text)))
             counted[guard] = counted.get(guard, 0) + 1
     count = len({compile_key(g.compile_id) or g.compile_id for g in graphs})  # 2/1_1 is 2/1 again
-    every_call = bool(calls and count >= EVERY_CALL_MIN and count >= calls - 1) if recompiled_in is None else \
-        bool(calls and count >= EVERY_CALL_MIN and set(range(2, calls + 2)) <= set(recompiled_in))
+    every_call = bool(calls and count >= EVERY_CALL_MIN and (
+        count >= calls - 1 if recompiled_in is None else set(range(2, calls + 2)) <= set(recompiled_in)))
     limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
     guards = sorted(counted.items(), key=lambda kv: -kv[1])
     last = next((m.group(1) for text in texts if (m := LAST_REASON.search(text))), None)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from types import CodeType
 from typing import TYPE_CHECKING, Any, Literal, Optional, TypedDict, Union
 
+from inspector.frames import gave_up
 from inspector.probe import frames
 from inspector.raw import JSON
 from inspector.record import compile_key
@@ -292,10 +293,9 @@ class Function:
             self.python_lines = self.traced_call = None
             self._untraced("compiled")
         ids = {compile_key(x.get("compile_id")) for x in compiled["graphs"] + compiled["breaks"]}
-        own = frames.code_of(self.code_object) if self.code_object is not None else None
-        self.skipped = self.skipped or any(  # torch's own record: its compile of the frame left no guarded code
-            (m := g.get("metrics") or {}).get("has_guarded_code") is False and m.get("fail_type")
-            and (m.get("co_name"), m.get("co_filename"), m.get("co_firstlineno")) == own for g in compiled["graphs"])
+        if self.code_object is not None:  # torch's own record: its compile of the frame left no guarded code
+            own = frames.code_of(self.code_object)
+            self.skipped = self.skipped or any(gave_up(g.get("metrics") or {}, own) for g in compiled["graphs"])
         first = not compiled["limits"] and all(i is not None and i[1] == 0 for i in ids)
         if self.capture is None:  # the function's own first compile (torch's recompile of a shared code object)
             self.capture, self.compiled_at = compiled, self.calls if counted else None

@@ -166,6 +166,7 @@ class Watch:
         line = self.home.f_lineno if self.home is not None else None
         return line is not None and (line == self.line or (self.home is self.caller and self.within(line)))
 
+    @without_dynamo
     def ended(self, now: float) -> None:
         """The round's caller made a call outside the round's loop, or returned: the round's end. Where the next
         round will come from the same frame (or a comprehension, which says its size) and no other watch needs the
@@ -458,7 +459,6 @@ class Hotspots:
             self._close()
         return found
 
-    @without_dynamo
     def _other(self, frame: Any, watch: Watch) -> None:
         """A call from a round's caller frame: outside the round's loop, the round's end (and the hook let go
         until the next, where it can be)."""

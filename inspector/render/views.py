@@ -242,17 +242,17 @@ def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = (
     found, declined = [], set()
     for r in written:
         code, language = (r.diff or "", "diff") if r.kind == "breaks" else (r.source or "", "python")
-        said = (r.variant, tuple(rewrite_words.declined(d) for d in r.declined))
-        if not r.source and r.declined and said in declined:  # declined alike in another dialect: said once
+        left = tuple(rewrite_words.declined(d) for d in r.declined)
+        if not r.source and left and (r.variant, left) in declined:  # declined alike in another dialect: said once
             continue
-        declined.add(said)
+        declined.add((r.variant, left))
         found.append(RewriteView(
             r.id, r.variant, rewrite_words.title(r), r.advice, r.failed, code if r.source else "", language,
             rewrite_words.failure(r) if r.failed else rewrite_words.check(r.check) if r.check else (
                 "not checked" if r.source else "not written"),
             tuple(rewrite_words.run(r, x) for x in r.runs),
             rewrite_words.notes(r.notes),
-            tuple(rewrite_words.declined(d) for d in r.declined),
+            left,
             tuple(LineRef(r.variant, f, n) for f, n in r.lines if n and (f, n - 1) not in r.lines)))  # spans' first
     stake = {v.id: v.timing.per_population_s if v.timing else 0.0 for v in variants}
     return sorted(found, key=lambda x: (not x.advice, not x.failed, -stake.get(x.variant, 0.0)))
