@@ -10,7 +10,8 @@ from typing import Any, Callable, Optional, TypeVar, cast
 
 from inspector.record import compile_key
 
-RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_(\d+)$")
+RESUMED = "torch_dynamo_resume_in_"  # the name Dynamo gives the code after a graph break
+RESUME = re.compile(rf"^{RESUMED}(.+)_at_(\d+)$")
 # the recompile limit's warning: "   function: 'g' (/path/x.py:12)"
 LIMIT_FUNCTION = re.compile(r"function: '([^']+)' \((.+):(\d+)\)")
 PARTS = ("graphs", "breaks", "limits", "machine_code")  # what a take() holds per compile, split by frame

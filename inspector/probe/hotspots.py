@@ -36,7 +36,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from inspector.probe.frames import without_dynamo
+from inspector.probe.frames import RESUMED, without_dynamo
 
 SAMPLE_S = 0.005  # CPU seconds between two samples of the stack
 ARM_AFTER = 20  # samples before any function is armed
@@ -343,7 +343,8 @@ class Hotspots:
                                and not path.startswith(self.ours) and not LIBRARY.search(path)
                                and not (path.startswith(self.stdlib) and not any(
                                    r.startswith(self.stdlib) for r in self.roots)))
-        return self.user[name] and not self.skip(code)
+        # torch's resume function (the code after a graph break) runs inside its function's frame: the function's
+        return self.user[name] and not self.skip(code) and not code.co_name.startswith(RESUMED)
 
     @without_dynamo
     def _sample(self, signum: int, frame: Any) -> None:

@@ -153,7 +153,7 @@ def test_every_artifact_of_this_versions_own_probe_is_understood(run):
 def test_the_samplers_own_frames_are_never_compiled_and_a_compiled_function_is_one_hot_function(run):
     """The sampler looked at sampled_helper's helper while torch's frame hook was on (a compiled call broke into it):
     torch compiled none of inspector's frames; a compiled function (torch runs its frames as a code object of its
-    own) is one row of the hot functions."""
+    own) is one row of the hot functions, and its resume function (the code after a break) none."""
     helper = next(h for h in run.record.program.hotspots if h.function == "total")
     assert "Tensor" in helper.why  # the sampler read its tensor argument
     ours = os.path.dirname(inspector.__file__)
@@ -163,6 +163,7 @@ def test_the_samplers_own_frames_are_never_compiled_and_a_compiled_function_is_o
     assert not [f for f in compiled if f.startswith(ours)]
     ids = [h.id for h in run.record.program.hotspots]
     assert "ranked (library_callee.py:11)" in ids and len(ids) == len(set(ids))
+    assert "doubled_total (sampled_helper.py:21)" in ids and not [i for i in ids if "torch_dynamo_resume" in i]
 
 
 def test_a_function_torch_gave_up_on_is_said_to_run_eagerly_with_its_breaks_own_hints(run):

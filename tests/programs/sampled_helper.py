@@ -1,6 +1,7 @@
 """A compiled function that breaks into a helper of the program's (a loop over a tensor's items, which torch runs
 eagerly) long enough for `inspector run`'s sampler to land in it while torch's frame hook is on: the sampler's own
-frames, which look at the helper's tensor argument, must never be compiled as the program's.
+frames, which look at the helper's tensor argument, must never be compiled as the program's, and torch's resume
+function (the code after the break) is no hot function of its own.
 
     python tests/programs/sampled_helper.py
 """
@@ -19,7 +20,9 @@ def total(x):
 
 @torch.compile
 def doubled_total(x):
-    return total(x * 2)
+    y = x * 2
+    torch._dynamo.graph_break()  # the rest runs in torch's resume function, inside this function's frame
+    return total(y)
 
 
 for _ in range(3):
