@@ -42,11 +42,11 @@ from inspector import envs as envs_mod
 from inspector.analysis import analyze, breaks as breaks_mod, compare as compare_mod, fixes as fixes_mod
 from inspector.collect import CollectError, Session, sweep_point
 from inspector.collect.files import from_disk
-from inspector.collect.program import collect_program, program_record, with_experiments
+from inspector.collect.program import collect_program, program_record, rerun, with_experiments
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
 from inspector.model import BreaksView, Fix, FixKind, ProgramAnalysis, Regression, SampleAnalysis
 from inspector.model import Comparison as Compared
-from inspector.collect.progress import Event, RoundStarted, RunStarted, Progress as Events
+from inspector.collect.progress import Event, RoundStarted, RunStarted, WarmStarted, Progress as Events
 from inspector.probe import sample as contract
 from inspector.probe.messages import Compiled, Header, ProgramEnd, ProgramHeader, Trial, VariantResult
 from inspector.raw import RawCapture, RawEnv, RawRecord, RawRewrite, RawSample
@@ -309,7 +309,7 @@ def report(path: PathLike, *, population: Union[int, Sequence[int], None] = None
            packages: Sequence[str] = (), config: Sequence[str] = (), compile_options: Sequence[str] = (),
            rtol: Optional[float] = None, timeout: float = 300.0, budget: float = 1.0, rounds: int = 3,
            profile: bool = True, try_fixes: bool = True, rewrites: bool = True, triton_preview: bool = False,
-           redact: bool = False, progress: Optional[Progress] = None) -> Report:
+           warm: bool = True, redact: bool = False, progress: Optional[Progress] = None) -> Report:
     """Run every variant of the sample at ``path`` and capture its kernels, breaks and timings: its Report.
 
     ``population``: a size (default: the sample's), or sizes to sweep (the smaller ones timed only, the report made
@@ -317,7 +317,8 @@ def report(path: PathLike, *, population: Union[int, Sequence[int], None] = None
     their folder; ``packages``: more to install there); ``config``/``compile_options``: KEY=VALUE items;
     ``rounds``: alternating rounds after the variants; ``try_fixes``: time the fixes inspector can apply beside
     them; ``rewrites``: write the code rewrites (``inspector.rewrite``), check and time them beside them (False:
-    none; bench/rewrites.py measures what they add to a report);
+    none; bench/rewrites.py measures what they add to a report); ``warm``: compile each compiled variant again in
+    fresh processes with torch's caches warm (in inspector's own cache folder), as a rerun would;
     ``redact``: paths and the program's output replaced, to attach to a bug report.
     """
     sample, say = _sample(path, "report"), progress or _quiet
@@ -331,6 +332,7 @@ def report(path: PathLike, *, population: Union[int, Sequence[int], None] = None
         last = i == len(sizes) - 1
         records += _measure(sample, say, runs, population=n, trace_dir=result.trace_dir if last else None,
                             kernel_times=last and profile, rounds=rounds if last else 0,
+                            warm=envs_mod.cache("torch") if warm and last else None,
                             fixes=_kinds(try_fixes, rewrites) if last else (), **options)
         if records[-1].interrupted:
             break
@@ -382,11 +384,12 @@ def schema() -> str:
 def compare(*paths: PathLike, runs: Sequence[Run] = (), config: Sequence[str] = (),
             compile_options: Sequence[str] = (), population: Optional[int] = None, variants: Sequence[str] = (),
             envs: Optional[PathLike] = None, packages: Sequence[str] = (), redact: bool = False,
-            timeout: float = 300.0, budget: float = 1.0, rounds: int = 6,
+            timeout: float = 300.0, budget: float = 1.0, rounds: int = 6, warm: bool = True,
             progress: Optional[Progress] = None) -> Comparison:
     """Compare records (``paths``: .json files, the first the baseline) as they are, or run one sample once per
     ``Run`` in ``runs`` (one run: against this interpreter, the baseline), their probes taking turns timing the
-    variants again in ``rounds`` alternating rounds; ``config`` and ``compile_options`` apply to every run."""
+    variants again in ``rounds`` alternating rounds; ``config`` and ``compile_options`` apply to every run;
+    ``warm``: each run's compiled variants compiled again with torch's caches warm (as ``report`` does)."""
     files = [Path(p) for p in paths]
     if files and all(p.suffix == ".json" for p in files):
         if runs:
@@ -400,7 +403,7 @@ def compare(*paths: PathLike, runs: Sequence[Run] = (), config: Sequence[str] = 
     pythons = [interpreter(r.torch, envs, packages, r.python, say) for r in made]
     records = _measure(sample, say, [(p, [*config, *r.config]) for p, r in zip(pythons, made)], rounds=rounds,
                        population=population, only=list(variants) or None, compile_options=compile_options,
-                       timeout=timeout, budget=budget)
+                       timeout=timeout, budget=budget, warm=envs_mod.cache("torch") if warm else None)
     if any(r.interrupted for r in records) or len(records) < len(made):
         raise Interrupted()
     return _compared(sample.stem, records, redact)
@@ -449,19 +452,26 @@ def _compared(stem: str, records: Sequence[RawRecord], redact: bool) -> Comparis
 def run(program: str, args: Sequence[str] = (), *, module: bool = False, name: Optional[str] = None,
         python: Optional[str] = None, torch: Optional[str] = None, envs: Optional[PathLike] = None,
         packages: Sequence[str] = (), trace: bool = True, profile: bool = True, try_fixes: bool = True,
-        replay: bool = True, budget: Optional[float] = None, hotspots: bool = True,
+        replay: bool = True, budget: Optional[float] = None, hotspots: bool = True, warm: bool = True,
         progress: Optional[Progress] = None) -> Report:
     """Run a program (a file, or with ``module`` a module) as it is, with ``args``, and report what torch.compile
     did to it: its Report, ``status`` its exit status (128 + N when signal N killed it). ``trace``/``profile``: one
     call per function traced for its Python lines / profiled for its kernels; ``try_fixes``: say what could be
     tried; ``replay``: each function replayed eagerly and compiled after the program, within ``budget`` seconds
     (None: the probe's default), to tell whether compiling paid; ``hotspots``: where the program's own time went, and
-    the experiment on its hot functions' inputs (inspector's rewrites, eager and compiled, checked and timed)."""
+    the experiment on its hot functions' inputs (inspector's rewrites, eager and compiled, checked and timed);
+    ``warm``: the program rerun bare, its output discarded, with torch's caches warm in inspector's cache folder,
+    for what compiling costs it on a rerun (``collect.program.rerun``)."""
     _program_file(program, module)
     result = Report(name or program_name(program, module, args), traced=True)
     python = interpreter(torch, envs, packages, python, progress or _quiet)
     status, record = _collect_program(program, args, module, python, trace_dir=result.trace_dir, trace=trace,
                                       profile=profile, replay=replay, budget=budget, hotspots=hotspots)
+    if warm and any(v.status == "ok" for v in record.variants or []):
+        cache = envs_mod.cache("torch")
+        (progress or _quiet)(f"inspector: rerunning the program bare, its output discarded, torch's caches in {cache} "
+                             "(what compiling costs a rerun; --no-warm skips it)")
+        record = rerun(record, program, [str(a) for a in args], cache, module=module, python=python)
     record = result._trace_logs(record)
     assert record.program is not None, "a program's record holds its run"
     result.record = record.but(program=record.program.but(try_fixes=try_fixes))
@@ -518,6 +528,7 @@ class SessionOptions(TypedDict, total=False):
     kernel_times: bool
     triton_preview: bool
     rtol: Optional[float]
+    warm: Optional[Path]
     progress: Events
 
 
@@ -611,6 +622,9 @@ class _Progress:
                 self.say(f"  trying {event.fix} on {event.variant}")
             case RoundStarted():
                 self.say(f"  timing every run's variants again, taking turns: round {event.round} of {event.of}")
+            case WarmStarted():
+                self.say(f"  compiling the compiled variants again in fresh processes, torch's caches in {event.cache}"
+                         " (what a rerun pays)")
             case Header(sample=RawSample() as s, env=RawEnv() as env) if not self.total:
                 self.total, self.run = len(event.variants or []), (s, env)
                 self.say(f"{self.sample}: {s.title} · population {s.population:,} · torch {env.torch}")

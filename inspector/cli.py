@@ -60,6 +60,11 @@ REWRITES_HELP = ("Write the code rewrites (a per-individual Python function over
                  "torch; a NumPy or torch variant's graph breaks rewritten), check each against your code and time it "
                  "beside the variant it replaces (independent of --no-try-fixes). On by default; --no-rewrites skips "
                  "them (bench/rewrites.py measures what they cost).")
+REPORT_WARM_HELP = ("Compile each compiled variant again in fresh processes with torch's caches warm, as a rerun of "
+                    "your code finds them (the caches in inspector's own folder, never yours): the compile cost and "
+                    "break-even of a rerun beside the cold ones. --no-warm skips it.")
+COMPARE_WARM_HELP = ("A sample's runs: compile each compiled variant again with torch's caches warm, under each run "
+                     "(a rerun's compile; a torch that made it slower is a regression). --no-warm skips it.")
 # breaks
 BREAKS_VARIANT_HELP = "Only this compiled variant id or glob (default: every *-compiled-cpu)."
 BREAKS_SIZES_HELP = ("Also call each compiled variant at these sizes (e.g. 1000,20000) and report recompilations "
@@ -83,6 +88,9 @@ RUN_REPLAY_HELP = ("After the program, run each compiled function eagerly and co
                    "random state untouched).")
 RUN_BUDGET_HELP = ("Seconds the replay may take, all functions together; and the experiment's rounds on the hot "
                    "functions (their compiles apart).")
+RUN_WARM_HELP = ("After the program, rerun it bare (its output discarded) with torch's caches warm, in inspector's own "
+                 "cache folder, never yours: what compiling costs a rerun of it, beside the first run's compile. Not "
+                 "for a program that failed or ran over a minute. --no-warm skips it.")
 RUN_HOTSPOTS_HELP = ("Sample where the program's own time goes, copy one generation's inputs of its hot functions, "
                      "and after the program run the experiment on them: as written, inspector's NumPy and torch "
                      "rewrites, eager and compiled (and under numba where installed), each checked against the "
@@ -196,6 +204,7 @@ def report(
     profile: bool = typer.Option(True, "--profile/--no-profile", help=REPORT_PROFILE_HELP),
     try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=REPORT_TRY_FIXES_HELP),
     rewrites: bool = typer.Option(True, "--rewrites/--no-rewrites", help=REWRITES_HELP),
+    warm: bool = typer.Option(True, "--warm/--no-warm", help=REPORT_WARM_HELP),
 ) -> None:
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
@@ -204,7 +213,7 @@ def report(
     options = dict(population=_sizes("--population", population) or None, variants=variant, config=config,
                    python=api.interpreter(torch, envs, with_, python, say), compile_options=compile_option,
                    rtol=rtol, timeout=timeout, budget=budget, rounds=rounds, profile=profile, try_fixes=try_fixes,
-                   rewrites=rewrites, triton_preview=triton_preview, redact=redact, progress=say)
+                   rewrites=rewrites, triton_preview=triton_preview, warm=warm, redact=redact, progress=say)
     folder = len(samples) > 1 or path.is_dir()  # an index links the reports, and each report links back to it
     codes, done = _report_samples(samples, options, out, fmt, verbose, INDEX if folder else None)
     if folder:
@@ -352,6 +361,7 @@ def run(
     try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=RUN_TRY_FIXES_HELP),
     replay: bool = typer.Option(True, "--replay/--no-replay", help=RUN_REPLAY_HELP),
     hotspots: bool = typer.Option(True, "--hotspots/--no-hotspots", help=RUN_HOTSPOTS_HELP),
+    warm: bool = typer.Option(True, "--warm/--no-warm", help=RUN_WARM_HELP),
     budget: float = typer.Option(DEFAULT_BUDGET_S, "--budget", min=0, help=RUN_BUDGET_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
 ) -> None:
@@ -365,7 +375,7 @@ def run(
         fail(f"--format {fmt}: expected text or json")
     result = api.run(program, ctx.args, module=module, name=name, python=python, torch=torch, envs=envs,
                      packages=with_, trace=trace, profile=profile, try_fixes=try_fixes, replay=replay, budget=budget,
-                     hotspots=hotspots, progress=say)
+                     hotspots=hotspots, warm=warm, progress=say)
     raise typer.Exit(_publish(result, out, fmt, verbose, stream=sys.stderr))
 
 
@@ -411,6 +421,7 @@ def compare(
     fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help=FAIL_ON_REGRESSION_HELP),
     max_slowdown: float = typer.Option(10.0, "--max-slowdown", min=0, help=MAX_SLOWDOWN_HELP),
     hotspots: bool = typer.Option(True, "--hotspots/--no-hotspots", help=COMPARE_HOTSPOTS_HELP),
+    warm: bool = typer.Option(True, "--warm/--no-warm", help=COMPARE_WARM_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show the probe log on failure."),
 ) -> None:
     """Compare kernels, line verdicts, graph breaks and timings across torch versions or configurations.
@@ -431,7 +442,7 @@ def compare(
     else:
         result = _compare_sample_or_records(inputs, runs, run, dict(
             config=config, compile_options=compile_option, population=population, variants=variant, envs=envs,
-            packages=with_, redact=redact, timeout=timeout, budget=budget, rounds=rounds, progress=say))
+            packages=with_, redact=redact, timeout=timeout, budget=budget, rounds=rounds, warm=warm, progress=say))
     target = result.save(out)
     _emit(result.text(color=sys.stdout.isatty()))
     say(f"wrote {target}")

@@ -243,6 +243,30 @@ class RawTiming(Raw):
     samples_s: Optional[list[float]] = None
 
 
+def cache_missed(metrics: list[JSON]) -> bool:
+    """Whether compiles (torch's compile metrics of each) missed Inductor's FX graph cache or AOTAutograd's: they
+    filled them, and a rerun would find them."""
+    return any(m.get("inductor_fx_local_cache_miss_count") or m.get("aotautograd_local_cache_miss_count")
+               for m in metrics)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RawWarm(Raw):
+    """A compiled variant compiled again in a fresh process with torch's caches as an earlier process left them
+    (``inspector.probe.warm``): its first and steady call, torch's compile metrics for it (absent: the version keeps
+    none), the cache folder, how many processes it took (2: the first filled the cache), and what that process's
+    first compile paid once, loading torch's compiler and its kernel loader (``inspector.probe.warm``);
+    ``error``: why it was not measured."""
+
+    first_call_s: Optional[float] = None
+    steady_s: Optional[float] = None
+    metrics: Optional[list[JSON]] = None
+    cache_dir: Optional[str] = None
+    processes: Optional[int] = None
+    compiler_start_s: Optional[float] = None
+    error: Optional[str] = None
+
+
 @dataclass(frozen=True, kw_only=True)
 class RawRoundTiming(Raw):
     """One round of a variant's alternating rounds (``error`` where it failed)."""
@@ -618,6 +642,7 @@ class RawVariant(Raw):
     bounds: Optional[list[Any]] = None
     run: Optional[RawRun] = None
     rounds: Optional[list[RawRoundTiming]] = None
+    warm: Optional[RawWarm] = None
 
 
 @dataclass(frozen=True, kw_only=True)

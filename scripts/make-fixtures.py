@@ -28,6 +28,7 @@ from inspector.model import FixKind  # noqa: E402
 from inspector.api import measure  # noqa: E402
 from inspector.collect import collect, collect_runs, sweep_point  # noqa: E402
 from inspector.collect.program import collect_program  # noqa: E402
+from inspector.envs import cache  # noqa: E402
 from inspector.record import save  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "records"
@@ -121,7 +122,8 @@ def _facts(python):
 def _record(python, stem, plan, facts):
     sample = ROOT / "samples" / f"{plan.pop('sample', stem)}.py"
     sweep = plan.pop("sweep", [])
-    options = dict(budget=0.05, timeout=600, rounds=3, fixes=(*TRYABLE, FixKind.REWRITE), **plan)  # as report does
+    options = dict(budget=0.05, timeout=600, rounds=3, fixes=(*TRYABLE, FixKind.REWRITE), warm=cache("torch"),
+                   **plan)  # as report does
     if options.pop("triton_preview", False) and _version(facts["torch"]) >= (2, 13):
         options["triton_preview"] = True
     os.chdir(ROOT)  # the sample path as a user in the checkout gives it

@@ -36,6 +36,9 @@ from inspector.model.comparison import CLEAR
 from inspector.model.hotspots import ExperimentRun, Hotspot
 
 TIMINGS = (("time", "per_population_s"), ("first call", "first_call_s"), ("compile", "compile_s"))
+RERUN = "compile on a rerun"  # a sample variant's time row: its compile with torch's caches warm
+# a rerun's compile this many times slower, and by this many seconds, is a regression (compile times vary run to run)
+RERUN_SLOWER, RERUN_SLOWER_S = 1.5, 0.05
 # kernel-name tokens that say nothing about the computation (views, constants, prefixes)
 NOISE = {"cpp", "triton", "poi", "per", "red", "tem", "fused", "extern", "kernels", "aten", "default", "select",
          "lift", "fresh", "scalar", "tensor", "slice", "view", "unsqueeze", "squeeze", "expand", "permute",
@@ -382,6 +385,7 @@ def _times(v: Unit) -> dict[str, Optional[float]]:
     """{TIMINGS' what: seconds or None} of a variant; a program's function: its steady time per call, its first
     (compiling) call and torch's compile time over all its compiles (None where torch's metrics do not say)."""
     found: dict[str, Optional[float]] = {what: getattr(v.timing, key) if v.timing else None for what, key in TIMINGS}
+    found[RERUN] = v.timing.warm.compile_s if v.timing and v.timing.warm else None
     if isinstance(v, ProgramFunction):
         found = {STEADY: found["time"], "first call": found["first call"], "compile, all compiles": v.run.compile_s}
     return found
@@ -588,6 +592,9 @@ def _worse(pair: RunPair, v: ComparedVariant, max_slowdown: float) -> list[Regre
     best = time and (time.spread or (None, time.speedup))[1]
     if time and best and v.compiled and best < 1 / (1 + max_slowdown):
         found.append(new(RegressionKind.TIME, time=time))
+    rerun = next((t for t in v.timing if t.what == RERUN), None)
+    if rerun and rerun.a and rerun.b and rerun.b > RERUN_SLOWER * rerun.a and rerun.b - rerun.a > RERUN_SLOWER_S:
+        found.append(new(RegressionKind.RERUN, time=rerun))
     return found
 
 

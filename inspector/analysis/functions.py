@@ -12,9 +12,10 @@ from inspector import frames
 from inspector.analysis import compiled, recompiles, rounds
 from inspector.analysis.compiled import Context, Seen
 from inspector.analysis.parse import breaks as parse_breaks
-from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of
-from inspector.model import (Argument, CallKinds, CallRun, FunctionRun, GaveUp, LimitHit, NotTraced, ProgramFunction,
-                             Recompile, Replay, StanceRun, Status, UncompiledMethod, Untraced, UntracedCalls)
+from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of, warm
+from inspector.model import (Argument, BreakEven, CallKinds, CallRun, FunctionRun, GaveUp, LimitHit, NotTraced,
+                             ProgramFunction, Recompile, Replay, StanceRun, Status, UncompiledMethod, Untraced,
+                             UntracedCalls)
 from inspector.raw import JSON, RawFallbacks, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
 
@@ -155,9 +156,12 @@ def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
                                                "torch's compile time of it was not recorded"))
     eager_s, compiled_s = statistics.median(eager.values()), statistics.median(compiled_.values())
     gain = eager_s - compiled_s
+    rerun = warm(raw.warm) if raw.warm else None
     return replace(base, eager_s=eager_s, compiled_s=compiled_s, spread=(side[1][0], side[1][1]),
                    rounds=len(side[2]), saved_s=gain * base.calls,
-                   pays_after=run.compile_s / gain if gain > 0 else None)
+                   pays_after=run.compile_s / gain if gain > 0 else None,
+                   warm=BreakEven(rerun.compile_s / gain if gain > 0 else None)
+                   if rerun and rerun.compile_s is not None else None)
 
 
 def _compiled_calls(run: FunctionRun) -> int:

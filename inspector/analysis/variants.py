@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Optional
 
-from inspector.analysis import compiled, fixes, load as load_mod, rounds
+from inspector.analysis import compiled, cost, fixes, load as load_mod, rounds
 from inspector.analysis.compiled import Context, Seen, Target
 from inspector.model import (BreakEven, CodeLocation, CompiledCode, CrossCheck, InternalError, MachineLoad,
-                             SampleVariant, Speedups, Status, SweepEntry, SweepPoint, Timing, Transfer, TrialResult)
-from inspector.raw import RawCode, RawGraph, RawRecord, RawRoundTiming, RawTiming, RawTrial, RawVariant
+                             SampleVariant, Speedups, Status, SweepEntry, SweepPoint, Timing, Transfer, TrialResult,
+                             WarmCompile)
+from inspector.raw import JSON, RawCode, RawGraph, RawRecord, RawRoundTiming, RawTiming, RawTrial, RawVariant, RawWarm
 
 
 def variants(record: RawRecord, context: Context) -> tuple[tuple[SampleVariant, ...], list[tuple[str, Seen]]]:
@@ -79,9 +81,31 @@ def internal_errors(raw: RawVariant) -> tuple[InternalError, ...]:
 
 def timing_of(raw: RawVariant, timed: Sequence[RawRoundTiming], population: Optional[int]) -> Optional[Timing]:
     """A variant's Timing (``timed``: its alternating rounds)."""
-    return timing_from(raw.timing, timed, graphs=(raw.capture.graphs if raw.capture else None) or [] if raw.compiled
-                       else None, measured=raw.measured_population, population=population,
-                       load=load_mod.machine_load(raw.load), transfer=_transfer(raw))
+    t = timing_from(raw.timing, timed, graphs=(raw.capture.graphs if raw.capture else None) or [] if raw.compiled
+                    else None, measured=raw.measured_population, population=population,
+                    load=load_mod.machine_load(raw.load), transfer=_transfer(raw))
+    return replace(t, warm=warm(raw.warm)) if t and raw.warm else t
+
+
+def warm(raw: RawWarm) -> WarmCompile:
+    """A compile on a rerun (``inspector.probe.warm``): torch's compile time for it (else its first call minus its
+    steady one), by phase, with the caches' outcomes."""
+    graphs = [RawGraph(metrics=m, fx_graph_cache=_outcome(m)) for m in raw.metrics or []]
+    compile_s = compile_time(graphs) if raw.metrics is not None else None
+    if compile_s is None and raw.first_call_s is not None:
+        compile_s = max(0.0, raw.first_call_s - (raw.steady_s or 0.0))
+    if raw.error or compile_s is None:
+        return WarmCompile(None, None, None, None, raw.processes or 0, raw.cache_dir, raw.compiler_start_s,
+                           raw.error or "the rerun compiled nothing of it")
+    return WarmCompile(compile_s, raw.first_call_s, raw.steady_s, cost.phases(graphs), raw.processes or 1,
+                       raw.cache_dir, raw.compiler_start_s)
+
+
+def _outcome(metrics: JSON) -> Optional[str]:
+    """What Inductor's FX graph cache did for one compiled frame, from its metrics' counts (as the trace names it)."""
+    if metrics.get("inductor_fx_local_cache_miss_count"):
+        return "miss"
+    return "hit" if metrics.get("inductor_fx_local_cache_hit_count") else None
 
 
 def timing_from(t: Optional[RawTiming], timed: Sequence[RawRoundTiming], *, graphs: Optional[list[RawGraph]],
@@ -138,8 +162,11 @@ def speedups(timed: Sequence[tuple[RawVariant, Optional[Timing]]]) -> dict[str, 
         python, numpy = best("python", family), best("numpy", family)
         eager = [b.per_population_s for b in (numpy, best("torch", family)) if b]
         (vs_python, python_spread), (vs_numpy, numpy_spread) = _speedup(python, t), _speedup(numpy, t)
+        best_eager = min(eager) if eager else None
         found[raw.id or ""] = Speedups(vs_python, vs_numpy, python_spread, numpy_spread,
-                                       _break_even(bool(raw.compiled), t, min(eager) if eager else None))
+                                       _break_even(bool(raw.compiled), t, t.compile_s if t else None, best_eager),
+                                       _break_even(bool(raw.compiled), t, t.warm.compile_s if t and t.warm else None,
+                                                   best_eager))
     return found
 
 
@@ -153,12 +180,14 @@ def _speedup(reference: Optional[Timing],
     return reference.per_population_s / t.per_population_s, (side[1][0], side[1][1]) if side else None
 
 
-def _break_even(compiled_: bool, t: Optional[Timing], eager: Optional[float]) -> Optional[BreakEven]:
-    """Calls after which compiling paid off against the best eager variant (``calls`` None: never)."""
-    if not compiled_ or not eager or not t or t.compile_s is None:
+def _break_even(compiled_: bool, t: Optional[Timing], compile_s: Optional[float], eager: Optional[float]
+                ) -> Optional[BreakEven]:
+    """Calls after which a compile of ``compile_s`` paid off against the best eager variant (``calls`` None:
+    never)."""
+    if not compiled_ or not eager or not t or compile_s is None:
         return None
     gain = eager - t.per_population_s
-    return BreakEven(t.compile_s / gain if gain > 0 else None)
+    return BreakEven(compile_s / gain if gain > 0 else None)
 
 
 def sweep(record: RawRecord) -> tuple[SweepPoint, ...]:

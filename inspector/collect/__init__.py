@@ -26,12 +26,12 @@ from inspector import __version__
 from inspector.collect import files
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
-from inspector.collect.progress import Progress, RoundStarted, RunStarted, quiet
+from inspector.collect.progress import Progress, RoundStarted, RunStarted, WarmStarted, quiet
 from inspector.errors import InspectorError
 from inspector.probe.messages import (Compiled, Fatal, Header, Internal, Message, Ready, Round, RoundResult, Start,
-                                      Trial, TrialAnswer, Unknown, VariantResult)
+                                      Trial, TrialAnswer, Unknown, VariantResult, WarmResult)
 from inspector.raw import (JSON, RawCapture, RawError, RawGraph, RawProbeMessages, RawRecord, RawRewrite, RawSweepPoint,
-                          RawVariant)
+                          RawVariant, RawWarm, Status, cache_missed)
 from inspector.record import SCHEMA
 
 M = TypeVar("M", bound=Message)
@@ -82,15 +82,18 @@ class Session:
     relative tolerance (default: the sample's TOLERANCE, else 1e-5). ``rounds``: afterwards, every run's variants,
     and the fixes tried, are timed ``rounds`` times more, the runs taking turns (``_interleave``): half of ``budget``
     for the rounds, half for the first timing. ``progress(event)`` sees each message as it arrives, and the
-    Session's own steps (``inspector.collect.progress``).
+    Session's own steps (``inspector.collect.progress``). ``warm``: a folder of inspector's own where torch's caches
+    go while each compiled variant is compiled again in fresh processes (``_ProbeRuns.warm``: its ``warm``).
     """
 
     def __init__(self, sample: Union[str, Path], *, rounds: int = 0, trials: bool = False,
                  population: Optional[int] = None, only: Optional[Sequence[str]] = None,
                  compile_options: Sequence[str] = (), timeout: float = 300.0, trace_dir: Union[str, Path, None] = None,
                  budget: float = 1.0, seed: int = 0, sizes: Sequence[int] = (), kernel_times: bool = True,
-                 triton_preview: bool = False, rtol: Optional[float] = None, progress: Progress = quiet) -> None:
+                 triton_preview: bool = False, rtol: Optional[float] = None, warm: Optional[Path] = None,
+                 progress: Progress = quiet) -> None:
         self.sample, self.rounds, self.trials, self.only, self.rtol = Path(sample), rounds, trials, only, rtol
+        self.warm = warm
         self.timeout, self.trace_dir, self.budget, self.progress = timeout, trace_dir, budget, progress
         options = ["--seed", str(seed), "--budget", str(budget / 2 if rounds else budget)]
         options += ["--population", str(population)] if population else []
@@ -126,6 +129,8 @@ class Session:
                             self.timeout, self.progress, talk=bool(self.rounds or self.trials))
         self._stack.callback(probes.close)
         header, results = probes.all(self.only)
+        if self.warm and not probes.interrupted:
+            results = probes.warm(results, self.warm)
         record = RawRecord.from_json(_record(self.sample, header, results, probes))
         run = _Run(probes, header, results, work, files.read(record))
         self._runs.append(run)
@@ -274,6 +279,49 @@ class _ProbeRuns:
                 return header, [results[i] for i in selected if i in results]
             wanted = left
             self.restarts += 1
+
+    def warm(self, results: list[RawVariant], cache: Path) -> list[RawVariant]:
+        """``results``, each compiled variant that ran with its ``warm``: compiled again in a fresh process with
+        torch's caches in ``cache`` (never the user's); a variant whose compile missed a cache there (it filled it)
+        is measured in a second process."""
+        ids = [v.id for v in results if v.id and v.compiled and not v.preview and v.status == Status.OK]
+        if ids:
+            self.progress(WarmStarted(str(cache)))
+        found: dict[str, RawWarm] = {}
+        for process in (1, 2):
+            left = [i for i in ids if i not in found or process == 2 and _missed(found[i])]
+            if not left or self.interrupted:
+                break
+            found.update({i: w.but(processes=process) for i, w in self._warm_process(left, cache, process).items()})
+        return [v.but(warm=found[v.id]) if v.id in found else v for v in results]
+
+    def _warm_process(self, ids: list[str], cache: Path, number: int) -> dict[str, RawWarm]:
+        """{id: RawWarm} of one ``--warm`` probe process over the variants ``ids`` (each it did not answer says why)."""
+        results_file = self.work / f"warm-{number}.jsonl"
+        results_file.touch()
+        env = dict(probe_env(), TORCHINDUCTOR_CACHE_DIR=str(cache), TRITON_CACHE_DIR=str(cache / "triton"))
+        command = self._command(ids, results_file) + ["--warm"]
+        found: dict[str, RawWarm] = {}
+        why = "the probe did not answer"
+        self.clock.start()
+        try:
+            with ProbeProcess(command, env, self.log, results_file) as probe:
+                for message in probe.messages():
+                    if message is None and self.clock.expired():
+                        why = f"timed out after {self.clock.timeout_s:g} s (see --timeout)"
+                        break
+                    if isinstance(message, WarmResult) and message.id:
+                        found[message.id] = RawWarm.from_json({k: v for k, v in message.to_json().items()
+                                                               if k not in ("type", "id")})
+                    elif isinstance(message, (Fatal, Internal)):
+                        why = message.error or why
+        except (ProbeStartError, ProtocolError) as e:
+            why = str(e)
+        except KeyboardInterrupt:
+            self.interrupted, why = True, "interrupted (Ctrl-C)"
+        finally:
+            self.clock.stop()
+        return dict({i: RawWarm.from_json({"error": why, "cache_dir": str(cache)}) for i in ids}, **found)
 
     def _command(self, wanted: Optional[Sequence[str]], results_file: Path) -> list[str]:
         cmd = [self.python, "-m", "inspector.probe", str(self.sample), "--results", str(results_file),
@@ -431,6 +479,14 @@ class _ProbeRuns:
         """The log's last line, as ``: LINE`` after a message (else nothing)."""
         last = [ln for ln in self.log_tail(self.log_mark).splitlines() if ln.strip()][-1:]
         return f": {last[0].strip()[:300]}" if last else ""
+
+
+def _missed(warm: RawWarm) -> bool:
+    """Whether a warm pass's compile missed Inductor's FX graph cache or AOTAutograd's (it filled them), or torch kept
+    no metrics to tell."""
+    if warm.error:
+        return False
+    return warm.metrics is None or cache_missed(warm.metrics)
 
 
 def _record(sample: Path, header: Header, results: list[RawVariant], runs: _ProbeRuns) -> JSON:

@@ -6,6 +6,7 @@ the program runs, as ``time`` does); what the probe saw is read once it has ende
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -21,9 +22,11 @@ from inspector import __version__
 from inspector.collect import CollectError, _source, files
 from inspector.collect.process import PACKAGE_ROOT, how_it_ended
 from inspector.probe import load
+from inspector.probe.frames import RESUMED
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramReplay,
                                       ProgramTarget, Unknown, read)
-from inspector.raw import JSON, RawChild, RawExperiment, RawProbeMessages, RawProgram, RawRecord, RawVariant
+from inspector.raw import (JSON, RawChild, RawExperiment, RawProbeMessages, RawProgram, RawRecord, RawVariant,
+                          RawWarm, cache_missed)
 from inspector.record import SCHEMA
 
 
@@ -31,6 +34,8 @@ from inspector.record import SCHEMA
 # touching PYTHONPATH (the program would see it; the probe takes the folder off sys.path before the program runs)
 BOOTSTRAP = ("import os, sys; sys.path.insert(0, os.environ['INSPECTOR_BOOTSTRAP']); "
              "from inspector.probe.program import main; sys.exit(main())")
+RERUN = BOOTSTRAP.replace("inspector.probe.program", "inspector.probe.rerun")
+RERUN_LIMIT_S = 60.0  # a program that ran longer is not rerun for its warm compile (twice as long again)
 
 
 def collect_program(target: Union[str, Path], argv: Sequence[str] = (), *, module: bool = False,
@@ -75,6 +80,74 @@ def collect_program(target: Union[str, Path], argv: Sequence[str] = (), *, modul
     unread = RawProbeMessages(read=len(messages), unknown_kinds=dict(unknown)) if unknown else None
     record = program_record(header, end, status, trace_dir, probe_messages=unread, children=children)
     return status, record.but(program=(record.program or RawProgram()).but(load=window))
+
+
+def rerun(record: RawRecord, target: Union[str, Path], argv: Sequence[str], cache: Path, *, module: bool = False,
+          python: Optional[str] = None) -> RawRecord:
+    """``record`` with each compiled function's ``warm``: the program rerun bare in a fresh process with torch's
+    caches in ``cache`` (inspector's, never the user's; ``inspector.probe.rerun``), its output discarded, and once
+    more where a compile missed a cache there (it filled it); each function gets the metrics of its own frames (and
+    of the code Dynamo resumed it with after a break). Not rerun: a program that failed, was interrupted or ran over
+    RERUN_LIMIT_S (each function then says why)."""
+    program = record.program or RawProgram()
+    functions = [v for v in record.variants or [] if v.status == "ok" and v.code and v.code.file]
+    why = ("it was interrupted" if record.interrupted else f"it exited with {program.exit}" if program.exit else
+           f"its run took {program.wall_s:.0f} s, over the {RERUN_LIMIT_S:.0f} s inspector reruns a program for"
+           if (program.wall_s or 0.0) > RERUN_LIMIT_S else None)
+    found: dict[str, RawWarm] = {}
+    ran: JSON | str = f"the program was not rerun: {why}" if why else ""
+    for processes in (1, 2):
+        if why or not functions:
+            break
+        ran = _rerun_once(target, argv, cache, module, python, (program.wall_s or 0.0) * 3 + 60)
+        if isinstance(ran, str):
+            break
+        found = {v.id or "": RawWarm.from_json({"metrics": _frames_of(v, ran["metrics"]), "cache_dir": str(cache),
+                                                "processes": processes}) for v in functions}
+        if not cache_missed(ran["metrics"]):
+            break
+    failed = RawWarm.from_json({"error": ran, "cache_dir": str(cache)}) if isinstance(ran, str) and ran else None
+    ids = {v.id for v in functions}
+    return record.but(variants=[v.but(warm=failed or found.get(v.id or "") or RawWarm.from_json({
+        "error": "compiled in a child process: not measured on a rerun" if v.process else "not rerun"}))
+        if v.id in ids or v.process else v for v in record.variants or []])
+
+
+def _rerun_once(target: Union[str, Path], argv: Sequence[str], cache: Path, module: bool, python: Optional[str],
+                timeout: float) -> JSON | str:
+    """One bare rerun's facts (``inspector.probe.rerun``), or why there are none."""
+    with tempfile.TemporaryDirectory(prefix="inspector-") as work:
+        results = Path(work) / "rerun.json"
+        command = [python or sys.executable, "-c", RERUN, "--results", str(results),
+                   *(["--module"] if module else []), str(target), *argv]
+        env = dict(os.environ, INSPECTOR_BOOTSTRAP=str(PACKAGE_ROOT), TORCHINDUCTOR_CACHE_DIR=str(cache),
+                   TRITON_CACHE_DIR=str(cache / "triton"))
+        try:
+            subprocess.run(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return f"the rerun took over {timeout:.0f} s"
+        except KeyboardInterrupt:
+            return "the rerun was interrupted (Ctrl-C)"
+        except OSError as e:
+            return f"cannot start {command[0]}: {e.strerror}"
+        if not results.exists():
+            return "the rerun ended without saying what it compiled"
+        try:
+            found = json.loads(results.read_text(encoding="utf-8"))
+        except ValueError:
+            found = None
+        return found if isinstance(found, dict) and isinstance(found.get("metrics"), list) else (
+            "the rerun wrote what inspector cannot read")
+
+
+def _frames_of(v: RawVariant, metrics: list[JSON]) -> list[JSON]:
+    """The compile metrics of a function's frames: its own, and those Dynamo resumed it with after a graph break."""
+    code = v.code
+    assert code is not None, "a compiled function's code is known"
+    return [{k: x for k, x in m.items() if not k.startswith("co_")} for m in metrics
+            if m.get("co_filename") == code.file and (m.get("co_name") == code.name or str(
+                m.get("co_name", "")).startswith(f"{RESUMED}{code.name}_at_"))]
 
 
 def _replayed(messages: list[Message | Unknown]) -> Optional[ProgramEnd]:

@@ -1,6 +1,7 @@
 """What ``collect`` shows its ``progress`` callback, in order: a ``RunStarted`` before each run's probe, each of the
 probe's messages as it arrives (``inspector.probe.messages``; a variant that did not finish as the
-``VariantResult`` collect made for it), each ``Trial`` command before it is sent, and a ``RoundStarted`` before each
+``VariantResult`` collect made for it), a ``WarmStarted`` before the compiled variants compile again, each
+``Trial`` command before it is sent, and a ``RoundStarted`` before each
 alternating round."""
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ class RoundStarted:
     of: int
 
 
-Event = Union[Message, Unknown, RunStarted, RoundStarted]
+@dataclass(frozen=True)
+class WarmStarted:
+    """The compiled variants are compiled again in fresh processes, torch's caches in ``cache``."""
+
+    cache: str
+
+
+Event = Union[Message, Unknown, RunStarted, RoundStarted, WarmStarted]
 Progress = Callable[[Event], None]
 
 

@@ -60,8 +60,9 @@ def check(paths: Sequence[str | Path] = (), *, program: str | None = None, args:
     if records:
         made = _read(records, files, program, torch, job, problems, notes)
     else:
+        warm = _asks_warm([*files, *([Path(program)] if program else [])])
         made = _measure(files, program, args, module, torch, job or ci_job(),
-                        dict(python=python, envs=envs, packages=packages), dict(population=population,
+                        dict(python=python, envs=envs, packages=packages, warm=warm), dict(population=population,
                              variants=variants, rounds=rounds, budget=budget), problems, say)
     runs = [(_facts(name, record), record) for name, record in made]
     contracts, unusable = _contracts(files, [r for r, _ in runs])
@@ -91,6 +92,14 @@ def _facts(name: str, record: RawRecord) -> RunFacts:
         return facts.read(record, name)
     except Exception as e:  # a record this analysis fails on: inspector's bug, not the user's
         raise InternalFailure(f"analysing the record {name}", e) from e
+
+
+def _asks_warm(paths: list[Path]) -> bool:
+    """Whether a contract may ask for a rerun's compile (``pays-after-warm``): the word in a file of ``paths`` (a
+    folder's Python files) or in the pyproject.toml above; only then do the runs measure it."""
+    texts = [p for path in paths for p in (sorted(path.rglob("*.py")) if path.is_dir() else [path])]
+    texts += [found for path in paths[:1] if (found := nearest_pyproject(path)[0])]
+    return any("pays-after-warm" in p.read_text(encoding="utf-8", errors="replace") for p in texts if p.is_file())
 
 
 def _measure(files: list[Path], program: str | None, args: Sequence[str], module: bool, torch: Sequence[str],

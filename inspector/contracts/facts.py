@@ -26,8 +26,9 @@ from typing import Optional, Union
 from inspector.analysis import analyze
 from inspector.analysis import compare as compare_mod
 from inspector.analysis.rounds import side_by_side
-from inspector.model import (Kernel, LineStatus, LineVerdict, MachineCode, ProgramAnalysis, ProgramFunction, ReasonKind,
-                             Regression, RegressionKind, RunAnalysis, SampleAnalysis, SampleVariant, Vectorized)
+from inspector.model import (BreakEven, Kernel, LineStatus, LineVerdict, MachineCode, ProgramAnalysis, ProgramFunction,
+                             ReasonKind, Regression, RegressionKind, RunAnalysis, SampleAnalysis, SampleVariant,
+                             Vectorized)
 from inspector.raw import RawRecord
 from inspector.render import said
 from inspector.render.comparison import worse
@@ -100,6 +101,8 @@ class FunctionFact:
     limit: str | None  # "recompile_limit = 8" when Dynamo gave up compiling
     compile_s: float | None  # torch's own compile time
     cached: bool  # an FX graph cache hit: Inductor skipped code generation for a graph
+    pays_after: Optional[BreakEven]  # calls after which its compile paid (calls None: never; None: unknown)
+    warm_pays_after: Optional[BreakEven]  # the same for a rerun's compile, torch's caches warm
     speedups: tuple[Speedup, ...]
     lines: tuple[LineFact, ...]
 
@@ -193,7 +196,12 @@ def _function(a: RunAnalysis, v: Unit) -> FunctionFact:
         variant=v.id, function=v.function, file=shown, line=location.line if location else None, state=state,
         error=error, graphs=len(code.graphs), breaks=len(code.breaks), recompiles=recompiles,
         limit=code.recompilation.limit if code.recompilation else None, compile_s=compile_s,
-        cached=any(g.cache == "hit" for g in code.graphs), speedups=tuple(_speedups(a, v)),
+        cached=any(g.cache == "hit" for g in code.graphs),
+        pays_after=v.speedups.break_even if isinstance(v, SampleVariant) else (
+            BreakEven(v.replay.pays_after) if v.replay and v.replay.compile_s is not None else None),
+        warm_pays_after=v.speedups.warm_break_even if isinstance(v, SampleVariant) else (
+            v.replay.warm if v.replay else None),
+        speedups=tuple(_speedups(a, v)),
         lines=tuple(_line(v, e) for e in code.lines))
 
 

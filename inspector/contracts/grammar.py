@@ -18,11 +18,12 @@ and, for code one cannot annotate, in the nearest ``pyproject.toml`` above the c
 The words (``WORDS``): on a line ``parallel``, ``serial``, ``vectorized``, ``library`` (a library call), ``compiled``
 (or ``not eager``), ``simd`` (the machine code has packed SIMD); on a function ``graphs``, ``breaks`` and
 ``recompiles`` with ``=``, ``<=``, ``>=``, ``<`` or ``>`` and a count, ``compile<=SECONDS`` (torch's compile time;
-``30s``, ``500ms``), ``limit-hit`` / ``no-limit-hit`` (Dynamo's recompile limit), ``faster-than=VARIANT:Nx`` (the
-speedup against another variant of the run; a program's function: ``eager``, its eager replay), ``share<=N%`` (a
-program's function, compiled or not: its share of the run's time, as ``inspector run`` sampled it; one not among the
-functions the record lists held less than the least of them). Line words on a
-function promise each of its lines. ``allow eager`` lets a line run eagerly (after a graph break): no promise on it
+``30s``, ``500ms``), ``pays-after<=N`` and ``pays-after-warm<=N`` (calls until its compile paid, as measured and on a
+rerun with torch's caches warm), ``limit-hit`` / ``no-limit-hit`` (Dynamo's recompile limit),
+``faster-than=VARIANT:Nx`` (the speedup against another variant of the run; a program's function: ``eager``, its
+eager replay), ``share<=N%`` (a program's function, compiled or not: its share of the run's time, as ``inspector run``
+sampled it; one not among the functions the record lists held less than the least of them). Line words on a function
+promise each of its lines. ``allow eager`` lets a line run eagerly (after a graph break): no promise on it
 and no baseline fails when it does. ``torch>=2.2`` (comma-separated clauses) limits a comment's promises to those
 versions. A contract that cannot be read is a Problem (exit 2), never a promise guessed.
 """
@@ -44,9 +45,10 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 LINE_WORDS = ("parallel", "serial", "vectorized", "library", "compiled", "simd")
-FUNCTION_WORDS = ("graphs", "breaks", "recompiles", "compile", "limit-hit", "no-limit-hit", "faster-than", "share")
+FUNCTION_WORDS = ("graphs", "breaks", "recompiles", "compile", "limit-hit", "no-limit-hit", "faster-than", "share",
+                  "pays-after", "pays-after-warm")
 WORDS = LINE_WORDS + FUNCTION_WORDS
-BOUND = re.compile(r"(graphs|breaks|recompiles|compile|share)(<=|>=|==|=|<|>)(\S+)$")
+BOUND = re.compile(r"(graphs|breaks|recompiles|compile|share|pays-after-warm|pays-after)(<=|>=|==|=|<|>)(\S+)$")
 PERCENT = re.compile(r"(\d+(?:\.\d+)?)%$")
 FASTER = re.compile(r"faster-than=([\w.*-]+):(\d+(?:\.\d+)?)x?$")
 SECONDS = re.compile(r"(\d+(?:\.\d+)?)(ms|s)?$")

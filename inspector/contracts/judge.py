@@ -375,7 +375,23 @@ def _function_term(term: Term, f: FunctionFact, run: RunFacts) -> Judged | None:
         return Judged(HOLDS if bool(f.limit) == (term.word == "limit-hit") else VIOLATED, said)
     if term.word == "compile":
         return _compile(term, f, run)
+    if term.word in ("pays-after", "pays-after-warm"):
+        return _pays(term, f)
     return _faster(term, f, run)
+
+
+def _pays(term: Term, f: FunctionFact) -> Judged:
+    """pays-after (its compile as measured) and pays-after-warm (a rerun's, torch's caches warm), in calls."""
+    warm = term.word == "pays-after-warm"
+    found, when = (f.warm_pays_after, " on a rerun") if warm else (f.pays_after, "")
+    if found is None:
+        return Judged(UNKNOWN, "break-even unknown", "the compile of a rerun was not measured here (--no-warm, or "
+                      "a program's function not replayed)" if warm else "no compile time, or nothing eager to pay "
+                      "against")
+    if found.calls is None:
+        return Judged(VIOLATED, f"never pays{when}: no faster than the fastest eager run")
+    return Judged(HOLDS if COMPARE[term.op](found.calls, term.bound) else VIOLATED,
+                  f"pays after {found.calls:,.0f} calls{when}")
 
 
 def _compile(term: Term, f: FunctionFact, run: RunFacts) -> Judged:

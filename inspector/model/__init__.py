@@ -37,7 +37,7 @@ from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, Co
                                   GaveUp, InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay,
                                   SampleVariant, StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced,
                                   UntracedCalls)
-from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer
+from inspector.model.timing import BreakEven, MachineLoad, Rounds, Speedups, Timing, Transfer, WarmCompile
 from inspector.model.why import (LISTED, BackendFailed, Backends, BreakAt, Facts, Gathered, Guard, LaneOps, LibraryFix,
                                  Machine, Named, NestAt, NestRun, Nests, NoLoop, NonContiguous, Overruled, Problem,
                                  Reason, Scaled, Serial, SerialCause, SizeRecompile, SmallLoops, Tail, ThreadSpeedups,
@@ -69,7 +69,7 @@ __all__ = [
     "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
     "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
     "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod", "Untraced", "UntracedCalls", "VECTORIZED",
-    "Vectorized", "WarningKind", "Words", "to_json",
+    "Vectorized", "WarmCompile", "WarningKind", "Words", "to_json",
 ]
 
 

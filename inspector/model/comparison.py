@@ -361,6 +361,7 @@ class RegressionKind(Words):
     RAISED = "raised"  # a program's function raises now
     RECOMPILES = "recompiles"  # a program's function recompiles more
     TIME = "time"  # a compiled variant or function slower than the bound
+    RERUN = "rerun"  # a compiled variant's compile on a rerun, torch's caches warm, slower (compare.RERUN_SLOWER)
     CANDIDATE = "candidate"  # a hot function's candidate: compiled and slower than the bound, or its output no
     #                          longer matches the program's
 
@@ -372,7 +373,8 @@ class Regression:
     hold: STATUS the ``status`` it ended with under ``b``, and its ``error``; LINE the ``line`` (its verdicts under
     each run); BREAK the ``graph_break`` gained; RAISED the ``call`` that raised and the ``error``'s first line;
     RECOMPILES the ``recompiles`` (under a, under b); TIME its ``time`` row (the speedup under ``b``, below 1, and
-    the rounds' spread); CANDIDATE the hot function's (``variant`` its id) ``candidate``."""
+    the rounds' spread); RERUN its compile on a rerun's ``time`` row; CANDIDATE the hot function's (``variant`` its
+    id) ``candidate``."""
 
     a: str
     b: str

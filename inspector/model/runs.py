@@ -9,7 +9,7 @@ from typing import Optional
 from inspector.model.code import CompiledCode
 from inspector.model.fixes import TrialResult
 from inspector.model.hotspots import Hotspot
-from inspector.model.timing import Speedups, Timing
+from inspector.model.timing import BreakEven, Speedups, Timing
 from inspector.model.why import Guard
 from inspector.model.words import NotTraced, Status, coerce
 from inspector.raw import JSON
@@ -218,7 +218,8 @@ class Replay:
     """Whether compiling a program's function paid in its run, from its replay after the program (``inspector
     run``): eager and compiled on copies of call ``call``'s arguments, in alternating rounds. ``why``: not measured,
     and why (the rest then None). ``saved_s`` = ``calls`` x (``eager_s`` - ``compiled_s``); ``pays_after`` =
-    ``compile_s`` / (``eager_s`` - ``compiled_s``) calls (None: never, compiled code was not faster)."""
+    ``compile_s`` / (``eager_s`` - ``compiled_s``) calls (None: never, compiled code was not faster); ``warm``: the
+    same with its compile on a rerun, torch's caches warm (None: not measured)."""
 
     why: Optional[str] = None
     call: Optional[int] = None
@@ -230,6 +231,7 @@ class Replay:
     calls: int = 0  # the program's calls that ran compiled code
     saved_s: Optional[float] = None  # negative: compiled code lost time
     pays_after: Optional[float] = None
+    warm: Optional[BreakEven] = None
     copied_bytes: int = 0
     compiles: int = 0  # graphs the replay compiled before it was timed (its guards failed on the copies)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from inspector.model.code import CompilePhases
+
 OTHERS_BUSY = 0.2  # other processes using this share of all CPUs contend with a variant's threads (a busy machine)
 STEAL_BUSY = 0.05  # the hypervisor stealing this share of the CPUs makes a machine busy too
 
@@ -47,12 +49,31 @@ class Transfer:
 
 
 @dataclass(frozen=True)
+class WarmCompile:
+    """A compiled variant's compile on a rerun: compiled again in a fresh process with torch's caches as an earlier
+    process left them, in inspector's own cache folder (``cache_dir``), never the user's. ``compile_s``: torch's
+    compile time there (else the first call minus the steady one); ``phases``: by phase, with the caches' outcomes;
+    ``processes``: 2 where the first filled the caches; ``compiler_start_s``: what that process's first compile paid
+    once, to load torch's compiler and its kernel loader (measured apart); ``error``: why it was not measured (the
+    rest None)."""
+
+    compile_s: Optional[float]
+    first_call_s: Optional[float]
+    steady_s: Optional[float]
+    phases: Optional[CompilePhases]
+    processes: int
+    cache_dir: Optional[str]
+    compiler_start_s: Optional[float] = None
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class Timing:
     """A variant's timed runs, and what they mean for the whole population: its median scaled to it
     (``per_population_s``; ``scale``: the population over the ``measured_population`` individuals timed), its
     compile time (torch's, else the first call minus the median), each alternating round's median (``rounds_s``),
     how busy the machine was meanwhile (``load``), and a CUDA variant's copies to and from the device (``transfer``,
-    timed once)."""
+    timed once), and its compile on a rerun, with torch's caches warm (``warm``: None where not measured)."""
 
     median_s: float
     min_s: float
@@ -68,6 +89,7 @@ class Timing:
     measured_population: Optional[int]  # None: the whole population
     load: Optional[MachineLoad]
     transfer: Optional[Transfer]
+    warm: Optional[WarmCompile] = None
 
     @property
     def per_population_range(self) -> tuple[float, float]:
@@ -79,13 +101,16 @@ class Timing:
 class Speedups:
     """How many times faster a variant ran than its family's fastest eager Python and NumPy variants (the ratio of
     the times their rows show), with the lowest and highest of the rounds' side-by-side ratios where both were timed
-    in the same alternating rounds, and its break-even against the fastest eager NumPy or torch variant."""
+    in the same alternating rounds, and its break-even against the fastest eager NumPy or torch variant, with its
+    compile as measured (cold: torch's caches off) and on a rerun (``warm_break_even``: torch's caches warm; None
+    where not measured)."""
 
     vs_python: Optional[float] = None
     vs_numpy: Optional[float] = None
     vs_python_spread: Optional[tuple[float, float]] = None
     vs_numpy_spread: Optional[tuple[float, float]] = None
     break_even: Optional[BreakEven] = None
+    warm_break_even: Optional[BreakEven] = None
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Usage: python -m inspector.probe SAMPLE --results FILE --outputs DIR [--population N] [--seed S]
        [--only ID,ID] [--config KEY=VALUE ...] [--compile-option KEY=VALUE ...] [--budget S]
-       [--triton-preview] [--no-kernel-times] [--rounds] [--trials]
+       [--triton-preview] [--no-kernel-times] [--rounds] [--trials] [--warm]
 
 Imports only the standard library, numpy and torch, so it runs under any torch version's venv.
 One message per line goes to --results (``inspector.probe.messages``): a ``Header``; per variant ``Start``,
@@ -61,6 +61,9 @@ def _main(args: argparse.Namespace, emit: Writer) -> int:
             traceback.print_exception(e.__context__)
         emit(Fatal(error=str(e)))
         return 3
+    if args.warm:
+        from inspector.probe import warm
+        return warm.run(module, variants, population, args, emit)
     from inspector.probe import runner
     return runner.run(module, dict(info, ignored=ignored), variants, population, args, emit,
                       lambda size: _population(module, size, args.seed, args.sample))
@@ -84,6 +87,8 @@ def _parse(argv: Optional[list[str]]) -> argparse.Namespace:
                    "for on stdin (inspector.probe.rounds)")
     p.add_argument("--trials", action="store_true", help="afterwards, try the fixes asked for on stdin "
                    "(inspector.probe.trials); without --rounds, no rounds follow")
+    p.add_argument("--warm", action="store_true", help="only compile and call each compiled variant, with torch's "
+                   "caches as they are (inspector.probe.warm)")
     return p.parse_args(argv)
 
 

@@ -9,7 +9,8 @@ Standard library only: the probes import this under the target interpreter (Pyth
 ``PROBE``, the sample probe's (``inspector.probe``), in order: ``Header``; per variant ``Start``, ``Compiled`` (what
 a compiled variant's first call compiled, as soon as it did) and ``VariantResult``; with --rounds or --trials,
 ``Ready``, then a ``RoundResult`` per ``Round`` and a ``TrialAnswer`` per ``Trial`` or ``RewriteTrial``
-(``COMMANDS``, the parent's, on the probe's stdin); ``Fatal`` when the sample cannot run, ``Internal`` when
+(``COMMANDS``, the parent's, on the probe's stdin); with --warm, only a ``WarmResult`` per compiled variant;
+``Fatal`` when the sample cannot run, ``Internal`` when
 inspector itself failed.
 ``PROGRAM``, the program probe's (``inspector.probe.program``): ``ProgramHeader`` first, ``ProgramEnd`` when the
 program has ended, ``ProgramReplay`` last (after the program's atexit handlers).
@@ -23,7 +24,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Optional, TypeVar
 
 from inspector.raw import (Raw, RawCapture, RawChild, RawEnv, RawError, RawExperiment, RawHotspot, RawReplay,
-                          RawRewrite, RawRoundTiming, RawSample, RawTrial, RawVariant)
+                          RawRewrite, RawRoundTiming, RawSample, RawTrial, RawVariant, RawWarm)
 
 M = TypeVar("M", bound="Message")
 
@@ -130,6 +131,14 @@ class TrialAnswer(Message, RawTrial):
     sizes, ...)."""
 
     TYPE: ClassVar[str] = "trial"
+
+
+@dataclass(frozen=True, kw_only=True)
+class WarmResult(Message, RawWarm):
+    """What compiling one variant cost in a fresh process with torch's caches (``inspector.probe.warm``)."""
+
+    TYPE: ClassVar[str] = "warm"
+    id: Optional[str] = None
 
 
 # the program probe's messages
@@ -242,7 +251,7 @@ def _kinds(*types: type[Message]) -> dict[str, type[Message]]:
     return {t.TYPE: t for t in types}
 
 
-PROBE = _kinds(Header, Start, Compiled, VariantResult, Internal, Fatal, Ready, RoundResult, TrialAnswer)
+PROBE = _kinds(Header, Start, Compiled, VariantResult, Internal, Fatal, Ready, RoundResult, TrialAnswer, WarmResult)
 PROGRAM = _kinds(ProgramHeader, ProgramEnd, ProgramReplay)
 COMMANDS = _kinds(Round, Trial, RewriteTrial)
 

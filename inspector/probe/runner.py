@@ -50,8 +50,7 @@ def run(module: ModuleType, info: JSON, variants: list[samples.Variant], populat
         ) -> int:
     """Apply the --config items, send the header, then run and send each selected variant."""
     try:
-        applied = [_apply_config(item) for item in args.config]
-        args.compile_options = dict(_compile_option(item) for item in args.compile_option)
+        applied = configure(args)
     except samples.SampleError as e:
         emit(Fatal(error=str(e)))
         return 3
@@ -110,6 +109,14 @@ def _trial(spec: Trial, module: Any, variants: list[samples.Variant], population
         for call, sync in warmed.values():
             rounds.warm(call, sync)
     return TrialAnswer.from_json(dict(result, id=spec.id, **({"check": checked} if checked else {}))), again
+
+
+def configure(args: argparse.Namespace) -> list[JSON]:
+    """Apply the --config items (those applied, as the header says them) and read the --compile-option items into
+    ``args.compile_options``; a SampleError names a bad one."""
+    applied = [_apply_config(item) for item in args.config]
+    args.compile_options = dict(_compile_option(item) for item in args.compile_option)
+    return applied
 
 
 def _compile_option(item: str) -> tuple[str, Any]:

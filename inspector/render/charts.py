@@ -10,13 +10,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from inspector.model import CompilePhases, SampleVariant, SweepPoint
-from inspector.render.words import ratio, seconds
+from inspector.render.words import PHASES, ratio, seconds
 
-PHASES = (("dynamo_s", "Dynamo", "tracing your Python into graphs"),
-          ("aot_s", "AOTAutograd", "functionalisation and decompositions"),
-          ("inductor_s", "Inductor", "lowering, fusion and scheduling, or loading the result from its cache"),
-          ("codegen_s", "code generation", "writing the kernels and the wrapper"),
-          ("build_s", "C++/Triton build", "waiting for the compiler to build the kernels"))
 COLORS = ("#4a78c2", "#d9822b", "#3a9d5d", "#b8457b", "#7d5fb2", "#8c6d31", "#2b9bb3", "#c23b3b")
 # (share of the call below which, background, text): every pair contrasts at least 4.5:1
 HEAT = ((0.05, "#fdf0ec", "#5b2a1a"), (0.15, "#f9d3c6", "#5b2a1a"), (0.30, "#f2a98f", "#3d1a10"),

@@ -227,6 +227,8 @@ def worse(r: Regression) -> str:
         return (f"{candidate_label(c)}: its output no longer matches the program's" if c.matches[1] is False else
                 f"{candidate_label(c)} {ratio(c.time.speedup, 'change')} a generation ({seconds(c.time.a)} → "
                 f"{seconds(c.time.b)})")
+    if r.kind == RegressionKind.RERUN and r.time:
+        return f"its compile on a rerun, torch's caches warm, took {seconds(r.time.a)} → {seconds(r.time.b)}"
     if r.kind == RegressionKind.TIME and r.time and r.time.speedup:
         return ratio(r.time.speedup, "change") + (
             f" (in every one of {r.time.rounds} rounds)" if r.time.rounds else "")

@@ -18,8 +18,8 @@ from inspector.render import charts, compared, folder, highlight, said, section,
 from inspector.render.comparison import UNIT
 from inspector.render.hotspots import sampled, views as hot_views
 from inspector.render.base import Renderer
-from inspector.render.words import (between, break_even, child_process, compile_ids, error_parts, launched, match,
-                                    program_title, ratio, recompile_why, run_notes, seconds)
+from inspector.render.words import (between, break_evens, child_process, compile_ids, error_parts, launched, match,
+                                    program_title, ratio, recompile_why, run_notes, seconds, warm_compile)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -32,11 +32,11 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
     a report links back to at its top (a folder's index), or None. One per ``index``: its templates compile once."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
-    env.filters.update(seconds=seconds, ratio=ratio, between=between, break_even=break_even, match=match,
+    env.filters.update(seconds=seconds, ratio=ratio, between=between, break_evens=break_evens, match=match,
                        recompile_why=recompile_why, compile_ids=compile_ids, run_notes=run_notes,
                        error_parts=error_parts, launched=launched, breakable=breakable, highlighted=highlighted,
                        said=said.said, after=said.after, row=said.row, usual_fix=said.usual_fix,
-                       break_reason=said.break_reason, explanation=said.explanation)
+                       break_reason=said.break_reason, explanation=said.explanation, warm_compile=warm_compile)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend,
                        status_keys=section.LEGEND, anchor=section.anchor)
     return env

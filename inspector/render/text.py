@@ -16,7 +16,7 @@ from inspector.model import (Analysis, BreaksView, Comparison, GraphBreak, Progr
 from inspector.render import comparison as comparison_words, fixes as fix_words, said, views
 from inspector.render.base import Renderer
 from inspector.render.hotspots import views as hot_views
-from inspector.render.words import (break_even, child_process, compile_ids, error_parts, match, places, program_title,
+from inspector.render.words import (break_evens, child_process, compile_ids, error_parts, match, places, program_title,
                                     ratio, recompile_why, run_notes, seconds, sentence)
 
 WIDTH = 110
@@ -209,7 +209,7 @@ def timing_table(analysis: SampleAnalysis, rows: views.Table) -> Table:
         time = seconds(r.time_s) if v.status == Status.OK else v.status
         marks = "".join(f" [{n}]" for n in r.marks)
         table.add_row(v.id, time + marks, ratio(r.vs_numpy), ratio(r.vs_fastest) if r.vs_fastest != 1 else "fastest",
-                      break_even(v.speedups.break_even), match(v))
+                      break_evens(v.speedups), match(v))
     return table
 
 

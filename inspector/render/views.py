@@ -15,7 +15,8 @@ from inspector.model import (Change, LineRef, MachineLoad, ProgramAnalysis, Prog
 from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
 from inspector.render import fixes as fix_words
 from inspector.render import rewrites as rewrite_words, said as words_said
-from inspector.render.words import NOISY, break_even, call_numbers, error_parts, paid, ratio, seconds, timing_notes
+from inspector.render.words import (NOISY, break_even, break_evens, call_numbers, error_parts, paid, ratio, seconds,
+                                    timing_notes)
 
 # when the page cautions about the machine (see caution), from the thresholds that decide it
 CAUTION_WHEN = (f"other processes used {100 * OTHERS_BUSY:.0f} % of the CPUs (or the hypervisor stole "
@@ -170,7 +171,7 @@ def _headline(h: model.Headline, analysis: SampleAnalysis) -> HeadlineView:
     elif h.eager_s and compiled.speedups.break_even and compiled.speedups.break_even.calls is not None:
         said.append(f"Compiling pays after {break_even(compiled.speedups.break_even)} "
                     f"({seconds(compiled.timing.compile_s if compiled.timing else None)} of "
-                    f"compile against {seconds(h.eager_s - t)} saved per call).")
+                    f"compile against {seconds(h.eager_s - t)} saved per call){_rerun(compiled)}.")
     beaten = None
     if h.beaten:
         r = next(r for r in analysis.rewrites if r.id == h.beaten[0])
@@ -181,7 +182,7 @@ def _headline(h: model.Headline, analysis: SampleAnalysis) -> HeadlineView:
     said[-1] = said[-1][0].upper() + said[-1][1:]
     pays = ("no compiled variant ran" if compiled is None or h.compiled_s is None else
             f"compiling does not pay ({compiled.id} {ratio(t / h.compiled_s)})"
-            if not fastest.compiled else f"compiling pays after {break_even(compiled.speedups.break_even)}")
+            if not fastest.compiled else f"compiling pays after {break_evens(compiled.speedups)}")
     rewrite = (f"inspector's rewrite {beaten[1].id}: {seconds(beaten[1].timing.per_population_s)}, "
                f"{ratio(beaten[1].vs_fastest, 'of')} {beaten[1].fastest}"
                if beaten and beaten[1].timing else "")
@@ -189,6 +190,19 @@ def _headline(h: model.Headline, analysis: SampleAnalysis) -> HeadlineView:
                                   + (f", {numpy}" if numpy else ""), pays, rewrite,
                                   counted if h.breaks or h.recompiles else "") if x)
     return HeadlineView(**{f.name: getattr(h, f.name) for f in fields(h)}, sentences=tuple(said), short=short)
+
+
+def _rerun(v: SampleVariant) -> str:
+    """"; on a rerun, with torch's caches warm, after 140 calls (52.2 ms of compile; a process's first compile also
+    pays 1.75 s once for torch's compiler to start)", where it was measured."""
+    warm, after = v.timing.warm if v.timing else None, v.speedups.warm_break_even
+    if not warm or warm.compile_s is None or not after:
+        return ""
+    start = (f"; a process's first compile also pays {seconds(warm.compiler_start_s)} once for torch's compiler to "
+             "start" if warm.compiler_start_s else "")
+    when = "never" if after.calls is None else f"after {break_even(after)}"
+    return (f"; on a rerun, with torch's caches warm, {when}"
+            f" ({seconds(warm.compile_s)} of compile{start})")
 
 
 def _vs_numpy(v: SampleVariant) -> Optional[str]:

@@ -10,10 +10,17 @@ from typing import Literal, Optional, Union
 
 from inspector.model import (Backend, BreakEven, ChildProcess, CompiledCode, FunctionRun, Kernel, LineStatus, NotTraced,
                              ProgramAnalysis, ProgramFunction, Reason, ReasonKind, Recompile, Replay, SampleVariant,
-                             Status, Vectorized)
+                             Speedups, Status, Vectorized, WarmCompile)
 from inspector.render import said
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
+
+# compile phases as CompilePhases names them: (key, label, what it does)
+PHASES = (("dynamo_s", "Dynamo", "tracing your Python into graphs"),
+          ("aot_s", "AOTAutograd", "functionalisation and decompositions"),
+          ("inductor_s", "Inductor", "lowering, fusion and scheduling, or loading the result from its cache"),
+          ("codegen_s", "code generation", "writing the kernels and the wrapper"),
+          ("build_s", "C++/Triton build", "waiting for the compiler to build the kernels"))
 
 
 def recompile_why(c: Recompile) -> str:
@@ -120,6 +127,33 @@ def break_even(value: Optional[BreakEven]) -> str:
     return "never" if value.calls is None else f"{math.ceil(value.calls):,} calls"
 
 
+def break_evens(s: Speedups) -> str:
+    """A compiled variant's break-even, cold and on a rerun with torch's caches warm: "1,204 calls (140 warm)"."""
+    cold, warm = break_even(s.break_even), s.warm_break_even
+    if s.break_even is None or warm is None or s.break_even.calls is None and warm.calls is None:
+        return cold
+    return f"{cold} ({'never' if warm.calls is None else f'{math.ceil(warm.calls):,}'} warm)"
+
+
+def warm_compile(w: WarmCompile) -> str:
+    """A compile on a rerun in one sentence: what it cost, by phase, the caches' outcomes and how it was measured."""
+    if w.compile_s is None:
+        return f"The compile on a rerun, with torch's caches warm, could not be measured: {w.error}."
+    parts = [f"{label} {seconds(getattr(w.phases, key))}" for key, label, _ in PHASES
+             if w.phases and getattr(w.phases, key) >= 0.0005]
+    cache = ", ".join(f"{n} {k}" for k, n in sorted(w.phases.cache.items())) if w.phases else ""
+    return (f"On a rerun, with torch's caches warm: compile {seconds(w.compile_s)}"
+            + (f" ({', '.join(parts)}{'; FX graph cache: ' + cache if cache else ''})" if parts or cache else "")
+            + (f", first call {seconds(w.first_call_s)} against {seconds(w.steady_s)} per steady call"
+               if w.first_call_s is not None else "")
+            + (f"; the process's first compile also paid {seconds(w.compiler_start_s)} once for torch's compiler to "
+               "start" if w.compiler_start_s else "")
+            + ". Measured by " + ("compiling it again" if w.first_call_s is not None else "rerunning the program bare")
+            + " in a fresh process, torch's caches in "
+            f"{w.cache_dir or 'a folder of its own'} (inspector's, never yours)"
+            + (" after another process filled them" if w.processes > 1 else "") + ".")
+
+
 def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
     """Whether compiling a program's function paid in its run, as its replay measured it: "compiling fitness did not
     pay in this run: 4.72 s of compile against 1.20 s saved over 8 calls; it pays after about 32 calls (eager ...)",
@@ -138,7 +172,9 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
               "the run's guards): its compiled time is of that code, not of the code the program ran"
               if r.compiles else ""))
     calls = f"{r.calls:,} call{'s' if r.calls != 1 else ''}"
-    beside = _beside_the_program(r, steady_s)
+    beside = _beside_the_program(r, steady_s) + (
+        "" if r.warm is None else " On a rerun, with torch's caches warm, it " + (
+            "never pays." if r.warm.calls is None else f"pays after about {break_even(r.warm)}."))
     if r.pays_after is None:
         return (f"Compiling {name} did not pay in this run: {seconds(r.compile_s)} of compile, and its compiled calls "
                 f"were no faster than eager ({seconds(-(r.saved_s or 0.0))} lost over {calls}); it never pays "

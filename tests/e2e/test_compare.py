@@ -15,7 +15,7 @@ FLAG = "cpp.enable_tiling_heuristics=False"
 
 def test_one_shot_compare_shows_the_kernel_diff_and_the_verdict_change(tmp_path):
     proc = run_cli("compare", "samples/poly.py", "--run", FLAG, "-n", 5000, "--budget", 0.05, "--rounds", 3,
-                   "-v", "torch-compiled-cpu", "-o", tmp_path)
+                   "-v", "torch-compiled-cpu", "--no-warm", "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     records = sorted(tmp_path.glob("poly-*.json"), key=lambda p: len(p.name))
     assert len(records) == 2 and FLAG.replace("=", "-") in records[1].name

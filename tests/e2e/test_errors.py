@@ -17,7 +17,7 @@ from inspector.analysis import analyze
 from inspector.record import load
 
 BAD = ROOT / "tests" / "bad_samples"
-FAST = ("--population", 200, "--budget", 0.05, "--rounds", 0, "--no-rewrites")
+FAST = ("--population", 200, "--budget", 0.05, "--rounds", 0, "--no-rewrites", "--no-warm")
 
 
 def report(sample, *args, out, **kwargs):
@@ -176,7 +176,7 @@ def test_a_failure_inside_inspector_is_an_internal_error_and_keeps_what_was_meas
     interpreter would be): the variant still ran and was timed; inspector says the failure is its own."""
     python = python_with_site(tmp_path, FAULTY_SITE)
     proc = run_cli("report", "samples/poly.py", "-n", 2000, "--budget", 0.02, "-v", "numpy-compiled-cpu",
-                   "--no-try-fixes", "--no-rewrites", "--python", python, "-o", tmp_path)
+                   "--no-try-fixes", "--no-rewrites", "--no-warm", "--python", python, "-o", tmp_path)
     assert proc.returncode == 4, proc.stderr
     assert "Traceback" not in proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if "internal error" in ln]  # both passes that time kernels

@@ -22,7 +22,7 @@ PLAIN = ROOT / "tests" / "programs" / "plain"
 def test_a_plain_ga_gets_its_hot_function_rewritten_checked_and_timed_against_its_bare_run(tmp_path):
     argv = ["samples/programs/plain_ga.py", "60000", "6"]
     bare = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    proc = run_cli("run", "-o", tmp_path, "--budget", 1, "--no-replay", *argv)
+    proc = run_cli("run", "-o", tmp_path, "--budget", 1, "--no-replay", "--no-warm", *argv)
     # the program's own output and exit status, as the bare run's
     assert (proc.returncode, proc.stdout) == (bare.returncode, bare.stdout) == (0, bare.stdout), proc.stderr
     a = analyze(load(tmp_path / "plain_ga.json"))
@@ -56,7 +56,7 @@ def test_a_plain_ga_gets_its_hot_function_rewritten_checked_and_timed_against_it
 def test_a_function_over_the_population_gets_its_torch_translation_checked_and_timed(tmp_path):
     argv = [str(PLAIN / "vectorized_es.py"), "20000", "6"]
     bare = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    proc = run_cli("run", "-o", tmp_path, "--budget", 1, "--no-replay", *argv)
+    proc = run_cli("run", "-o", tmp_path, "--budget", 1, "--no-replay", "--no-warm", *argv)
     assert (proc.returncode, proc.stdout) == (bare.returncode, bare.stdout) == (0, bare.stdout), proc.stderr
     a = analyze(load(tmp_path / "vectorized_es.json"))
     hot = next(h for h in a.program.hotspots if h.function == "fitness")

@@ -23,7 +23,7 @@ BARE_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TORC
 
 def _inspected(out, program, *options, args=(), env=None):
     """(the CompletedProcess of ``inspector run`` on a test program given ``args``, the Analysis of its record)."""
-    proc = run_cli("run", "-o", out, "--no-replay", *options, PROGRAMS / program, *args, env=env)
+    proc = run_cli("run", "-o", out, "--no-replay", "--no-warm", *options, PROGRAMS / program, *args, env=env)
     assert (out / f"{program[:-3]}.json").exists(), proc.stderr
     return proc, analyze(load(out / f"{program[:-3]}.json"))
 

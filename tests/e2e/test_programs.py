@@ -113,8 +113,8 @@ def run(tmp_path_factory):
     python_with_site(folder, PROFILE_ALL)
     out, regions = folder / "out", folder / "regions.json"
     env = dict(os.environ, TORCH_LOGS="recompiles,graph_breaks", REGIONS_OUT=str(regions))
-    proc = run_cli("run", "--out", out, "--no-profile", "--no-replay", "--python", folder / "python", "together.py",
-                   cwd=PROGRAMS, env=env)
+    proc = run_cli("run", "--out", out, "--no-profile", "--no-replay", "--no-warm", "--python", folder / "python",
+                   "together.py", cwd=PROGRAMS, env=env)
     (folder / "stderr").write_text(proc.stderr)  # kept for a failing test's reader
     assert proc.returncode == 0, proc.stderr
     return Run(proc, load(out / "together.json"), json.loads(regions.read_text()), (out / "together.html").read_text())

@@ -19,7 +19,7 @@ def runs(tmp_path_factory):
     """(the bare run, the run under inspector, its analysis): the program run once each way."""
     out = tmp_path_factory.mktemp("replay")
     bare = subprocess.run([sys.executable, PROGRAM], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    inspected = run_cli("run", "--budget", 1, "-o", out, PROGRAM)
+    inspected = run_cli("run", "--budget", 1, "--no-warm", "-o", out, PROGRAM)
     assert bare.returncode == 0 and inspected.returncode == 0, inspected.stderr
     return bare, inspected, analyze(load(out / "replay_subject.json"))
 

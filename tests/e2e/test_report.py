@@ -17,7 +17,8 @@ from inspector.render.said import busy as busy_words
 def trig(tmp_path_factory):
     """`inspector report samples/trig.py` at two population sizes: the main path, with a sweep."""
     out = tmp_path_factory.mktemp("trig")
-    proc = run_cli("report", "samples/trig.py", "-n", "1000,2000", "--budget", "0.05", "--no-rewrites", "-o", out)
+    proc = run_cli("report", "samples/trig.py", "-n", "1000,2000", "--budget", "0.05", "--no-rewrites", "--no-warm",
+                   "-o", out)
     return proc, out
 
 
@@ -99,7 +100,8 @@ def test_a_folder_reports_every_sample_and_links_them_from_an_index(tmp_path):
         shutil.copy(ROOT / "samples" / f"{stem}.py", folder)
     (folder / "helpers.py").write_text("def not_a_sample():\n    pass\n")
     proc = run_cli("report", folder, "-n", "1200", "--budget", "0.02", "-v", "numpy", "-v", "numpy-compiled-cpu",
-                   "--no-profile", "--no-try-fixes", "--no-rewrites", "--rounds", 0, "-o", tmp_path / "out")
+                   "--no-profile", "--no-try-fixes", "--no-rewrites", "--no-warm", "--rounds", 0,
+                   "-o", tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     index = (tmp_path / "out" / "index.html").read_text()
     for stem in ("sum", "knapsack_breaks"):
@@ -139,7 +141,8 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
     for sample in ("samples/sum.py", tmp_path / "renamed.py"):
         out = tmp_path / f"out{len(runs)}"
         proc = run_cli("report", sample, "-n", 1200, "--budget", 0.02, "-v", "numpy-compiled-cpu",
-                       "-v", "torch-compiled-cpu", "--no-profile", "--no-try-fixes", "--no-rewrites", "--rounds", 0,
+                       "-v", "torch-compiled-cpu", "--no-profile", "--no-try-fixes", "--no-rewrites", "--no-warm",
+                       "--rounds", 0,
                        "-o", out)
         assert proc.returncode == 0, proc.stderr
         a = analyze(load(next(out.glob("*.json"))))
@@ -156,7 +159,8 @@ def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
 
 def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
     proc = run_cli("report", "samples/five_problems.py", "-n", 2000, "--budget", 0.02, "-v", "*_sphere", "-v",
-                   "*_ackley", "-v", "*_griewank", "--no-profile", "--no-try-fixes", "--no-rewrites", "--rounds", 0,
+                   "*_ackley", "-v", "*_griewank", "--no-profile", "--no-try-fixes", "--no-rewrites", "--no-warm",
+                   "--rounds", 0,
                    "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     a = analyze(load(tmp_path / "five_problems.json"))
@@ -168,7 +172,7 @@ def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
 
 def test_compile_options_reach_torch_compile_and_the_record(tmp_path):
     proc = run_cli("report", "samples/knapsack_breaks.py", "-n", 2000, "--budget", 0.02, "-v", "torch-compiled-cpu",
-                   "--compile-option", "fullgraph=True", "--no-rewrites", "-o", tmp_path)
+                   "--compile-option", "fullgraph=True", "--no-rewrites", "--no-warm", "-o", tmp_path)
     assert proc.returncode == 1, proc.stderr  # fullgraph refuses the .item() break: that variant's compile error
     a = analyze(load(tmp_path / "knapsack_breaks.json"))
     v = a.variant("torch-compiled-cpu")
@@ -181,7 +185,8 @@ def test_redact_leaves_no_path_of_this_machine_nor_the_programs_output_and_json_
     import os
     import sys
     proc = run_cli("report", "samples/poly.py", "-n", 2000, "--budget", 0.02, "-v", "numpy", "-v", "numpy-compiled-cpu",
-                   "--redact", "-f", "json", "--no-profile", "--no-try-fixes", "--no-rewrites", "--rounds", 0,
+                   "--redact", "-f", "json", "--no-profile", "--no-try-fixes", "--no-rewrites", "--no-warm",
+                   "--rounds", 0,
                    "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     data = valid_json(proc.stdout)

@@ -16,7 +16,8 @@ RTOL = 1e-4  # not knapsack's TOLERANCE, nor the default
 def knapsack(tmp_path_factory):
     out = tmp_path_factory.mktemp("knapsack")
     proc = run_cli("report", "samples/knapsack_breaks.py", "-n", "2000", "--budget", "0.1", "--rounds", "2",
-                   "--no-profile", "--no-try-fixes", "--rtol", RTOL, "-o", out)  # the rewrites: on by default
+                   "--no-profile", "--no-try-fixes", "--no-warm", "--rtol", RTOL,
+                   "-o", out)  # the rewrites: on by default
     return proc, out
 
 

@@ -1,12 +1,15 @@
 """`inspector run PROGRAM`: any program as it is (real compiles): its output and exit status kept, its compiled
 functions found wherever torch.compile was used, the report written however the program ends."""
 
+import math
 import os
 import re
 import signal
 import subprocess
 import sys
 import textwrap
+
+import pytest
 
 from conftest import ROOT, interruptible, line_of, package_frames, run_cli, tlparse
 from inspector.analysis import analyze
@@ -84,12 +87,24 @@ def test_a_ga_program_runs_as_it_is_and_the_report_shows_what_compiled(tmp_path)
     html = (tmp_path / "ga.html").read_text()
     assert "<code>fitness</code>" in html and "at call 5" in html and "Your source, line by line" in html
     tlparse(tmp_path / "ga.trace" / "torch_trace.log", tmp_path / "ga.tlparse")
+    # then rerun bare, its output discarded (the counts above), with torch's caches warm: each frame torch compiled
+    # in the run (its compile ids, restarts aside) compiled again, found in Inductor's FX graph cache
+    assert "inspector: rerunning the program bare" in proc.stderr
+    raw = load(tmp_path / "ga.json").variants[0]
+    compiles = {g.compile_id.split("_")[0] for c in (raw.capture, raw.recompiles) if c for g in c.graphs or []}
+    assert len(raw.warm.metrics) == len(compiles) and raw.warm.processes in (1, 2)
+    assert not any(m["inductor_fx_local_cache_miss_count"] for m in raw.warm.metrics)
+    assert f.timing.warm.compile_s == sum(m["entire_frame_compile_time_s"] for m in raw.warm.metrics)
+    assert f.replay.warm and f.replay.warm.calls * (f.replay.eager_s - f.replay.compiled_s) == pytest.approx(
+        f.timing.warm.compile_s)
+    assert f"On a rerun, with torch's caches warm, it pays after about {math.ceil(f.replay.warm.calls):,} calls" in (
+        proc.stderr)
 
 
 def test_methods_and_functions_compiled_anywhere_are_found_and_the_exit_status_is_kept(tmp_path):
     (tmp_path / "messy.py").write_text(MESSY)
     (tmp_path / "helper_mod.py").write_text(HELPER)
-    proc = run_cli("run", "-o", tmp_path / "out", "--no-replay", "messy.py", 3, cwd=tmp_path, env=ENV)
+    proc = run_cli("run", "-o", tmp_path / "out", "--no-replay", "--no-warm", "messy.py", 3, cwd=tmp_path, env=ENV)
     assert proc.returncode == 3, proc.stderr
     a = analyze(load(tmp_path / "out" / "messy.json"))
     # in the order the program compiled them: the imported module's decorator first
@@ -103,9 +118,9 @@ def test_ctrl_c_reaches_the_program_and_the_report_keeps_what_ran(tmp_path):
     nor runpy's."""
     (tmp_path / "messy.py").write_text(MESSY)
     (tmp_path / "helper_mod.py").write_text(HELPER)
-    proc = subprocess.Popen([sys.executable, "-m", "inspector", "run", "-o", "out", "-m", "messy", "forever"],
-                            cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=interruptible)
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", "run", "-o", "out", "--no-warm", "-m", "messy",
+                             "forever"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, preexec_fn=interruptible)
     try:
         assert proc.stdout.readline().strip() == "ready"
         assert proc.stdout.readline().strip() == "looping"  # a fourth call made
@@ -124,7 +139,8 @@ def test_ctrl_c_reaches_the_program_and_the_report_keeps_what_ran(tmp_path):
 def test_odd_calls_once_never_eager_first_stances_and_closures_are_told_as_torch_sees_them(tmp_path):
     program = "samples/programs/odd_calls.py"
     # torch's own log of the same run: the program's stderr, before inspector's summary
-    proc = run_cli("run", "-o", tmp_path, "--no-replay", program, 2000, env=dict(os.environ, TORCH_LOGS="recompiles"))
+    proc = run_cli("run", "-o", tmp_path, "--no-replay", "--no-warm", program, 2000,
+                   env=dict(os.environ, TORCH_LOGS="recompiles"))
     logged = proc.stderr
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "odd_calls.html").exists() and "USDT" not in proc.stderr
@@ -180,7 +196,7 @@ FAILING = textwrap.dedent('''\
 def test_a_functions_error_and_each_break_are_told_once(tmp_path):
     """A fullgraph function whose branch fails (the program catches it); a step whose data-dependent reads break."""
     (tmp_path / "swarm.py").write_text(FAILING)
-    proc = run_cli("run", "-o", tmp_path / "out", "--no-replay", "swarm.py", cwd=tmp_path, env=ENV)
+    proc = run_cli("run", "-o", tmp_path / "out", "--no-replay", "--no-warm", "swarm.py", cwd=tmp_path, env=ENV)
     assert proc.returncode == 0 and "caught Unsupported" in proc.stdout, proc.stderr
     assert proc.stderr.count("get_labels: error: Unsupported: Data-dependent branching\n") == 1
     assert proc.stderr.count("Hint: Use `torch.cond`") == 1 and "get_labels: get_labels" not in proc.stderr
@@ -196,8 +212,8 @@ def test_a_functions_error_and_each_break_are_told_once(tmp_path):
 def test_a_large_program_gives_a_page_bounded_by_what_it_shows_each_line_once_per_kernel(tmp_path, monkeypatch):
     """The stable-fluids program of bench/large_program.py, small: its helpers in solver.py, inlined from several call
     sites and in a loop Dynamo unrolls, fused into one kernel of thousands of lines."""
-    proc = run_cli("run", "-o", tmp_path, "--no-replay", "samples/programs/fluid/fluid.py", "--size", 16, "--sweeps", 1,
-                   "--frames", 4, "--still")
+    proc = run_cli("run", "-o", tmp_path, "--no-replay", "--no-warm", "samples/programs/fluid/fluid.py", "--size", 16,
+                   "--sweeps", 1, "--frames", 4, "--still")
     assert proc.returncode == 0 and "done: 4 frames" in proc.stdout, proc.stderr
     a = analyze(load(tmp_path / "fluid.json"))
     (f,) = a.program.functions

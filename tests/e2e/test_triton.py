@@ -25,7 +25,7 @@ needs_cuda = pytest.mark.skipif(not _cuda_available(), reason="CUDA is not avail
 @needs_triton
 def test_preview_shows_the_triton_source_inductor_writes(tmp_path):
     proc = run_cli("report", "samples/poly.py", "-n", 2000, "--budget", 0.05, "--triton-preview",
-                   "-v", "*-triton-preview", "-v", "numpy", "--no-rewrites", "-o", tmp_path)
+                   "-v", "*-triton-preview", "-v", "numpy", "--no-rewrites", "--no-warm", "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     a = analyze(load(tmp_path / "poly.json"))
     assert [v.id for v in a.variants] == ["numpy", "numpy-triton-preview", "torch-triton-preview"]
@@ -56,7 +56,8 @@ def cuda_reports(tmp_path_factory):
     built = {}
     for stem, n in (("poly", 200_000), ("sum", 20_000)):
         proc = run_cli("report", f"samples/{stem}.py", "-n", n, "--budget", 0.2, "-v", "numpy",
-                       "-v", "numpy-compiled-cuda", "-v", "torch-compiled-cuda", "--no-rewrites", "-o", out)
+                       "-v", "numpy-compiled-cuda", "-v", "torch-compiled-cuda", "--no-rewrites", "--no-warm",
+                       "-o", out)
         built[stem] = (proc, analyze(load(out / f"{stem}.json")), (out / f"{stem}.html").read_text(), n)
     return built
 

@@ -12,7 +12,7 @@ ITERATIONS = 3  # its torch.while_loop runs while i < 3, from i = 0: the data de
 
 
 def test_while_loop_cond_and_nested_region_subgraphs_are_understood_counted_and_timed(tmp_path):
-    proc = run_cli("run", "-o", tmp_path, "--no-replay", PROGRAM)
+    proc = run_cli("run", "-o", tmp_path, "--no-replay", "--no-warm", PROGRAM)
     assert proc.returncode == 0, proc.stderr
     assert "not understood" not in proc.stderr
     record = load(tmp_path / "control_flow.json")

@@ -215,21 +215,27 @@ def test_unknown_no_run_of_the_file_and_strict_fails_on_unknown(tmp_path, monkey
 
 
 def test_a_speedup_holds_only_when_every_round_clears_it_and_a_busy_machine_makes_no_violation(tmp_path):
-    def contract(*bounds):
+    record = load(record_path("2.13.0", "poly"))
+    # the same record as if other processes had used half the CPUs while each variant was timed
+    busy = record.but(variants=[v.but(load=v.load.but(others_cpu_s=v.load.cpu_total_s / 2)) if v.load and
+                                v.load.cpu_total_s else v for v in record.variants])
+
+    def contract(*bounds, on=record):
         words = " ".join(f"faster-than=numpy:{b:.3f}x" for b in bounds)
         path = copy(tmp_path, "samples/poly.py", ("def fitness_torch(solutions):\n",
                                                   f"def fitness_torch(solutions):  # inspector: {words}\n"))
-        return judged(path, [run("2.13.0", "poly")])  # recorded on a busy machine: its caution is shown
+        return judged(path, [facts.read(on, "poly")])
 
     (measured,) = only(contract(1.0), "faster-than=numpy:1.000x").judgements
     rounds = measured.values
     assert len(rounds) >= 3 and min(rounds) > 1
     low, high = 0.9 * min(rounds), 1.1 * max(rounds)
-    verdicts = contract(low, high)
-    (held,) = only(verdicts, f"faster-than=numpy:{low:.3f}x").judgements
-    assert held.outcome == Outcome.HOLDS and held.values == pytest.approx(rounds)
-    (missed,) = only(verdicts, f"faster-than=numpy:{high:.3f}x").judgements
-    assert missed.outcome == Outcome.INCONCLUSIVE and "but timed on a busy machine" in missed.why
+    for on, outcome in ((record, Outcome.VIOLATED), (busy, Outcome.INCONCLUSIVE)):
+        verdicts = contract(low, high, on=on)
+        (held,) = only(verdicts, f"faster-than=numpy:{low:.3f}x").judgements
+        assert held.outcome == Outcome.HOLDS and held.values == pytest.approx(rounds)
+        (missed,) = only(verdicts, f"faster-than=numpy:{high:.3f}x").judgements
+        assert missed.outcome == outcome and ("but timed on a busy machine" in missed.why) == (on is busy)
 
 
 def speedup(low, high, rounds=3, busy=None, once=None):
@@ -373,3 +379,21 @@ def test_a_programs_share_of_the_run_is_promised_on_any_function_compiled_or_not
     # a program whose time was not sampled: unknown, never a pass
     unknown(only(judged(path, [replace(hot, hot=(), sampled=False)]), "share<=99.5%"), "was not sampled")
     assert parse_words("share<=20").problems == ("share<=20: expected a percentage (20%) after <=",)
+
+
+def test_pays_after_cold_and_on_a_rerun_and_unknown_where_a_rerun_was_not_measured(tmp_path):
+    path = copy(tmp_path, "samples/poly.py", ("def fitness_torch(solutions):\n", "def fitness_torch(solutions):  "
+                                              "# inspector: pays-after<=1000000 pays-after-warm<=1000000\n"))
+    record = load(record_path("2.13.0", "poly"))
+    v = facts.read(record, "poly")
+    found = {f.variant: f for f in v.functions}["torch-compiled-cpu"]
+    assert found.pays_after.calls and found.warm_pays_after.calls  # both measured in the record
+    cold, warm = (only(judged(path, [v]), word) for word in ("pays-after<=1000000", "pays-after-warm<=1000000"))
+    assert [j.outcome for j in cold.judgements] == [Outcome.HOLDS] == [j.outcome for j in warm.judgements]
+    assert warm.judgements[0].said == f"pays after {found.warm_pays_after.calls:,.0f} calls on a rerun"
+    unwarmed = facts.read(record.but(variants=[x.but(warm=None) for x in record.variants]), "poly")
+    unknown(only(judged(path, [unwarmed]), "pays-after-warm<=1000000"),
+            "the compile of a rerun was not measured here (--no-warm, or a program's function not replayed)")
+    tight = copy(tmp_path, "samples/poly.py", ("def fitness_torch(solutions):\n",
+                                               "def fitness_torch(solutions):  # inspector: pays-after-warm<=1\n"))
+    assert [j.outcome for j in only(judged(tight, [v]), "pays-after-warm<=1").judgements] == [Outcome.VIOLATED]

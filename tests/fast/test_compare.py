@@ -110,7 +110,9 @@ def test_comparing_the_runs_of_2_1_and_2_13():
         # arithmetic), 2.13 builds with -fno-tree-loop-vectorize and its machine code is scalar
         assert v.changed_lines and {(c.a.describe(), c.b.describe()) for c in v.changed_lines} == {
             ("parallel, vectorized", "parallel, not vectorized")}
-        assert [t.what for t in v.timing] == ["time", "first call", "compile"]
+        # a rerun's compile: measured under 2.13 (report's warm pass), not in the 2.1.2 record
+        assert [t.what for t in v.timing] == ["time", "first call", "compile", "compile on a rerun"]
+        assert v.timing[-1].a is None and v.timing[-1].b
     text = renderer("text").comparison(result)
     assert "samples/poly.py: torch 2.1.2 → torch 2.13.0" in text and "kernel cpp_fused_" in text
 
@@ -222,6 +224,24 @@ def test_a_worse_line_verdict_is_a_regression_and_a_better_one_is_not():
         (RegressionKind.LINE, "numpy-compiled-cpu", lines[0], lines[0])]
     assert [comparison_words.regression(r) for r in found] == [
         f"numpy-compiled-cpu ({pair.a} → {pair.b}): line {first.line}: parallel, vectorized → parallel, not vectorized"]
+
+
+def test_a_reruns_compile_slower_by_half_is_a_regression_and_noise_is_not():
+    record = load(record_path("2.13.0", "trig"))
+
+    def slower(factor):  # the record as if torch's compile of every rerun had taken ``factor`` times as long
+        return analyze(record.but(variants=[v.but(warm=v.warm.but(metrics=[
+            dict(m, entire_frame_compile_time_s=m["entire_frame_compile_time_s"] * factor) for m in v.warm.metrics]))
+            if v.warm else v for v in record.variants]))
+    base = analyze(record)
+    found = compare.regressions(compare.compare([base, slower(3.0)]))
+    assert {(r.kind, r.variant) for r in found} == {(RegressionKind.RERUN, "numpy-compiled-cpu"),
+                                                    (RegressionKind.RERUN, "torch-compiled-cpu")}
+    torch_ = next(r for r in found if r.variant == "torch-compiled-cpu")
+    warm = base.variant("torch-compiled-cpu").timing.warm.compile_s
+    assert comparison_words.worse(torch_) == (f"its compile on a rerun, torch's caches warm, took {seconds(warm)} → "
+                                              f"{seconds(warm * 3.0)}")
+    assert not compare.regressions(compare.compare([base, slower(1.2)]))  # within what compiles vary by
 
 
 def _interleaved():

@@ -15,7 +15,7 @@ flow = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(flow)
 
 # (record, modules, returns from helpers) at most; the bounds: 12 modules, 20 returns
-BOUNDS = [("torch-2.13.0/poly.json", 13, 45), ("torch-2.13.0/ga.json", 13, 45)]
+BOUNDS = [("torch-2.13.0/poly.json", 13, 46), ("torch-2.13.0/ga.json", 13, 45)]  # poly: + a rerun's compile
 
 
 @pytest.mark.parametrize("name, modules, returns", BOUNDS, ids=[b[0] for b in BOUNDS])

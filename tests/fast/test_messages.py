@@ -34,7 +34,7 @@ out = open(args[args.index("--results") + 1], "a")
 def say(line):
     out.write(line + "\\n")
     out.flush()
-for line in stream["lines"]:
+for line in stream["warm"] if "--warm" in args else stream["lines"]:
     say(line)
 for command in sys.stdin if "--rounds" in args or "--trials" in args else ():
     match read(command, COMMANDS):
@@ -64,6 +64,12 @@ def sample_messages(record):
     return lines, answers, {t.id: m.TrialAnswer.of(t) for t in record.trials}
 
 
+def warm_messages(record):
+    """A --warm probe's stream of ``record``: each compiled variant's compile with torch's caches warm."""
+    return [m.WarmResult.from_json(dict({k: x for k, x in v.warm.to_json().items() if k != "processes"}, id=v.id))
+            for v in record.variants if v.warm]
+
+
 def program_messages(record):
     """A program probe's stream of ``record``: its first message, its end and its functions' replays."""
     program = record.program
@@ -78,8 +84,9 @@ def every_message():
     """(message, the kinds its reader reads) for every kind of message and command, from checked-in records."""
     sample, program = load(record_path("2.13.0", "poly")), load(record_path("2.13.0", "ga"))
     lines, rounds, trials = sample_messages(sample)
-    lines += [m.Internal(where="probe", error="KeyError: 'x'", detail="Traceback (most recent call last): ..."),
-              m.Fatal(error="samples/x.py: population(10, rng) raised ValueError: no")]
+    lines += warm_messages(sample) + [
+        m.Internal(where="probe", error="KeyError: 'x'", detail="Traceback (most recent call last): ..."),
+        m.Fatal(error="samples/x.py: population(10, rng) raised ValueError: no")]
     commands = [m.Round(round=n, budget_s=sample.rounds.budget_s) for n in rounds] + [
         kind.from_json(dict({k: x for k, x in t.to_json().items() if k in {f.name for f in fields(kind)}}, time=False))
         for t in sample.trials for kind in [m.RewriteTrial if t.rewrite else m.Trial]]
@@ -112,11 +119,11 @@ def test_a_line_that_is_not_a_message_is_an_error_and_an_unknown_kind_is_not(lin
     assert m.read(m.encode(end), m.PROBE) == m.Unknown("program", {"exit": 0})
 
 
-def stand_in(tmp_path, lines, rounds=None, trials=None):
+def stand_in(tmp_path, lines, rounds=None, trials=None, warm=()):
     """An interpreter that replays ``lines`` (messages) as the probe, then answers Round and Trial commands from
-    ``rounds`` {round: answer} and ``trials`` {id: answer}."""
+    ``rounds`` {round: answer} and ``trials`` {id: answer}; as the --warm probe, it replays ``warm``."""
     stream = tmp_path / "stream.json"
-    stream.write_text(json.dumps({"lines": [m.encode(x) for x in lines],
+    stream.write_text(json.dumps({"lines": [m.encode(x) for x in lines], "warm": [m.encode(x) for x in warm],
                                   "rounds": [m.encode(x) for _, x in sorted((rounds or {}).items())],
                                   "trials": {k: m.encode(x) for k, x in (trials or {}).items()}}))
     script = tmp_path / "replay.py"
@@ -136,12 +143,16 @@ def test_collect_reads_a_probes_stream_into_the_same_record_and_counts_a_kind_it
     lines, rounds, trials = sample_messages(fixture)
     lines.insert(3, UNKNOWN)
     said, events = [], []
-    python = stand_in(tmp_path, lines, rounds, trials)
+    python = stand_in(tmp_path, lines, rounds, trials, warm_messages(fixture))
     report = api.report(ROOT / "samples" / "poly.py", python=str(python), rounds=fixture.rounds.rounds,
                         rewrites=True, progress=said.append)  # fixes and rewrites tried (as the record's were), rounds
     record = report.record
-    assert [{k: x for k, x in v.to_json().items() if k not in CHECKED} for v in record.variants] == [
-        {k: x for k, x in v.to_json().items() if k not in CHECKED} for v in fixture.variants]
+
+    def probed(v, skip=("warm",)):  # what the probe said of a variant (the warm pass: what its process said)
+        return {k: x for k, x in v.to_json().items() if k not in CHECKED + skip}
+    assert [probed(v) for v in record.variants] == [probed(v) for v in fixture.variants]
+    assert [v.warm and probed(v.warm, ("processes",)) for v in record.variants] == [
+        v.warm and probed(v.warm, ("processes",)) for v in fixture.variants] and any(v.warm for v in record.variants)
     assert [t.to_json() for t in record.trials] == [t.to_json() for t in fixture.trials]
     assert {k: [t.to_json() for t in x] for k, x in record.rounds.variants.items()} == {
         k: [t.to_json() for t in x] for k, x in fixture.rounds.variants.items()}
@@ -170,7 +181,7 @@ def test_a_programs_stream_is_read_into_its_record_and_an_unknown_kind_counted(t
     fixture = load(record_path("2.13.0", "ga"))
     header, end, replayed = program_messages(fixture)
     python = stand_in(tmp_path, [header, UNKNOWN, end, replayed])
-    report = api.run(ROOT / "samples" / "programs" / "ga.py", fixture.program.argv, python=str(python))
+    report = api.run(ROOT / "samples" / "programs" / "ga.py", fixture.program.argv, python=str(python), warm=False)
     assert [v.to_json() for v in report.record.variants] == [v.to_json() for v in fixture.variants]
     assert report.record.program.wall_s == fixture.program.wall_s and report.record.env == fixture.env
     assert report.record.probe_messages.to_json() == {"read": 4, "unknown_kinds": {"later": 1}}
