@@ -472,6 +472,8 @@ class RawKernelTimes(Raw):
     calls: Optional[int] = None
     total_s: Optional[float] = None
     graphs_s: Optional[float] = None
+    regions_s: Optional[float] = None
+    guards_s: Optional[float] = None
     events: Optional[list[RawEvent]] = None
     error: Optional[str] = None
 

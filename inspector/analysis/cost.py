@@ -96,9 +96,12 @@ def _kernel_times(kt: Optional[RawKernelTimes],
         time_s, count = times.get(found.id, (0.0, 0))
         times[found.id] = (time_s + (e.time_s or 0.0), count + (e.count or 0))
     total, kernels_s, graphs_s = kt.total_s or 0.0, sum(e.time_s or 0.0 for e in kt.events), kt.graphs_s
+    torch_wrappers = max(0.0, kt.regions_s - graphs_s) if kt.regions_s and graphs_s else None
+    inside = (graphs_s or 0.0) + (torch_wrappers or 0.0) + (kt.guards_s or 0.0)
     return times, TimeSplit(total_s=kt.total_s, kernels_s=kernels_s, calls=kt.calls, mechanism=kt.mechanism,
                             wrapper_s=max(0.0, graphs_s - kernels_s) if graphs_s else None,
-                            outside_graphs_s=max(0.0, total - graphs_s) if graphs_s else None, unmatched=unmatched)
+                            outside_graphs_s=max(0.0, total - inside) if graphs_s else None, unmatched=unmatched,
+                            torch_wrappers_s=torch_wrappers, guards_s=kt.guards_s if graphs_s else None)
 
 
 def _kernel_of(event: RawEvent, kernels: Sequence[Kernel]) -> Optional[Kernel]:

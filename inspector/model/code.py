@@ -222,7 +222,11 @@ class Graph:
 
 @dataclass(frozen=True)
 class TimeSplit:
-    """Where a compiled call's time went, from the profiled pass."""
+    """Where a compiled call's time went, from the profiled pass: its kernels, Inductor's wrapper code between them
+    (``wrapper_s``), torch's wrappers around the graphs (``torch_wrappers_s``: Dynamo's and AOTAutograd's, inside
+    the compiled region), the evaluation of the cached code's guards (``guards_s``), and the rest (``outside_graphs_s``:
+    Python between graphs, conversions); the last three None where the profile does not tell them apart (torch 2.1:
+    ``outside_graphs_s`` then holds them all)."""
 
     total_s: Optional[float] = None
     kernels_s: Optional[float] = None
@@ -230,6 +234,8 @@ class TimeSplit:
     mechanism: Optional[str] = None
     wrapper_s: Optional[float] = None
     outside_graphs_s: Optional[float] = None
+    torch_wrappers_s: Optional[float] = None
+    guards_s: Optional[float] = None
     unmatched: list[str] = field(default_factory=list)
     error: Optional[str] = None
 

@@ -28,6 +28,9 @@ import torch._inductor.config
 from inspector.probe.timing import measure, once
 
 GRAPH_EVENT = "## Call CompiledFxGraph"  # the profiler event of one compiled graph's call
+# torch >= 2.2: the event of a call into Dynamo's compiled code (its wrappers and the graph), and of the evaluation of
+# a frame's cached guards before it (both absent from 2.1's profiles)
+REGION_EVENT, GUARDS_EVENT = "Torch-Compiled Region", "TorchDynamo Cache Lookup"
 RANGE = "inspector|"  # profiler range of a wrapped kernel: inspector|<compile id>|<kernel name>
 CPP_KERNEL = re.compile(r"^(\w+) = async_compile\.(?:cpp_pybinding|cpp)\(", re.M)
 SPECIALISED = re.compile(r"#pragma omp parallel num_threads\(\d+\)")  # torch 2.1: the thread count compiled in
@@ -87,9 +90,14 @@ def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: fl
             setattr(module, name, kernel)
 
     def read() -> dict[str, Any]:
-        events, graphs_us = _kernel_events(_events(prof), device)
+        seen = _events(prof)
+        events, graphs_us = _kernel_events(seen, device)
+        around = {name: sum(e.us for e in seen if e.name.startswith(name) and not e.parent.startswith(name))
+                  for name in (REGION_EVENT, GUARDS_EVENT)}
         return {"mechanism": "cuda_events" if device == "cuda" else "wrapped_kernels", "calls": calls,
                 "total_s": total / calls, "graphs_s": graphs_us / 1e6 / calls if graphs_us else None,
+                **{key: around[name] / 1e6 / calls for key, name in (("regions_s", REGION_EVENT),
+                                                                       ("guards_s", GUARDS_EVENT)) if around[name]},
                 "events": [dict(e, count=len(e["us"]) / calls, time_s=sum(e["us"]) / 1e6 / calls,
                                 median_s=statistics.median(e.pop("us")) / 1e6) for e in events.values()]}
     return read if later else read()

@@ -172,6 +172,9 @@ def _headline(h: model.Headline, analysis: SampleAnalysis) -> HeadlineView:
         said.append(f"Compiling pays after {break_even(compiled.speedups.break_even)} "
                     f"({seconds(compiled.timing.compile_s if compiled.timing else None)} of "
                     f"compile against {seconds(h.eager_s - t)} saved per call){_rerun(compiled)}.")
+    overhead = _overhead(compiled, analysis.sample.population) if compiled else ""
+    if overhead:
+        said.append(overhead)
     beaten = None
     if h.beaten:
         r = next(r for r in analysis.rewrites if r.id == h.beaten[0])
@@ -190,6 +193,26 @@ def _headline(h: model.Headline, analysis: SampleAnalysis) -> HeadlineView:
                                   + (f", {numpy}" if numpy else ""), pays, rewrite,
                                   counted if h.breaks or h.recompiles else "") if x)
     return HeadlineView(**{f.name: getattr(h, f.name) for f in fields(h)}, sentences=tuple(said), short=short)
+
+
+OVERHEAD = 0.5  # a compiled call this much outside its kernels: the first screen says where the rest went
+
+
+def _overhead(v: SampleVariant, population: Optional[int]) -> str:
+    """"At 2,000 individuals 61 % of a torch-compiled-cpu call is outside its kernels (guards 18 µs, ...)." where a
+    profiled call of ``v`` spent OVERHEAD or more outside its kernels, else ""."""
+    split = v.code.time_split
+    if not split or not split.total_s or split.kernels_s is None or split.kernels_s > (1 - OVERHEAD) * split.total_s:
+        return ""
+    parts = [(what, s) for what, s in (("guards", split.guards_s), ("torch's wrappers", split.torch_wrappers_s),
+                                        ("Inductor's wrapper", split.wrapper_s),
+                                        ("the rest" if split.guards_s is not None else "outside the graphs",
+                                         split.outside_graphs_s)) if s]
+    at = f"At {population:,} individuals " if population else ""
+    return (f"{at}{(1 - split.kernels_s / split.total_s) * 100:.0f} % of a {v.id} call is outside its kernels ("
+            + ", ".join(f"{what} {seconds(s)}" for what, s in parts)
+            + f", of a profiled call of {seconds(split.total_s)}): at this size its overhead, not its kernels, sets "
+            "its time.")
 
 
 def _rerun(v: SampleVariant) -> str:

@@ -48,6 +48,10 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
     helper = [e for e in v.code.lines if e.function != v.function]
     assert helper and all(e.status == "parallel" and "provenance" in e.how for e in helper)
     assert v.code.time_split.kernels_s > 0 and v.timing.first_call_s > v.timing.median_s
+    # the profiled call taken apart: guards (Dynamo's cache look-up), torch's wrappers, Inductor's, kernels, the rest
+    split = v.code.time_split
+    assert split.guards_s > 0 and split.torch_wrappers_s > 0 and split.total_s == pytest.approx(
+        split.kernels_s + split.wrapper_s + split.torch_wrappers_s + split.guards_s + split.outside_graphs_s)
     assert [s.population for s in a.sweep] == [1000, 2000]
     # each kernel also timed on 1 thread (the same compiled code), and how busy the machine was meanwhile
     for raw in record.variants:
