@@ -21,7 +21,7 @@ from inspector.analysis.headlines import headlines
 from inspector.analysis.compiled import ARTIFACTS, Context, Seen
 from inspector.analysis.functions import functions
 from inspector.analysis.load import run_load
-from inspector.analysis.variants import sweep, variants
+from inspector.analysis.variants import crossovers, sweep, variants
 from inspector.model import (Bandwidth, ChildProcess, Env, Ignored, InternalError, ParseCount, Problem, Program,
                              ProgramAnalysis, ProgramFunction, RecordInfo, Rounds, RunEnd, Sample, SampleAnalysis,
                              SampleVariant, SourceFile, Trace, Unread, UnreadKind)
@@ -42,10 +42,11 @@ def analyze(record: RawRecord) -> Union[SampleAnalysis, ProgramAnalysis]:
     found, seen = variants(record, context)
     written = rewrites.rewrites(record, found)
     fixes = tuple(fixes_mod.of_variants(found))
+    points = sweep(record)
     return SampleAnalysis(
-        **_header(record, sample, env, sources, seen, found), variants=found, sweep=sweep(record),
+        **_header(record, sample, env, sources, seen, found), variants=found, sweep=points,
         findings=breaks.findings(found), rounds=_rounds(record.rounds), rewrites=written, fixes=fixes,
-        changes=fixes_mod.changes(fixes), headlines=headlines(found, written))
+        changes=fixes_mod.changes(fixes), headlines=headlines(found, written, crossovers(points)))
 
 
 def _of_program(record: RawRecord, raw: RawProgram, made: tuple[ProgramFunction, ...],

@@ -1,24 +1,27 @@
 """The facts of each family's headline, from its timed variants and inspector's rewrites: the fastest, the fastest
-eager and compiled variants, a rewrite faster than all of them, and the breaks and recompiles (the words are
-``inspector.render.views``')."""
+eager and compiled variants, a rewrite faster than all of them, the breaks and recompiles, and a sweep's crossover
+(the words are ``inspector.render.views``')."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Optional
 
 from inspector.analysis.rewrites import beats
-from inspector.model import Headline, Rewritten, SampleVariant, Status
+from inspector.model import Crossover, Headline, Rewritten, SampleVariant, Status
 
 
-def headlines(variants: Sequence[SampleVariant], rewrites: Sequence[Rewritten]) -> tuple[Headline, ...]:
-    """One Headline per family that timed a variant, in the order the families appear."""
+def headlines(variants: Sequence[SampleVariant], rewrites: Sequence[Rewritten],
+              crossovers: Mapping[str, Crossover]) -> tuple[Headline, ...]:
+    """One Headline per family that timed a variant, in the order the families appear (``crossovers``: a sweep's,
+    by family)."""
     out = []
     for family in dict.fromkeys(v.family for v in variants):
         timed = [v for v in variants if v.family == family and v.timing and v.status == Status.OK and not v.failed]
         fastest = _fastest(timed)
         if fastest:
-            out.append(_headline(family, fastest, timed, rewrites))
+            out.append(replace(_headline(family, fastest, timed, rewrites), crossover=crossovers.get(family)))
     return tuple(out)
 
 
@@ -45,4 +48,4 @@ def _headline(family: str, fastest: SampleVariant, timed: Sequence[SampleVariant
         _time(eager) if eager else None, _time(eager) / t if eager else None, compiled.id if compiled else None,
         _time(compiled) if compiled else None, (best[0].id, best[1].id) if best else None,
         len({(b.file, b.line) for v in timed if v.compiled for b in v.code.breaks}),
-        sum(v.code.recompilation.count for v in timed if v.compiled and v.code.recompilation))
+        sum(v.code.recompilation.count for v in timed if v.compiled and v.code.recompilation), None)

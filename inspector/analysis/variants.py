@@ -12,7 +12,7 @@ from typing import Optional
 
 from inspector.analysis import compiled, cost, fixes, load as load_mod, rounds
 from inspector.analysis.compiled import Context, Seen, Target
-from inspector.model import (BreakEven, CodeLocation, CompiledCode, CrossCheck, InternalError, MachineLoad,
+from inspector.model import (BreakEven, CodeLocation, CompiledCode, CrossCheck, Crossover, InternalError, MachineLoad,
                              SampleVariant, Speedups, Status, SweepEntry, SweepPoint, Timing, Transfer, TrialResult,
                              WarmCompile)
 from inspector.raw import JSON, RawCode, RawGraph, RawRecord, RawRoundTiming, RawTiming, RawTrial, RawVariant, RawWarm
@@ -188,6 +188,48 @@ def _break_even(compiled_: bool, t: Optional[Timing], compile_s: Optional[float]
         return None
     gain = eager - t.per_population_s
     return BreakEven(compile_s / gain if gain > 0 else None)
+
+
+CALLS = 1000  # calls over which a sweep's crossover pays the compile: a GA's 1,000 generations
+
+
+def crossovers(points: Sequence[SweepPoint]) -> dict[str, Crossover]:
+    """{family: where on the sweep ``points`` its compiled variant (the fastest compiled one at the largest size)
+    overtakes the fastest eager one at each size: per call, and with its compile paid over CALLS calls}; none for a
+    family without both at every size."""
+    if len(points) < 2:
+        return {}
+    ordered = sorted(points, key=lambda p: p.population)
+    found = {}
+    for family in dict.fromkeys(e.family for e in ordered[-1].variants):
+        best = _fastest(ordered[-1], family, True)
+        if best is None:
+            continue
+        # (size, the compiled variant's seconds per call, its compile, the fastest eager one's) at every size
+        times = [(p.population, c.timing.per_population_s, c.timing.compile_s or 0.0, e.timing.per_population_s)
+                 for p in ordered for c, e in [(_fastest(p, family, True, best.id), _fastest(p, family, False))]
+                 if c and e and c.timing and e.timing]
+        if len(times) == len(ordered):
+            found[family] = Crossover(best.id, *_from([(n, c < e) for n, c, _, e in times]), CALLS,
+                                      *_from([(n, c + s / CALLS < e) for n, c, s, e in times]))
+    return found
+
+
+def _fastest(p: SweepPoint, family: str, compiled_: bool, vid: Optional[str] = None) -> Optional[SweepEntry]:
+    """The fastest variant of ``family`` that ran at a sweep's size, compiled or eager (``vid``: that one only)."""
+    return min((e for e in p.variants if e.family == family and e.compiled == compiled_ and e.status == Status.OK
+                and e.timing and vid in (None, e.id)), key=lambda e: e.timing.per_population_s if e.timing else 0.0,
+               default=None)
+
+
+def _from(faster: list[tuple[int, bool]]) -> tuple[Optional[int], Optional[int]]:
+    """(the smallest size from which it is faster at every size, the size below it), or (None, None)."""
+    at = len(faster)
+    while at and faster[at - 1][1]:
+        at -= 1
+    if at == len(faster):
+        return None, None
+    return faster[at][0], faster[at - 1][0] if at else None
 
 
 def sweep(record: RawRecord) -> tuple[SweepPoint, ...]:

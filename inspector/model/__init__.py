@@ -33,7 +33,8 @@ from inspector.model.fixes import Change, ChangeAt, Fix, LineRef, SizeCompared, 
 from inspector.model.rewrites import Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.lines import LineVerdict, Site
 from inspector.model.machine import MachineCode
-from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, FunctionRun,
+from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, Crossover,
+                                  FunctionRun,
                                   GaveUp, InternalError, LimitHit, Program, ProgramFunction, Recompile, Replay,
                                   SampleVariant, StanceRun, SweepEntry, SweepPoint, UncompiledMethod, Untraced,
                                   UntracedCalls)
@@ -58,9 +59,9 @@ __all__ = [
     "BreaksView", "CallKinds", "CallRun", "CallsChange", "Change", "ChangeAt", "ChildProcess", "CodeLocation",
     "CodePair", "ComparedCandidate", "ComparedHotspot", "ComparedLine", "ComparedRun", "ComparedVariant",
     "Comparison", "CompilePhases", "CompileWarning",
-    "CompiledCode", "Confounder", "CrossCheck", "Decisions", "Declined", "Drawn", "Env", "Evidence", "Finding", "Fix",
-    "FixKind", "FunctionRun", "GaveUp", "Gather", "Graph", "GraphBreak", "Headline", "How", "Hunk", "Ignored",
-    "InternalError",
+    "CompiledCode", "Confounder", "CrossCheck", "Crossover", "Decisions", "Declined", "Drawn", "Env", "Evidence",
+    "Finding", "Fix", "FixKind", "FunctionRun", "GaveUp", "Gather", "Graph", "GraphBreak", "Headline", "How", "Hunk",
+    "Ignored", "InternalError",
     "Kernel", "KernelCost", "Launch", "LimitHit", "LineRef", "LineStatus", "LineVerdict", "LineVerdicts", "LoopNest",
     "MachineCode", "MachineLoad", "NotTraced", "Note", "ParallelChoice", "ParseCount", "Place", "Program",
     "ProgramAnalysis", "ProgramFunction", "Reason", "ReasonKind", "Recompilation", "Recompile", "RecordInfo",

@@ -9,7 +9,7 @@ from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recomp
 from inspector.model.code import Graph
 from inspector.model.fixes import Change, Fix, TrialResult
 from inspector.model.rewrites import Rewritten
-from inspector.model.runs import InternalError, Program, ProgramFunction, SampleVariant, SweepPoint
+from inspector.model.runs import Crossover, InternalError, Program, ProgramFunction, SampleVariant, SweepPoint
 from inspector.model.timing import MachineLoad, Rounds
 from inspector.model.why import Problem
 from inspector.model.words import RunKind, Status, coerce
@@ -157,7 +157,8 @@ class RunEnd:
 class Headline:
     """The facts of one family's headline: its fastest timed variant (by how much, against NumPy), its fastest eager
     (NumPy or torch, else Python) and compiled variants, the run of inspector's rewrite faster than every variant
-    the user wrote (``beaten``: (rewrite id, run id)), and its distinct graph breaks and recompiles."""
+    the user wrote (``beaten``: (rewrite id, run id)), its distinct graph breaks and recompiles, and on a population
+    sweep where its compiled variant overtakes eager (``crossover``; None without a sweep)."""
 
     family: str
     fastest: str  # variant id
@@ -171,6 +172,7 @@ class Headline:
     beaten: Optional[tuple[str, str]]
     breaks: int  # distinct (file, line) over its compiled variants
     recompiles: int
+    crossover: Optional[Crossover]
 
     @property
     def compiled_vs_eager(self) -> Optional[float]:

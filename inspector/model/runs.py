@@ -340,6 +340,21 @@ class SweepEntry:
 
 
 @dataclass(frozen=True)
+class Crossover:
+    """Where on a population sweep a family's compiled variant (the fastest compiled one at the largest size)
+    overtakes the fastest eager variant at each size: ``per_call``, the smallest swept size from which it is faster
+    at every size (None: not at the largest), ``before`` the swept size below it (None: faster at every size);
+    ``with_compile`` and ``with_compile_before`` the same with its compile paid over ``calls`` calls."""
+
+    compiled: str
+    per_call: Optional[int]
+    before: Optional[int]
+    calls: int
+    with_compile: Optional[int]
+    with_compile_before: Optional[int]
+
+
+@dataclass(frozen=True)
 class SweepPoint:
     """One population size of a sweep: each variant's timing and speedups at that size."""
 

@@ -69,7 +69,8 @@ class HtmlRenderer(Renderer):
             return section.line_id(ref.variant, analysis.files, ref.file, ref.line)
         return environment(self.index_page).get_template("report.html.j2").render(
             a=analysis, sample=analysis.sample, env=analysis.env, chart=charts.bars(analysis.variants),
-            sweep=charts.sweep_plot(analysis.sweep), headlines=heads, changes=views.changes(analysis),
+            sweep=charts.sweep_plot(analysis.sweep), crossovers=views.crossovers(analysis), headlines=heads,
+            changes=views.changes(analysis),
             without_gain=views.tried_without_gain(analysis), table=views.table(analysis),
             rewrites=rewrites, numba_hint=views.numba_hint(analysis),
             caution=views.caution(analysis), caution_when=views.CAUTION_WHEN, line_anchor=line_anchor,

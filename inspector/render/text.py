@@ -69,6 +69,8 @@ class TextRenderer(Renderer):
             console.print(f"  {note.number}. {note.text}", markup=False)
         for s in rows.skipped:
             console.print(f"  skipped: {', '.join(s.variants)} ({s.why})", markup=False)
+        for crossover in views.crossovers(analysis):
+            console.print(crossover, markup=False)
         if self.full:
             for v in analysis.variants:
                 if v.status not in (Status.OK, Status.SKIPPED):

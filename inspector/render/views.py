@@ -215,6 +215,30 @@ def _overhead(v: SampleVariant, population: Optional[int]) -> str:
             "its time.")
 
 
+def crossovers(analysis: SampleAnalysis) -> list[str]:
+    """Per family on a sweep, where its compiled variant overtakes the fastest eager one, in one sentence: "On the
+    sweep, torch-compiled-cpu overtakes the fastest eager variant between 2,000 and 20,000 individuals per call, and
+    with its compile paid over 1,000 calls from 200,000 (faster at every larger size swept)"."""
+    largest = max((p.population for p in analysis.sweep), default=0)
+
+    def where(at: Optional[int], before: Optional[int]) -> str:
+        if at is None:
+            return f"at none of the sizes swept (not at {largest:,} individuals, the largest)"
+        if before is None:
+            return f"at every size swept (from {at:,} individuals)"
+        return f"from {at:,} individuals (not at {before:,})"
+    said = []
+    for h in analysis.headlines:
+        c = h.crossover
+        if c is None:
+            continue
+        family = f" ({h.family})" if h.family else ""
+        said.append(f"On the sweep, {c.compiled}{family} is faster than the fastest eager variant per call "
+                    f"{where(c.per_call, c.before)}, and with its compile paid over {c.calls:,} calls "
+                    f"{where(c.with_compile, c.with_compile_before)}.")
+    return said
+
+
 def _rerun(v: SampleVariant) -> str:
     """"; on a rerun, with torch's caches warm, after 140 calls (52.2 ms of compile; a process's first compile also
     pays 1.75 s once for torch's compiler to start)", where it was measured."""

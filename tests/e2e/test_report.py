@@ -53,6 +53,9 @@ def test_every_variant_runs_matches_and_the_report_is_written(trig):
     assert split.guards_s > 0 and split.torch_wrappers_s > 0 and split.total_s == pytest.approx(
         split.kernels_s + split.wrapper_s + split.torch_wrappers_s + split.guards_s + split.outside_graphs_s)
     assert [s.population for s in a.sweep] == [1000, 2000]
+    # where on the sweep compiling overtakes eager: said with the plot and in the terminal
+    assert a.headlines[0].crossover and views.crossovers(a)[0] in proc.stdout
+    assert escape(views.crossovers(a)[0]) in (out / "trig.html").read_text()
     # each kernel also timed on 1 thread (the same compiled code), and how busy the machine was meanwhile
     for raw in record.variants:
         if raw.status == "ok":

@@ -7,12 +7,12 @@ from html import escape
 import pytest
 
 from conftest import VERSIONS, analysis, record_path
-from inspector.analysis import cost, kernels
+from inspector.analysis import analyze, cost, kernels
 from inspector.analysis.load import machine_load
 from inspector.raw import RawLoad
 from inspector.record import load
 from inspector.render import charts
-from inspector.render import renderer
+from inspector.render import renderer, views
 from inspector.render import said as words_said
 
 
@@ -90,6 +90,37 @@ def test_a_population_sweep_gives_speedup_at_each_size():
     plot = charts.sweep_plot(a.sweep)
     assert plot.basis == "numpy" and {s.id for s in plot.lines} >= {"numpy-compiled-cpu", "python"}
     assert [t.label for t in plot.xticks] == ["2,000", "20,000"]
+
+
+def test_a_sweep_says_where_compiling_overtakes_eager_per_call_and_with_its_compile():
+    record = load(record_path("2.13.0", "trig"))
+    a = analyze(record)
+    (head,) = a.headlines
+    c = head.crossover
+
+    def best(point, compiled):
+        return min((v for v in point.variants if v.compiled == compiled and v.timing),
+                   key=lambda v: v.timing.per_population_s)
+    assert c.compiled == best(a.sweep[-1], True).id and c.calls == 1000
+    per_size = [(p, next(v for v in p.variants if v.id == c.compiled), best(p, False)) for p in a.sweep]
+    faster = [x.timing.per_population_s < e.timing.per_population_s for _, x, e in per_size]
+    paid = [x.timing.per_population_s + x.timing.compile_s / 1000 < e.timing.per_population_s for _, x, e in per_size]
+    for found, before, flags in ((c.per_call, c.before, faster), (c.with_compile, c.with_compile_before, paid)):
+        if all(flags):
+            assert (found, before) == (2000, None)
+        elif flags[-1]:
+            assert (found, before) == (20_000, 2000)
+        else:
+            assert (found, before) == (None, None)
+    said = views.crossovers(a)
+    assert len(said) == 1 and said[0].startswith(f"On the sweep, {c.compiled} is faster than the fastest eager")
+    # a compile of no cost pays over any number of calls: the crossover with it is the one per call
+    free = analyze(record.but(sweep=[p.but(variants=[v.but(capture=v.capture.but(graphs=[
+        g.but(metrics={"entire_frame_compile_time_s": 1e-9}) for g in v.capture.graphs])) if v.capture else v
+        for v in p.variants]) for p in record.sweep]))
+    c = free.headlines[0].crossover
+    assert (c.with_compile, c.with_compile_before) == (c.per_call, c.before)
+    assert analyze(record.but(sweep=[])).headlines[0].crossover is None  # no sweep, no crossover
 
 
 @pytest.mark.parametrize("share, contrast", [(0.0, 4.5), (0.1, 4.5), (0.2, 4.5), (0.4, 4.5), (0.9, 4.5)])
