@@ -25,7 +25,8 @@ from typing import Any, Optional, TypeVar, Union
 from inspector import __version__
 from inspector.collect import files
 from inspector.collect.crosscheck import cross_check
-from inspector.collect.process import Clock, ProbeProcess, ProbeStartError, ProtocolError, how_it_ended, probe_env
+from inspector.collect.process import (Clock, ProbeProcess, ProbeStartError, ProtocolError, cache_env, how_it_ended,
+                                      probe_env)
 from inspector.collect.progress import Progress, RoundStarted, RunStarted, WarmStarted, quiet
 from inspector.errors import InspectorError
 from inspector.probe.messages import (Compiled, Fatal, Header, Internal, Message, Ready, Round, RoundResult, Start,
@@ -299,7 +300,7 @@ class _ProbeRuns:
         """{id: RawWarm} of one ``--warm`` probe process over the variants ``ids`` (each it did not answer says why)."""
         results_file = self.work / f"warm-{number}.jsonl"
         results_file.touch()
-        env = dict(probe_env(), TORCHINDUCTOR_CACHE_DIR=str(cache), TRITON_CACHE_DIR=str(cache / "triton"))
+        env = cache_env(probe_env(), cache)
         command = self._command(ids, results_file) + ["--warm"]
         found: dict[str, RawWarm] = {}
         why = "the probe did not answer"

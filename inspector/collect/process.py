@@ -29,6 +29,11 @@ def probe_env(trace_dir: Union[str, Path, None] = None) -> dict[str, str]:
     return env
 
 
+def cache_env(env: dict[str, str], cache: Path) -> dict[str, str]:
+    """``env`` with torch's caches (Inductor's, Triton's) in ``cache``: a folder of inspector's, never the user's."""
+    return dict(env, TORCHINDUCTOR_CACHE_DIR=str(cache), TRITON_CACHE_DIR=str(cache / "triton"))
+
+
 class ProbeStartError(Exception):
     """The interpreter could not be started; one line."""
 

@@ -20,7 +20,7 @@ from typing import Any, Optional, Union
 
 from inspector import __version__
 from inspector.collect import CollectError, _source, files
-from inspector.collect.process import PACKAGE_ROOT, how_it_ended
+from inspector.collect.process import PACKAGE_ROOT, cache_env, how_it_ended
 from inspector.probe import load
 from inspector.probe.frames import RESUMED
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramReplay,
@@ -120,8 +120,7 @@ def _rerun_once(target: Union[str, Path], argv: Sequence[str], cache: Path, modu
         results = Path(work) / "rerun.json"
         command = [python or sys.executable, "-c", RERUN, "--results", str(results),
                    *(["--module"] if module else []), str(target), *argv]
-        env = dict(os.environ, INSPECTOR_BOOTSTRAP=str(PACKAGE_ROOT), TORCHINDUCTOR_CACHE_DIR=str(cache),
-                   TRITON_CACHE_DIR=str(cache / "triton"))
+        env = cache_env(dict(os.environ, INSPECTOR_BOOTSTRAP=str(PACKAGE_ROOT)), cache)
         try:
             subprocess.run(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, timeout=timeout)

@@ -3,15 +3,14 @@
 Usage: python -c BOOTSTRAP --results FILE [--module] TARGET [ARGS...] (``inspector.collect.program``), with torch's
 caches pointed at inspector's own folder. Nothing of inspector is installed in the program's way: the program runs as
 ``python TARGET ARGS`` would, its first compile paying what a process's first compile pays once (loading torch's
-compiler), as a bare rerun's does. When it has ended, FILE gets one JSON object: ``wall_s``, the program's exit
-status, and torch's compile metrics of every frame it compiled (with the frame's ``co_filename``,
-``co_firstlineno`` and ``co_name``, so that the parent gives each to its function).
+compiler), as a bare rerun's does. When it has ended, FILE gets one JSON object: ``metrics``, torch's compile metrics
+of every frame it compiled (with the frame's ``co_filename``, ``co_firstlineno`` and ``co_name``, so that the parent
+gives each to its function).
 """
 
 import argparse
 import json
 import sys
-import time
 from typing import Optional
 
 from inspector.probe.program import _forget_bootstrap, _run
@@ -28,13 +27,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("args", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
     _forget_bootstrap()
-    began = time.perf_counter()
     code = _run(args.target, args.args, args.module)
-    wall = time.perf_counter() - began
     from inspector.probe import warm  # torch: imported once the program has (or not at all before it ran)
     metrics = [{k: m[k] for k in (*FRAME, *warm.METRICS) if m.get(k) is not None} for m in warm.metrics()]
     with open(args.results, "w", encoding="utf-8") as f:
-        json.dump({"wall_s": wall, "exit": code, "metrics": metrics}, f)
+        json.dump({"metrics": metrics}, f)
     return code
 
 

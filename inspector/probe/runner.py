@@ -63,9 +63,8 @@ def run(module: ModuleType, info: JSON, variants: list[samples.Variant], populat
                 variants=[RawVariant.from_json(v.__dict__) for v in variants]))
     capture = Capture()
     capture.install()
-    patterns = args.only.split(",") if args.only else ["*"]
     timed: dict[str, Timed] = {}  # variant id -> (call, sync), for the rounds
-    for variant in (v for v in variants if any(fnmatch.fnmatchcase(v.id, p) for p in patterns)):
+    for variant in selected(variants, args.only):
         emit(Start(id=variant.id, time=time.time()))
         fn = getattr(module, variant.function)
         own_peak = load.reset_peak_memory()
@@ -109,6 +108,12 @@ def _trial(spec: Trial, module: Any, variants: list[samples.Variant], population
         for call, sync in warmed.values():
             rounds.warm(call, sync)
     return TrialAnswer.from_json(dict(result, id=spec.id, **({"check": checked} if checked else {}))), again
+
+
+def selected(variants: list[samples.Variant], only: Optional[str]) -> list[samples.Variant]:
+    """The variants --only names (comma-separated ids or glob patterns; None: all)."""
+    patterns = only.split(",") if only else ["*"]
+    return [v for v in variants if any(fnmatch.fnmatchcase(v.id, p) for p in patterns)]
 
 
 def configure(args: argparse.Namespace) -> list[JSON]:

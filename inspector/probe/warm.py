@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import fnmatch
 import statistics
 from types import ModuleType
 from typing import Any, Callable, Optional
@@ -49,12 +48,10 @@ def run(module: ModuleType, variants: list[samples.Variant], population: np.ndar
     except samples.SampleError as e:
         emit(Fatal(error=str(e)))
         return 3
-    patterns = args.only.split(",") if args.only else ["*"]
     cache_dir = torch._inductor.codecache.cache_dir()
     start: Optional[float] = None
-    for v in variants:
-        if not v.compiled or v.preview or not any(fnmatch.fnmatchcase(v.id, p) for p in patterns) or (
-                v.device == "cuda" and not torch.cuda.is_available()):
+    for v in runner.selected(variants, args.only):
+        if not v.compiled or v.preview or v.device == "cuda" and not torch.cuda.is_available():
             continue
         found = _one(v, getattr(module, v.function), population, args.compile_options, runner.prepare, start is None)
         start = found.pop("start", start)
@@ -79,8 +76,7 @@ def _one(variant: samples.Variant, fn: Callable[..., Any], population: np.ndarra
         start: dict[str, float] = {}
         if first_in_process and clear and not cache_missed(metrics()):  # (a compile that filled the caches: no)
             torch._dynamo.reset()
-            if clear:
-                clear()
+            clear()
             again = once(call, sync)
             start, first = {"start": max(0.0, first - again)}, again
         compiled = metrics() if clear else None

@@ -156,10 +156,10 @@ def run(r: Rewritten, x: RewriteRun) -> str:
     if x.speedup:
         rounds = spread(x.spread, x.rounds)
         said.append(f"{ratio(x.speedup, 'change')} than {_beside(r, x)}" + (f" ({rounds})" if rounds else ""))
-    if x.fastest and x.vs_fastest and x.fastest != _beside(r, x):
+    if _names_fastest(r, x):
         named = any(_names_fastest(r, y) for y in r.runs[:r.runs.index(x)]) if x in r.runs else False
-        said.append(f"{ratio(x.vs_fastest, 'change')} than " + (
-            x.fastest if named else f"the fastest variant you wrote ({x.fastest})"))
+        fastest = x.fastest if named else f"the fastest variant you wrote ({x.fastest})"
+        said.append(f"{ratio(x.vs_fastest, 'change')} than {fastest}")
     return f"{how}: " + ", ".join(said)
 
 
