@@ -126,6 +126,8 @@ def main():
                    PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
         for sample in args.samples:
             for vid, function in VARIANTS.items():
+                if f"def {function}(" not in Path(sample).read_text():  # a sample without that variant
+                    continue
                 sides = {"bare": lambda s=sample, f=function: bare(s, f, args.population, env),
                          "inspector": lambda s=sample, v=vid: inspected(s, v, args.population, env, work)}
                 [measure() for measure in sides.values()]  # torch's caches filled
