@@ -97,7 +97,8 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
     within = (target.file.path, target.function.split(".")[-1]) if target else None
     graph_breaks, break_problems = breaks.distinct(breaks_raw, context.sources, within)
     bandwidth = context.env.memory_bandwidth.gb_s if context.env.memory_bandwidth else None
-    kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, bandwidth)
+    kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, bandwidth,
+                                         broken=bool(breaks_raw))
     again = recompiles.recompilation(pieces.capture, pieces.recompiles, pieces.watched, pieces.calls,
                                      pieces.recompiled_in)
     warnings: list[CompileWarning] = []

@@ -44,13 +44,15 @@ def _op(name: str) -> str:
 
 
 def costs(kernels: Sequence[Kernel], kt: Optional[RawKernelTimes], scaling: Optional[RawThreadScaling],
-          bandwidth_gb_s: Optional[float]
+          bandwidth_gb_s: Optional[float], broken: bool = False
           ) -> tuple[list[Kernel], Optional[TimeSplit], Optional[ThreadScaling]]:
     """(``kernels``, each with what it cost, where a profiled call's time went, whether the parallel kernels paid for
     their threads): the profiled pass's events (``kt``) joined to the kernels by name (and by graph where an event
     knows it), the bytes each launch moves (``kernels.split`` read them from the wrapper) and the GB/s it reached
-    against the machine's, and its launches on fewer threads than torch's (``scaling``)."""
-    times, split = _kernel_times(kt, kernels)
+    against the machine's, and its launches on fewer threads than torch's (``scaling``). ``broken``: the function
+    broke into graphs, and torch's compiled region then also holds the eager code between them: its wrappers are not
+    told apart from that code (``TimeSplit.torch_wrappers_s`` None, their time outside the graphs)."""
+    times, split = _kernel_times(kt, kernels, broken)
     medians = _thread_medians(scaling, kernels)
     total = kt.total_s if kt else None
     threads = scaling.threads if scaling else None
@@ -80,8 +82,8 @@ def _cost(timed: Optional[tuple[float, float]], total_s: Optional[float], moved:
                       threads_s=threads_s if paid else {}, thread_speedup=paid)
 
 
-def _kernel_times(kt: Optional[RawKernelTimes],
-                  kernels: Sequence[Kernel]) -> tuple[dict[str, tuple[float, float]], Optional[TimeSplit]]:
+def _kernel_times(kt: Optional[RawKernelTimes], kernels: Sequence[Kernel],
+                  broken: bool) -> tuple[dict[str, tuple[float, float]], Optional[TimeSplit]]:
     """({kernel id: (seconds per call over all its launches, launches per call)}, TimeSplit or None) of the profiled
     pass."""
     if not kt or not kt.events:
@@ -96,7 +98,7 @@ def _kernel_times(kt: Optional[RawKernelTimes],
         time_s, count = times.get(found.id, (0.0, 0))
         times[found.id] = (time_s + (e.time_s or 0.0), count + (e.count or 0))
     total, kernels_s, graphs_s = kt.total_s or 0.0, sum(e.time_s or 0.0 for e in kt.events), kt.graphs_s
-    torch_wrappers = max(0.0, kt.regions_s - graphs_s) if kt.regions_s and graphs_s else None
+    torch_wrappers = max(0.0, kt.regions_s - graphs_s) if kt.regions_s and graphs_s and not broken else None
     inside = (graphs_s or 0.0) + (torch_wrappers or 0.0) + (kt.guards_s or 0.0)
     return times, TimeSplit(total_s=kt.total_s, kernels_s=kernels_s, calls=kt.calls, mechanism=kt.mechanism,
                             wrapper_s=max(0.0, graphs_s - kernels_s) if graphs_s else None,

@@ -226,7 +226,8 @@ class TimeSplit:
     (``wrapper_s``), torch's wrappers around the graphs (``torch_wrappers_s``: Dynamo's and AOTAutograd's, inside
     the compiled region), the evaluation of the cached code's guards (``guards_s``), and the rest (``outside_graphs_s``:
     Python between graphs, conversions); the last three None where the profile does not tell them apart (torch 2.1:
-    ``outside_graphs_s`` then holds them all)."""
+    ``outside_graphs_s`` then holds them all; a function with graph breaks: torch's compiled region also holds the
+    eager code between its graphs, so ``torch_wrappers_s`` is None and ``outside_graphs_s`` holds them)."""
 
     total_s: Optional[float] = None
     kernels_s: Optional[float] = None

@@ -40,7 +40,9 @@ REST = (("wrapper_s", "wrapper: between kernels, inside compiled graphs"),
         ("torch_wrappers_s", "torch's wrappers around the graphs (Dynamo's, AOTAutograd's)"),
         ("guards_s", "guards: checking that the cached compiled code applies, before each call"),
         ("outside_graphs_s", "outside compiled graphs: guards, conversions, Python between graphs"))
-APART = "outside compiled code: conversions, Python between graphs"  # the outside row where guards are a row apart
+# the outside row where guards are a row apart: with torch's wrappers a row of their own too (no graph break), or not
+APART = {True: "outside compiled code: conversions, Python between graphs",
+         False: "outside compiled graphs: torch's wrappers, conversions, Python between graphs"}
 OUTSIDE = "outside compiled graphs, all the lines that ran eagerly together"  # a line's time, where it ran eagerly
 
 
@@ -262,8 +264,8 @@ def _cost(code: CompiledCode, kernels: Sequence[KernelView]) -> Cost:
     """Where the time went: the timed kernels, costliest first, the rest of the profiled call, the compile phases."""
     split = code.time_split
     total = split.total_s if split else None
-    rest = [(APART if key == "outside_graphs_s" and split.guards_s is not None else label, getattr(split, key))
-            for key, label in REST] if split else []
+    rest = [(APART[split.torch_wrappers_s is not None] if key == "outside_graphs_s" and split.guards_s is not None
+             else label, getattr(split, key)) for key, label in REST] if split else []
     timed = sorted((kv for kv in kernels if kv.k.cost.time_s is not None), key=lambda kv: -(kv.k.cost.time_s or 0))
     return Cost(tuple(timed), split if total else None,
                 tuple(CostRow(label, s, s / total) for label, s in rest if s is not None and total),

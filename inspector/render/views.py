@@ -206,7 +206,7 @@ def _overhead(v: SampleVariant, population: Optional[int]) -> str:
         return ""
     parts = [(what, s) for what, s in (("guards", split.guards_s), ("torch's wrappers", split.torch_wrappers_s),
                                         ("Inductor's wrapper", split.wrapper_s),
-                                        ("the rest" if split.guards_s is not None else "outside the graphs",
+                                        ("the rest" if split.torch_wrappers_s is not None else "outside the graphs",
                                          split.outside_graphs_s)) if s]
     at = f"At {population:,} individuals " if population else ""
     return (f"{at}{(1 - split.kernels_s / split.total_s) * 100:.0f} % of a {v.id} call is outside its kernels ("

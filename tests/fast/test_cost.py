@@ -92,6 +92,22 @@ def test_a_population_sweep_gives_speedup_at_each_size():
     assert [t.label for t in plot.xticks] == ["2,000", "20,000"]
 
 
+def test_torchs_wrappers_are_told_apart_only_where_the_compiled_region_holds_one_graph():
+    """torch's "Torch-Compiled Region" holds the wrappers around a graph; after a graph break it also holds the eager
+    code between the graphs, so there the wrappers are not told apart from it."""
+    record = load(record_path("2.13.0", "trig"))
+    raw = next(v for v in record.variants if v.id == "numpy-compiled-cpu")
+    kernels = analysis("2.13.0", "trig").variant("numpy-compiled-cpu").code.kernels
+    kt = raw.kernel_times
+    _, whole, _ = cost.costs(kernels, kt, None, None)
+    _, broken, _ = cost.costs(kernels, kt, None, None, broken=True)
+    assert whole.torch_wrappers_s == pytest.approx(kt.regions_s - kt.graphs_s) and whole.guards_s == kt.guards_s
+    assert whole.total_s == pytest.approx(whole.kernels_s + whole.wrapper_s + whole.torch_wrappers_s + whole.guards_s
+                                          + whole.outside_graphs_s)
+    assert broken.torch_wrappers_s is None and broken.guards_s == kt.guards_s
+    assert broken.outside_graphs_s == pytest.approx(whole.outside_graphs_s + whole.torch_wrappers_s)
+
+
 def test_a_sweep_says_where_compiling_overtakes_eager_per_call_and_with_its_compile():
     record = load(record_path("2.13.0", "trig"))
     a = analyze(record)
