@@ -42,7 +42,7 @@ from inspector import envs as envs_mod
 from inspector.analysis import analyze, breaks as breaks_mod, compare as compare_mod, fixes as fixes_mod
 from inspector.collect import CollectError, Session, sweep_point
 from inspector.collect.files import from_disk
-from inspector.collect.program import collect_program, program_record, rerun, with_experiments
+from inspector.collect.program import collect_program, program_record, rerun, warm_in_run, with_experiments
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
 from inspector.model import BreaksView, Fix, FixKind, ProgramAnalysis, Regression, SampleAnalysis
 from inspector.model import Comparison as Compared
@@ -453,25 +453,31 @@ def run(program: str, args: Sequence[str] = (), *, module: bool = False, name: O
         python: Optional[str] = None, torch: Optional[str] = None, envs: Optional[PathLike] = None,
         packages: Sequence[str] = (), trace: bool = True, profile: bool = True, try_fixes: bool = True,
         replay: bool = True, budget: Optional[float] = None, hotspots: bool = True, warm: bool = True,
-        progress: Optional[Progress] = None) -> Report:
+        cache: bool = False, progress: Optional[Progress] = None) -> Report:
     """Run a program (a file, or with ``module`` a module) as it is, with ``args``, and report what torch.compile
     did to it: its Report, ``status`` its exit status (128 + N when signal N killed it). ``trace``/``profile``: one
     call per function traced for its Python lines / profiled for its kernels; ``try_fixes``: say what could be
     tried; ``replay``: each function replayed eagerly and compiled after the program, within ``budget`` seconds
     (None: the probe's default), to tell whether compiling paid; ``hotspots``: where the program's own time went, and
     the experiment on its hot functions' inputs (inspector's rewrites, eager and compiled, checked and timed);
-    ``warm``: the program rerun bare, its output discarded, with torch's caches warm in inspector's cache folder,
-    for what compiling costs it on a rerun (``collect.program.rerun``)."""
+    ``warm``: what compiling costs it on a rerun: measured in the run where torch found all of a function's graphs in
+    its caches (``cache``), else the program rerun bare, its output discarded, with torch's caches warm in inspector's
+    cache folder (``collect.program.rerun``); ``cache``: torch's caches in inspector's folder during the run too,
+    with what capture kept of each graph it compiled, so that a rerun of the same code compiles only what changed
+    (``inspector.probe.graphcache``; else every graph is compiled afresh)."""
     _program_file(program, module)
     result = Report(name or program_name(program, module, args), traced=True)
     python = interpreter(torch, envs, packages, python, progress or _quiet)
+    folder = envs_mod.cache("torch")
     status, record = _collect_program(program, args, module, python, trace_dir=result.trace_dir, trace=trace,
-                                      profile=profile, replay=replay, budget=budget, hotspots=hotspots)
-    if warm and any(v.status == "ok" for v in record.variants or []):
-        cache = envs_mod.cache("torch")
-        (progress or _quiet)(f"inspector: rerunning the program bare, its output discarded, torch's caches in {cache} "
-                             "(what compiling costs a rerun; --no-warm skips it)")
-        record = rerun(record, program, [str(a) for a in args], cache, module=module, python=python)
+                                      profile=profile, replay=replay, budget=budget, hotspots=hotspots,
+                                      cache=folder if cache else None)
+    if warm and cache:
+        record = warm_in_run(record, folder)
+    if warm and any(v.status == "ok" and not v.warm for v in record.variants or []):
+        (progress or _quiet)(f"inspector: rerunning the program bare, its output discarded, torch's caches in "
+                             f"{folder} (what compiling costs a rerun; --no-warm skips it)")
+        record = rerun(record, program, [str(a) for a in args], folder, module=module, python=python)
     record = result._trace_logs(record)
     assert record.program is not None, "a program's record holds its run"
     result.record = record.but(program=record.program.but(try_fixes=try_fixes))
@@ -668,7 +674,6 @@ def _capture(name: str, made_by: str, folder: Optional[str] = None, budget: Opti
     """Track the block's compiled functions; with ``folder``, also where the time of the code there went."""
     from inspector.probe.hotspots import Hotspots
     from inspector.probe.program import header
-    from inspector.probe.replay import DEFAULT_BUDGET_S
     from inspector.probe.tracking import Tracker
     report = Report(name)
     started = header(name, False, None, [], measure_bandwidth=False)  # a cached figure only: no 512 MiB copy here
@@ -676,7 +681,7 @@ def _capture(name: str, made_by: str, folder: Optional[str] = None, budget: Opti
     tracker.install()
     if folder:
         tracker.hotspots = Hotspots([folder], skip=tracker.by_key.__contains__)
-        tracker.budget = DEFAULT_BUDGET_S if budget is None else budget
+        tracker.budget = budget  # None: set by the block's length (inspector.probe.replay.budget)
         tracker.hotspots.install()
     status = 0
     try:

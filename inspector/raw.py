@@ -243,6 +243,12 @@ class RawTiming(Raw):
     samples_s: Optional[list[float]] = None
 
 
+# the compile metrics a warm compile keeps: the phase timers analysis.cost.phases reads, and the caches' outcomes
+WARM_METRICS = ("entire_frame_compile_time_s", "backend_compile_time_s", "inductor_compile_time_s", "code_gen_time_s",
+                "triton_compile_time_us", "inductor_fx_local_cache_hit_count", "inductor_fx_local_cache_miss_count",
+                "aotautograd_local_cache_hit_count", "aotautograd_local_cache_miss_count", "fail_type")
+
+
 def cache_missed(metrics: list[JSON]) -> bool:
     """Whether compiles (torch's compile metrics of each) missed Inductor's FX graph cache or AOTAutograd's: they
     filled them, and a rerun would find them."""
@@ -256,7 +262,8 @@ class RawWarm(Raw):
     (``inspector.probe.warm``): its first and steady call, torch's compile metrics for it (absent: the version keeps
     none), the cache folder, how many processes it took (2: the first filled the cache), and what that process's
     first compile paid once, loading torch's compiler and its kernel loader (``inspector.probe.warm``);
-    ``error``: why it was not measured."""
+    ``during_run``: measured in the run itself, where torch found all its graphs in its caches in ``cache_dir``
+    (``inspector.collect.program.warm_in_run``); ``error``: why it was not measured."""
 
     first_call_s: Optional[float] = None
     steady_s: Optional[float] = None
@@ -264,6 +271,7 @@ class RawWarm(Raw):
     cache_dir: Optional[str] = None
     processes: Optional[int] = None
     compiler_start_s: Optional[float] = None
+    during_run: Optional[bool] = None
     error: Optional[str] = None
 
 
@@ -389,6 +397,10 @@ class RawFusion(Raw):
 
 @dataclass(frozen=True, kw_only=True)
 class RawGraph(Raw):
+    """One graph torch compiled (``inspector.probe.capture``); ``kept``: torch found it in its caches, and capture
+    took its nests, fusion decisions and stacks from what it kept when it compiled (that compile's ``metrics`` and
+    ``fx_graph_cache`` outcome; ``inspector.probe.graphcache``)."""
+
     compile_id: Optional[str] = None
     user_stack: Any = None
     fx_graph: Optional[str] = None
@@ -398,6 +410,7 @@ class RawGraph(Raw):
     kernel_stack_traces: Any = None
     metrics: Optional[JSON] = None
     fx_graph_cache: Any = None
+    kept: Optional[JSON] = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -147,8 +147,10 @@ def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
     facts = raw.run.replay if raw.run else None
     if facts is None:
         return Replay(why=NO_REPLAY)
+    graphs = compiled.of_variant(raw).graphs  # those torch found in its caches: their first compile, as kept
     base = Replay(call=facts.call, copied_bytes=facts.bytes or 0, compiles=facts.compiles or 0,
-                  compile_s=run.compile_s, calls=_compiled_calls(run))
+                  compile_s=run.compile_s, calls=_compiled_calls(run),
+                  first_compile_s=compile_time(graphs, first=True) if any(g.kept for g in graphs) else None)
     eager, compiled_ = _medians(facts.eager or []), _medians(facts.compiled or [])
     side = rounds.side_by_side(eager, compiled_)
     if facts.why or not side or run.compile_s is None:
@@ -156,12 +158,14 @@ def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
                                                "torch's compile time of it was not recorded"))
     eager_s, compiled_s = statistics.median(eager.values()), statistics.median(compiled_.values())
     gain = eager_s - compiled_s
-    rerun = warm(raw.warm) if raw.warm else None
+    rerun = warm(raw.warm) if raw.warm and not raw.warm.during_run else None
     return replace(base, eager_s=eager_s, compiled_s=compiled_s, spread=(side[1][0], side[1][1]),
                    rounds=len(side[2]), saved_s=gain * base.calls,
                    pays_after=run.compile_s / gain if gain > 0 else None,
                    warm=BreakEven(rerun.compile_s / gain if gain > 0 else None)
-                   if rerun and rerun.compile_s is not None else None)
+                   if rerun and rerun.compile_s is not None else None,
+                   first=BreakEven(base.first_compile_s / gain if gain > 0 else None)
+                   if base.first_compile_s is not None else None)
 
 
 def _compiled_calls(run: FunctionRun) -> int:

@@ -98,7 +98,7 @@ def warm(raw: RawWarm) -> WarmCompile:
         return WarmCompile(None, None, None, None, raw.processes or 0, raw.cache_dir, raw.compiler_start_s,
                            raw.error or "the rerun compiled nothing of it")
     return WarmCompile(compile_s, raw.first_call_s, raw.steady_s, cost.phases(graphs), raw.processes or 1,
-                       raw.cache_dir, raw.compiler_start_s)
+                       raw.cache_dir, raw.compiler_start_s, during_run=bool(raw.during_run))
 
 
 def _outcome(metrics: JSON) -> Optional[str]:
@@ -137,9 +137,11 @@ def timing_from(t: Optional[RawTiming], timed: Sequence[RawRoundTiming], *, grap
                   measured_population=measured, load=load, transfer=transfer)
 
 
-def compile_time(graphs: Sequence[RawGraph]) -> Optional[float]:
-    """torch's compile time over ``graphs`` (their metrics' entire_frame_compile_time_s), or None where none says."""
-    times = [t for g in graphs if (t := (g.metrics or {}).get("entire_frame_compile_time_s"))]
+def compile_time(graphs: Sequence[RawGraph], first: bool = False) -> Optional[float]:
+    """torch's compile time over ``graphs`` (their metrics' entire_frame_compile_time_s), or None where none says;
+    ``first``: a graph torch found in its caches counted as it compiled when capture kept it (``RawGraph.kept``)."""
+    times = [t for g in graphs if (t := ((g.kept or {}).get("metrics") if first and g.kept else g.metrics or {})
+                                   .get("entire_frame_compile_time_s"))]
     return sum(times) if times else None
 
 

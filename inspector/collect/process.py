@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Optional, Union
 
+from inspector.probe.graphcache import FACTS_ENV
 from inspector.probe.messages import PROBE, Message, MessageError, Unknown, encode, read
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -29,9 +30,12 @@ def probe_env(trace_dir: Union[str, Path, None] = None) -> dict[str, str]:
     return env
 
 
-def cache_env(env: dict[str, str], cache: Path) -> dict[str, str]:
-    """``env`` with torch's caches (Inductor's, Triton's) in ``cache``: a folder of inspector's, never the user's."""
-    return dict(env, TORCHINDUCTOR_CACHE_DIR=str(cache), TRITON_CACHE_DIR=str(cache / "triton"))
+def cache_env(env: dict[str, str], cache: Path, *, kept: bool = False) -> dict[str, str]:
+    """``env`` with torch's caches (Inductor's, Triton's) in ``cache``: a folder of inspector's, never the user's;
+    ``kept``: and capture's kept facts beside them, so that capture lets torch use its caches
+    (``inspector.probe.graphcache``)."""
+    env = dict(env, TORCHINDUCTOR_CACHE_DIR=str(cache), TRITON_CACHE_DIR=str(cache / "triton"))
+    return dict(env, **{FACTS_ENV: str(cache / "inspector-graphs")}) if kept else env
 
 
 class ProbeStartError(Exception):

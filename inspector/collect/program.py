@@ -25,8 +25,8 @@ from inspector.probe import load
 from inspector.probe.frames import RESUMED
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramReplay,
                                       ProgramTarget, Unknown, read)
-from inspector.raw import (JSON, RawChild, RawExperiment, RawProbeMessages, RawProgram, RawRecord, RawVariant,
-                          RawWarm, cache_missed)
+from inspector.raw import (JSON, RawChild, RawExperiment, RawGraph, RawProbeMessages, RawProgram, RawRecord,
+                          RawVariant, RawWarm, WARM_METRICS, cache_missed)
 from inspector.record import SCHEMA
 
 
@@ -40,13 +40,14 @@ RERUN_LIMIT_S = 60.0  # a program that ran longer is not rerun for its warm comp
 
 def collect_program(target: Union[str, Path], argv: Sequence[str] = (), *, module: bool = False,
                     python: Optional[str] = None, trace_dir: Optional[Path] = None, trace: bool = True,
-                    profile: bool = True, replay: bool = True, budget: Optional[float] = None, hotspots: bool = True
-                    ) -> tuple[int, RawRecord]:
+                    profile: bool = True, replay: bool = True, budget: Optional[float] = None, hotspots: bool = True,
+                    cache: Optional[Path] = None) -> tuple[int, RawRecord]:
     """(the program's exit status, its RawRecord) for ``python TARGET ARGV`` (``module``: ``python -m``);
     ``trace``/``profile``: whether one call per function is traced for its Python lines / profiled for its kernels;
     ``replay``: whether each function is replayed eagerly and compiled afterwards, for ``budget`` seconds at most
     (None: the probe's default); ``hotspots``: where the program's own time goes, and the experiment on its hot
-    functions."""
+    functions; ``cache``: torch's caches in this folder of inspector's, and capture's facts kept beside them, so that
+    a rerun of the same code finds its graphs there (``inspector.probe.graphcache``; None: compiled afresh)."""
     with tempfile.TemporaryDirectory(prefix="inspector-") as work:
         results = Path(work) / "results.jsonl"
         command = [python or sys.executable, "-c", BOOTSTRAP, "--results", str(results),
@@ -60,7 +61,8 @@ def collect_program(target: Union[str, Path], argv: Sequence[str] = (), *, modul
         previous = signal.signal(signal.SIGINT, lambda *_: None)
         before, children_cpu = load.snapshot(), _children_cpu()
         try:
-            status = subprocess.run(command, env=dict(os.environ, INSPECTOR_BOOTSTRAP=str(PACKAGE_ROOT))).returncode
+            env = dict(os.environ, INSPECTOR_BOOTSTRAP=str(PACKAGE_ROOT))
+            status = subprocess.run(command, env=cache_env(env, cache, kept=True) if cache else env).returncode
         except OSError as e:
             raise CollectError(f"cannot start {command[0]}: {e.strerror}") from None
         finally:
@@ -82,6 +84,22 @@ def collect_program(target: Union[str, Path], argv: Sequence[str] = (), *, modul
     return status, record.but(program=(record.program or RawProgram()).but(load=window))
 
 
+def warm_in_run(record: RawRecord, cache: Path) -> RawRecord:
+    """``record`` with the ``warm`` of each compiled function whose graphs torch all found in its caches in
+    ``cache`` during the run (each has what capture kept when it compiled, ``RawGraph.kept``): the run's own compile
+    of it is what a rerun pays, measured with the rest of the run."""
+    def graphs(v: RawVariant) -> list[RawGraph]:
+        return [*((v.capture.graphs if v.capture else None) or []), *((v.recompiles.graphs if v.recompiles else None)
+                                                                     or [])]
+
+    def found(v: RawVariant) -> bool:
+        return any(g.kept for g in graphs(v)) and all(g.kept for g in graphs(v) if g.fx_graph_cache)
+    return record.but(variants=[v.but(warm=RawWarm.from_json({
+        "metrics": [{k: g.metrics[k] for k in WARM_METRICS if g.metrics.get(k) is not None}
+                    for g in graphs(v) if g.metrics], "cache_dir": str(cache), "processes": 1,
+        "during_run": True})) if v.status == "ok" and found(v) else v for v in record.variants or []])
+
+
 def rerun(record: RawRecord, target: Union[str, Path], argv: Sequence[str], cache: Path, *, module: bool = False,
           python: Optional[str] = None) -> RawRecord:
     """``record`` with each compiled function's ``warm``: the program rerun bare in a fresh process with torch's
@@ -90,7 +108,7 @@ def rerun(record: RawRecord, target: Union[str, Path], argv: Sequence[str], cach
     of the code Dynamo resumed it with after a break). Not rerun: a program that failed, was interrupted or ran over
     RERUN_LIMIT_S (each function then says why)."""
     program = record.program or RawProgram()
-    functions = [v for v in record.variants or [] if v.status == "ok" and v.code and v.code.file]
+    functions = [v for v in record.variants or [] if v.status == "ok" and v.code and v.code.file and not v.warm]
     why = ("it was interrupted" if record.interrupted else f"it exited with {program.exit}" if program.exit else
            f"its run took {program.wall_s:.0f} s, over the {RERUN_LIMIT_S:.0f} s inspector reruns a program for"
            if (program.wall_s or 0.0) > RERUN_LIMIT_S else None)
@@ -110,7 +128,7 @@ def rerun(record: RawRecord, target: Union[str, Path], argv: Sequence[str], cach
     ids = {v.id for v in functions}
     return record.but(variants=[v.but(warm=failed or found.get(v.id or "") or RawWarm.from_json({
         "error": "compiled in a child process: not measured on a rerun" if v.process else "not rerun"}))
-        if v.id in ids or v.process else v for v in record.variants or []])
+        if v.id in ids or v.process and not v.warm else v for v in record.variants or []])
 
 
 def _rerun_once(target: Union[str, Path], argv: Sequence[str], cache: Path, module: bool, python: Optional[str],

@@ -219,7 +219,9 @@ class Replay:
     run``): eager and compiled on copies of call ``call``'s arguments, in alternating rounds. ``why``: not measured,
     and why (the rest then None). ``saved_s`` = ``calls`` x (``eager_s`` - ``compiled_s``); ``pays_after`` =
     ``compile_s`` / (``eager_s`` - ``compiled_s``) calls (None: never, compiled code was not faster); ``warm``: the
-    same with its compile on a rerun, torch's caches warm (None: not measured)."""
+    same with its compile on a rerun, torch's caches warm (None: not measured, or this run's own compile was that);
+    ``first``: where this run found its graphs in torch's caches, the same with their first compile
+    (``first_compile_s``, kept by capture when they compiled)."""
 
     why: Optional[str] = None
     call: Optional[int] = None
@@ -234,6 +236,8 @@ class Replay:
     warm: Optional[BreakEven] = None
     copied_bytes: int = 0
     compiles: int = 0  # graphs the replay compiled before it was timed (its guards failed on the copies)
+    first_compile_s: Optional[float] = None
+    first: Optional[BreakEven] = None
 
     @property
     def paid(self) -> Optional[bool]:

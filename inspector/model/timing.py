@@ -55,7 +55,7 @@ class WarmCompile:
     compile time there (else the first call minus the steady one); ``phases``: by phase, with the caches' outcomes;
     ``processes``: 2 where the first filled the caches; ``compiler_start_s``: what that process's first compile paid
     once, to load torch's compiler and its kernel loader (measured apart); ``error``: why it was not measured (the
-    rest None)."""
+    rest None); ``during_run``: measured in the run itself, torch having found all its graphs in its caches there."""
 
     compile_s: Optional[float]
     first_call_s: Optional[float]
@@ -65,6 +65,7 @@ class WarmCompile:
     cache_dir: Optional[str]
     compiler_start_s: Optional[float] = None
     error: Optional[str] = None
+    during_run: bool = False
 
 
 @dataclass(frozen=True)

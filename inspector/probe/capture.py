@@ -11,11 +11,16 @@ torch has it (2.13, not 2.1), one around the scheduler's ``WhyNoFuse``: why two 
 
 Capture must not depend on what a cache held: Inductor's FX graph cache (and AOTAutograd's) replay the stacks of
 whoever compiled a graph first (another variant, another file, another checkout) and skip code generation, so
-they are turned off while capturing; the C++ compiler's own cache still spares rebuilding unchanged kernels.
+they are turned off while capturing (the C++ compiler's own cache still spares rebuilding unchanged kernels), unless
+capture is given a folder of kept facts (``INSPECTOR_GRAPH_FACTS``, set by ``inspector.collect`` with torch's caches
+in inspector's own folder; torch >= 2.3): then a graph found in torch's caches gets what capture saw when it compiled
+(``inspector.probe.graphcache``), its ``kept`` holding that compile's metrics and cache outcome beside this run's,
+and one whose facts are not kept there is compiled afresh.
 """
 
 import json
 import logging
+import os
 import re
 import traceback
 from typing import Any, Callable, Optional
@@ -24,6 +29,7 @@ import torch
 import torch._inductor.config  # `import torch` alone does not load it in 2.1
 
 from inspector.probe.decisions import Decisions, Restore
+from inspector.probe.graphcache import COMPILE, FACTS_ENV, KEPT, GraphFacts
 from inspector.probe.machine import MachineCode
 
 MAX_GRAPH_TEXT = 400_000  # keep readable FX graphs of unrolled loops from bloating the record
@@ -84,7 +90,9 @@ class Capture:
         self.strings: dict[int, str] = {}  # the structured trace's interned file names
         self._reset()
         self.decisions = Decisions(lambda text: self.problems.append(text))
-        self.machine = MachineCode(lambda text: self.problems.append(text))
+        folder = os.environ.get(FACTS_ENV)
+        self.kept = GraphFacts(folder) if folder and self.mechanism == "structured_trace" else None
+        self.machine = MachineCode(lambda text: self.problems.append(text), folder if self.kept else None)
         self._handlers: list[tuple[logging.Logger, logging.Handler, int, bool]] = []
         self._restore: Restore = []
         self.on_start: Optional[Callable[[], None]] = None  # called as Dynamo starts compiling a frame (2.3+)
@@ -99,16 +107,18 @@ class Capture:
         self.nests: list[dict[str, Any]] = []
         self.fusion: list[dict[str, Any]] = []  # the scheduler's "cannot fuse" reasons since: they belong to it too
         self.guard_failure: Optional[str] = None  # torch < 2.3: the failed guard logged before the next compile
+        self.compiling: Optional[str] = None  # the compile id of the graph Dynamo last handed to its backend (2.3+)
 
     def install(self) -> None:
         trace_config = getattr(torch._inductor.config, "trace", None)
         if trace_config is not None and hasattr(trace_config, "provenance_tracking_level"):
             trace_config.provenance_tracking_level = 1
-        for module, name in CACHES:
-            config = _module(module)
-            if config is not None and hasattr(config, name):
-                self._restore.append((config, name, getattr(config, name)))
-                setattr(config, name, False)
+        if not self._hook_lookup():
+            for module, name in CACHES:
+                config = _module(module)
+                if config is not None and hasattr(config, name):
+                    self._restore.append((config, name, getattr(config, name)))
+                    setattr(config, name, False)
         self._hook_nests()
         self.decisions.install(self._restore)
         self.machine.install(self._restore)
@@ -155,6 +165,25 @@ class Capture:
 
         group.finalize_kernel = finalize_kernel
         self._restore.append((group, "finalize_kernel", original))
+
+    def _hook_lookup(self) -> bool:
+        """Where facts are kept (``self.kept``), make Inductor's FX graph cache miss a graph whose facts are not kept
+        (see the module docstring); whether it did (else the caches are turned off)."""
+        cache = getattr(_module("torch._inductor.codecache"), "FxGraphCache", None)
+        original = (cache.__dict__.get("_lookup_graph") if cache is not None else None)
+        if self.kept is None or not isinstance(original, staticmethod):
+            return False
+        capture, lookup = self, original.__func__
+
+        def _lookup_graph(key: str, *args: Any, **kwargs: Any) -> Any:
+            graph = capture.graphs.get(capture.compiling)
+            if graph is None or capture.kept is None or not capture.kept.has(key, capture.kept.fingerprint(graph)):
+                return None, {}
+            return lookup(key, *args, **kwargs)
+
+        cache._lookup_graph = staticmethod(_lookup_graph)
+        self._restore.append((cache, "_lookup_graph", original))
+        return True
 
     def _hook_fusion(self) -> None:
         """Wrap the scheduler's WhyNoFuse (torch >= 2.2) to record each pair it did not fuse, and why, without turning
@@ -237,11 +266,13 @@ class Capture:
             self.nests, self.fusion = [], []
         elif "dynamo_output_graph" in metadata:
             self._graph(cid)["fx_graph"] = (payload or "")[:MAX_GRAPH_TEXT]
+            self.compiling = cid
         elif "inductor_output_code" in metadata:
             self._output_code(cid, payload or "")
         elif "compilation_metrics" in metadata:
             self._graph(cid)["metrics"] = _jsonable({k: v for k, v in metadata["compilation_metrics"].items()
                                                      if k not in BULKY_METRICS and not k.endswith("_config")})
+            self._kept(self._graph(cid))
         elif "artifact" in metadata:
             self._on_artifact(cid, metadata["artifact"].get("name", ""), payload or "")
 
@@ -251,7 +282,24 @@ class Capture:
         elif name == "inductor_provenance_tracking_kernel_stack_traces" and payload:
             self._graph(cid).setdefault("kernel_stack_traces", {}).update(json.loads(payload))
         elif name.startswith("fx_graph_cache_"):
-            self._graph(cid)["fx_graph_cache"] = name[len("fx_graph_cache_"):]
+            graph = self._graph(cid)
+            graph["fx_graph_cache"] = name[len("fx_graph_cache_"):]
+            key = json.loads(payload).get("key") if payload.startswith("{") else None
+            if key and key not in graph.setdefault("fx_graph_keys", []):
+                graph["fx_graph_keys"].append(key)
+
+    def _kept(self, graph: dict[str, Any]) -> None:
+        """A compiled frame's graph, its compile over: its facts kept where it compiled one graph afresh, or taken
+        from those kept where torch found that graph in its caches (``kept``: that compile's metrics and outcome)."""
+        keys = graph.pop("fx_graph_keys", [])
+        if self.kept is None or len(keys) != 1:
+            return
+        fingerprint = self.kept.fingerprint(graph)
+        if graph.get("fx_graph_cache") == "miss":
+            self.kept.keep(keys[0], fingerprint, graph)
+        elif graph.get("fx_graph_cache") == "hit" and (kept := self.kept.load(keys[0], fingerprint)) is not None:
+            graph.update({k: kept[k] for k in KEPT if k in kept and k not in COMPILE})
+            graph["kept"] = {k: kept.get(k) for k in COMPILE}
 
     def on_log(self, record: logging.LogRecord) -> None:
         if record.name == RECOMPILES_LOG:

@@ -13,9 +13,12 @@ calls, where it is ``at::vec`` code or a lambda of the kernel, in the caller), e
 compiler wrote a line table (``count``). An entry per graph (``graph``: its compile id) and kernel (``kernel``: its
 name in that graph's output code) holding it: a recompiled graph's kernels share a name, and torch reuses a module it
 loaded for another graph; its ``key`` (``inspector.record.kernel_key``) joins it to the kernel analysis parses from that
-output code. It costs 10 to 30 ms per kernel (two cores) and 0.4 to 11 kB of record.
+output code. It costs 10 to 30 ms per kernel (two cores) and 0.4 to 11 kB of record; where capture keeps facts
+(``inspector.probe.graphcache``), the counts of a shared object are kept there too, by the digest of its bytes.
 """
 
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -78,8 +81,9 @@ DEFINITION = re.compile(r"^(\w+) = async_compile\.\w+\(", re.M)
 class MachineCode:
     """Notes each C++ kernel's source and shared object as torch loads it; ``take()`` counts their instructions."""
 
-    def __init__(self, problem: Callable[[str], None]) -> None:
+    def __init__(self, problem: Callable[[str], None], kept: Optional[str] = None) -> None:
         self._problem = problem  # called with one line when something could not be read
+        self._kept = kept  # a folder where counts are kept by the digest of the shared object, or None
         # (source, path) since the last take(); appended from Inductor's compile threads too
         self._loaded: list[tuple[str, Optional[str]]] = []
         self._lock = threading.Lock()
@@ -145,6 +149,11 @@ class MachineCode:
             return None
         if path in self._counted:
             return self._counted[path]
+        kept = self._kept_at(path)
+        if kept and os.path.exists(kept):
+            with open(kept, encoding="utf-8") as f:
+                self._counted[path] = tuple(json.load(f))  # type: ignore[assignment]
+            return self._counted[path]
         if self._objdump is None:
             self._objdump = _find_objdump() or ""
             if not self._objdump:  # said once, not once per kernel
@@ -158,7 +167,23 @@ class MachineCode:
             self._problem(f"objdump could not read {os.path.basename(path)}: {type(e).__name__}: {e}")
             return None
         self._counted[path] = count(text, os.path.basename(path)[:-len(".so")] + ".cpp")
+        if kept:
+            os.makedirs(os.path.dirname(kept), exist_ok=True)
+            with open(kept + f".{os.getpid()}", "w", encoding="utf-8") as f:
+                json.dump(self._counted[path], f)
+            os.replace(kept + f".{os.getpid()}", kept)
         return self._counted[path]
+
+    def _kept_at(self, path: str) -> Optional[str]:
+        """Where the counts of the shared object at ``path`` are kept (by its bytes' digest), or None."""
+        if not self._kept:
+            return None
+        try:
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+        except OSError:
+            return None
+        return os.path.join(self._kept, "machine", digest + ".json")
 
 
 def _kernels_in(code: str, known: dict[str, tuple[str, Optional[str]]]) -> dict[str, Optional[str]]:

@@ -56,8 +56,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--no-replay", action="store_true", help="replay no function eagerly and compiled afterwards")
     p.add_argument("--no-hotspots", action="store_true",
                    help="profile not where the program's time goes, and run no experiment on its hot functions")
-    p.add_argument("--budget", type=float, default=replay.DEFAULT_BUDGET_S,
-                   help="seconds of replay at most, and of the experiment's rounds")
+    p.add_argument("--budget", type=float,
+                   help="seconds of replay at most, and of the experiment's rounds (default: replay.budget)")
     p.add_argument("--module", action="store_true", help="TARGET is a module name, run as python -m would")
     p.add_argument("target")
     p.add_argument("args", nargs=argparse.REMAINDER)

@@ -32,7 +32,8 @@ from typing import Any, Optional
 
 from inspector.probe.rounds import turn
 
-DEFAULT_BUDGET_S = 3.0  # seconds of replay, all functions together (``inspector run --budget``)
+DEFAULT_BUDGET_S = 3.0  # seconds of replay, all functions together (``inspector run --budget``), at most by default
+BUDGET_SHARE, MIN_BUDGET_S = 0.1, 0.5  # by default, a tenth of the program's own run, this much at least
 SHARE = 0.25  # of the memory available (host; a GPU's free memory too) when the first copy is taken
 CAP = 2 << 30  # bytes of copies at most, all functions together
 ROUNDS = 3  # alternating rounds at most
@@ -58,8 +59,8 @@ class Copy:
 class Replay:
     """The copies taken during the run (``before``/``after``) and their replay after it (``run``)."""
 
-    def __init__(self, budget_s: float = DEFAULT_BUDGET_S) -> None:
-        self.budget_s, self.held = budget_s, 0
+    def __init__(self, budget_s: Optional[float] = None) -> None:
+        self.budget_s, self.held = budget_s, 0  # None: ``budget(the program's run)``, once it has ended
         self.copies: dict[Any, Copy] = {}  # per probe.function.Function
         self.why: dict[Any, str] = {}  # why a function's arguments were not copied
         self.bound: Optional[int] = None
@@ -114,6 +115,12 @@ class Replay:
             if function.calls and function not in found:
                 found[function] = {"why": self.why.get(function) or _uncopied(function)}
         return found
+
+
+def budget(wall_s: float) -> float:
+    """The default budget of the replay (and of the experiment) after a program that ran ``wall_s`` seconds: a tenth
+    of it, between MIN_BUDGET_S and DEFAULT_BUDGET_S, so that measuring does not outlast a short program."""
+    return min(DEFAULT_BUDGET_S, max(MIN_BUDGET_S, BUDGET_SHARE * wall_s))
 
 
 def _uncopied(function: Any) -> str:

@@ -16,6 +16,7 @@ from inspector.probe import experiment, frames
 from inspector.probe.function import EMPTY, Arguments, Function, Keywords, Pass, Piece
 from inspector.probe.hotspots import Hotspots
 from inspector.probe.messages import ProgramEnd, ProgramReplay
+from inspector.probe.replay import budget as replay_budget
 from inspector.probe.tracebacks import HIDDEN, hide, hide_from_torch_stacks
 from inspector.raw import JSON, RawExperiment, RawHotspot, RawReplay, RawVariant
 from inspector.record import compile_key
@@ -46,7 +47,7 @@ class Tracker:
         self.replay = replay  # copies of one steady call's arguments per function, or None
         self.hotspots: Optional[Hotspots] = None  # where the program's own time goes, or None
         self.order: list[str] = []  # the hot functions, the most time first
-        self.budget = replay.budget_s if replay else 0.0
+        self.budget: Optional[float] = replay.budget_s if replay else 0.0  # the experiment's (None: replay_budget)
 
     def install(self) -> None:
         """Wrap torch.compile, start the capture and the run's clock."""
@@ -81,6 +82,10 @@ class Tracker:
     def end(self, status: int) -> ProgramEnd:
         """The last message: the exit status, wall time, each tracked function's facts and what compiled outside."""
         wall_s = time.perf_counter() - self.start
+        if self.replay and self.replay.budget_s is None:
+            self.replay.budget_s = replay_budget(wall_s)
+        if self.budget is None:
+            self.budget = replay_budget(wall_s)
         hot: Optional[list[JSON]] = None
         if self.hotspots:
             self.hotspots.stop()

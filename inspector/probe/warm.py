@@ -30,13 +30,9 @@ from inspector.probe import guard
 from inspector.probe import sample as samples
 from inspector.probe.messages import Fatal, Message, WarmResult
 from inspector.probe.timing import once
-from inspector.raw import cache_missed
+from inspector.raw import WARM_METRICS, cache_missed
 
 STEADY_CALLS = 3
-# the compile metrics the record keeps: the phase timers analysis.cost.phases reads, and the caches' outcomes
-METRICS = ("entire_frame_compile_time_s", "backend_compile_time_s", "inductor_compile_time_s", "code_gen_time_s",
-           "triton_compile_time_us", "inductor_fx_local_cache_hit_count", "inductor_fx_local_cache_miss_count",
-           "aotautograd_local_cache_hit_count", "aotautograd_local_cache_miss_count", "fail_type")
 
 
 def run(module: ModuleType, variants: list[samples.Variant], population: np.ndarray, args: argparse.Namespace,
@@ -84,7 +80,7 @@ def _one(variant: samples.Variant, fn: Callable[..., Any], population: np.ndarra
     except guard.VariantError as e:
         return {"error": f"{type(e.error).__name__}: {e.error}"}
     return {"first_call_s": first, "steady_s": steady, **start,
-            **({"metrics": [{k: m[k] for k in METRICS if m.get(k) is not None} for m in compiled]}
+            **({"metrics": [{k: m[k] for k in WARM_METRICS if m.get(k) is not None} for m in compiled]}
                if compiled is not None else {})}
 
 

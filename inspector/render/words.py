@@ -148,10 +148,12 @@ def warm_compile(w: WarmCompile) -> str:
                if w.first_call_s is not None else "")
             + (f"; the process's first compile also paid {seconds(w.compiler_start_s)} once for torch's compiler to "
                "start" if w.compiler_start_s else "")
-            + ". Measured by " + ("compiling it again" if w.first_call_s is not None else "rerunning the program bare")
-            + " in a fresh process, torch's caches in "
-            f"{w.cache_dir or 'a folder of its own'} (inspector's, never yours)"
-            + (" after another process filled them" if w.processes > 1 else "") + ".")
+            + (f". Measured in this run: torch found all its graphs in its caches in {w.cache_dir} (inspector's, never "
+               "yours)" if w.during_run else
+               ". Measured by " + ("compiling it again" if w.first_call_s is not None else "rerunning the program bare")
+               + " in a fresh process, torch's caches in "
+               f"{w.cache_dir or 'a folder of its own'} (inspector's, never yours)"
+               + (" after another process filled them" if w.processes > 1 else "")) + ".")
 
 
 def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
@@ -174,7 +176,10 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
     calls = f"{r.calls:,} call{'s' if r.calls != 1 else ''}"
     beside = _beside_the_program(r, steady_s) + (
         "" if r.warm is None else " On a rerun, with torch's caches warm, it " + (
-            "never pays." if r.warm.calls is None else f"pays after about {break_even(r.warm)}."))
+            "never pays." if r.warm.calls is None else f"pays after about {break_even(r.warm)}.")) + (
+        "" if r.first is None else f" This run found its graphs in torch's caches (what a rerun pays); their first "
+        f"compile, kept from the inspector run that compiled them, took {seconds(r.first_compile_s)}: on a cold cache "
+        "it " + ("never pays." if r.first.calls is None else f"pays after about {break_even(r.first)}."))
     if r.pays_after is None:
         return (f"Compiling {name} did not pay in this run: {seconds(r.compile_s)} of compile, and its compiled calls "
                 f"were no faster than eager ({seconds(-(r.saved_s or 0.0))} lost over {calls}); it never pays "
