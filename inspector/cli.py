@@ -93,8 +93,8 @@ RUN_WARM_HELP = ("What compiling costs a rerun of the program, beside the first 
                  "where torch found all of a function's graphs in its caches (see --cache), else by rerunning the "
                  "program bare after it (its output discarded) with torch's caches warm, in inspector's own cache "
                  "folder, never yours. Not rerun: a program that failed or ran over a minute. --no-warm skips it.")
-RUN_CACHE_HELP = ("Point torch's caches at inspector's own cache folder (never yours) and keep there what inspector saw "
-                  "each graph compile to (loop nests, Inductor's decisions, the first compile's times): a rerun of "
+RUN_CACHE_HELP = ("Point torch's caches at inspector's own cache folder (never yours) and keep there what inspector "
+                  "saw each graph compile to (loop nests, Inductor's decisions, the first compile's times): a rerun of "
                   "unchanged code loads its graphs instead of compiling them, and the page says which came from the "
                   "cache. Without it (the default) every graph is compiled afresh, torch's caches off.")
 RUN_HOTSPOTS_HELP = ("Sample where the program's own time goes, copy one generation's inputs of its hot functions, "

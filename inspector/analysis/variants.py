@@ -140,7 +140,7 @@ def timing_from(t: Optional[RawTiming], timed: Sequence[RawRoundTiming], *, grap
 def compile_time(graphs: Sequence[RawGraph], first: bool = False) -> Optional[float]:
     """torch's compile time over ``graphs`` (their metrics' entire_frame_compile_time_s), or None where none says;
     ``first``: a graph torch found in its caches counted as it compiled when capture kept it (``RawGraph.kept``)."""
-    times = [t for g in graphs if (t := ((g.kept or {}).get("metrics") if first and g.kept else g.metrics or {})
+    times = [t for g in graphs if (t := (((g.kept or {}).get("metrics") if first and g.kept else g.metrics) or {})
                                    .get("entire_frame_compile_time_s"))]
     return sum(times) if times else None
 

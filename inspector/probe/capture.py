@@ -170,8 +170,8 @@ class Capture:
         """Where facts are kept (``self.kept``), make Inductor's FX graph cache miss a graph whose facts are not kept
         (see the module docstring); whether it did (else the caches are turned off)."""
         cache = getattr(_module("torch._inductor.codecache"), "FxGraphCache", None)
-        original = (cache.__dict__.get("_lookup_graph") if cache is not None else None)
-        if self.kept is None or not isinstance(original, staticmethod):
+        original = vars(cache).get("_lookup_graph") if cache is not None else None
+        if cache is None or self.kept is None or not isinstance(original, staticmethod):
             return False
         capture, lookup = self, original.__func__
 

@@ -46,18 +46,14 @@ class GraphFacts:
         """The facts kept for a graph, or None."""
         try:
             with open(self._path(key, fingerprint), encoding="utf-8") as f:
-                return json.load(f)
+                kept: dict[str, Any] = json.load(f)
+                return kept
         except (OSError, ValueError):
             return None
 
     def keep(self, key: str, fingerprint: str, graph: dict[str, Any]) -> None:
         """Keep a graph's ``KEPT`` facts (written whole or not at all: concurrent runs share the folder)."""
-        path = self._path(key, fingerprint)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as f:
-            json.dump({k: graph[k] for k in KEPT if k in graph}, f)
-        os.replace(temporary, path)
+        write_json(self._path(key, fingerprint), {k: graph[k] for k in KEPT if k in graph})
 
     def _path(self, key: str, fingerprint: str) -> str:
         name = _digest(f"{key}:{fingerprint}")
@@ -65,12 +61,26 @@ class GraphFacts:
 
     def _file(self, path: str) -> str:
         if path not in self._files:
-            try:
-                with open(path, "rb") as f:
-                    self._files[path] = _digest(f.read())
-            except OSError:
-                self._files[path] = "unreadable"
+            self._files[path] = file_digest(path) or "unreadable"
         return self._files[path]
+
+
+def write_json(path: str, value: Any) -> None:
+    """``value`` as JSON at ``path``, written whole or not at all (concurrent runs share the folder)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as f:
+        json.dump(value, f)
+    os.replace(temporary, path)
+
+
+def file_digest(path: str) -> Optional[str]:
+    """The digest of the file's bytes, or None where it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return _digest(f.read())
+    except OSError:
+        return None
 
 
 def _digest(data: str | bytes) -> str:

@@ -17,7 +17,6 @@ output code. It costs 10 to 30 ms per kernel (two cores) and 0.4 to 11 kB of rec
 (``inspector.probe.graphcache``), the counts of a shared object are kept there too, by the digest of its bytes.
 """
 
-import hashlib
 import json
 import os
 import re
@@ -28,6 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 
+from inspector.probe.graphcache import file_digest, write_json
 from inspector.record import kernel_key
 
 if TYPE_CHECKING:
@@ -152,7 +152,8 @@ class MachineCode:
         kept = self._kept_at(path)
         if kept and os.path.exists(kept):
             with open(kept, encoding="utf-8") as f:
-                self._counted[path] = tuple(json.load(f))  # type: ignore[assignment]
+                functions, lines = json.load(f)
+                self._counted[path] = (functions, lines)
             return self._counted[path]
         if self._objdump is None:
             self._objdump = _find_objdump() or ""
@@ -168,22 +169,13 @@ class MachineCode:
             return None
         self._counted[path] = count(text, os.path.basename(path)[:-len(".so")] + ".cpp")
         if kept:
-            os.makedirs(os.path.dirname(kept), exist_ok=True)
-            with open(kept + f".{os.getpid()}", "w", encoding="utf-8") as f:
-                json.dump(self._counted[path], f)
-            os.replace(kept + f".{os.getpid()}", kept)
+            write_json(kept, self._counted[path])
         return self._counted[path]
 
     def _kept_at(self, path: str) -> Optional[str]:
         """Where the counts of the shared object at ``path`` are kept (by its bytes' digest), or None."""
-        if not self._kept:
-            return None
-        try:
-            with open(path, "rb") as f:
-                digest = hashlib.sha256(f.read()).hexdigest()
-        except OSError:
-            return None
-        return os.path.join(self._kept, "machine", digest + ".json")
+        digest = file_digest(path) if self._kept else None
+        return os.path.join(self._kept, "machine", digest + ".json") if self._kept and digest else None
 
 
 def _kernels_in(code: str, known: dict[str, tuple[str, Optional[str]]]) -> dict[str, Optional[str]]:

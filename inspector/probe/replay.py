@@ -101,6 +101,7 @@ class Replay:
             why = "a profiler was still recording (the replay's calls would have been in its trace)"
             return {f: {"why": why} for f in functions if f.calls}
         left = sorted((f for f in functions if f in self.copies), key=lambda f: -f.total_s)  # the hottest first
+        assert self.budget_s is not None, "set when the program ended (Tracker.end)"
         start = time.perf_counter()
         with _kept_state(), _silenced():
             for n, function in enumerate(left):

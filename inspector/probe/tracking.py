@@ -122,6 +122,7 @@ class Tracker:
             return None
         active, self.active = self.active, list(self.functions)
         try:
+            assert self.budget is not None, "set when the program ended (end)"
             found = experiment.run(self.hotspots.rounds(), self.order, self.original, self.budget, self.capture)
         finally:
             self.active = active
