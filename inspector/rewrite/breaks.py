@@ -42,9 +42,9 @@ class Rewriter:
         self.program = program
         self.module = program.main
         self.function = function
-        self.sp = Spelling(dialect)
         params = function.args.posonlyargs + function.args.args
         self.population = params[0].arg if params else ""
+        self.sp = Spelling(dialect, like=self.population or None)
         self.shapes = Shapes(self.population)
         self.sites: list[Site] = []
         self.declined: list[Declined] = []

@@ -13,7 +13,7 @@ from inspector.rewrite.exprs import Expressions, construct
 from inspector.rewrite.model import Reason, Topic
 from inspector.rewrite.program import Module
 from inspector.rewrite.values import (CELLS, COLUMN, ITEMS, PREAMBLE, SCALAR, Binding, Bound, Decline, Genes,
-                                      Kind, Value, join)
+                                      Kind, Value, join, varies)
 
 IDENTITY: dict[str, bool | float] = {"sum": 0, "prod": 1, "max": -math.inf, "min": math.inf, "any": False,
                                      "all": True}
@@ -32,10 +32,6 @@ class Iteration:
     iter: ast.expr
     span: Genes | None = None
     preamble: list[ast.stmt] = field(default_factory=list)
-
-
-def varies(value: Value) -> bool:
-    return value.kind.population or value.kind.genes
 
 
 class Translator(Expressions):
@@ -183,8 +179,9 @@ class Translator(Expressions):
             raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`", Reason.UNKNOWN_CALL,
                           f"{self.sp.dialect.value} has none")
         if self.sp.torch and len(values) == 2:  # torch's binary functions take tensors: a number as a 0-d one
-            values = [v if varies(v) else Value(self.sp.fn("tensor", v.node, dtype=attr("torch", "float64")),
-                                                v.kind) for v in values]
+            kept = 1 if fn == "log" else None  # a constant base of a log stays a number, for math.log
+            values = [v if varies(v) or i == kept else Value(self.sp.tensor(v.node), v.kind)
+                      for i, v in enumerate(values)]
         kind = replace(join(*(v.kind for v in values)), boolean=fn in ("isnan", "isinf", "isfinite"))
         nodes = self.broadcast(values, kind)
         warns = any(v.warns for v in values) or fn in RAISING
@@ -405,7 +402,7 @@ class Translator(Expressions):
         run = Genes(base, start, stop)
         first = number(start.off) if not start.end else self.length(Genes(base, Bound(False, 0), start))
         last = number(stop.off) if not stop.end else self.length(Genes(base, Bound(False, 0), stop))
-        binding = Binding(replace(ITEMS, span=run), self.sp.arange(first, last), run)
+        binding = Binding(replace(ITEMS, span=run), self.sp.arange(first, last, floats=True), run)
         return Iteration(True, {target.id: binding}, it, run)
 
     def indexed(self, target: ast.expr, body: list[ast.AST]) -> str | None:
@@ -459,7 +456,7 @@ class Translator(Expressions):
         count = self.length(span)
         last = count if first == 0 else ast.BinOp(count, ast.Add(), number(first))
         index, gene = (e.id for e in target.elts if isinstance(e, ast.Name))
-        bindings = {index: Binding(replace(ITEMS, span=span), self.sp.arange(number(first), last)),
+        bindings = {index: Binding(replace(ITEMS, span=span), self.sp.arange(number(first), last, floats=True)),
                     gene: Binding(replace(CELLS, span=span), value.node)}
         return Iteration(True, bindings, it, span)
 

@@ -60,9 +60,12 @@ def number(value: int | float) -> ast.expr:
 
 @dataclass(frozen=True)
 class Spelling:
-    """One library's spelling; ``module`` is the name the rewrite's code uses for it."""
+    """One library's spelling; ``module`` is the name the rewrite's code uses for it; ``like``: a name in the code
+    being written that holds a tensor of the population (None: none in scope), whose device torch's new tensors
+    take."""
 
     dialect: Dialect
+    like: str | None = None
 
     @property
     def module(self) -> str:
@@ -95,6 +98,16 @@ class Spelling:
         if self.torch or which == "tau":
             return attr("math", which)
         return attr("np", which)
+
+    def placed(self) -> dict[str, ast.expr]:
+        """The keywords that make a new torch tensor float64 (as Python computes) on the population's device."""
+        float64: dict[str, ast.expr] = {"dtype": attr("torch", "float64")}
+        return float64 | {"device": attr(self.like, "device")} if self.like else float64
+
+    def tensor(self, value: ast.expr) -> ast.expr:
+        """A Python number as a 0-d float64 tensor on the population's device (torch's binary functions take
+        tensors; a Python number alone would be torch's default dtype, float32)."""
+        return self.fn("tensor", value, **self.placed())
 
     def where(self, condition: ast.expr, a: ast.expr, b: ast.expr) -> ast.expr:
         return self.fn("where", condition, a, b)
@@ -133,22 +146,28 @@ class Spelling:
         return ast.Attribute(population, "T", ast.Load())
 
     def vector(self, table: ast.expr) -> ast.expr:
-        """A constant table of numbers (one per gene) as an array: float64 in torch, as Python computes."""
+        """A constant table of numbers (one per gene) as an array: in torch float64, as Python computes, on the
+        population's device."""
         if self.torch:
-            return self.fn("tensor", table, dtype=attr("torch", "float64"))
+            return self.fn("tensor", table, **self.placed())
         return self.fn("array", table)
 
-    def arange(self, start: ast.expr, stop: ast.expr) -> ast.expr:
-        if isinstance(start, ast.Constant) and start.value == 0:
-            return self.fn("arange", stop)
-        return self.fn("arange", start, stop)
+    def arange(self, start: ast.expr, stop: ast.expr, floats: bool = False) -> ast.expr:
+        """The genes' positions, in torch on the population's device; ``floats``: float64 in torch, for a function
+        whose arithmetic on them Python did (``i + 1.0`` is a float64 there, and float32 of torch's int64)."""
+        bounds = [stop] if isinstance(start, ast.Constant) and start.value == 0 else [start, stop]
+        if not self.torch:
+            return self.fn("arange", *bounds)
+        placed = self.placed() if floats else {"device": attr(self.like, "device")} if self.like else {}
+        return self.fn("arange", *bounds, **placed)
 
     def full(self, count: ast.expr, value: ast.expr) -> ast.expr:
         """``value`` for each of ``count`` individuals."""
         if self.torch:
-            return self.fn("full", ast.Tuple([count], ast.Load()), value, dtype=attr("torch", "float64"))
+            return self.fn("full", ast.Tuple([count], ast.Load()), value, **self.placed())
         return self.fn("full", count, value)
 
     def truth(self, value: ast.expr) -> ast.expr:
         """A number as a truth value, as Python's ``bool`` (NaN is true)."""
         return ast.Compare(value, [ast.NotEq()], [ast.Constant(0)])
+

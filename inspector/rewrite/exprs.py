@@ -12,7 +12,7 @@ from inspector.rewrite.dialect import CONSTANTS, Spelling, name, number
 from inspector.rewrite.model import Note, Reason, Row, Topic
 from inspector.rewrite.program import Module, Program, Resolved, literal
 from inspector.rewrite.values import (CELLS, SCALAR, WHOLE, Binding, Bound, Decline, Genes, Kind, Value,
-                                      join)
+                                      join, varies)
 
 FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE,
                                                     ast.GtE: ast.Lt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
@@ -255,9 +255,11 @@ class Expressions:
         if yes.warns or no.warns:
             self.note(Topic.BOTH_BRANCHES, node)
         kind = replace(join(test_kind, yes.kind, no.kind), boolean=yes.kind.boolean and no.kind.boolean)
-        if self.sp.torch and not kind.boolean and not (yes.kind.population or yes.kind.genes) \
-                and not (no.kind.population or no.kind.genes):
-            self.note(Topic.DEFAULT_DTYPE, node)
+        if self.sp.torch and not kind.boolean and not varies(yes) and not varies(no):
+            if self.sp.like is None:  # torch.where of two Python numbers: torch's default dtype
+                self.note(Topic.DEFAULT_DTYPE, node)
+            else:
+                yes = replace(yes, node=self.sp.tensor(yes.node))
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Invert):
             test, yes, no = test.operand, no, yes
         t, a, b = self.broadcast([Value(test, test_kind), yes, no], kind)

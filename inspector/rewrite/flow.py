@@ -8,12 +8,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from inspector.rewrite.calls import Iteration, Translator, varies
+from inspector.rewrite.calls import Iteration, Translator
 from inspector.rewrite.dialect import name
 from inspector.rewrite.exprs import construct
 from inspector.rewrite.loops import gene_loop
 from inspector.rewrite.model import Reason, Topic
-from inspector.rewrite.values import PREAMBLE, SCALAR, Binding, Bound, Decline, Genes, Kind, Value, join
+from inspector.rewrite.values import (PREAMBLE, SCALAR, Binding, Bound, Decline, Genes, Kind, Value, join,
+                                      varies)
 
 ACCUMULATE = {ast.Add: "sum", ast.Sub: "sub", ast.Mult: "prod"}
 

@@ -8,11 +8,11 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from inspector.rewrite.calls import IDENTITY, Iteration, Translator, varies
+from inspector.rewrite.calls import IDENTITY, Iteration, Translator
 from inspector.rewrite.dialect import name
 from inspector.rewrite.exprs import construct
 from inspector.rewrite.model import Reason, Topic
-from inspector.rewrite.values import Binding, Decline, Value, join
+from inspector.rewrite.values import Binding, Decline, Value, join, varies
 
 Contributions = dict[str, tuple[str, Value]]  # accumulator -> (sum, sub, prod, max or min; what one gene adds)
 REDUCE = {"sum": "sum", "sub": "sum", "prod": "prod", "max": "max", "min": "min"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from inspector.rewrite.dialect import MATH, Spelling, call, name
+from inspector.rewrite.dialect import MATH, Spelling, attr, call, name
 from inspector.rewrite.emit import substitute
 from inspector.rewrite.exprs import construct
 from inspector.rewrite.model import Reason
@@ -96,9 +96,9 @@ def over(node: ast.For, sp: Spelling, population: str, shapes: Shapes) -> Axis |
     store: ast.expr = ast.Name(names[0], ast.Store()) if isinstance(target, ast.Name) else ast.Tuple(
         [ast.Name(n, ast.Store()) for n in names], ast.Store())
     preamble: list[ast.stmt] = [ast.Assign([store], table, lineno=0)]
-    dtype = ast.Attribute(name(population), "dtype", ast.Load())
+    placed = {"dtype": attr(population, "dtype")} | ({"device": attr(population, "device")} if sp.torch else {})
     for n in names:
-        converted = sp.fn("array" if not sp.torch else "tensor", name(n), **({} if n in indexes else {"dtype": dtype}))
+        converted = sp.fn("array" if not sp.torch else "tensor", name(n), **({} if n in indexes else placed))
         preamble.append(ast.Assign([ast.Name(n, ast.Store())], converted, lineno=0))
     return Axis(preamble, set(names))
 

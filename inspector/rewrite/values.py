@@ -105,3 +105,8 @@ class Binding:
     node: ast.expr
     index: Genes | None = None
     length: Bound | None = None  # a name bound to the number of genes (``n = len(individual)``), as a bound
+
+
+def varies(value: Value) -> bool:
+    """A value that differs between individuals (or genes)."""
+    return value.kind.population or value.kind.genes

@@ -109,7 +109,9 @@ class Vectorizer:
         renamed = {p: self.plural(p, names) if k.sequence else p for p, k in zip(params, kinds)}
         env = {p: Binding(replace(k, span=replace(WHOLE, base=renamed[p])) if k.sequence else k, name(renamed[p]))
                for p, k in zip(params, kinds)}
-        frame = Frame(self.program, module, function.name, self.sp, self.row, self, env, self.notes, [],
+        like = next((renamed[p] for p, k in zip(params, kinds) if (k.population or k.genes) and k.items is None), None)
+        frame = Frame(self.program, module, function.name, replace(self.sp, like=like), self.row, self, env,
+                      self.notes, [],
                       self.imports, dict(bound))
         body = Body(Translator(frame), Steps()).block(function.body)  # its docstring is the user's function's
         population = renamed[params[0]] if entry else None

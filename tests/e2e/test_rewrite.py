@@ -1,6 +1,7 @@
 """The rewriter of issue 31 with torch: the samples' per-individual functions rewritten in NumPy and torch and the
 blog's break samples' rewrites, each checked against the original on the sample's population; every construct of
-the subset in torch; and compiled with fullgraph=True, a rewrite has no break left."""
+the subset in torch, in Python's float64 and on the population's device (``meta``); and compiled with
+fullgraph=True, a rewrite has no break left."""
 
 import numpy as np
 import pytest
@@ -39,6 +40,9 @@ def test_the_samples_fitness_python_rewritten_in_numpy_and_torch_match_it(sample
         assert isinstance(rewrite, Rewrite), words.declined(rewrite)
         result = check(rewrite, program, space, pop)
         assert result.verdict is Verdict.MATCHED, words.check(result)
+        python = np.asarray([space["fitness_python"](row) for row in pop[:50].tolist()]).dtype
+        assert result.result_dtype == str(python), (dialect, result.result_dtype)  # Python's own numbers
+    assert_placed(rewritten(vectorize(program, "fitness_python", Dialect.TORCH), space), pop.shape)
 
 
 def test_the_blog_s_breaks_rewritten_match_their_variants(samples):
@@ -57,6 +61,16 @@ def test_each_construct_in_torch_matches(case):
     assert isinstance(rewrite, Rewrite), words.declined(rewrite)
     result = check(rewrite, program(body), namespace(body), population())
     assert result.verdict is Verdict.MATCHED, (words.check(result), rewrite.source)
+    assert result.result_dtype == "float64", rewrite.source
+    assert_placed(rewritten(rewrite, namespace(body)), population().shape)
+
+
+def assert_placed(entry, shape):
+    """The torch rewrite run on a population on another device (torch's ``meta``, shapes only: a tensor the rewrite
+    made on the CPU, or a value read back to Python, raises there) gives float64 values on that device."""
+    values = entry(torch.empty(shape, dtype=torch.float64, device="meta"))
+    for value in values if isinstance(values, tuple) else (values,):
+        assert (value.device.type, value.dtype) == ("meta", torch.float64)
 
 
 def test_compiled_whole_a_rewrite_has_no_break_left(samples):
