@@ -155,7 +155,8 @@ def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
     side = rounds.side_by_side(eager, compiled_)
     if facts.why or not side or run.compile_s is None:
         return replace(base, why=facts.why or ("its replay timed no round" if not side else
-                                               "torch's compile time of it was not recorded"))
+                                               "torch's compile time of it was not recorded"),
+                       needed_s=run.compile_s / base.calls if run.compile_s and base.calls else None)
     eager_s, compiled_s = statistics.median(eager.values()), statistics.median(compiled_.values())
     gain = eager_s - compiled_s
     rerun = warm(raw.warm) if raw.warm and not raw.warm.during_run else None

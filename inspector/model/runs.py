@@ -221,7 +221,8 @@ class Replay:
     ``compile_s`` / (``eager_s`` - ``compiled_s``) calls (None: never, compiled code was not faster); ``warm``: the
     same with its compile on a rerun, torch's caches warm (None: not measured, or this run's own compile was that);
     ``first``: where this run found its graphs in torch's caches, the same with their first compile
-    (``first_compile_s``, kept by capture when they compiled)."""
+    (``first_compile_s``, kept by capture when they compiled); ``needed_s``: where it was not measured, what each
+    compiled call would have had to save for the compile to pay in the run (``compile_s`` / ``calls``)."""
 
     why: Optional[str] = None
     call: Optional[int] = None
@@ -238,6 +239,7 @@ class Replay:
     compiles: int = 0  # graphs the replay compiled before it was timed (its guards failed on the copies)
     first_compile_s: Optional[float] = None
     first: Optional[BreakEven] = None
+    needed_s: Optional[float] = None
 
     @property
     def paid(self) -> Optional[bool]:

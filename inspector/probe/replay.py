@@ -1,9 +1,10 @@
 """Replay (``inspector run``): each compiled function run eagerly and compiled on copies of the arguments of one of its
-steady calls, after the program has finished, to tell whether compiling it paid (stdlib, numpy and torch only).
+calls that ran compiled code and compiled nothing, after the program has finished, to tell whether compiling it paid
+(stdlib, numpy and torch only).
 
-During the run, ``before``/``after`` around a call that may be steady copy its arguments (tensors cloned, NumPy arrays
-copied, other values deep-copied), once per function, their bytes counted against one bound for all functions
-(``bound``); a call that turns out not steady gives its copies back and the next one is copied. After the program (at
+During the run, ``before``/``after`` around a call that may run compiled code copy its arguments (tensors cloned, NumPy
+arrays copied, other values deep-copied), once per function, their bytes counted against one bound for all functions
+(``bound``); a call that turns out to compile gives its copies back and the next one is copied. After the program (at
 the interpreter's exit, after the program's atexit handlers), ``run`` calls each function on its copies, compiled
 (torch's cached compiled code) and eagerly (under ``torch.compiler.set_stance("force_eager")``, or
 ``torch._dynamo.disable`` before torch 2.6), one call of each first, then in alternating rounds
@@ -66,9 +67,9 @@ class Replay:
         self.bound: Optional[int] = None
 
     def before(self, function: Any, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
-               ) -> Optional[tuple[Any, int]]:
-        """Copy the arguments of a call of ``function`` (a ``probe.function.Function``) that may be steady, unless an
-        earlier call's are kept or could not be; a token for ``after``."""
+               ) -> Optional[Any]:
+        """Copy the arguments of a call of ``function`` (a ``probe.function.Function``) that may run compiled code,
+        unless an earlier call's are kept or could not be; a token for ``after``."""
         if function in self.copies or function in self.why or function.capture is None:
             return None
         try:
@@ -84,12 +85,12 @@ class Replay:
             return None
         self.copies[function] = Copy(function.calls, fn, copied_args, copied_kwargs, size)
         self.held += size
-        return function, function.steady.count
+        return function
 
-    def after(self, token: tuple[Any, int]) -> None:
-        """Keep the copies if the call was steady (it ran compiled code and compiled nothing), else give them back."""
-        function, steady = token
-        if function.steady.count == steady:
+    def after(self, function: Any, ran_compiled: bool) -> None:
+        """Keep the copies if the call ran compiled code and compiled nothing (a steady call, or one an inspector pass
+        traced or profiled: a function called twice has no other), else give them back."""
+        if not ran_compiled:
             self.held -= self.copies.pop(function).bytes
 
     def run(self, functions: list[Any], capture: Any) -> dict[Any, dict[str, Any]]:
@@ -129,8 +130,8 @@ def _uncopied(function: Any) -> str:
         return "nothing of it compiled during the run"
     if function.skipped:
         return "torch gave up compiling it and ran every call eagerly: there is no compiled code to time"
-    return "no steady call to copy the arguments of (every call after the first compile compiled, ran eagerly " \
-           "or was inspector's trace or profile)"
+    return "no call ran its compiled code without compiling, to copy the arguments of (every call compiled or ran " \
+           "eagerly)"
 
 
 def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str, Any]:
@@ -158,10 +159,15 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
                                    "call changed them): calling it again would not repeat the program's call")
     taken = capture.take() if not capture.empty() else {}
     facts["compiles"] = len(taken.get("graphs", []))
+    if facts["compiles"]:  # the compiled call held a compile: what the rounds would take is a steady call's
+        call, stance = calls["compiled"]
+        with stance():
+            first["compiled"] = turn(call, sync, 0.0)
     slowest, left = max(t["median_s"] for t in first.values()), share_s - (time.perf_counter() - start)
     rounds = min(ROUNDS, int(left / (2 * 3 * slowest)))  # a turn makes 2 untimed calls and 1 timed call at least
     if rounds < 1:
-        return dict(facts, why=f"an eager and a compiled call take {slowest * 2:.3g} s, too long for its share of "
+        pair = sum(t["median_s"] for t in first.values())
+        return dict(facts, why=f"an eager and a compiled call take {pair:.3g} s, too long for its share of "
                                f"the replay's budget ({share_s:.3g} s of --budget)")
     per_turn = max(slowest, left / (2 * rounds) - 2 * slowest)  # what a turn may take (measure stops at it)
     timed: dict[str, list[dict[str, Any]]] = {"eager": [], "compiled": []}

@@ -209,7 +209,7 @@ class Tracker:
         if sync is not _nothing:
             function.device = "cuda"
         mode = None if eager or nested else function.next_pass(self.passes, args, kwargs)
-        copied = self.replay.before(function, fn, args, kwargs) if self.replay and not (mode or eager) else None
+        copied = self.replay.before(function, fn, args, kwargs) if self.replay and not eager else None
         start = time.perf_counter()
         try:
             if self._set_eval_frame:
@@ -229,10 +229,11 @@ class Tracker:
             seconds = time.perf_counter() - start
             self._settle()
             self.active.pop()
-            function.record(seconds, function.pending or EMPTY, mode, stance, eager)
+            compiled = function.pending or EMPTY
+            function.record(seconds, compiled, mode, stance, eager)
             function.pending = None
             if copied and self.replay:
-                self.replay.after(copied)
+                self.replay.after(copied, compiled is EMPTY)
             if self._set_eval_frame:
                 self._set_eval_frame(dynamo)
 

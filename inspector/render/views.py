@@ -15,8 +15,8 @@ from inspector.model import (Change, LineRef, MachineLoad, ProgramAnalysis, Prog
 from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
 from inspector.render import fixes as fix_words
 from inspector.render import rewrites as rewrite_words, said as words_said
-from inspector.render.words import (NOISY, break_even, break_evens, call_numbers, error_parts, paid, ratio, seconds,
-                                    timing_notes)
+from inspector.render.words import (NOISY, break_even, break_evens, call_numbers, error_parts, no_cuda_graphs, paid,
+                                    ratio, seconds, timing_notes)
 
 # when the page cautions about the machine (see caution), from the thresholds that decide it
 CAUTION_WHEN = (f"other processes used {100 * OTHERS_BUSY:.0f} % of the CPUs (or the hypervisor stole "
@@ -415,8 +415,8 @@ def program_headlines(analysis: ProgramAnalysis) -> list[FunctionHeadline]:
         ran = f"; {call_numbers(eager)} ran eagerly{limit}" if eager else ""
         said.append(FunctionHeadline(v.id, f"{v.id}: {seconds(run.total_s)} in {_count(run.calls, 'call')}{share}"
                                            f"{compiling}{steady}{breaks}{ran}{raised}.",
-                                     paid(v.id, v.replay, v.timing.median_s if v.timing else None)
-                                     if v.replay else ""))
+                                     (paid(v.id, v.replay, v.timing.median_s if v.timing else None)
+                                      if v.replay else "") + no_cuda_graphs(v.compile_options, v.device)))
     return said
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
-from typing import Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from inspector.model import (Backend, BreakEven, ChildProcess, CompiledCode, FunctionRun, Kernel, LineStatus, NotTraced,
                              ProgramAnalysis, ProgramFunction, Reason, ReasonKind, Recompile, Replay, SampleVariant,
@@ -163,7 +163,7 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
     compiled), pays after = compile / (eager - compiled). ``steady_s``: the program's own median per steady call,
     set beside the replay's compiled figure where the two are over NOISY apart."""
     if r.why:
-        return f"Whether compiling {name} paid: not measured: {r.why}."
+        return f"Whether compiling {name} paid: not measured: {r.why}." + _needed(r, steady_s)
     low, high = r.spread or (None, None)
     unsteady = bool(low and high and high > NOISY * low)  # the machine's speed changed between rounds
     how = (f"eager {seconds(r.eager_s)} against compiled {seconds(r.compiled_s)} per call, on copies of call "
@@ -190,6 +190,28 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
                 f"compile; it paid after about {after} ({how}).") + beside
     return (f"Compiling {name} did not pay in this run: {seconds(r.compile_s)} of compile against "
             f"{seconds(r.saved_s)} saved over {calls}; it pays after about {after} ({how}).") + beside
+
+
+def no_cuda_graphs(options: Optional[dict[str, Any]], device: str) -> str:
+    """Where the program asked torch.compile for ``mode="reduce-overhead"`` (CUDA graphs, torch's documentation says)
+    and the function ran on the CPU: that the CPU has none, so the mode changes nothing there."""
+    if not options or options.get("mode") != "reduce-overhead" or device == "cuda":
+        return ""
+    return (' It was compiled with mode="reduce-overhead", whose gain is CUDA graphs (torch\'s documentation): on the '
+            "CPU, where it ran, there are none, so it compiled as the default mode does.")
+
+
+def _needed(r: Replay, steady_s: Optional[float]) -> str:
+    """What each compiled call would have had to save for an unmeasured compile to pay in the run, and the eager
+    call that means beside the program's own compiled one (``steady_s``)."""
+    if r.needed_s is None:
+        return ""
+    calls = "its one compiled call" if r.calls == 1 else f"each of its {r.calls:,} compiled calls"
+    if not steady_s:
+        return f" To pay in this run, {calls} would have had to save {seconds(r.needed_s)} against eager."
+    return (f" To pay in this run, {calls} ({seconds(steady_s)} each) would have had to save "
+            f"{seconds(r.needed_s)} against eager: an eager call of {seconds(steady_s + r.needed_s)}, "
+            f"{(steady_s + r.needed_s) / steady_s:,.0f}x as long.")
 
 
 def _beside_the_program(r: Replay, steady_s: Optional[float]) -> str:

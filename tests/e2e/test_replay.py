@@ -30,8 +30,8 @@ def test_the_replay_times_eager_and_compiled_calls_on_a_steady_calls_copies(runs
     r = noisy.replay
     assert r is not None and r.why is None, r
     assert r.eager_s > 0 and r.compiled_s > 0 and r.rounds >= 1 and r.copied_bytes == 1000 * 4
-    # the copies are of a steady call: not the compiling, traced or profiled one
-    assert r.call not in (noisy.run.compiled_at, noisy.run.traced_call, noisy.run.profiled_call)
+    # the copies are of a call that ran compiled code: not the one that compiled
+    assert r.call != noisy.run.compiled_at and r.compiles == 0
     # its figures agree with each other, and the first screen says them
     assert r.saved_s == pytest.approx(r.calls * (r.eager_s - r.compiled_s))
     assert r.calls == noisy.run.calls and r.compile_s == noisy.run.compile_s
@@ -45,12 +45,22 @@ def test_the_replay_prints_nothing_and_leaves_the_random_state_as_the_program_le
     assert bare.stdout.count("noisy ran") == 6 and "draws at exit:" in bare.stdout
 
 
+def test_a_function_called_twice_is_replayed_on_its_second_calls_copies(runs):
+    """Its first call compiled, inspector's trace took its second: that call's copies are still a compiled call's."""
+    _, _, a = runs
+    twice = next(f for f in a.program.functions if f.id == "twice")
+    assert twice.run.calls == 2 and twice.run.traced_call == 2
+    assert twice.replay.why is None and twice.replay.call == 2 and twice.replay.eager_s > 0, twice.replay
+
+
 def test_a_function_that_changes_its_input_is_not_measured_and_says_why(runs):
     _, inspected, a = runs
     changed = next(f for f in a.program.functions if f.id == "doubled_in_place")
     assert changed.replay is not None and changed.replay.eager_s is None
     assert "changes its arguments" in changed.replay.why
+    assert changed.replay.needed_s == pytest.approx(changed.run.compile_s / changed.replay.calls)
     assert "Whether compiling doubled_in_place paid: not measured: it changes its arguments" in inspected.stderr
+    assert f"To pay in this run, each of its {changed.replay.calls} compiled calls (" in inspected.stderr
 
 
 def test_a_tensor_subclass_whose_clone_gives_a_plain_tensor_is_copied_as_its_own_type():

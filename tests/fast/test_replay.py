@@ -15,7 +15,7 @@ from inspector.analysis.functions import NO_REPLAY
 from inspector.model import Replay
 from inspector.raw import RawRecord
 from inspector.record import load
-from inspector.render import renderer
+from inspector.render import renderer, views
 from inspector.render.words import paid, seconds
 
 
@@ -68,6 +68,28 @@ def test_the_words_say_paid_did_not_pay_never_pays_and_not_measured_with_the_fig
     assert math.ceil(short.pays_after) == 20
 
 
+def test_an_unmeasured_replay_says_what_each_call_would_have_had_to_save():
+    """The issue's method that changes ``self``: 2.62 s of compile over 500 calls of 80 µs."""
+    replay = Replay(why="it changes its arguments or self", compile_s=2.62, calls=500, needed_s=2.62 / 500)
+    assert paid("step", replay, 80e-6) == (
+        "Whether compiling step paid: not measured: it changes its arguments or self. To pay in this run, each of its "
+        "500 compiled calls (80 µs each) would have had to save 5.24 ms against eager: an eager call of 5.32 ms, "
+        "66x as long.")
+    assert paid("step", replay).endswith("each of its 500 compiled calls would have had to save 5.24 ms against eager.")
+
+
+def test_reduce_overhead_on_the_cpu_is_said_to_have_no_cuda_graphs_there():
+    data = load(record_path("2.13.0", "ga")).to_json()
+    data["variants"][0]["run"]["compile_options"] = {"mode": "reduce-overhead"}
+    (head,) = views.program_headlines(analyze(RawRecord.from_json(data)))
+    assert head.paid.endswith('It was compiled with mode="reduce-overhead", whose gain is CUDA graphs (torch\'s '
+                              "documentation): on the CPU, where it ran, there are none, so it compiled as the default "
+                              "mode does.")
+    data["variants"][0]["run"]["compile_options"] = {"mode": "max-autotune"}
+    (head,) = views.program_headlines(analyze(RawRecord.from_json(data)))
+    assert "CUDA graphs" not in head.paid
+
+
 def test_a_replay_far_from_the_programs_own_steady_calls_says_so_and_why_only_as_inferred():
     replay = Replay(call=4, rounds=3, compile_s=2.0, calls=10, spread=(1.5, 2.5), eager_s=0.3, compiled_s=0.1,
                     saved_s=2.0, pays_after=10.0)
@@ -95,6 +117,8 @@ def test_a_replay_that_was_not_measured_keeps_its_why_and_the_python_apis_record
     (f,) = analyze(RawRecord.from_json(changed)).program.functions
     assert (f.replay.why, f.replay.eager_s, f.replay.saved_s) == ("it changes its arguments", None, None)
     assert f.replay.paid is None
+    # what each compiled call would have had to save: the run's compile over the calls that ran compiled code
+    assert f.replay.calls and f.replay.needed_s == f.run.compile_s / f.replay.calls
     data["program"]["made_by"] = "capture"
     (f,) = analyze(RawRecord.from_json(data)).program.functions
     assert f.replay is None
