@@ -8,6 +8,7 @@ import ast
 import math
 from dataclasses import dataclass, field, replace
 
+from inspector.rewrite import ranges
 from inspector.rewrite.dialect import MATH, RAISING, REDUCTIONS, attr, call, name, number
 from inspector.rewrite.exprs import Expressions, construct
 from inspector.rewrite.model import Reason, Topic
@@ -184,8 +185,9 @@ class Translator(Expressions):
                       for i, v in enumerate(values)]
         kind = replace(join(*(v.kind for v in values)), boolean=fn in ("isnan", "isinf", "isfinite"))
         nodes = self.broadcast(values, kind)
-        warns = any(v.warns for v in values) or fn in RAISING
-        if fn in RAISING:
+        raises = fn in RAISING and ranges.may_raise(fn, [v.node for v in values])
+        warns = any(v.warns for v in values) or raises
+        if raises:
             self.note(Topic.RAISES, node)
         if fn == "log" and len(nodes) == 2:
             base = self.sp.fn("log", nodes[1]) if varies(values[1]) else call(attr("math", "log"), nodes[1])

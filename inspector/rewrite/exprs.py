@@ -8,6 +8,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from inspector.rewrite import ranges
 from inspector.rewrite.dialect import CONSTANTS, Spelling, name, number
 from inspector.rewrite.model import Note, Reason, Row, Topic
 from inspector.rewrite.program import Module, Program, Resolved, literal
@@ -125,18 +126,19 @@ class Expressions:
             kind = replace(kind, boolean=True)
         a, b = self.broadcast([left, right], kind)
         same = a is node.left and b is node.right
-        warns = left.warns or right.warns or self.risky(node, kind, right)
+        warns = left.warns or right.warns or self.risky(node, kind, left, right)
         return Value(node if same else ast.BinOp(a, node.op, b), kind, warns)
 
-    def risky(self, node: ast.BinOp, kind: Kind, right: Value) -> bool:
-        """Note where Python raises or gives a complex number and arrays do not; True when it may warn."""
+    def risky(self, node: ast.BinOp, kind: Kind, left: Value, right: Value) -> bool:
+        """Note where Python could raise or give a complex number and arrays do not (``ranges``: where the operands'
+        form does not rule it out); True when it may warn."""
         if not kind.population:
             return False
-        constant = right.node.value if isinstance(right.node, ast.Constant) else None
-        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and not constant:
+        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and not ranges.interval(right.node).nonzero or \
+                isinstance(node.op, ast.Pow) and ranges.may_raise_power(left.node, right.node):
             self.note(Topic.RAISES, node)
             return True
-        if isinstance(node.op, ast.Pow) and not (isinstance(constant, int) and not isinstance(constant, bool)):
+        if isinstance(node.op, ast.Pow) and ranges.complex_power(left.node, right.node):
             self.note(Topic.COMPLEX_POWER, node)
             return True
         return False

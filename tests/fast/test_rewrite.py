@@ -115,6 +115,64 @@ def test_a_negative_base_to_a_fractional_power_fails_the_check():
     assert result.verdict is Verdict.FAILED and "j" in result.mismatch.expected  # Python's complex number
 
 
+# the issue's cautions that could not happen, and others that can: (body, the cautions said)
+CAUTIONS = {
+    "a sum of squares to a fractional power": ("""
+        def fitness(individual):
+            x, y = individual[0], individual[1]
+            return (x ** 2 + y ** 2) ** 0.25
+    """, set()),
+    "a division by the square root of a position plus one": ("""
+        import math
+
+
+        def fitness(individual):
+            return sum(x / math.sqrt(i + 1.0) for i, x in enumerate(individual))
+    """, set()),
+    "the square root of an absolute value": ("""
+        import math
+
+
+        def fitness(individual):
+            return sum(math.sqrt(abs(x)) for x in individual)
+    """, set()),
+    "a log of an exponential plus one": ("""
+        import math
+
+
+        def fitness(individual):
+            return math.log(math.exp(math.sin(individual[0])) + 1.0)
+    """, set()),
+    "a division by a gene": ("""
+        def fitness(individual):
+            return 1.0 / individual[0]
+    """, {Topic.RAISES}),
+    "a gene to a negative power": ("""
+        def fitness(individual):
+            return individual[0] ** -2
+    """, {Topic.RAISES}),
+    "the square root of a difference": ("""
+        import math
+
+
+        def fitness(individual):
+            return math.sqrt(individual[0] - individual[1])
+    """, {Topic.RAISES}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CAUTIONS))
+def test_a_caution_is_said_only_where_the_operands_do_not_rule_it_out(case):
+    """And the population with zeros and negative genes shows it: where none is said, Python raised on no
+    individual and the check matches; where one is, an individual made Python raise and the check fails."""
+    body, cautions = CAUTIONS[case]
+    rewrite = vectorize(program(body), "fitness", Dialect.NUMPY)
+    assert {n.topic for n in rewrite.notes} & {Topic.RAISES, Topic.COMPLEX_POWER} == cautions
+    hit = np.vstack([np.zeros((1, 5)), population(40)])
+    result = check(rewrite, program(body), namespace(body), hit)
+    assert result.verdict is (Verdict.FAILED if cautions else Verdict.MATCHED), said(result)
+
+
 def test_a_flipped_comparison_differs_with_nan_and_the_check_says_so():
     body = """
         def fitness(individual):
