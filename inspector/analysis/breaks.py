@@ -93,8 +93,13 @@ def _add(seen: Seen, b: BreakFacts, sources: Sources, within: Within) -> None:
         return
     fix: Optional[Union[str, LibraryFix]] = b.fix
     flag, where, file = b.flag, site.kind if site else None, site.display if site else b.file
+    code = site.text(line) if site and line is not None else None
     form = fixes.branch_form(site.source, line) if b.cause == "data-dependent-branch" and site and line else None
     fix = {"where": parse.WHERE_FIX, "cond": parse.COND_FIX}.get(form or "", fix)  # as the source's branches allow
+    if b.cause == "dynamic-shape":  # as the operator torch named and the line show it
+        fix = parse.shape_fix(b.operator, code)
+    elif b.cause == "item" and parse.data_dependent_slice(code):
+        fix = parse.SLICE_FIX
     if site and site.kind == "library":
         fix, flag = _library_fix(site, line, chain, _torch_caller(b, site, sources)), None
     elif not site and b.file and TORCH_FILE.search(b.file):
@@ -103,7 +108,7 @@ def _add(seen: Seen, b: BreakFacts, sources: Sources, within: Within) -> None:
                "call of the variant itself (a functools.partial or callable object, say); the functions it calls "
                "are compiled as frames of their own. A plain function as the variant may avoid it")
     seen[key] = GraphBreak(
-        file=file, line=line, code=site.text(line) if site and line is not None else None, where=where,
+        file=file, line=line, code=code, where=where,
         chain=[(f.display, n) for f, n in chain], reason=b.reason, resumable=b.resumable, cause=b.cause,
         explanation=b.explanation, hints=b.hints, gb_id=b.gb_id, url=b.url, fix=fix, flag=flag, count=1,
         compile_id=b.compile_id, mechanism=b.mechanism, text=_shown(b.text, sources), failed=b.failed)

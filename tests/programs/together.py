@@ -7,6 +7,7 @@ names. recompile_limit_hit comes last: it lowers torch's recompile limit for the
 
 import compiled_per_call  # noqa: F401
 import data_dependent_if  # noqa: F401
+import data_dependent_ops  # noqa: F401
 import library_callee  # noqa: F401
 import method_on_self  # noqa: F401
 import module_method  # noqa: F401

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -44,6 +45,44 @@ COND_FIX = ("express the branch with torch.cond(condition, true_fn, false_fn, op
             "into the graph")
 
 
+OPERATOR = re.compile(r"\baten\.(\w+?)(?:\.\w+)?\b")  # Operator `aten.bincount.default`'s output shape ...
+# torch's operators whose output shape depends on the data, but for nonzero (a boolean mask's index, or a call):
+# the fixed-size form of each, beside Dynamo's flag
+SHAPE_FIXES = {
+    "bincount": "torch.bincount's length follows the largest value: count into a tensor of fixed length instead "
+                "(torch.zeros(bins).index_add_(0, x, torch.ones_like(x, dtype=torch.float)), or scatter_add_)",
+    "unique": "torch.unique's length follows how many values differ: where a count or the first occurrences is what "
+              "is needed, sort and compare neighbours (torch.sort, then x[1:] != x[:-1]), which keeps the shape",
+    "masked_select": "torch.masked_select's length follows the mask: keep the shape with torch.where(mask, x, 0)",
+    "repeat_interleave": "repeat_interleave with repeats read from a tensor has a length that follows the data: "
+                         "there is no fixed-shape form in general",
+}
+SHAPE_FIXES["unique_consecutive"] = SHAPE_FIXES["_unique2"] = SHAPE_FIXES["unique_dim"] = SHAPE_FIXES["unique"]
+# slice bounds read out of a tensor (x[ptr[i]:ptr[i + 1]], a CSR row): Python ints, so an implied .item()
+SLICE_FIX = ("the slice's bounds are read out of a tensor, and a slice needs Python ints: a data-dependent slice. "
+             "Reduce over all the segments at once instead (torch.segment_reduce(values, 'sum', offsets=ptr), "
+             "np.add.reduceat(values, ptr[:-1]))")
+
+
+def shape_fix(operator: Optional[str], code: Optional[str]) -> Optional[str]:
+    """The fix for an operator whose output shape depends on data, as the break's operator and line show it: a
+    boolean mask's index (nonzero, not called by name) keeps the usual fix; another operator its own (None: only
+    Dynamo's flag and torch's hints)."""
+    if operator == "nonzero" and not re.search(r"\b(nonzero|argwhere)\(", code or ""):
+        return DYNAMIC_SHAPE.fix
+    return SHAPE_FIXES.get(operator or "")
+
+
+def data_dependent_slice(code: Optional[str]) -> bool:
+    """Whether a line slices with a bound read out of an array or tensor (``x[ptr[i]:ptr[i + 1]]``)."""
+    try:
+        tree = ast.parse((code or "").strip())
+    except SyntaxError:
+        return False
+    return any(isinstance(bound, ast.Subscript) for node in ast.walk(tree) if isinstance(node, ast.Slice)
+               for bound in (node.lower, node.upper))
+
+
 @dataclass(frozen=True)
 class Cause:
     """A normalised cause of a graph break, the phrases of torch's reason that name it, and the usual rewrite."""
@@ -79,8 +118,11 @@ class BreakFacts:
     text: str
     failed: Optional[BackendFailed] = None  # a WON'T CONVERT message: its reason is the exception
     in_loop: bool = False  # torch said the break was inside a loop, which it cannot resume from
+    operator: Optional[str] = None  # the aten operator torch named ("bincount"), where it named one
 
 
+DYNAMIC_SHAPE = Cause("dynamic-shape", ("dynamic shape operator", "nonzero", "output shape depends on input"),
+                      "avoid boolean-mask indexing: use np.where / torch.where with a mask", DYNAMIC_SHAPES)
 NOT_COMPILED = Cause("not-compiled", ("backend compiler exception",),
                      "the compiler backend failed on this code (see torch's message) and Dynamo ran it as Python; "
                      "report it to the backend if the code is supported")
@@ -91,9 +133,7 @@ CAUSES = (
     # aten._local_scalar_dense is what .item() calls, and torch's own hint for it names the flag
     Cause("item", (".item()", "tensor.item", "aten._local_scalar_dense", "aten.item"),
           "keep the value in a tensor rather than reading it out as a Python number", SCALARS),
-    Cause("dynamic-shape", ("dynamic shape operator", "nonzero"),
-          "avoid boolean-mask indexing: use np.where / torch.where with a mask",
-          DYNAMIC_SHAPES),
+    DYNAMIC_SHAPE,
     Cause("print", ("builtin operator `print`", "builtin print", "builtinvariable(print)"),
           "remove the print from the compiled function, or log outside it"),
     Cause("apply-along-axis", ("apply_along_axis",),
@@ -138,7 +178,9 @@ def _graph_break(text: str, entry: RawBreak) -> BreakFacts:
             first = f"{following[0]} ({wrapper.group(1)})"
     explained = explanation.group(1).strip() if explanation else None
     debug = DEBUG_CONTEXT.search(own)
-    cause = cause_of(" ".join(filter(None, [first, explained, debug.group(1) if debug else None])))
+    said = " ".join(filter(None, [first, explained, debug.group(1) if debug else None]))
+    cause = cause_of(said)
+    operator = OPERATOR.search(said)
     resumes = RESUMED_AT.search(text) if cause is NOT_COMPILED else None
     return BreakFacts(
         file=file, line=line, frames=frames, reason=first, resumable=resumable, explanation=explained,
@@ -146,7 +188,7 @@ def _graph_break(text: str, entry: RawBreak) -> BreakFacts:
         gb_id=url.group(2) if url else None, url=url.group(1) if url else None,
         cause=cause.kind if cause else "unknown", fix=cause.fix if cause else None, flag=cause.flag if cause else None,
         resumes=int(resumes.group(1)) if resumes else None, compile_id=entry.compile_id, mechanism=entry.mechanism,
-        text=text, in_loop=any(p in text for p in IN_LOOP))
+        text=text, in_loop=any(p in text for p in IN_LOOP), operator=operator.group(1) if operator else None)
 
 
 def _not_converted(text: str, header: re.Match[str], entry: RawBreak) -> BreakFacts:
