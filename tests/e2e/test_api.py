@@ -34,7 +34,7 @@ print(one.text())
 '''
 REPORT = '''\
 trig = inspector.report(SAMPLE, population=2000, variants=["numpy", "torch-compiled-cpu"], budget=0.05, rounds=0,
-                        try_fixes=False, rewrites=False)
+                        try_fixes=False, rewrites=False, warm=False)
 print(trig.exit_code)
 trig
 '''

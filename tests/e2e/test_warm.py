@@ -5,14 +5,23 @@ from there, with what the first run captured (real compiles)."""
 import dataclasses
 import os
 
+import pytest
+
 from conftest import ROOT, run_cli
 from inspector.analysis import analyze
 from inspector.record import load
 from inspector.render.words import warm_compile
 
 
-def test_a_reruns_compile_is_measured_in_inspectors_own_cache_and_the_users_is_left_alone(tmp_path):
-    user, own = tmp_path / "user-cache", tmp_path / "xdg"
+@pytest.fixture(scope="module")
+def xdg(tmp_path_factory):
+    """A cache folder (XDG_CACHE_HOME) the module's tests share, empty when the first starts: the second finds the
+    C++ compiler checks Inductor makes once per cache folder (its graphs are not the first's)."""
+    return tmp_path_factory.mktemp("xdg")
+
+
+def test_a_reruns_compile_is_measured_in_inspectors_own_cache_and_the_users_is_left_alone(tmp_path, xdg):
+    user, own = tmp_path / "user-cache", xdg
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(user), XDG_CACHE_HOME=str(own))
     proc = run_cli("report", "tests/samples/library_call.py", "-n", 500, "--budget", 0.02, "--rounds", 0,
                    "--no-profile", "--no-try-fixes", "--no-rewrites", "-v", "numpy", "-v", "*-compiled-cpu",
@@ -55,9 +64,9 @@ print("done")
 '''
 
 
-def test_a_rerun_under_inspector_run_loads_its_graphs_with_what_the_first_run_captured(tmp_path):
+def test_a_rerun_under_inspector_run_loads_its_graphs_with_what_the_first_run_captured(tmp_path, xdg):
     (tmp_path / "prog.py").write_text(PROGRAM)
-    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(xdg))
 
     def run(n, *options):
         proc = run_cli("run", "-o", tmp_path / str(n), "--cache", "--no-hotspots", *options, "prog.py", cwd=tmp_path,
