@@ -161,8 +161,11 @@ def _library_fix(site: SourceFile, line: Optional[int], chain: list[tuple[Source
         subclass = torch_caller.function == "to_subclass" or "as_subclass" in (torch_caller.code or "")
         return LibraryFix(package, site.display, line, "torch/" + TORCH_FILE.split(torch_caller.file)[-1],
                           torch_caller.line, torch_caller.function, subclass)
-    mine = next(((f.display, n) for f, n in chain if f.kind != "library"), None)
-    return LibraryFix(package, site.display, line, call=mine)
+    mine = next(((f, n) for f, n in chain if f.kind != "library"), None)
+    if mine is None:
+        return LibraryFix(package, site.display, line)
+    return LibraryFix(package, site.display, line, call=(mine[0].display, mine[1]),
+                      whole=fixes.only_call(mine[0].source, mine[1]))
 
 
 def cost(regions: Optional[RawRegions]) -> Optional[BreakCost]:

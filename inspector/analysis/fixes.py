@@ -115,6 +115,24 @@ def branch_form(source: str, line: int) -> Optional[str]:
     return None
 
 
+def only_call(source: str, line: int) -> bool:
+    """Whether the call at ``line`` is all the function around it does: its one statement (the docstring aside) is
+    that call, returned or not."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    around = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    if not around:
+        return False
+    body = max(around, key=lambda n: n.lineno).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    value = body[0].value if len(body) == 1 and isinstance(body[0], (ast.Return, ast.Expr)) else None
+    return isinstance(value, ast.Call) and value.lineno <= line <= (value.end_lineno or value.lineno)
+
+
 def _alike(body: list[ast.stmt], other: list[ast.stmt]) -> bool:
     """Whether two branches are one tensor expression each: both a return of a value, or both assignments of the
     same names (``other`` empty: the names kept)."""
@@ -210,12 +228,21 @@ def same(fix: Fix) -> tuple[object, ...]:
     """What makes fixes one change, whatever variant they are on: their kind and what they name (a break's usual
     rewrite and torch's hints, a flag, a recompilation's guards, the argument and its dimension)."""
     cause = fix.cause
-    names: object = ((cause.cause, cause.fix)
+    names: object = (_library_call(cause.fix) or (cause.cause, cause.fix)
                      if isinstance(cause, GraphBreak) and fix.kind == FixKind.BREAK else
                      fix.spec.config if fix.kind == FixKind.FLAG and fix.spec else
                      (cause.count, cause.calls, cause.every_call, cause.limit, tuple(cause.guards))
                      if isinstance(cause, Recompilation) else None)
-    return fix.kind, names, fix.hints, fix.detail, fix.axis
+    hints = () if isinstance(cause, GraphBreak) and _library_call(cause.fix) else fix.hints  # a library's own
+    return fix.kind, names, hints, fix.detail, fix.axis
+
+
+def _library_call(fix: object) -> Optional[tuple[object, ...]]:
+    """Breaks inside a library under one call of the user's are one change, whatever line of the library each is at:
+    the call wrapped once."""
+    if isinstance(fix, LibraryFix) and fix.call and not fix.torch_file:
+        return "library-call", fix.package, fix.call, fix.whole
+    return None
 
 
 def changes(found: Sequence[Fix]) -> tuple[Change, ...]:

@@ -331,7 +331,8 @@ class LibraryFix:
     rewrite: where torch itself called the library's code (``torch_file``, under torch/, ``torch_line``,
     ``torch_function``), report it, or, where torch wraps a tensor in a subclass of the package's (``subclass``), give
     the compiled function plain tensors; else wrap the user's call into it (``call``: its file and line, where known)
-    in torch.compiler.disable."""
+    in torch.compiler.disable, unless that call is all the compiled function does (``whole``: then nothing of it
+    would stay compiled, and compiling it gains nothing)."""
 
     package: str
     file: str
@@ -341,6 +342,7 @@ class LibraryFix:
     torch_function: Optional[str] = None
     subclass: bool = False
     call: Optional[tuple[str, int]] = None
+    whole: bool = False
 
 
 @dataclass(frozen=True)

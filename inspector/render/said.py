@@ -62,6 +62,11 @@ def library(f: LibraryFix) -> str:
                     f"{f.package}")
         return f"{called}: report it to {f.package} and to torch"
     call = f" at {f.call[0]}:{f.call[1]}" if f.call else ""
+    if f.whole:
+        return (f"{inside}, not in your code, and the call into it{call} is all the compiled function does: with "
+                "torch.compiler.disable around it nothing would stay compiled, so compiling this function gains "
+                f"nothing. Call it uncompiled, call a function torch.compile supports instead, or report it to "
+                f"{f.package}")
     return (f"{inside}, not in your code: wrap the call into it{call} with torch.compiler.disable (it runs eagerly, "
             f"the rest stays compiled), call a function torch.compile supports instead, or report it to {f.package}")
 

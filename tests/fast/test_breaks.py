@@ -5,10 +5,10 @@ import json
 import pytest
 
 from conftest import FIXTURES, VERSIONS, analysis, line_of
-from inspector.analysis import breaks, recompiles
+from inspector.analysis import breaks, fixes, recompiles
 from inspector.analysis.lines import Sources
 from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
-from inspector.model import BreaksView, Finding, LibraryFix, SourceFile
+from inspector.model import BreaksView, Finding, Fix, FixKind, LibraryFix, SourceFile
 from inspector.raw import RawBreak, RawEnv
 from inspector.render import renderer
 from inspector.render.said import after, break_reason, explanation, guard, problem, rewrite, said
@@ -203,3 +203,35 @@ def test_a_break_in_library_code_torch_itself_called_names_torchs_frame_and_not_
     assert "in code torch itself called (torch/_dynamo/utils.py:3172, in to_subclass)" in fix
     assert "plain tensors (t.as_subclass(torch.Tensor))" in fix and "snes.py:22" not in fix
     assert [n for _, n in b.chain] == [12, 56]  # from the compiled function's frame, not the program's <module>
+
+
+def _library_break(site, line, program_line, function="rastrigin"):
+    return RawBreak(compile_id="0/0", text=(
+        f"Graph break in user code at {site}:{line}\nGraph Break Reason: Unsupported Tensor.item() call\n\n"
+        "User code traceback:\n"
+        f'  File "/proj/run.py", line {program_line}, in {function}\n    return lib.evaluate(x)\n'
+        f'  File "{site}", line {line}, in evaluate\n    total = x.sum().item()\n'))
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_breaks_inside_a_library_under_one_call_are_one_change_said_once(whole):
+    """Four sites in the library under the compiled function's one call (issue 40 item 3): one change, its stake the
+    call's once; where the call is all the function does, torch.compiler.disable around it would leave nothing
+    compiled, and that is said instead."""
+    site = "/venv/site-packages/lib/core.py"
+    body = "    return lib.evaluate(x)\n" if whole else "    y = x * 2\n    return lib.evaluate(y) + y.sum()\n"
+    program = "import lib\n\n\n@torch.compile\ndef rastrigin(x):\n" + body
+    call = 6 if whole else 7
+    library = "".join(f"line {n}\n" for n in range(1, 60))
+    files = Sources([SourceFile("/proj/run.py", "run.py", "sample", program),
+                     SourceFile(site, "lib/core.py", "library", library)])
+    found, _ = breaks.distinct([_library_break(site, n, call) for n in (11, 23, 37, 52)], files, ("/proj/run.py",
+                                                                                                   "rastrigin"))
+    assert len(found) == 4 and {b.fix for b in found} == {
+        LibraryFix("lib", "lib/core.py", n, call=("run.py", call), whole=whole) for n in (11, 23, 37, 52)}
+    fixes_found = [Fix(FixKind.BREAK, "torch-compiled-cpu", ((b.file, b.line),), 0.412, None, b) for b in found]
+    (change,) = fixes.changes(fixes_found)
+    assert change.stake_s == 0.412 and len(change.lines) == 4
+    said_once = rewrite(found[0].usual) or ""
+    assert ("nothing would stay compiled, so compiling this function gains nothing" in said_once) is whole
+    assert ("the rest stays compiled" in said_once) is not whole
