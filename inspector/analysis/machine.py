@@ -15,6 +15,7 @@ Where a nest's own counts disagree with Inductor's code (a scalar nest the C++ c
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence, Sized
 from dataclasses import replace
@@ -85,8 +86,13 @@ def _per_nest(kernel: Kernel, functions: dict[str, RawCounts], lines: Optional[d
     (``lines``) where the compiler wrote one, else those of the functions that hold a nest alone."""
     nests = kernel.loop_nests
     if lines:
-        return [replace(n, machine=_code((f"lines {n.lines[0]}-{n.lines[1]}", counts) for line, counts in lines.items()
-                                         if n.lines[0] <= int(line) <= n.lines[1])) for n in nests], []
+        numbered = sorted((int(line), counts) for line, counts in lines.items())
+        at = [line for line, _ in numbered]
+
+        def within(n: LoopNest) -> list[tuple[int, RawCounts]]:
+            return numbered[bisect.bisect_left(at, n.lines[0]):bisect.bisect_right(at, n.lines[1])]
+        return [replace(n, machine=_code((f"lines {n.lines[0]}-{n.lines[1]}", counts) for _, counts in within(n)))
+                for n in nests], []
     code = kernel.code.splitlines()
     regions = [_span(code, i) for i, line in enumerate(code) if REGION.search(line)]
     outlined = sorted((int(m.group(1) or 0), name) for name in functions if (m := OUTLINED.search(name)))
