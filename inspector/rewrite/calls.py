@@ -13,8 +13,8 @@ from inspector.rewrite.dialect import MATH, RAISING, REDUCTIONS, attr, call, nam
 from inspector.rewrite.exprs import Expressions, construct
 from inspector.rewrite.model import Reason, Topic
 from inspector.rewrite.program import Module
-from inspector.rewrite.values import (CELLS, COLUMN, ITEMS, PREAMBLE, SCALAR, Binding, Bound, Decline, Genes,
-                                      Kind, Value, join, varies)
+from inspector.rewrite.values import (CELLS, COLUMN, ITEMS, PREAMBLE, SCALAR, WHOLE, Binding, Bound, Decline,
+                                      Genes, Kind, Value, join, varies)
 
 IDENTITY: dict[str, bool | float] = {"sum": 0, "prod": 1, "max": -math.inf, "min": math.inf, "any": False,
                                      "all": True}
@@ -458,7 +458,9 @@ class Translator(Expressions):
         count = self.length(span)
         last = count if first == 0 else ast.BinOp(count, ast.Add(), number(first))
         index, gene = (e.id for e in target.elts if isinstance(e, ast.Name))
-        bindings = {index: Binding(replace(ITEMS, span=span), self.sp.arange(number(first), last, floats=True)),
+        positions = span if first == 0 and span == replace(WHOLE, base=span.base) else None  # what it indexes
+        bindings = {index: Binding(replace(ITEMS, span=span), self.sp.arange(number(first), last, floats=True),
+                                   positions),
                     gene: Binding(replace(CELLS, span=span), value.node)}
         return Iteration(True, bindings, it, span)
 

@@ -12,8 +12,8 @@ from inspector.rewrite import ranges
 from inspector.rewrite.dialect import CONSTANTS, Spelling, name, number
 from inspector.rewrite.model import Note, Reason, Row, Topic
 from inspector.rewrite.program import Module, Program, Resolved, literal
-from inspector.rewrite.values import (CELLS, SCALAR, WHOLE, Binding, Bound, Decline, Genes, Kind, Value,
-                                      join, varies)
+from inspector.rewrite.values import (CELLS, ITEMS, SCALAR, WHOLE, Binding, Bound, Decline, Genes, Kind,
+                                      Value, join, varies)
 
 FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE,
                                                     ast.GtE: ast.Lt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
@@ -281,7 +281,35 @@ class Expressions:
         if value.kind.items is not None and index is not None and index.kind == SCALAR:
             same = value.node is node.value and index.node is node.slice
             return Value(node if same else ast.Subscript(value.node, index.node, ast.Load()), value.kind.element())
+        entries = self.table_at(node)
+        if entries is not None:
+            return entries
         raise Decline(node, f"index `{self.frame.module.segment(node)}`", Reason.INDEX)
+
+    def table_at(self, node: ast.Subscript) -> Value | None:
+        """``W[i]``, ``ITEMS[i + k]``: a module's constant table (of numbers, or of tuples of numbers) indexed by a
+        loop over the genes: its entries for that run, one per gene (a tuple's items as columns: ``w, v =
+        ITEMS[i]``, ``ITEMS[i][0]``); None where it is not one."""
+        shifted = self.shifted(node.slice)
+        if shifted is None or not isinstance(node.value, ast.Name) or node.value.id in self.frame.env:
+            return None
+        rows = literal(self.frame.module, node.value.id)
+        if not isinstance(rows, (list, tuple)) or not rows:
+            return None
+        widths = {len(r) if isinstance(r, (list, tuple)) else None for r in rows}
+        if len(widths) != 1 or not all(_number(x) for r in rows for x in (r if isinstance(r, (list, tuple)) else [r])):
+            return None
+        run, k = shifted
+        at = Genes(run.base, run.start.shift(k), run.stop.shift(k))
+        first = self.length(Genes(at.base, Bound(False, 0), at.start)) if at.start.end else number(at.start.off)
+        last = self.length(Genes(at.base, Bound(False, 0), at.stop)) if at.stop.end else number(at.stop.off)
+        if self.sp.torch:
+            self.note(Topic.CONSTANT_DTYPE, node)
+        entries = ast.Subscript(self.sp.vector(node.value), ast.Slice(first, last), ast.Load())
+        (width,) = widths
+        if width is None:
+            return Value(entries, replace(ITEMS, span=at))
+        return Value(self.sp.columns(entries), replace(ITEMS, span=at, items=width))
 
     def shape(self, node: ast.Subscript) -> Value:
         """``row.shape[0]`` of an ndarray row: its number of genes."""
@@ -437,3 +465,7 @@ OPERATORS: dict[type[ast.AST], str] = {
     ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not", ast.Lt: "<", ast.Gt: ">", ast.LtE: "<=", ast.GtE: ">=",
     ast.Eq: "==", ast.NotEq: "!=",
 }
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

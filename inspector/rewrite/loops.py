@@ -117,7 +117,25 @@ def one(tr: Translator, statement: ast.stmt, temps: list[ast.stmt], accumulators
         temps.append(ast.Assign([ast.Name(target, ast.Store())], value.node, lineno=statement.lineno))
         tr.frame.env[target] = Binding(value.kind, name(target))
         return {}
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and not nested:
+        return unpacked(tr, statement, temps, accumulators)
     raise Decline(statement, construct(statement), Reason.STATEMENT)
+
+
+def unpacked(tr: Translator, statement: ast.Assign, temps: list[ast.stmt], accumulators: Names) -> Contributions:
+    """``weight, value = ITEMS[i]``: names for the items of a value per gene (a constant table's row's columns)."""
+    target = statement.targets[0]
+    names = [e.id for e in target.elts if isinstance(e, ast.Name)] if isinstance(target, ast.Tuple) else []
+    value = tr.expr(statement.value)
+    if not names or len(names) != len(target.elts) or value.kind.items != len(names) or any(  # type: ignore[attr-defined]
+            isinstance(n, ast.Name) and n.id in accumulators.accumulated | set(names)
+            for n in ast.walk(statement.value)):
+        raise Decline(statement, construct(statement), Reason.STATEMENT)
+    store = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+    temps.append(ast.Assign([store], value.node, lineno=statement.lineno))
+    for n in names:
+        tr.frame.env[n] = Binding(value.kind.element(), name(n))
+    return {}
 
 
 def accumulation(value: ast.expr, target: str) -> tuple[str, ast.expr] | None:

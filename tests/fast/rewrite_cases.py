@@ -150,6 +150,17 @@ SUBSET = {
                     s += a * x - b
             return s
     """,
+    "a constant table indexed by the gene loop, its rows unpacked": """
+        def fitness(individual):
+            weight, value = 0.0, 0.0
+            for i in range(len(individual)):
+                w, v = TABLE[i]
+                weight += individual[i] * w
+                value += individual[i] * v * WEIGHTS[i]
+            for i in range(1, len(individual)):
+                value -= individual[i] * TABLE[i - 1][1]
+            return value - 10 * max(0.0, weight - 2.0) + sum(x * WEIGHTS[i] for i, x in enumerate(individual))
+    """,
     "generators and reductions": """
         def fitness(individual):
             return (sum(x * x for x in individual) + math.prod(1 + x / 10 for x in individual)
