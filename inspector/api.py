@@ -51,6 +51,7 @@ from inspector.probe import sample as contract
 from inspector.probe.messages import Compiled, Header, ProgramEnd, ProgramHeader, Trial, VariantResult
 from inspector.raw import RawCapture, RawEnv, RawRecord, RawRewrite, RawSample
 from inspector.rewrite import Dialect, read_program
+from inspector.rewrite.program import literal
 from inspector.rewrite import plan as rewrite_plan
 from inspector.record import load, redact as redact_record, save, write_atomic
 from inspector.render import renderer
@@ -304,17 +305,35 @@ def _sample(path: PathLike, command: str) -> Path:
     return samples(path)[0]
 
 
+SWEEP_FACTORS = (100, 10, 1)  # a small sweep: a hundredth and a tenth of the population, then the population
+MIN_SWEEP = 100  # individuals, at least, at a sweep's size
+
+
+def sweep_sizes(population: int) -> list[int]:
+    """The sizes of a small sweep below ``population``: a hundredth and a tenth of it (MIN_SWEEP at least), then
+    itself, where the report is made."""
+    return sorted({max(MIN_SWEEP, population // f) for f in SWEEP_FACTORS[:-1]} - {population}) + [population]
+
+
+def _default_population(sample: Path) -> int:
+    """The sample's POPULATION_SIZE where it writes it as a number (read, not imported), else the probe's default."""
+    size = literal(read_program(str(sample)).main, "POPULATION_SIZE")
+    return size if isinstance(size, int) and size > 0 else contract.DEFAULT_POPULATION
+
+
 def report(path: PathLike, *, population: Union[int, Sequence[int], None] = None, variants: Sequence[str] = (),
            python: Optional[str] = None, torch: Optional[str] = None, envs: Optional[PathLike] = None,
            packages: Sequence[str] = (), config: Sequence[str] = (), compile_options: Sequence[str] = (),
            rtol: Optional[float] = None, timeout: float = 300.0, budget: float = 1.0, rounds: int = 3,
            profile: bool = True, try_fixes: bool = True, rewrites: bool = True, triton_preview: bool = False,
-           warm: bool = True, redact: bool = False, progress: Optional[Progress] = None) -> Report:
+           warm: bool = True, redact: bool = False, sweep: bool = False, progress: Optional[Progress] = None
+           ) -> Report:
     """Run every variant of the sample at ``path`` and capture its kernels, breaks and timings: its Report.
 
     ``population``: a size (default: the sample's), or sizes to sweep (the smaller ones timed only, the report made
-    at the last); ``variants``: ids or globs; ``torch``: a version run in an environment inspector makes (``envs``:
-    their folder; ``packages``: more to install there); ``config``/``compile_options``: KEY=VALUE items;
+    at the last); ``sweep``: a small sweep below one size (``sweep_sizes``); ``variants``: ids or globs;
+    ``torch``: a version run in an environment inspector makes (``envs``: their folder; ``packages``: more to
+    install there); ``config``/``compile_options``: KEY=VALUE items;
     ``rounds``: alternating rounds after the variants; ``try_fixes``: time the fixes inspector can apply beside
     them; ``rewrites``: write the code rewrites (``inspector.rewrite``), check and time them beside them (False:
     none; bench/rewrites.py measures what they add to a report); ``warm``: compile each compiled variant again in
@@ -322,7 +341,12 @@ def report(path: PathLike, *, population: Union[int, Sequence[int], None] = None
     ``redact``: paths and the program's output replaced, to attach to a bug report.
     """
     sample, say = _sample(path, "report"), progress or _quiet
-    sizes = list(population) if isinstance(population, (list, tuple)) else [population]
+    sizes: list[Optional[int]] = list(population) if isinstance(population, (list, tuple)) else [
+        population if isinstance(population, int) else None]
+    if sweep and len(sizes) > 1:
+        raise InspectorError("--sweep makes its own sizes: give it one population size, or none (the sample's)")
+    if sweep:
+        sizes = list(sweep_sizes(sizes[0] or _default_population(sample)))
     runs = [(interpreter(torch, envs, packages, python, say), list(config))]
     options: dict[str, Any] = dict(compile_options=compile_options, timeout=timeout, budget=budget, rtol=rtol,
                                    only=list(variants) or None, triton_preview=triton_preview)

@@ -39,6 +39,8 @@ POPULATION_HELP = "Population size (default: the sample's POPULATION_SIZE)."
 REPORT_PATH_HELP = "A sample file, or a folder of samples (each is reported, plus an index)."
 REPORT_POPULATION_HELP = ("Population size (default: the sample's POPULATION_SIZE), or sizes to sweep "
                           "(10000,100000,900000): the report is made at the last and plots speedup against size.")
+REPORT_SWEEP_HELP = ("Also time the variants at a tenth and a hundredth of the population (100 individuals at least) "
+                     "and say where compiling starts to win, as --population with three sizes does.")
 REPORT_FORMAT_HELP = ("html (write the report), text (also print the full summary), json (print the analysis as "
                       "JSON).")
 TRITON_PREVIEW_HELP = ("Also show the Triton code Inductor generates for each NumPy/torch function, targeting the CPU "
@@ -211,6 +213,7 @@ def report(
     try_fixes: bool = typer.Option(True, "--try-fixes/--no-try-fixes", help=REPORT_TRY_FIXES_HELP),
     rewrites: bool = typer.Option(True, "--rewrites/--no-rewrites", help=REWRITES_HELP),
     warm: bool = typer.Option(True, "--warm/--no-warm", help=REPORT_WARM_HELP),
+    sweep: bool = typer.Option(False, "--sweep", help=REPORT_SWEEP_HELP),
 ) -> None:
     """Run every variant of a sample, capture its kernels, and write an HTML report and a JSON record."""
     if fmt not in ("html", "text", "json"):
@@ -219,7 +222,8 @@ def report(
     options = dict(population=_sizes("--population", population) or None, variants=variant, config=config,
                    python=api.interpreter(torch, envs, with_, python, say), compile_options=compile_option,
                    rtol=rtol, timeout=timeout, budget=budget, rounds=rounds, profile=profile, try_fixes=try_fixes,
-                   rewrites=rewrites, triton_preview=triton_preview, warm=warm, redact=redact, progress=say)
+                   rewrites=rewrites, triton_preview=triton_preview, warm=warm, redact=redact, sweep=sweep,
+                   progress=say)
     folder = len(samples) > 1 or path.is_dir()  # an index links the reports, and each report links back to it
     codes, done = _report_samples(samples, options, out, fmt, verbose, INDEX if folder else None)
     if folder:

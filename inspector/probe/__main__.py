@@ -54,7 +54,7 @@ def _main(args: argparse.Namespace, emit: Writer) -> int:
             why = "".join(f"; {i['name']}: {i['reason']}" for i in ignored)
             raise samples.SampleError(f"{args.sample}: no variants (top-level callables fitness_python*, "
                                       f"fitness_numpy* or fitness_torch*){why}")
-        n = args.population or info["default_population"] or 10_000
+        n = args.population or info["default_population"] or samples.DEFAULT_POPULATION
         population = _population(module, n, args.seed, args.sample)
     except samples.SampleError as e:
         if e.__context__:  # the user's traceback goes to the log, which --verbose shows

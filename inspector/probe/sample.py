@@ -153,6 +153,9 @@ def _binds(node: ast.AST) -> bool:
     return False
 
 
+DEFAULT_POPULATION = 10_000  # a sample without POPULATION_SIZE
+
+
 def describe(module: ModuleType) -> dict[str, Any]:
     """Title, description, default population size and cross-check tolerance from the module."""
     doc = inspect.cleandoc(module.__doc__ or "").strip()

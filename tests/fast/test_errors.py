@@ -69,3 +69,14 @@ def test_the_api_raises_the_same_errors_with_their_kind_and_code(broken):
         report.html()
     assert (internal.value.kind, internal.value.code) == ("internal", 4)
     assert isinstance(internal.value.error, AttributeError) and internal.value.what == "analysing the record"
+
+
+def test_sweep_sizes_are_a_hundredth_and_a_tenth_of_the_population_then_itself():
+    from inspector.api import sweep_sizes
+    assert sweep_sizes(100_000) == [1_000, 10_000, 100_000]
+    assert sweep_sizes(2_000) == [100, 200, 2_000] and sweep_sizes(500) == [100, 500] and sweep_sizes(100) == [100]
+
+
+def test_sweep_with_sizes_of_its_own_is_a_one_line_error():
+    proc = run_cli("report", "samples/poly.py", "--sweep", "-n", "1000,2000")
+    assert proc.returncode == 2 and "--sweep makes its own sizes" in proc.stderr and "Traceback" not in proc.stderr
