@@ -135,8 +135,8 @@ def may_raise(fn: str, args: list[ast.expr]) -> bool:
     if fn == "log" and len(args) == 2:  # and its base: positive, not 1
         base = interval(args[1])
         return not (interval(args[0]).positive and base.positive and (base.hi < 1 or base.lo > 1))
-    if fn in ("pow", "power") and len(args) == 2:
-        return may_raise_power(args[0], args[1])
+    if fn in ("pow", "power") and len(args) == 2:  # math.pow raises where ** would give a complex number
+        return may_raise_power(args[0], args[1]) or complex_power(args[0], args[1])
     if fn in ("fmod",) and len(args) == 2:
         return not interval(args[1]).nonzero
     if fn == "reciprocal" and len(args) == 1:
