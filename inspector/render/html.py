@@ -74,6 +74,7 @@ class HtmlRenderer(Renderer):
             without_gain=views.tried_without_gain(analysis), table=views.table(analysis),
             rewrites=rewrites, numba_hint=views.numba_hint(analysis),
             caution=views.caution(analysis), caution_when=views.CAUTION_WHEN, line_anchor=line_anchor,
+            cuda_graphs=views.cuda_graphs(analysis),
             compiled=[section.section(v, analysis.files, open=v.id == shown,
                                       tried=[f for f in tried if f.variant == v.id])
                       for v in analysis.variants if v.compiled],

@@ -368,6 +368,12 @@ def caution(analysis: SampleAnalysis) -> Optional[str]:
     return "; ".join(s for s in said if s) or None
 
 
+def cuda_graphs(analysis: SampleAnalysis) -> str:
+    """That the CPU variants of a report made with ``--compile-option mode=reduce-overhead`` have no CUDA graphs."""
+    cpu = any(v.compiled and v.id.endswith("-cpu") for v in analysis.variants)
+    return no_cuda_graphs(analysis.compile_options, "cpu") if cpu else ""
+
+
 def program_caution(analysis: ProgramAnalysis) -> Optional[str]:
     """One sentence when a program ran on a machine others were using (as ``caution``), else None."""
     return _busy(analysis.load, "it ran") or None
@@ -415,8 +421,9 @@ def program_headlines(analysis: ProgramAnalysis) -> list[FunctionHeadline]:
         ran = f"; {call_numbers(eager)} ran eagerly{limit}" if eager else ""
         said.append(FunctionHeadline(v.id, f"{v.id}: {seconds(run.total_s)} in {_count(run.calls, 'call')}{share}"
                                            f"{compiling}{steady}{breaks}{ran}{raised}.",
-                                     (paid(v.id, v.replay, v.timing.median_s if v.timing else None)
-                                      if v.replay else "") + no_cuda_graphs(v.compile_options, v.device)))
+                                     " ".join(filter(None, [paid(v.id, v.replay, v.timing.median_s if v.timing
+                                                                      else None) if v.replay else "",
+                                                                 no_cuda_graphs(v.compile_options, v.device)]))))
     return said
 
 

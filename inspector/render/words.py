@@ -193,12 +193,12 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
 
 
 def no_cuda_graphs(options: Optional[dict[str, Any]], device: str) -> str:
-    """Where the program asked torch.compile for ``mode="reduce-overhead"`` (CUDA graphs, torch's documentation says)
-    and the function ran on the CPU: that the CPU has none, so the mode changes nothing there."""
+    """Where torch.compile was asked for ``mode="reduce-overhead"`` (CUDA graphs, torch's documentation says) and
+    the code ran on the CPU: that the CPU has none, so the mode changes nothing there (a sentence, else "")."""
     if not options or options.get("mode") != "reduce-overhead" or device == "cuda":
         return ""
-    return (' It was compiled with mode="reduce-overhead", whose gain is CUDA graphs (torch\'s documentation): on the '
-            "CPU, where it ran, there are none, so it compiled as the default mode does.")
+    return ('mode="reduce-overhead" was asked for, whose gain is CUDA graphs (torch\'s documentation): on the CPU, '
+            "where this ran, there are none, so it compiled as the default mode does.")
 
 
 def _needed(r: Replay, steady_s: Optional[float]) -> str:

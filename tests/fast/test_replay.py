@@ -82,12 +82,21 @@ def test_reduce_overhead_on_the_cpu_is_said_to_have_no_cuda_graphs_there():
     data = load(record_path("2.13.0", "ga")).to_json()
     data["variants"][0]["run"]["compile_options"] = {"mode": "reduce-overhead"}
     (head,) = views.program_headlines(analyze(RawRecord.from_json(data)))
-    assert head.paid.endswith('It was compiled with mode="reduce-overhead", whose gain is CUDA graphs (torch\'s '
-                              "documentation): on the CPU, where it ran, there are none, so it compiled as the default "
-                              "mode does.")
+    assert head.paid.endswith('. mode="reduce-overhead" was asked for, whose gain is CUDA graphs (torch\'s '
+                              "documentation): on the CPU, where this ran, there are none, so it compiled as the "
+                              "default mode does.")
     data["variants"][0]["run"]["compile_options"] = {"mode": "max-autotune"}
     (head,) = views.program_headlines(analyze(RawRecord.from_json(data)))
     assert "CUDA graphs" not in head.paid
+
+
+def test_a_sample_reported_with_reduce_overhead_says_its_cpu_variants_have_no_cuda_graphs():
+    data = load(record_path("2.13.0", "poly")).to_json()
+    assert "CUDA graphs" not in renderer("html").report(analyze(RawRecord.from_json(data)))
+    data["compile_options"] = {"mode": "reduce-overhead"}
+    a = analyze(RawRecord.from_json(data))
+    assert views.cuda_graphs(a).startswith('mode="reduce-overhead" was asked for')
+    assert views.cuda_graphs(a) in renderer("html").report(a).replace("&#34;", '"').replace("&#39;", "'")
 
 
 def test_a_replay_far_from_the_programs_own_steady_calls_says_so_and_why_only_as_inferred():
