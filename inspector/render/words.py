@@ -169,7 +169,9 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
     how = (f"eager {seconds(r.eager_s)} against compiled {seconds(r.compiled_s)} per call, on copies of call "
            f"{r.call}'s arguments replayed after the program in {r.rounds} {ROUNDS}{'s' if r.rounds != 1 else ''}"
            + ("" if r.clear and not unsteady else
-              f"; the rounds disagree (compiled {between(low, high)}): not a clear answer")
+              f"; the rounds disagree (compiled {between(low, high)}): not a clear answer" if not r.clear else
+              f"; the rounds agree on which is faster, but not by how much (compiled {between(low, high)}): the "
+              "machine's speed changed while they ran")
            + (f"; the replay compiled {r.compiles} graph{'s' if r.compiles != 1 else ''} first (the copies failed "
               "the run's guards): its compiled time is of that code, not of the code the program ran"
               if r.compiles else ""))

@@ -64,6 +64,9 @@ def test_the_words_say_paid_did_not_pay_never_pays_and_not_measured_with_the_fig
     assert "no faster than eager (1.00 s lost over 10 calls); it never pays" in paid("f", lost)
     unclear = Replay(eager_s=0.2, compiled_s=0.1, saved_s=1.0, pays_after=20.0, **dict(base, spread=(0.8, 2.5)))
     assert not unclear.clear and "the rounds disagree" in paid("f", unclear)
+    spread = Replay(eager_s=0.2, compiled_s=0.1, saved_s=1.0, pays_after=20.0, **dict(base, spread=(1.5, 4.0)))
+    assert spread.clear and "the rounds agree on which is faster, but not by how much (compiled 1.5x to 4x " \
+        "faster)" in paid("f", spread) and "disagree" not in paid("f", spread)
     assert paid("f", Replay(why="--no-replay")) == "Whether compiling f paid: not measured: --no-replay."
     assert math.ceil(short.pays_after) == 20
 
