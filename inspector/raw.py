@@ -249,6 +249,11 @@ WARM_METRICS = ("entire_frame_compile_time_s", "backend_compile_time_s", "induct
                 "aotautograd_local_cache_hit_count", "aotautograd_local_cache_miss_count", "fail_type")
 
 
+def warm_metrics(metrics: JSON, more: tuple[str, ...] = ()) -> JSON:
+    """The WARM_METRICS (and ``more``) of one compile's metrics that torch recorded."""
+    return {k: metrics[k] for k in (*more, *WARM_METRICS) if metrics.get(k) is not None}
+
+
 def cache_missed(metrics: list[JSON]) -> bool:
     """Whether compiles (torch's compile metrics of each) missed Inductor's FX graph cache or AOTAutograd's: they
     filled them, and a rerun would find them."""

@@ -26,7 +26,7 @@ from inspector.probe.frames import RESUMED
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramReplay,
                                       ProgramTarget, Unknown, read)
 from inspector.raw import (JSON, RawChild, RawExperiment, RawGraph, RawProbeMessages, RawProgram, RawRecord,
-                          RawVariant, RawWarm, WARM_METRICS, cache_missed)
+                          RawVariant, RawWarm, cache_missed, warm_metrics)
 from inspector.record import SCHEMA
 
 
@@ -95,8 +95,7 @@ def warm_in_run(record: RawRecord, cache: Path) -> RawRecord:
     def found(v: RawVariant) -> bool:
         return any(g.kept for g in graphs(v)) and all(g.kept for g in graphs(v) if g.fx_graph_cache)
     return record.but(variants=[v.but(warm=RawWarm.from_json({
-        "metrics": [{k: g.metrics[k] for k in WARM_METRICS if g.metrics.get(k) is not None}
-                    for g in graphs(v) if g.metrics], "cache_dir": str(cache), "processes": 1,
+        "metrics": [warm_metrics(g.metrics) for g in graphs(v) if g.metrics], "cache_dir": str(cache), "processes": 1,
         "during_run": True})) if v.status == "ok" and found(v) else v for v in record.variants or []])
 
 

@@ -13,8 +13,9 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from typing import Any, Optional
+
+from inspector.record import write_atomic
 
 FACTS_ENV = "INSPECTOR_GRAPH_FACTS"  # the folder of kept facts, set for a probe whose capture may use torch's caches
 FORMAT = 1  # of what is kept: a change to it reads as nothing kept
@@ -53,7 +54,7 @@ class GraphFacts:
 
     def keep(self, key: str, fingerprint: str, graph: dict[str, Any]) -> None:
         """Keep a graph's ``KEPT`` facts (written whole or not at all: concurrent runs share the folder)."""
-        write_json(self._path(key, fingerprint), {k: graph[k] for k in KEPT if k in graph})
+        write_atomic(self._path(key, fingerprint), json.dumps({k: graph[k] for k in KEPT if k in graph}))
 
     def _path(self, key: str, fingerprint: str) -> str:
         name = _digest(f"{key}:{fingerprint}")
@@ -63,15 +64,6 @@ class GraphFacts:
         if path not in self._files:
             self._files[path] = file_digest(path) or "unreadable"
         return self._files[path]
-
-
-def write_json(path: str, value: Any) -> None:
-    """``value`` as JSON at ``path``, written whole or not at all (concurrent runs share the folder)."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as f:
-        json.dump(value, f)
-    os.replace(temporary, path)
 
 
 def file_digest(path: str) -> Optional[str]:

@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 
-from inspector.probe.graphcache import file_digest, write_json
-from inspector.record import kernel_key
+from inspector.probe.graphcache import file_digest
+from inspector.record import kernel_key, write_atomic
 
 if TYPE_CHECKING:
     from inspector.probe.decisions import Restore  # imports torch
@@ -169,7 +169,7 @@ class MachineCode:
             return None
         self._counted[path] = count(text, os.path.basename(path)[:-len(".so")] + ".cpp")
         if kept:
-            write_json(kept, self._counted[path])
+            write_atomic(kept, json.dumps(self._counted[path]))
         return self._counted[path]
 
     def _kept_at(self, path: str) -> Optional[str]:

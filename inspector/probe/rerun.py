@@ -14,7 +14,7 @@ import sys
 from typing import Optional
 
 from inspector.probe.program import _forget_bootstrap, _run
-from inspector.raw import WARM_METRICS
+from inspector.raw import warm_metrics
 
 FRAME = ("co_filename", "co_firstlineno", "co_name")
 
@@ -30,7 +30,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     _forget_bootstrap()
     code = _run(args.target, args.args, args.module)
     from inspector.probe import warm  # torch: imported once the program has (or not at all before it ran)
-    metrics = [{k: m[k] for k in (*FRAME, *WARM_METRICS) if m.get(k) is not None} for m in warm.metrics()]
+    metrics = [warm_metrics(m, FRAME) for m in warm.metrics()]
     with open(args.results, "w", encoding="utf-8") as f:
         json.dump({"metrics": metrics}, f)
     return code

@@ -30,7 +30,7 @@ from inspector.probe import guard
 from inspector.probe import sample as samples
 from inspector.probe.messages import Fatal, Message, WarmResult
 from inspector.probe.timing import once
-from inspector.raw import WARM_METRICS, cache_missed
+from inspector.raw import cache_missed, warm_metrics
 
 STEADY_CALLS = 3
 
@@ -80,7 +80,7 @@ def _one(variant: samples.Variant, fn: Callable[..., Any], population: np.ndarra
     except guard.VariantError as e:
         return {"error": f"{type(e.error).__name__}: {e.error}"}
     return {"first_call_s": first, "steady_s": steady, **start,
-            **({"metrics": [{k: m[k] for k in WARM_METRICS if m.get(k) is not None} for m in compiled]}
+            **({"metrics": [warm_metrics(m) for m in compiled]}
                if compiled is not None else {})}
 
 
