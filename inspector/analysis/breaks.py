@@ -9,7 +9,7 @@ from typing import Optional, Union
 
 from inspector import files, frames as parse_frames
 from inspector.analysis import fixes, recompiles
-from inspector.analysis.lines import Scope, Sources
+from inspector.analysis.lines import Scope, Sources, only_call
 from inspector.analysis.parse import breaks as parse
 from inspector.analysis.parse.breaks import BreakFacts
 from inspector.frames import Frame
@@ -165,7 +165,7 @@ def _library_fix(site: SourceFile, line: Optional[int], chain: list[tuple[Source
     if mine is None:
         return LibraryFix(package, site.display, line)
     return LibraryFix(package, site.display, line, call=(mine[0].display, mine[1]),
-                      whole=fixes.only_call(mine[0].source, mine[1]))
+                      whole=only_call(mine[0].source, mine[1]))
 
 
 def cost(regions: Optional[RawRegions]) -> Optional[BreakCost]:

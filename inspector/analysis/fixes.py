@@ -115,24 +115,6 @@ def branch_form(source: str, line: int) -> Optional[str]:
     return None
 
 
-def only_call(source: str, line: int) -> bool:
-    """Whether the call at ``line`` is all the function around it does: its one statement (the docstring aside) is
-    that call, returned or not."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    around = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-              and n.lineno <= line <= (n.end_lineno or n.lineno)]
-    if not around:
-        return False
-    body = max(around, key=lambda n: n.lineno).body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]
-    value = body[0].value if len(body) == 1 and isinstance(body[0], (ast.Return, ast.Expr)) else None
-    return isinstance(value, ast.Call) and value.lineno <= line <= (value.end_lineno or value.lineno)
-
-
 def _alike(body: list[ast.stmt], other: list[ast.stmt]) -> bool:
     """Whether two branches are one tensor expression each: both a return of a value, or both assignments of the
     same names (``other`` empty: the names kept)."""

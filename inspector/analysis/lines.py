@@ -119,15 +119,28 @@ def scope(source: str, function: str) -> Scope:
 def enclosing_scope(tree: ast.Module, lines: Iterable[int]) -> Scope:
     """The statements and spans of the innermost functions (methods included) around each of ``lines``, as
     ``scope``."""
-    functions = _functions(tree)
-    found: dict[FunctionNode, None] = {}
-    for line in lines:
-        around = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
-        if around:
-            found[min(around, key=lambda f: (f.end_lineno or f.lineno) - f.lineno)] = None
+    found = {f: None for line in lines if (f := innermost(tree, line)) is not None}
     inner = sorted(found, key=lambda f: f.lineno)
     return Scope({line: info for f in inner for line, info in _function_lines(f).items()},
                  tuple(_span(f) for f in inner))
+
+
+def innermost(tree: ast.Module, line: int) -> Optional[FunctionNode]:
+    """The innermost function (or method) around ``line``, or None."""
+    around = [f for f in _functions(tree) if f.lineno <= line <= (f.end_lineno or f.lineno)]
+    return min(around, key=lambda f: (f.end_lineno or f.lineno) - f.lineno) if around else None
+
+
+def only_call(source: str, line: int) -> bool:
+    """Whether the call at ``line`` is all the function around it does: its one statement (the docstring aside) is
+    that call, returned or not."""
+    tree = parse(source)
+    function = innermost(tree, line) if tree else None
+    body = function.body if function else []
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    value = body[0].value if len(body) == 1 and isinstance(body[0], (ast.Return, ast.Expr)) else None
+    return isinstance(value, ast.Call) and value.lineno <= line <= (value.end_lineno or value.lineno)
 
 
 def functions_around(source: str, lines: Iterable[int]) -> tuple[FunctionSpan, ...]:
