@@ -402,8 +402,7 @@ class Translator(Expressions):
         if start is None or stop is None:
             raise Decline(it, f"`{self.frame.module.segment(it)}`", Reason.NOT_GENE_LOOP, "its bounds")
         run = Genes(base, start, stop)
-        first = number(start.off) if not start.end else self.length(Genes(base, Bound(False, 0), start))
-        last = number(stop.off) if not stop.end else self.length(Genes(base, Bound(False, 0), stop))
+        first, last = self.position(base, start), self.position(base, stop)
         binding = Binding(replace(ITEMS, span=run), self.sp.arange(first, last, floats=True), run)
         return Iteration(True, {target.id: binding}, it, run)
 

@@ -301,8 +301,7 @@ class Expressions:
             return None
         run, k = shifted
         at = Genes(run.base, run.start.shift(k), run.stop.shift(k))
-        first = self.length(Genes(at.base, Bound(False, 0), at.start)) if at.start.end else number(at.start.off)
-        last = self.length(Genes(at.base, Bound(False, 0), at.stop)) if at.stop.end else number(at.stop.off)
+        first, last = self.position(at.base, at.start), self.position(at.base, at.stop)
         if self.sp.torch:
             self.note(Topic.CONSTANT_DTYPE, node)
         entries = ast.Subscript(self.sp.vector(node.value), ast.Slice(first, last), ast.Load())
@@ -399,6 +398,10 @@ class Expressions:
         upper = None if run.stop == Bound(True, 0) else number(run.stop.off)
         return ast.Subscript(name(run.base), ast.Tuple([ast.Slice(), ast.Slice(lower, upper)], ast.Load()),
                              ast.Load())
+
+    def position(self, base: str, at: Bound) -> ast.expr:
+        """A gene's index in the individual ``base``, as an expression (counted from its end: from its length)."""
+        return self.length(Genes(base, Bound(False, 0), at)) if at.end else number(at.off)
 
     def length(self, span: Genes) -> ast.expr:
         """How many genes a run has, as an expression."""
