@@ -48,8 +48,8 @@ class TextRenderer(Renderer):
         caution = views.caution(analysis)
         if caution:
             console.print(f"Caution: {caution}.", markup=False, style="yellow")
-        if views.cuda_graphs(analysis):
-            console.print(views.cuda_graphs(analysis), markup=False)
+        if cuda := views.cuda_graphs(analysis):
+            console.print(cuda, markup=False)
         found, idle = views.changes(analysis), views.tried_without_gain(analysis)
         if found or idle:
             console.print("What to change, the most time at stake first:" if found else

@@ -370,8 +370,8 @@ def caution(analysis: SampleAnalysis) -> Optional[str]:
 
 def cuda_graphs(analysis: SampleAnalysis) -> str:
     """That the CPU variants of a report made with ``--compile-option mode=reduce-overhead`` have no CUDA graphs."""
-    cpu = any(v.compiled and v.id.endswith("-cpu") for v in analysis.variants)
-    return no_cuda_graphs(analysis.compile_options, "cpu") if cpu else ""
+    return next((said for v in analysis.variants if v.compiled and (said := no_cuda_graphs(analysis.compile_options,
+                                                                                               v.device))), "")
 
 
 def program_caution(analysis: ProgramAnalysis) -> Optional[str]:
