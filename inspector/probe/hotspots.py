@@ -3,7 +3,8 @@
 While the program runs, a sampler (``ITIMER_PROF``: every SAMPLE_S of CPU time, the main thread's stack; about 1 % of
 the run's time, where cProfile's hook on every call made a plain GA 2x slower) tells which of the program's own
 functions and lines hold the time, and which lines called them (not while a watch's hook runs: it slows what it
-watches). A function that holds ARM_SHARE of the samples and takes an individual or a population, or one that a line
+watches). A function that holds ARM_SHARE of the samples and takes an individual or a population (the hottest such
+one, while none is armed, half that share: a library's loop, DEAP's, may hold most of the run), or one that a line
 holding that share names (a comprehension's, ``map``'s, ``np.apply_along_axis``'s function, too short to be sampled
 itself: a sample falls where Python checks for signals, a loop's jump, seldom a short call), is *armed*: a call hook
 (``sys.settrace``, line events off) watches its next calls, for WINDOW_S at most (IDLE_S while it is not called), and
@@ -405,18 +406,22 @@ class Hotspots:
             self.kinds[code] = kind_of(code, frame)
 
     def _arm(self) -> None:
-        """Watch the functions that hold ARM_SHARE of the samples and take an individual or a population, and those
-        a line holding that share calls by name (a loop's or a comprehension's line calling a function too short to
-        be sampled itself; ``map``'s, ``np.apply_along_axis``'s function: ``callees``)."""
+        """Watch the functions that a line holding ARM_SHARE of the samples calls by name (a loop's or a
+        comprehension's line calling a function too short to be sampled itself; ``map``'s, ``np.apply_along_axis``'s
+        function: ``callees``), and those that hold that share and take an individual or a population (the hottest
+        one half that, while none is watched)."""
         share = ARM_SHARE * self.samples
-        hot = [c for c, n in self.counts.items() if n >= share and c not in self.watches and c in self.repeated
-               and self.kinds.get(c, ("",))[0]]
+        hot = []
         for key in [k for k, n in self.lines.items() if n >= share and k not in self.tried]:
             self.tried.add(key)
             for code in callees(key, self.line_frames[key], self.own):
                 if code not in self.watches and code not in hot:
                     self.line_of.setdefault(code, key)
                     hot.append(code)
+        candidates = sorted((c for c in self.counts if c not in self.watches and c not in hot and c in self.repeated
+                             and self.kinds.get(c, ("",))[0]), key=lambda c: -self.counts[c])
+        hot += [c for i, c in enumerate(candidates)
+                if self.counts[c] >= (share / 2 if i == 0 and not (self.watches or hot) else share)]
         hot = sorted(hot, key=lambda c: -self.counts.get(c, 0))[:MAX_ARMED - len(self.watches)]
         if not hot:
             return
@@ -497,6 +502,11 @@ class Hotspots:
         if not self.samples:
             return []
         samples = {c: n for c, n in self.counts.items() if not c.co_name.startswith("<")}
+        for code, w in self.watches.items():  # an armed function's calling line, where its caller (or the
+            #                                    comprehension's) made the calls: that line's samples are its too
+            site = w.kept.site if w.kept else None
+            if site and w.home is not None and (w.home.f_code.co_filename, w.home.f_code.co_name) == (site[0], site[2]):
+                self.line_of.setdefault(code, site)
         for code, line in self.line_of.items():  # a function found at a hot line: that line's own samples are its
             samples[code] = samples.get(code, 0) + self.lines.get(line, 0)
             self.sites.setdefault(code, {}).setdefault(line, self.lines.get(line, 0))

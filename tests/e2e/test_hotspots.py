@@ -101,6 +101,7 @@ def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, func
         sys.argv = saved
     facts = {f["function"]: f for f in hot.facts(time.perf_counter() - start)}
     found = facts[function]
+    assert "captured" in found, found  # armed, and a whole round copied
     calls = calls or found["captured"]["calls"]
     assert (found["shape"], found["captured"]["via"], found["captured"]["calls"]) == (shape, via, calls), found
     assert 0 < calls <= 20000
@@ -196,8 +197,10 @@ def test_capture_finds_the_blocks_hot_function_and_runs_the_experiment_as_run_do
                           timeout=300)
     assert (proc.returncode, proc.stdout) == (0, bare.stdout), proc.stderr  # the block's own output, unchanged
     a = analyze(load(tmp_path / "out" / "ga.json"))
-    hot = next(h for h in a.program.hotspots if h.function == "fitness")
-    assert hot.shape == "individual" and hot.captured and hot.captured.calls == 60000
-    assert {w.dialect: w.matched for w in hot.rewrites} == {"numpy": True, "torch": True}
+    hot = next((h for h in a.program.hotspots if h.function == "fitness"), None)
+    assert hot, [(h.function, h.share, h.shape, h.why) for h in a.program.hotspots]
+    assert hot.shape == "individual" and hot.captured and hot.captured.calls == 60000, (hot.why, hot.captured)
+    assert {w.dialect: w.matched for w in hot.rewrites} == {"numpy": True, "torch": True}, hot.rewrites
     runs = {r.id: r for r in hot.runs}
-    assert {"as-written", "numpy", "torch-compiled-cpu"} <= set(runs) and all(r.matches for r in runs.values())
+    assert {"as-written", "numpy", "torch-compiled-cpu"} <= set(runs) and all(r.matches for r in runs.values()), \
+        [(r.id, r.matches, r.problem) for r in runs.values()]
