@@ -108,7 +108,7 @@ def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray
     from inspector.rewrite import Declined, Dialect, Row, check, vectorize
     from inspector.rewrite.check import converted, rewritten
     from inspector.rewrite.codec import to_json
-    from inspector.probe.rewritten import jitted, numba_version, over_rows
+    from inspector.probe.rewritten import jitted, not_compiled, numba_version, over_rows
     program = _program(code, facts)
     if program is None:
         return
@@ -132,7 +132,8 @@ def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray
         if checked.verdict.value != "matched":
             continue
         entry = rewritten(written, fn.__globals__)
-        _eager_and_compiled(rid, entry, converted(inputs, dialect), (), compile, runs)
+        _eager_and_compiled(rid, entry, converted(inputs, dialect), (), compile, runs,
+                            not_compiled(written, int(inputs.shape[1])) is None)
         if dialect is Dialect.NUMPY and numba_version():
             jitted_entry = _numba(functools.partial(jitted, written, entry))
             runs[rid + "-numba"] = (functools.partial(jitted_entry, inputs), {"id": rid + "-numba", "rewrite": rid,
@@ -183,11 +184,14 @@ def _program(code: Any, facts: dict[str, Any]) -> Any:
 
 
 def _eager_and_compiled(rid: str, entry: Callable[..., Any], data: Any, extra: tuple[Any, ...],
-                        compile: Callable[..., Any], runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]]
-                        ) -> None:
-    """A checked rewrite's runs on ``data``: eager (``rid``) and under ``compile`` (``rid`` + COMPILED)."""
-    compiled = compile(entry)
+                        compile: Callable[..., Any], runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]],
+                        compiled_too: bool = True) -> None:
+    """A checked rewrite's runs on ``data``: eager (``rid``) and under ``compile`` (``rid`` + COMPILED, unless
+    not ``compiled_too``: the rewrite's notes say why)."""
     runs[rid] = (functools.partial(entry, data, *extra), {"id": rid, "rewrite": rid})
+    if not compiled_too:
+        return
+    compiled = compile(entry)
     runs[rid + COMPILED] = (functools.partial(compiled, data, *extra), {"id": rid + COMPILED, "rewrite": rid,
                                                                          "compiled": True})
 

@@ -374,7 +374,8 @@ class Hotspots:
                     seen.add(code)
                     self.counts[code] = self.counts.get(code, 0) + 1
                     self._look(code, frame)
-                if code.co_name not in NESTED:  # a comprehension's line is its function's
+                if code.co_name not in NESTED and frame.f_lineno is not None:  # a comprehension's line is its
+                    #                   function's; a frame between two lines (3.11: f_lineno None) has none
                     key = (code.co_filename, frame.f_lineno, code.co_name)
                     at.add(key)
                     if waiting is None:  # the innermost: the line the time is at

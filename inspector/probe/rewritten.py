@@ -22,6 +22,7 @@ from inspector.probe.sample import Variant
 from inspector.rewrite import Dialect, Rewrite, check, read_program
 from inspector.rewrite.check import rewritten
 from inspector.rewrite.codec import from_json, to_json
+from inspector.rewrite.model import UNROLLED_GENES, Topic
 
 
 def numba_version() -> Optional[str]:
@@ -59,6 +60,21 @@ def prepared(spec: RewriteTrial, module: types.ModuleType, variant: Variant, sam
                                 float(tolerance) if isinstance(tolerance, (int, float)) else None, spec.sample))
     as_variant = Variant(spec.id or "", rewrite.entry, kind, bool(spec.compiled), "cpu", family=variant.family)
     return as_variant, entry, checked
+
+
+def not_compiled(rewrite: Rewrite, genes: int) -> Optional[str]:
+    """Why ``rewrite`` is not compiled for individuals of ``genes`` genes: its loop over the genes stays (a state
+    carried from gene to gene), which torch.compile unrolls, over more than UNROLLED_GENES genes; None where it is."""
+    if genes <= UNROLLED_GENES or not any(n.topic is Topic.GENE_LOOP for n in rewrite.notes):
+        return None
+    return (f"not compiled: its loop over the {genes:,} genes stays (a state carried from gene to gene), and "
+            f"torch.compile would unroll it, one copy of its body per gene (inspector compiles it up to "
+            f"{UNROLLED_GENES} genes)")
+
+
+def skipped(spec: RewriteTrial, genes: int) -> Optional[str]:
+    """Why a compiled rewrite's trial does not run (``not_compiled``); None where it does."""
+    return not_compiled(from_json(Rewrite, spec.code.to_json()), genes) if spec.compiled and spec.code else None
 
 
 def jitted(rewrite: Rewrite, entry: Callable[..., Any], cache: bool = False) -> Callable[..., Any]:

@@ -96,10 +96,13 @@ def _trial(spec: Trial, module: Any, variants: list[samples.Variant], population
                  sync: Callable[[], Any]) -> list[dict[str, Any]]:
         return [_at_size(guard.user(target), convert(make_population(n)), sync, capture, n) for n in spec.sizes or []]
     try:
+        skipped = None
         if isinstance(spec, RewriteTrial):
             variant, fn, checked = rewritten.prepared(spec, module, variant, args.sample, population)
-        result, again = trials.run(spec, variant, fn, population, capture, args.outputs, args.compile_options,
-                                   args.budget, prepare, _to_numpy, at_sizes)
+            skipped = rewritten.skipped(spec, population.shape[1])
+        result, again = ({"status": "skipped", "error": skipped}, None) if skipped else trials.run(
+            spec, variant, fn, population, capture, args.outputs, args.compile_options, args.budget, prepare,
+            _to_numpy, at_sizes)
     except Exception as e:  # inspector's own code failed: the trial says so, the variants go on
         result, again = {"status": "error", "error": f"inspector failed: {type(e).__name__}: {e}",
                          "internal_errors": [guard.internal("trial", e)]}, None

@@ -12,7 +12,7 @@ from inspector.model import Declined as DeclinedView, Note as NoteView, RewriteC
 from inspector.model.rewrites import AS_WRITTEN
 from inspector.render.comparison import spans
 from inspector.render.words import error_parts, ratio, seconds, spread
-from inspector.rewrite.model import Declined, Note, Reason, Topic
+from inspector.rewrite.model import UNROLLED_GENES, Declined, Note, Reason, Topic
 
 COLOURS = re.compile(r"\x1b\[[0-9;]*m")  # a terminal's colour codes, in a library's error text
 
@@ -59,6 +59,9 @@ TOPICS = {
     Topic.REBINDS: "the in-place update is written as a new array under the same name",
     Topic.HOST_SCALAR: "without .item(), the 0-d tensor keeps the tensor's dtype (float32 stays float32)",
     Topic.EMPTY: "a max or min over no genes: Python raises, the rewrite gives -inf or inf",
+    Topic.GENE_LOOP: "the loop over the genes stays (it carries a state from one gene to the next), its body over "
+                     "the whole population: torch.compile unrolls it, one copy of its body per gene, so its compile "
+                     f"grows with the genes (inspector compiles it up to {UNROLLED_GENES} genes)",
 }
 
 

@@ -9,12 +9,12 @@ import ast
 from dataclasses import dataclass, field, replace
 
 from inspector.rewrite.calls import Iteration, Translator
-from inspector.rewrite.dialect import name
+from inspector.rewrite.dialect import call, name
 from inspector.rewrite.exprs import construct
 from inspector.rewrite.loops import gene_loop
 from inspector.rewrite.model import Reason, Topic
-from inspector.rewrite.values import (PREAMBLE, SCALAR, Binding, Bound, Decline, Genes, Kind, Value, join,
-                                      varies)
+from inspector.rewrite.values import (COLUMN, PREAMBLE, SCALAR, WHOLE, Binding, Bound, Decline, Genes, Kind, Value,
+                                      join, varies)
 
 ACCUMULATE = {ast.Add: "sum", ast.Sub: "sub", ast.Mult: "prod"}
 
@@ -203,7 +203,7 @@ class Body:
         changed = {n for arm in arms for n, _ in arm}
         reads = {n.id for n in ast.walk(test.node) if isinstance(n, ast.Name)}
         if reads & changed or (len(changed) > 1 and not isinstance(test.node, ast.Name)):
-            mask = self.fresh("mask")
+            mask = self.fresh("mask", changed)  # not a name an arm assigns (a nested if's own mask)
             out.append(ast.Assign([ast.Name(mask, ast.Store())], test.node, lineno=node.lineno))
             self.bind(mask, Value(name(mask), test.kind))
             test = Value(name(mask), test.kind)
@@ -251,9 +251,11 @@ class Body:
         if not (isinstance(left, ast.Name) and left.id == identifier) or any(
                 isinstance(n, ast.Name) and n.id == identifier for n in ast.walk(right)):
             return None
-        constant = isinstance(right, ast.Constant) or (isinstance(right, ast.UnaryOp) and isinstance(
-            right.operand, ast.Constant))
-        return value.node.op, Value(right, SCALAR if constant else value.kind, value.warns)
+        env = self.tr.frame.env
+        individuals = {self.tr.sp.like} | {b.kind.span.base for b in env.values() if b.kind.span}
+        varying = any(isinstance(n, ast.Name) and (n.id in individuals or (n.id in env and varies(Value(
+            n, env[n.id].kind)))) for n in ast.walk(right))  # e.g. WEIGHTS[i] in a loop kept: one number
+        return value.node.op, Value(right, value.kind if varying else SCALAR, value.warns)
 
     def assignments(self, branch: Body, node: ast.AST) -> list[tuple[str, Value]]:
         """A branch's statements as (name, value): anything but an assignment to a name declines."""
@@ -269,17 +271,74 @@ class Body:
             found.append((s.targets[0].id, Value(s.value, kind)))
         return found
 
-    def fresh(self, base: str) -> str:
-        taken = set(self.tr.frame.bound) | set(self.tr.frame.env)
+    def fresh(self, base: str, taken_too: set[str] | frozenset[str] = frozenset()) -> str:
+        taken = set(self.tr.frame.bound) | set(self.tr.frame.env) | taken_too
         return next(f"{base}{i or ''}" for i in range(1000) if f"{base}{i or ''}" not in taken)
 
     def _For(self, node: ast.For) -> list[ast.stmt]:
         if node.orelse:
             raise Decline(node, "`for ... else`", Reason.STATEMENT)
         iteration = self.tr.iteration(node.target, node.iter, list(node.body))
-        if iteration.genes:
+        if not iteration.genes:
+            return self.kept_loop(node, iteration)
+        frame = self.tr.frame
+        marks, imports = (len(frame.preamble), len(frame.notes)), set(frame.imports)
+        try:
             return gene_loop(self, node, iteration)
-        return self.kept_loop(node, iteration)
+        except Decline as e:
+            if e.reason not in (Reason.RECURRENCE, Reason.CONDITIONAL_LOOP):
+                raise
+            del frame.preamble[marks[0]:], frame.notes[marks[1]:]
+            frame.imports.intersection_update(imports)
+            return self.state_loop(node, iteration, e)
+
+    def state_loop(self, node: ast.For, iteration: Iteration, declined: Decline) -> list[ast.stmt]:
+        """A loop over the genes that carries a state from one gene to the next (a running total that a test reads,
+        ``t = max(t, ...) + p``), which no reduction writes: kept as Python's loop over the gene positions, its body
+        over the population, each name it carries one entry per individual (``for g in x`` is written ``for j in
+        range(len(x)): g = x[j]``, ``enumerate(x)`` so with its index); ``declined``: why no reduction did."""
+        span, target, it = iteration.span, node.target, node.iter
+        whole = span is not None and span == replace(WHOLE, base=span.base)
+        prefix: list[ast.stmt] = []
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate":
+            if not whole or len(it.args) != 1 or not isinstance(target, ast.Tuple):
+                raise declined
+            index, gene = target.elts
+            prefix, target, it = [_assign(gene, it.args[0], index, node)], index, _positions(it.args[0], node)
+        elif not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+            if not whole or not isinstance(target, ast.Name):
+                raise declined
+            index = ast.Name(self.fresh("j"), ast.Load())
+            prefix, target, it = [_assign(target, it, index, node)], index, _positions(it, node)
+        if not isinstance(target, ast.Name):
+            raise declined
+        bounds = [self.tr.expr(a) for a in it.args] if isinstance(it, ast.Call) else []
+        if any(varies(b) for b in bounds):
+            raise declined
+        kept = Iteration(False, {target.id: Binding(SCALAR, name(target.id))},
+                         call(ast.Name("range", ast.Load()), *(b.node for b in bounds)))
+        loop = ast.copy_location(ast.For(ast.Name(target.id, ast.Store()), it, prefix + list(node.body), []), node)
+        self.tr.note(Topic.GENE_LOOP, node)
+        before = {k: b.kind for k, b in self.tr.frame.env.items()}
+        for n in ast.walk(loop):  # each name the loop assigns and had before: one per individual from the start
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in before:
+                self.tr.frame.env[n.id] = replace(self.tr.frame.env[n.id], kind=join(before[n.id], COLUMN))
+        out = self.kept_loop(loop, kept)
+        assert span is not None
+        count = call(name("len"), name(span.base))
+        carried = [k for k, kind in before.items() if not (kind.population or kind.genes)  # a state the loop carries
+                   and (self.tr.frame.env[k].kind.population or self.tr.frame.env[k].kind.genes)]
+        fills = []
+        for k in carried:  # its value before the loop, one per individual (where a number set just before: there)
+            at = next((i for i in range(len(self.out) - 1, -1, -1) if _constant_of(self.out[i]) in (None, k)), None)
+            s = self.out[at] if at is not None else None
+            if at is not None and isinstance(s, ast.Assign) and _constant_of(s) == k:
+                self.out[at] = ast.copy_location(ast.Assign([ast.Name(k, ast.Store())], self.tr.sp.full(
+                    count, s.value)), s)
+            else:
+                fills.append(ast.Assign([ast.Name(k, ast.Store())], self.tr.sp.full(count, name(k)),
+                                        lineno=node.lineno))
+        return fills + out
 
     def kept_loop(self, node: ast.For, iteration: Iteration) -> list[ast.stmt]:
         """A loop over constants, kept as Python's, its body over the population (translated twice: the first
@@ -299,6 +358,25 @@ class Body:
             raise Decline(node, construct(node), Reason.EARLY_EXIT)
         self.adopt(body)
         return [ast.For(node.target, iteration.iter, body.out or [ast.Pass()], [], lineno=node.lineno)]
+
+
+def _constant_of(statement: ast.stmt) -> str | None:
+    """The name a ``name = number`` statement binds; None for any other statement."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+            statement.targets[0], ast.Name) and isinstance(statement.value, ast.Constant):
+        return statement.targets[0].id
+    return None
+
+
+def _assign(target: ast.expr, sequence: ast.expr, index: ast.expr, node: ast.For) -> ast.stmt:
+    """``target = sequence[index]``, at the loop's line."""
+    store = ast.Name(target.id, ast.Store()) if isinstance(target, ast.Name) else target
+    return ast.copy_location(ast.Assign([store], ast.Subscript(sequence, index, ast.Load())), node)
+
+
+def _positions(sequence: ast.expr, node: ast.For) -> ast.Call:
+    """``range(len(sequence))``, at the loop's line."""
+    return ast.copy_location(call(ast.Name("range", ast.Load()), call(ast.Name("len", ast.Load()), sequence)), node)
 
 
 def folded(tr: Translator, returns: list[Ret], component: int, node: ast.AST) -> Value:

@@ -167,7 +167,11 @@ def added(tr: Translator, operand: ast.expr, target: str, accumulators: Names, s
 
 
 def branches(tr: Translator, statement: ast.If, temps: list[ast.stmt], accumulators: Names) -> Contributions:
-    """An ``if`` in the loop's body: each accumulator gets a where of what its arms add."""
+    """An ``if`` in the loop's body: each accumulator gets a where of what its arms add (a test that reads one reads
+    the running value: a state carried from gene to gene)."""
+    read = sorted({n.id for n in ast.walk(statement.test) if isinstance(n, ast.Name)} & accumulators.accumulated)
+    if read:
+        raise Decline(statement, f"`{read[0]}` in the loop", Reason.RECURRENCE, "read by a test")
     test = tr.expr(statement.test)
     yes = Value(tr.condition(test), replace(test.kind, boolean=True))
     arms = [contributions(tr, list(arm), temps, accumulators, True) for arm in (statement.body, statement.orelse)]

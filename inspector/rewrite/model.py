@@ -97,6 +97,9 @@ class Declined:
     detail: str = ""
 
 
+UNROLLED_GENES = 64  # genes up to which a rewrite whose loop over the genes stays is compiled (torch unrolls it)
+
+
 class Topic(enum.Enum):
     """A way the rewrite's results can differ from the original's."""
 
@@ -112,6 +115,7 @@ class Topic(enum.Enum):
     REBINDS = "rebinds"  # an in-place update written as a new array bound to the same name
     HOST_SCALAR = "host-scalar"  # .item() removed: the 0-d tensor keeps the tensor's dtype
     EMPTY = "empty"  # max/min of no genes: Python raises, the rewrite gives -inf/inf
+    GENE_LOOP = "gene-loop"  # a loop over the genes kept (a state carried): torch.compile unrolls it, gene by gene
 
 
 @dataclass(frozen=True)

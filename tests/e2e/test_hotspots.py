@@ -82,6 +82,7 @@ def test_a_function_over_the_population_gets_its_torch_translation_checked_and_t
     ("map_gene_loop", "evaluate", "individual", "loop", 4000),
     ("vectorized_es", "fitness", "population", "loop", 1),
     ("deap_sphere", "evalSphere", "individual", "loop", None),  # the generation's new individuals, 3,000 at most
+    ("knapsack_decoder", "decode", "individual", "comprehension", 4000),
 ])
 def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, function, shape, via, calls):
     """The sampler and the watch alone (the probe's part before any experiment: no torch), on programs written as

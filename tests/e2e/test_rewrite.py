@@ -85,6 +85,12 @@ def test_compiled_whole_a_rewrite_has_no_break_left(samples):
         torch._dynamo.reset()
         compiled = torch.compile(function, fullgraph=True)
         np.testing.assert_allclose(compiled(pop), function(pop), rtol=1e-6)
+    # a loop over the genes that carries a state stays a loop: torch unrolls it into one graph
+    body = SUBSET["a decoder whose test reads its running total"]
+    function = rewritten(vectorize(program(body), "fitness", Dialect.TORCH), namespace(body))
+    data = torch.from_numpy(population())
+    torch._dynamo.reset()
+    torch.testing.assert_close(torch.compile(function, fullgraph=True)(data), function(data))
 
 
 CONDITIONAL = '''

@@ -169,6 +169,33 @@ SUBSET = {
                     + reduce(mul, (math.cos(x) for x in individual), 1)
                     + sum(a * b for a, b in zip(individual[:-1], individual[1:])))
     """,
+    "a state carried from gene to gene": """
+        def fitness(individual):
+            s = 0.0
+            for x in individual:
+                s = s * 0.5 + x
+            return s
+    """,
+    "a decoder whose test reads its running total": """
+        def fitness(individual):
+            total = 0.0
+            value = 0.0
+            for i, g in enumerate(individual):
+                if g > 0:
+                    if total + WEIGHTS[i] <= 4.0:
+                        total += WEIGHTS[i]
+                        value += TABLE[i][1]
+            return value - total
+    """,
+    "completion times by index": """
+        def fitness(individual):
+            start = 0.0
+            done = 0.0
+            for i in range(len(individual)):
+                start = start + abs(individual[i])
+                done = max(done, start) + WEIGHTS[i] * abs(individual[i])
+            return done
+    """,
     "a loop over constants kept": """
         def fitness(individual):
             violation = 0.0
@@ -287,7 +314,7 @@ OUTSIDE = {
     "recurrence": ("""
         def fitness(individual):
             s = 0.0
-            for x in individual:
+            for x in individual[1:]:
                 s = s * 0.5 + x
             return s
     """, "`s` in the loop", Reason.RECURRENCE, 4),

@@ -40,7 +40,9 @@ def test_each_construct_is_rewritten_and_matches_on_random_populations(case):
         if case != "an if on constants kept":  # whose other arms no population takes: said unchecked
             assert not result.unchecked, said(result)  # the populations take every branch of the cases
     loops = [n for n in ast.walk(ast.parse(rewrite.source)) if isinstance(n, ast.For)]
-    assert not loops or case == "a loop over constants kept"  # loops over the genes are reductions
+    kept = {"a loop over constants kept", "a state carried from gene to gene",
+            "a decoder whose test reads its running total", "completion times by index"}
+    assert not loops or case in kept  # loops over the genes are reductions, unless they carry a state
 
 
 @pytest.mark.parametrize("case", sorted(OUTSIDE))
@@ -307,3 +309,15 @@ def test_the_blog_s_break_samples_rewritten_as_source():
     assert apply.entry == "fitness_numpy_rewritten" and "return row_vectorized(population)" in apply.source
     assert [d.reason for d in rewrite_breaks(first, "fitness_torch", Dialect.TORCH).declined] == [
         Reason.HOST_VALUE, Reason.SIDE_EFFECT]
+
+
+def test_a_loop_that_carries_a_state_stays_and_is_compiled_only_over_few_genes():
+    from inspector.probe.rewritten import not_compiled
+    from inspector.rewrite.model import UNROLLED_GENES
+    kept = vectorize(program(SUBSET["a decoder whose test reads its running total"]), "fitness", Dialect.TORCH)
+    assert [n.topic for n in kept.notes] == [Topic.GENE_LOOP] and "for i in range(population.shape[1]):" in kept.source
+    assert words.note(kept.notes[0]).startswith(f"line {line_in_file(4)}: the loop over the genes stays")
+    assert not_compiled(kept, UNROLLED_GENES) is None
+    assert f"its loop over the {UNROLLED_GENES + 1} genes stays" in not_compiled(kept, UNROLLED_GENES + 1)
+    reduced = vectorize(program(SUBSET["indexing"]), "fitness", Dialect.TORCH)
+    assert not_compiled(reduced, 10_000) is None  # no loop kept: compiled at any size
