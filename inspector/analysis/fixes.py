@@ -192,18 +192,37 @@ def size_recompiled(unit: Unit) -> bool:
     return any(SIZE_GUARD in g for g in guards)
 
 
-def candidates(units: Sequence[Unit], trials: Sequence[TrialResult]) -> list[Fix]:
+def candidates(units: Sequence[Unit], trials: Sequence[TrialResult], others: Sequence[Unit] = ()) -> list[Fix]:
     """Every fix that applies where the record shows its precondition, each with what trying it measured where it
     was tried (one of ``trials``): for each of ``units`` (a sample's compiled variants that ran, a program's
     functions), each graph break's usual rewrite and the flag that removes it, a recompilation's guard, the layout
-    and the tiling heuristic of strided loads, and static shapes where a size recompiled, in that order."""
+    and the tiling heuristic of strided loads, and static shapes where a size recompiled, in that order (``others``:
+    the sample's variants, its eager ones among them; else ``units``)."""
     tried = {(t.variant, t.spec.name): t for t in trials}
-    return [fix for unit in units for rule in RULES for fix in rule(unit, tried)]
+    return [_measured(fix, unit, others or units) for unit in units for rule in RULES for fix in rule(unit, tried)]
 
 
 def of_variants(variants: Sequence[SampleVariant]) -> list[Fix]:
     """The fixes of a sample's compiled variants that ran (no Triton preview), with what trying each measured."""
-    return candidates([v for v in variants if v.ok_compiled and not v.preview], [t for v in variants for t in v.trials])
+    return candidates([v for v in variants if v.ok_compiled and not v.preview], [t for v in variants for t in v.trials],
+                      variants)
+
+
+def _measured(fix: Fix, unit: Unit, others: Sequence[Unit]) -> Fix:
+    """``fix`` with, for a break inside a library at the function's only call, how many times as fast it ran eagerly
+    (``Fix.eager_faster``)."""
+    rewrite = fix.cause.usual.rewrite if isinstance(fix.cause, GraphBreak) and fix.kind == FixKind.BREAK else None
+    if not (isinstance(rewrite, LibraryFix) and rewrite.whole):
+        return fix
+    if isinstance(unit, ProgramFunction):
+        replay = unit.replay
+        eager, compiled = (replay.eager_s, replay.compiled_s) if replay else (None, None)
+    else:
+        base = next((v for v in others if isinstance(v, SampleVariant) and v.family == unit.family and
+                     v.kind == unit.kind and not v.compiled and v.status == Status.OK and v.timing), None)
+        eager = base.timing.per_population_s if base and base.timing else None
+        compiled = unit.timing.per_population_s if unit.timing else None
+    return replace(fix, eager_faster=compiled / eager) if eager and compiled else fix
 
 
 def same(fix: Fix) -> tuple[object, ...]:

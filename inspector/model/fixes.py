@@ -96,7 +96,10 @@ class Fix:
     name another change (a break's rewrite), and what it names
     (``detail``): the argument it changes (the strided array of a layout, the guarded number, "lr" for an
     optimizer's learning rate, the input whose size changed, with its dimension in ``axis``), or for a
-    data-dependent branch's rewrite "where" when both branches are tensor expressions, else "cond"."""
+    data-dependent branch's rewrite "where" when both branches are tensor expressions, else "cond"; for a break
+    inside a library at the only call of the function (``LibraryFix.whole``), ``eager_faster``: how many times as
+    fast the function ran eagerly as compiled (its family's eager variant of its kind, or the program's replay;
+    None where not measured)."""
 
     kind: FixKind
     variant: str
@@ -108,6 +111,7 @@ class Fix:
     detail: Optional[str] = None
     axis: Optional[int] = None
     hints: tuple[str, ...] = ()  # a break's rewrite: torch's own hints that name another change to make
+    eager_faster: Optional[float] = None
 
     def __post_init__(self) -> None:
         coerce(self, "kind", FixKind)

@@ -25,7 +25,7 @@ STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outs
 def advice(fix: Fix) -> str:
     """A fix as one sentence of advice."""
     if isinstance(fix.cause, GraphBreak) and fix.kind == FixKind.BREAK:
-        return rewrite(fix.cause, fix.hints)
+        return rewrite(fix.cause, fix.hints, fix.eager_faster)
     if fix.kind == FixKind.FLAG:
         flag = _flag(fix)
         return f"Set {_dynamo(flag)} before compiling (--config {flag}): it removes this break."
@@ -58,11 +58,11 @@ def static(fix: Fix) -> str:
             "dynamic=True (one compile for every size)")
 
 
-def rewrite(b: GraphBreak, named: Sequence[str]) -> str:
-    """A break's rewrite: its usual fix, then torch's own hints that name another change (``named``: the fix's
-    ``hints``), said as torch's."""
+def rewrite(b: GraphBreak, named: Sequence[str], eager_faster: Optional[float] = None) -> str:
+    """A break's rewrite: its usual fix (``eager_faster``: ``Fix.eager_faster``), then torch's own hints that name
+    another change (``named``: the fix's ``hints``), said as torch's."""
     hints = [f"Torch's hint: {h.strip().rstrip('.')}." for h in named]
-    words = said.rewrite(b.usual)
+    words = said.rewrite(b.usual, f"eagerly it ran {ratio(eager_faster, 'change')}" if eager_faster else "")
     fix = words[0].upper() + words[1:] if words else ""
     return " ".join([fix.rstrip(".") + "." if hints and fix else fix, *hints]).strip()
 

@@ -86,7 +86,7 @@ def test_compiled_whole_a_rewrite_has_no_break_left(samples):
         compiled = torch.compile(function, fullgraph=True)
         np.testing.assert_allclose(compiled(pop), function(pop), rtol=1e-6)
     # a loop over the genes that carries a state stays a loop: torch unrolls it into one graph
-    body = SUBSET["a decoder whose test reads its running total"]
+    body = SUBSET["a state carried from gene to gene"]
     function = rewritten(vectorize(program(body), "fitness", Dialect.TORCH), namespace(body))
     data = torch.from_numpy(population())
     torch._dynamo.reset()

@@ -1,5 +1,6 @@
 """Graph breaks, recompilations and unrolled loops of a variant, from checked-in probe output."""
 
+import dataclasses
 import json
 
 import pytest
@@ -11,6 +12,7 @@ from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, Fix, FixKind, LibraryFix, SourceFile
 from inspector.raw import RawBreak, RawEnv
 from inspector.render import renderer
+from inspector.render.words import ratio
 from inspector.render.said import after, break_reason, explanation, guard, problem, rewrite, said
 
 # torch 2.13's messages from `inspector run` of a particle-swarm program (tests/fixtures/torch-2.13.0/pso_fallback.py)
@@ -235,3 +237,23 @@ def test_breaks_inside_a_library_under_one_call_are_one_change_said_once(whole):
     said_once = rewrite(found[0].usual) or ""
     assert ("nothing would stay compiled, so compiling this function gains nothing" in said_once) is whole
     assert ("the rest stays compiled" in said_once) is not whole
+
+
+def test_a_library_call_that_is_all_the_function_does_is_said_with_how_it_ran_eagerly():
+    """Where nothing would stay compiled, the page says how the function ran eagerly, from the record's timings: the
+    compiled variant's time over its family's eager variant's (a program's: its replay's)."""
+    from inspector.render.fixes import advice
+    a = analysis("2.13.0", "poly")
+    compiled = a.variant("numpy-compiled-cpu")
+    site = "/venv/site-packages/lib/core.py"
+    files = Sources([SourceFile("/proj/run.py", "run.py", "sample", "import lib\n\n\n@torch.compile\ndef f(x):\n"
+                                "    return lib.evaluate(x)\n"),
+                     SourceFile(site, "lib/core.py", "library", "".join(f"line {n}\n" for n in range(1, 20)))])
+    (b,), _ = breaks.distinct([_library_break(site, 11, 6)], files, ("/proj/run.py", "f"))
+    fix = fixes._measured(Fix(FixKind.BREAK, compiled.id, ((b.file, b.line),), None, None, b), compiled, a.variants)
+    expected = compiled.timing.per_population_s / a.variant("numpy").timing.per_population_s
+    assert fix.eager_faster == pytest.approx(expected)
+    assert f"gains nothing (eagerly it ran {ratio(expected, 'change')})" in advice(fix)
+    partial = LibraryFix("lib", "lib/core.py", 11, call=("run.py", 6))  # the rest stays compiled: no such figure
+    other = Fix(FixKind.BREAK, compiled.id, (), None, None, dataclasses.replace(b, fix=partial))
+    assert fixes._measured(other, compiled, a.variants).eager_faster is None
