@@ -422,7 +422,7 @@ def program_headlines(analysis: ProgramAnalysis) -> list[FunctionHeadline]:
         said.append(FunctionHeadline(v.id, f"{v.id}: {seconds(run.total_s)} in {_count(run.calls, 'call')}{share}"
                                            f"{compiling}{steady}{breaks}{ran}{raised}.",
                                      " ".join(filter(None, [paid(v.id, v.replay, v.timing.median_s if v.timing
-                                                                      else None) if v.replay else "",
+                                                                      else None, run) if v.replay else "",
                                                                  no_cuda_graphs(v.compile_options, v.device)]))))
     return said
 

@@ -14,6 +14,7 @@ from inspector.model import (Backend, BreakEven, ChildProcess, CompiledCode, Fun
 from inspector.render import said
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
+AFTER_PASS = 3  # steady calls, all right after inspector's passes, whose time the page puts down to those passes
 
 # compile phases as CompilePhases names them: (key, label, what it does)
 PHASES = (("dynamo_s", "Dynamo", "tracing your Python into graphs"),
@@ -156,12 +157,13 @@ def warm_compile(w: WarmCompile) -> str:
                + (" after another process filled them" if w.processes > 1 else "")) + ".")
 
 
-def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
+def paid(name: str, r: Replay, steady_s: Optional[float] = None, run: Optional[FunctionRun] = None) -> str:
     """Whether compiling a program's function paid in its run, as its replay measured it: "compiling fitness did not
     pay in this run: 4.72 s of compile against 1.20 s saved over 8 calls; it pays after about 32 calls (eager ...)",
     or "... paid: ...", or why it was not measured. The figures are the Replay's: saved = calls x (eager -
     compiled), pays after = compile / (eager - compiled). ``steady_s``: the program's own median per steady call,
-    set beside the replay's compiled figure where the two are over NOISY apart."""
+    set beside the replay's compiled figure where the two are over NOISY apart (``run``: the function's calls, to
+    say where those steady calls came right after inspector's passes)."""
     if r.why:
         return f"Whether compiling {name} paid: not measured: {r.why}." + _needed(r, steady_s)
     low, high = r.spread or (None, None)
@@ -176,7 +178,7 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None) -> str:
               "the run's guards): its compiled time is of that code, not of the code the program ran"
               if r.compiles else ""))
     calls = f"{r.calls:,} call{'s' if r.calls != 1 else ''}"
-    beside = _beside_the_program(r, steady_s) + (
+    beside = _beside_the_program(r, steady_s, run) + (
         "" if r.warm is None else " On a rerun, with torch's caches warm, it " + (
             "never pays." if r.warm.calls is None else f"pays after about {break_even(r.warm)}.")) + (
         "" if r.first is None else f" This run found its graphs in torch's caches (what a rerun pays); their first "
@@ -216,10 +218,23 @@ def _needed(r: Replay, steady_s: Optional[float]) -> str:
             f"{(steady_s + r.needed_s) / steady_s:,.0f}x as long.")
 
 
-def _beside_the_program(r: Replay, steady_s: Optional[float]) -> str:
-    """Why the replay's compiled time per call is not the program's own, where they are over NOISY apart."""
+def _beside_the_program(r: Replay, steady_s: Optional[float], run: Optional[FunctionRun] = None) -> str:
+    """Why the replay's compiled time per call is not the program's own, where they are over NOISY apart; where the
+    program's steady calls (at most AFTER_PASS of them) all came right after inspector's trace or profile pass, that
+    it is inspector's pass that the program's own timing of them sees."""
     if not (steady_s and r.compiled_s) or 1 / NOISY <= steady_s / r.compiled_s <= NOISY:
         return ""
+    passes = [(n, what) for n, what in ((run.traced_call, "traced"), (run.profiled_call, "profiled")) if n] \
+        if run else []
+    last, what = max(passes) if passes else (0, "")
+    if run and passes and run.calls - last == run.steady_calls and 0 < run.steady_calls <= AFTER_PASS:
+        first = last + 1
+        steady = f"call {first}" if run.steady_calls == 1 else f"calls {first}-{run.calls}"
+        return (f" The replayed calls, back to back, ran {ratio(steady_s / r.compiled_s, 'change')} than the "
+                f"program's own {steady}, which came right after inspector's {what} call {last}: a program that "
+                f"times such a call sees inspector's pass in it (inferred: the caches the pass left cold), up to "
+                f"{seconds(steady_s - r.compiled_s)} a call here (--no-trace --no-profile leave every call to the "
+                "program).")
     return (f" The replayed calls, back to back, ran {ratio(steady_s / r.compiled_s, 'change')} than the program's "
             "own steady calls: other arguments, caches in another state, or calls soon after a compile still warming "
             "up (inferred, not measured).")
