@@ -23,9 +23,8 @@ VERSIONS = ("2.1.2", "2.13.0")  # the torch versions whose output is checked in 
 # the order in which the two workers (pytest-xdist, --dist loadfile, --no-loadscope-reorder: pyproject.toml) take
 # the modules: the real compiles first, the modules that take longest (measured: --durations) leading, so that the
 # fast layer's many short modules fill the end and both workers finish together
-LONGEST_FIRST = ("test_report.py", "test_run.py", "test_hotspots.py", "test_errors.py", "test_warm.py",
-                 "test_program_runtime.py", "test_envs.py", "test_compare.py", "test_breaks.py", "test_programs.py",
-                 "test_api.py", "test_browser.py", "test_replay.py", "test_report_rewrites.py", "test_rewrite.py")
+LONGEST_FIRST = ("test_report.py", "test_errors.py", "test_run.py", "test_program_runtime.py", "test_envs.py",
+                 "test_breaks.py", "test_browser.py", "test_compare.py", "test_api.py")
 
 
 def pytest_collection_modifyitems(items):
