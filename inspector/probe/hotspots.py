@@ -286,6 +286,7 @@ class Hotspots:
         self.samples = 0
         self.counts: dict[Any, int] = {}  # samples with the code on the stack
         self.sites: dict[Any, dict[tuple[str, int, str], int]] = {}  # samples per line of the program calling it
+        self.direct: dict[Any, set[tuple[str, int, str]]] = {}  # those of its sites no library's frame stood between
         self.watches: dict[Any, Watch] = {}
         self.deadline = 0.0  # when the watches end, whatever they have
         self.lines: dict[tuple[str, int, str], int] = {}  # samples per line of the program's own innermost function
@@ -366,9 +367,12 @@ class Hotspots:
         seen: set[Any] = set()
         at: set[tuple[str, int, str]] = set()  # the program's lines on the stack
         waiting: Any = None  # the innermost function of the program's not yet given the line that called it
+        through = False  # a frame not the program's (a library's) lies between ``waiting`` and this one
         while frame is not None:
             code = frame.f_code
-            if self.own(code):
+            if not self.own(code):
+                through = True
+            else:
                 code = self.codes.setdefault((code.co_filename, code.co_firstlineno, code.co_name), code)
                 if code not in seen:
                     seen.add(code)
@@ -384,7 +388,9 @@ class Hotspots:
                     if waiting is not None and waiting is not code:
                         where = self.sites.setdefault(waiting, {})
                         where[key] = where.get(key, 0) + 1
-                    waiting = code
+                        if not through:
+                            self.direct.setdefault(waiting, set()).add(key)
+                    waiting, through = code, False
             frame = frame.f_back
         if self.samples >= ARM_AFTER and self.samples % 10 == 0 and len(self.watches) < MAX_ARMED:
             self._arm()
@@ -421,8 +427,12 @@ class Hotspots:
                     hot.append(code)
         candidates = sorted((c for c in self.counts if c not in self.watches and c not in hot and c in self.repeated
                              and self.kinds.get(c, ("",))[0]), key=lambda c: -self.counts[c])
-        hot += [c for i, c in enumerate(candidates)
-                if self.counts[c] >= (share / 2 if i == 0 and not (self.watches or hot) else share)]
+        for i, code in enumerate(candidates):
+            if self.counts[code] >= (share / 2 if i == 0 and not (self.watches or hot) else share):
+                hot.append(code)
+                direct = {k: n for k, n in self.sites.get(code, {}).items() if k in self.direct.get(code, ())}
+                if direct:  # the line its own caller calls it from (a comprehension's): it wakes the watch too
+                    self.line_of.setdefault(code, max(direct, key=direct.__getitem__))
         hot = sorted(hot, key=lambda c: -self.counts.get(c, 0))[:MAX_ARMED - len(self.watches)]
         if not hot:
             return
@@ -503,11 +513,6 @@ class Hotspots:
         if not self.samples:
             return []
         samples = {c: n for c, n in self.counts.items() if not c.co_name.startswith("<")}
-        for code, w in self.watches.items():  # an armed function's calling line, where its caller (or the
-            #                                    comprehension's) made the calls: that line's samples are its too
-            site = w.kept.site if w.kept else None
-            if site and w.home is not None and (w.home.f_code.co_filename, w.home.f_code.co_name) == (site[0], site[2]):
-                self.line_of.setdefault(code, site)
         for code, line in self.line_of.items():  # a function found at a hot line: that line's own samples are its
             samples[code] = samples.get(code, 0) + self.lines.get(line, 0)
             self.sites.setdefault(code, {}).setdefault(line, self.lines.get(line, 0))
