@@ -2,7 +2,8 @@
 
     python bench/unrolled.py [--genes 16,64,100] [--rows 5000] [--repeats 3]
 
-A knapsack decoder (its test reads the running weight: a state carried from gene to gene) is rewritten in torch by
+The knapsack decoder of tests/programs/plain/knapsack_decoder.py (its test reads the running weight: a state carried
+from gene to gene), its ITEMS set to each gene count, is rewritten in torch by
 inspector's rewriter (``for i in range(population.shape[1])`` kept, its body over the population), then, for each
 gene count, compiled in a fresh process ``--repeats`` times, Inductor's FX graph cache and AOTAutograd's cache off
 (as inspector's capture compiles; the C++ builds stay cached): the script prints the first compiled call's seconds
@@ -13,6 +14,7 @@ compiled call, and their ratio, each the median of the repeats with the lowest a
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -24,27 +26,13 @@ sys.path.insert(0, str(ROOT))
 from inspector.rewrite import Dialect, program_from_sources, vectorize  # noqa: E402
 from inspector.rewrite.model import UNROLLED_GENES  # noqa: E402
 
-DECODER = '''
-import random
-WEIGHTS = [random.Random(i).uniform(1, 10) for i in range({genes})]
-VALUES = [random.Random(1000 + i).uniform(1, 10) for i in range({genes})]
-CAPACITY = 2.0 * {genes}
-
-
-def decode(individual):
-    total = 0.0
-    value = 0.0
-    for i, g in enumerate(individual):
-        if g > 0.5:
-            if total + WEIGHTS[i] <= CAPACITY:
-                total += WEIGHTS[i]
-                value += VALUES[i]
-    return value
-'''
+DECODER = ROOT / "tests" / "programs" / "plain" / "knapsack_decoder.py"  # its ITEMS set to each gene count
 
 TIMED = '''
 import json, sys, time, torch
-exec(sys.argv[1], globals())
+space = {"__name__": "decoder"}
+exec(sys.argv[1], space)
+decode_torch = space["decode_torch"]
 pop = torch.rand(int(sys.argv[2]), int(sys.argv[3]), dtype=torch.float64)
 start = time.perf_counter(); decode_torch(pop); eager = time.perf_counter() - start
 start = time.perf_counter(); decode_torch(pop); eager = min(eager, time.perf_counter() - start)
@@ -64,7 +52,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     for genes in (int(g) for g in args.genes.split(",")):
-        source = DECODER.format(genes=genes)
+        source = re.sub(r"^ITEMS = \d+$", f"ITEMS = {genes}", DECODER.read_text(), flags=re.M)
         rewrite = vectorize(program_from_sources(source), "decode", Dialect.TORCH)
         code = "import torch\n" + source + "\n" + rewrite.source
         runs = [json.loads(subprocess.run([sys.executable, "-c", TIMED, code, str(args.rows), str(genes)],
