@@ -37,15 +37,16 @@ def numba_version() -> Optional[str]:
 
 
 def prepared(spec: RewriteTrial, module: types.ModuleType, variant: Variant, sample: str, population: np.ndarray
-             ) -> tuple[Variant, Callable[..., Any], Optional[dict[str, Any]]]:
-    """(the variant the trial runs as, its function, its check as JSON or None): the rewrite's entry (under
-    ``@njit`` with ``numba``), or with no code the variant's own Python function under ``@njit`` over the rows."""
+             ) -> tuple[Variant, Callable[..., Any], Optional[dict[str, Any]], Optional[str]]:
+    """(the variant the trial runs as, its function, its check as JSON or None, why a compiled trial does not run
+    (``not_compiled``) or None): the rewrite's entry (under ``@njit`` with ``numba``), or with no code the variant's
+    own Python function under ``@njit`` over the rows."""
     tolerance = spec.rtol or getattr(module, "TOLERANCE", None)  # --rtol, else the sample's
     if spec.code is None:
         fn = getattr(module, variant.function)
         return (Variant(spec.id or "", variant.function, "numpy", False, "cpu", family=variant.family),
                 (spec.cache and rows_module(fn, vars(module), sample, spec.cache)) or over_rows(fn, vars(module)),
-                None)
+                None, None)
     rewrite = from_json(Rewrite, spec.code.to_json())
     space = dict(vars(module))
     entry = rewritten(rewrite, space)
@@ -59,7 +60,7 @@ def prepared(spec: RewriteTrial, module: types.ModuleType, variant: Variant, sam
         checked = to_json(check(rewrite, read_program(sample), vars(module), rows,
                                 float(tolerance) if isinstance(tolerance, (int, float)) else None, spec.sample))
     as_variant = Variant(spec.id or "", rewrite.entry, kind, bool(spec.compiled), "cpu", family=variant.family)
-    return as_variant, entry, checked
+    return as_variant, entry, checked, not_compiled(rewrite, population.shape[1]) if spec.compiled else None
 
 
 def not_compiled(rewrite: Rewrite, genes: int) -> Optional[str]:
@@ -70,11 +71,6 @@ def not_compiled(rewrite: Rewrite, genes: int) -> Optional[str]:
     return (f"not compiled: its loop over the {genes:,} genes stays (a state carried from gene to gene), and "
             f"torch.compile would unroll it, one copy of its body per gene (inspector compiles it up to "
             f"{UNROLLED_GENES} genes)")
-
-
-def skipped(spec: RewriteTrial, genes: int) -> Optional[str]:
-    """Why a compiled rewrite's trial does not run (``not_compiled``); None where it does."""
-    return not_compiled(from_json(Rewrite, spec.code.to_json()), genes) if spec.compiled and spec.code else None
 
 
 def jitted(rewrite: Rewrite, entry: Callable[..., Any], cache: bool = False) -> Callable[..., Any]:

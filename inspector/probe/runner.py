@@ -98,8 +98,7 @@ def _trial(spec: Trial, module: Any, variants: list[samples.Variant], population
     try:
         skipped = None
         if isinstance(spec, RewriteTrial):
-            variant, fn, checked = rewritten.prepared(spec, module, variant, args.sample, population)
-            skipped = rewritten.skipped(spec, population.shape[1])
+            variant, fn, checked, skipped = rewritten.prepared(spec, module, variant, args.sample, population)
         result, again = ({"status": "skipped", "error": skipped}, None) if skipped else trials.run(
             spec, variant, fn, population, capture, args.outputs, args.compile_options, args.budget, prepare,
             _to_numpy, at_sizes)

@@ -316,7 +316,7 @@ class Body:
         if any(varies(b) for b in bounds):
             raise declined
         kept = Iteration(False, {target.id: Binding(SCALAR, name(target.id))},
-                         call(ast.Name("range", ast.Load()), *(b.node for b in bounds)))
+                         call(name("range"), *(b.node for b in bounds)))
         loop = ast.copy_location(ast.For(ast.Name(target.id, ast.Store()), it, prefix + list(node.body), []), node)
         self.tr.note(Topic.GENE_LOOP, node)
         before = {k: b.kind for k, b in self.tr.frame.env.items()}
@@ -376,7 +376,7 @@ def _assign(target: ast.expr, sequence: ast.expr, index: ast.expr, node: ast.For
 
 def _positions(sequence: ast.expr, node: ast.For) -> ast.Call:
     """``range(len(sequence))``, at the loop's line."""
-    return ast.copy_location(call(ast.Name("range", ast.Load()), call(ast.Name("len", ast.Load()), sequence)), node)
+    return ast.copy_location(call(name("range"), call(name("len"), sequence)), node)
 
 
 def folded(tr: Translator, returns: list[Ret], component: int, node: ast.AST) -> Value:
