@@ -224,20 +224,19 @@ def _beside_the_program(r: Replay, steady_s: Optional[float], run: Optional[Func
     it is inspector's pass that the program's own timing of them sees."""
     if not (steady_s and r.compiled_s) or 1 / NOISY <= steady_s / r.compiled_s <= NOISY:
         return ""
+    ran = f" The replayed calls, back to back, ran {ratio(steady_s / r.compiled_s, 'change')} than the program's own"
     passes = [(n, what) for n, what in ((run.traced_call, "traced"), (run.profiled_call, "profiled")) if n] \
         if run else []
     last, what = max(passes) if passes else (0, "")
     if run and passes and run.calls - last == run.steady_calls and 0 < run.steady_calls <= AFTER_PASS:
-        first = last + 1
-        steady = f"call {first}" if run.steady_calls == 1 else f"calls {first}-{run.calls}"
-        return (f" The replayed calls, back to back, ran {ratio(steady_s / r.compiled_s, 'change')} than the "
-                f"program's own {steady}, which came right after inspector's {what} call {last}: a program that "
-                f"times such a call sees inspector's pass in it (inferred: the caches the pass left cold), up to "
+        steady = (f"call {last + 1}, which came" if run.steady_calls == 1 else
+                  f"calls {last + 1}-{run.calls}, the first of which came")
+        return (f"{ran} {steady} right after inspector's {what} call {last}: a program that times such a call sees "
+                f"inspector's pass in it (inferred: the caches the pass left cold), up to "
                 f"{seconds(steady_s - r.compiled_s)} a call here (--no-trace --no-profile leave every call to the "
                 "program).")
-    return (f" The replayed calls, back to back, ran {ratio(steady_s / r.compiled_s, 'change')} than the program's "
-            "own steady calls: other arguments, caches in another state, or calls soon after a compile still warming "
-            "up (inferred, not measured).")
+    return (f"{ran} steady calls: other arguments, caches in another state, or calls soon after a compile still "
+            "warming up (inferred, not measured).")
 
 
 def error_parts(text: Optional[str]) -> tuple[str, str]:

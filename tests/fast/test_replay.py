@@ -3,6 +3,7 @@ replayed; older records, not): the analysis' figures agree with each other and w
 first screen says them (or why they were not measured)."""
 
 import copy
+import dataclasses
 import math
 import statistics
 
@@ -134,3 +135,21 @@ def test_a_replay_that_was_not_measured_keeps_its_why_and_the_python_apis_record
     data["program"]["made_by"] = "capture"
     (f,) = analyze(RawRecord.from_json(data)).program.functions
     assert f.replay is None
+
+
+def test_steady_calls_right_after_inspectors_passes_are_said_to_hold_the_pass():
+    """method_on_self's record: 4 calls, the 4th its only steady call, after the profiled 3rd. Its replay sentence
+    names that call and the pass; more steady calls (the first after the pass) are said so; where the steady calls did
+    not follow a pass, the sentence stays the general one."""
+    f = analysis("2.13.0", "method_on_self").program.functions[0]
+    run, steady = f.run, f.timing.median_s
+    assert (run.calls, run.steady_calls, run.profiled_call) == (4, 1, 3)
+    extra = seconds(steady - f.replay.compiled_s)
+    assert (f"than the program's own call 4, which came right after inspector's profiled call 3: a program that "
+            f"times such a call sees inspector's pass in it (inferred: the caches the pass left cold), up to {extra} a "
+            "call here") in paid(f.id, f.replay, steady, run)
+    more = dataclasses.replace(run, calls=6, steady_calls=3)
+    assert "the program's own calls 4-6, the first of which came right after inspector's profiled call 3" in paid(
+        f.id, f.replay, steady, more)
+    apart = dataclasses.replace(run, calls=9, steady_calls=4)
+    assert "than the program's own steady calls: other arguments" in paid(f.id, f.replay, steady, apart)
