@@ -149,6 +149,8 @@ def run(r: Rewritten, x: RewriteRun) -> str:
     4.1x faster than the fastest variant you wrote (numpy-compiled-cpu)"; the runs after the first that says it name
     that variant alone ("2x slower than numpy-compiled-cpu")."""
     how = HOW.get(x.how, x.how)
+    if x.status == "skipped" and x.error:  # not run, by inspector's choice: why (a gene loop over too many genes)
+        return f"{how}: {x.error}"
     if x.status != "ok":  # the error's first line, without a terminal's colours (numba's); the JSON keeps it whole
         return f"{how}: failed: {COLOURS.sub('', error_parts(x.error)[0]) or x.status}"
     if x.matches is False:

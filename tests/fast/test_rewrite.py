@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, analysis
 from inspector.rewrite import (ChangeKind, Declined, Dialect, Reason, Rewrite, Row, Topic, Verdict, check,
                                program_from_sources, read_program, rewrite_breaks, vectorize)
 from inspector.analysis.rewrites import check_of
@@ -321,3 +321,9 @@ def test_a_loop_that_carries_a_state_stays_and_is_compiled_only_over_few_genes()
     assert f"its loop over the {UNROLLED_GENES + 1} genes stays" in not_compiled(kept, UNROLLED_GENES + 1)
     reduced = vectorize(program(SUBSET["indexing"]), "fitness", Dialect.TORCH)
     assert not_compiled(reduced, 10_000) is None  # no loop kept: compiled at any size
+    # a report's compiled trial of it, not run: said as inspector's choice, with why, never as a failure
+    from inspector.model import RewriteRun
+    written = analysis("2.13.0", "trig").rewrites[0]
+    why = not_compiled(kept, 100)
+    skipped = RewriteRun("t", "compiled", "skipped", why, None, None, None, None, None, 0, None, None, {})
+    assert words.run(written, skipped) == f"compiled (torch.compile, CPU): {why}"
