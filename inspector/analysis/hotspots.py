@@ -8,6 +8,7 @@ from typing import Optional
 
 from inspector.analysis.load import over
 from inspector.model.hotspots import Captured, ExperimentRun, HotRewrite, Hotspot, Site
+from inspector.model.rewrites import Note
 from inspector.raw import RawCaptured, RawExperiment, RawExperimentRun, RawHotspot, RawRewrite, RawSite
 
 
@@ -92,4 +93,5 @@ def _rewrite(r: RawRewrite) -> HotRewrite:
         problem=(check.error or (f"individual {check.mismatch.individual}: expected {check.mismatch.expected}, got "
                                  f"{check.mismatch.got}" if check.mismatch else "")) if check else "",
         declined=(declined.construct or "", declined.span.first or 0 if declined.span else 0,
-                  declined.reason or "") if declined else None)
+                  declined.reason or "") if declined else None,
+        notes=tuple(Note(n.topic or "", n.line, n.code or "") for n in r.notes or []))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from inspector.model.rewrites import Note
 from inspector.model.timing import MachineLoad
 
 
@@ -55,7 +56,8 @@ class ExperimentRun:
 @dataclass(frozen=True)
 class HotRewrite:
     """inspector's rewrite of the function over the population in one dialect: its code and its check, or the
-    construct it declined (``declined``: the construct, its line, why)."""
+    construct it declined (``declined``: the construct, its line, why); ``notes``: how it may differ from the user's
+    code (a kept gene loop, which is compiled only over few genes, among them)."""
 
     dialect: str
     source: str  # its imports, then the new functions whole
@@ -65,6 +67,7 @@ class HotRewrite:
     checked: int  # individuals it was checked on
     problem: str  # the check's first mismatch or error
     declined: Optional[tuple[str, int, str]]
+    notes: tuple[Note, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from inspector.model import (CodePair, ComparedCandidate, ComparedHotspot, Compa
                              Regression, RegressionKind, RunKind, RunPair, TimeRow)
 from inspector.render.hotspots import LABELS, shape, the
 from inspector.render.said import break_reason
-from inspector.render.words import ratio, seconds, spread
+from inspector.render.words import ratio, seconds, spans, spread
 
 UNIT = {RunKind.SAMPLE: "variant", RunKind.PROGRAM: "function"}  # what a comparison compares, of each kind of run
 NO_CONTROL = {RunKind.SAMPLE: "no eager variant of its family ran under both",
@@ -137,18 +137,6 @@ def _lines(entries: Iterable[ComparedLine]) -> str:
     where = "; ".join(spans(numbers) + (f" of {file}" if file else "") for file, numbers in by_file.items())
     functions = ", ".join(dict.fromkeys(e.function for e in entries))
     return f"{where} ({functions})"
-
-
-def spans(numbers: Iterable[int]) -> str:
-    """'lines 48-51, 58', or 'line 7'."""
-    spans: list[list[int]] = []
-    for n in sorted(numbers):
-        if spans and spans[-1][1] == n - 1:
-            spans[-1][1] = n
-        else:
-            spans.append([n, n])
-    where = ", ".join(f"{lo}-{hi}" if hi > lo else f"{lo}" for lo, hi in spans)
-    return f"line{'s' if len(spans) > 1 or spans[0][1] > spans[0][0] else ''} {where}"
 
 
 def code(v: ComparedVariant) -> list[CodePair]:

@@ -9,8 +9,7 @@ from typing import Optional
 
 from inspector.model import Fix, FixKind, GraphBreak, Recompilation, TrialResult, TrialSpec
 from inspector.render import said
-from inspector.render.comparison import spans
-from inspector.render.words import places, ratio, seconds, spread
+from inspector.render.words import places, ratio, seconds, spans, spread
 
 # how to make the population column-major, the tiling heuristic off, and a recompiled size static, as a user does
 COLUMN_MAJOR = "shape (d, N), or np.asfortranarray"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from inspector.model.hotspots import ExperimentRun, Hotspot
-from inspector.render import said
+from inspector.render import rewrites, said
 from inspector.render.words import ratio, seconds
 
 LABELS = {"as-written": "as written", "numpy": "NumPy rewrite", "numpy-compiled-cpu": "NumPy rewrite compiled",
@@ -143,10 +143,14 @@ def _checked(r: ExperimentRun) -> str:
     return "" if r.matches or r.matches is None else "its output differs from the program's"
 
 
+def _dialect(dialect: str) -> str:
+    return "NumPy" if dialect == "numpy" else dialect
+
+
 def _notes(h: Hotspot) -> tuple[str, ...]:
     notes = [f"the experiment was {said.busy(h.load)}"] if h.load and h.load.busy else []
     for w in h.rewrites:
-        name = "NumPy" if w.dialect == "numpy" else w.dialect
+        name = _dialect(w.dialect)
         if w.declined:
             construct, line, reason = w.declined
             notes.append(f"no {name} rewrite: {construct} at line {line} ({reason})")
@@ -154,6 +158,12 @@ def _notes(h: Hotspot) -> tuple[str, ...]:
             notes.append(f"the {name} rewrite failed its check (not advice): {w.problem}")
         elif w.matched:
             notes.append(f"the {name} rewrite matched the function on {w.checked:,} individuals")
+    differ: dict[str, list[str]] = {}  # how a rewrite may differ: said once for the dialects it is about
+    for w in h.rewrites:
+        for said_once in rewrites.notes(w.notes):
+            differ.setdefault(said_once, []).append(_dialect(w.dialect))
+    notes += [f"the {' and '.join(names)} rewrite{'s' if len(names) > 1 else ''}, {text}"
+              for text, names in differ.items()]
     for r in h.runs:
         if r.id == "as-written" and r.matches is False:
             notes.append("as written on the copies it did not repeat the program's outputs (random numbers or state "

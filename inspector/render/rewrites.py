@@ -10,8 +10,7 @@ from typing import Union
 
 from inspector.model import Declined as DeclinedView, Note as NoteView, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.rewrites import AS_WRITTEN
-from inspector.render.comparison import spans
-from inspector.render.words import error_parts, ratio, seconds, spread
+from inspector.render.words import error_parts, ratio, seconds, spans, spread
 from inspector.rewrite.model import UNROLLED_GENES, Declined, Note, Reason, Topic
 
 COLOURS = re.compile(r"\x1b\[[0-9;]*m")  # a terminal's colour codes, in a library's error text

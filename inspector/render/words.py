@@ -503,3 +503,15 @@ def places(where: Iterable[tuple[Optional[str], Optional[int]]], sample: str,
 def match(v: SampleVariant) -> str:
     """Whether a variant matched the reference: yes, NO, or - (not checked)."""
     return {True: "yes", False: "NO", None: "-"}[v.check.matches]
+
+
+def spans(numbers: Iterable[int]) -> str:
+    """'lines 48-51, 58', or 'line 7'."""
+    spans: list[list[int]] = []
+    for n in sorted(numbers):
+        if spans and spans[-1][1] == n - 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    where = ", ".join(f"{lo}-{hi}" if hi > lo else f"{lo}" for lo, hi in spans)
+    return f"line{'s' if len(spans) > 1 or spans[0][1] > spans[0][0] else ''} {where}"
