@@ -68,7 +68,7 @@ PROGRAMS = {"ga": ["3000", "8"], "odd_calls": ["5000"], "recompile_limit": [], "
 # arguments; one of a folder there is named with its folder ("plain-map_gene_loop": plain/map_gene_loop.py)
 TEST_PROGRAMS = {"recompile_on_float": [], "data_dependent_if": [], "method_on_self": [],
                  "plain-lists_if_chain": [], "plain-apply_along_axis_int8": [], "plain-map_gene_loop": [],
-                 "plain-vectorized_es": []}
+                 "plain-vectorized_es": [], "plain-flowshop": []}
 # programs that need what an older torch lacks: the torch attribute they need
 NEEDS = {"control_flow": "while_loop"}
 

@@ -88,7 +88,9 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     via = f", via {VIA.get(c.via, c.via)}" if h.shape == "individual" else ""
     others = len([r for r in h.runs if r.per_round_s]) - len(said)
     more = f"; {others} more below" if others > 0 else ""
-    text = f"{share}: {calls}{rounds}{via}. {on}: {'; '.join(said)}{more}.{pays}{projection}"
+    measured = f"{on}: {'; '.join(said)}{more}.{pays}{projection}" if said else \
+        f"{on}: nothing measured repeated the program's outputs."
+    text = f"{share}: {calls}{rounds}{via}. {measured}"
     notes = list(_notes(h))
     rows = tuple((LABELS.get(r.id, r.id), seconds(r.per_round_s), _range(r),
                   ratio(r.faster, "change") if r.faster and r.id != "as-written" else "",

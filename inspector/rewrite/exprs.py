@@ -45,6 +45,7 @@ class Frame:
     preamble: list[ast.stmt] = field(default_factory=list)
     imports: set[str] = field(default_factory=set)
     bound: dict[str, int] = field(default_factory=dict)  # how many times the user's function binds each name
+    tables: dict[str, ast.Assign] = field(default_factory=dict)  # a module's table -> its array, made at the start
 
 
 class Expressions:
@@ -118,6 +119,9 @@ class Expressions:
     def _BinOp(self, node: ast.BinOp) -> Value:
         if isinstance(node.op, (ast.MatMult, ast.LShift, ast.RShift)):
             raise Decline(node, construct(node), Reason.OPERATOR)
+        repeated = self.repetition(node)
+        if repeated is not None:
+            return repeated
         left, right = self.elementwise(self.expr(node.left), node), self.elementwise(self.expr(node.right), node)
         kind = join(left.kind, right.kind)
         if isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
@@ -128,6 +132,18 @@ class Expressions:
         same = a is node.left and b is node.right
         warns = left.warns or right.warns or self.risky(node, kind, left, right)
         return Value(node if same else ast.BinOp(a, node.op, b), kind, warns)
+
+    def repetition(self, node: ast.BinOp) -> Value | None:
+        """``[0] * K`` (or ``K * [0]``), K a constant: a list of that many values (None where it is not one)."""
+        if not isinstance(node.op, ast.Mult):
+            return None
+        for shown, times in ((node.left, node.right), (node.right, node.left)):
+            count = self.integer(times, node)
+            if isinstance(shown, ast.List) and count is not None and count >= 0:
+                value = self.expr(shown)
+                written = node if value.node is shown else ast.BinOp(value.node, ast.Mult(), times)
+                return Value(written, replace(value.kind, items=len(shown.elts) * count), value.warns)
+        return None
 
     def risky(self, node: ast.BinOp, kind: Kind, left: Value, right: Value) -> bool:
         """Note where Python could raise or give a complex number and arrays do not (``ranges``: where the operands'
@@ -284,6 +300,9 @@ class Expressions:
         entries = self.table_at(node)
         if entries is not None:
             return entries
+        gathered = self.gathered(node)
+        if gathered is not None:
+            return gathered
         raise Decline(node, f"index `{self.frame.module.segment(node)}`", Reason.INDEX)
 
     def table_at(self, node: ast.Subscript) -> Value | None:
@@ -309,6 +328,46 @@ class Expressions:
         if width is None:
             return Value(entries, replace(ITEMS, span=at))
         return Value(self.sp.columns(entries), replace(ITEMS, span=at, items=width))
+
+    def gathered(self, node: ast.Subscript) -> Value | None:
+        """``P[j][m]``, ``P[j, m]``: a module's constant table at indices of which one differs between individuals (a
+        gene used as an index: the row of the job it names), one entry per individual; None where it is not one."""
+        indices: list[ast.expr] = []
+        base: ast.expr = node
+        while isinstance(base, ast.Subscript):
+            indices = list(base.slice.elts if isinstance(base.slice, ast.Tuple) else [base.slice]) + indices
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id in self.frame.env or any(isinstance(i, ast.Slice)
+                                                                              for i in indices):
+            return None
+        found = self.resolve(base.id)
+        values = [self.expr(i) for i in indices]
+        if found.what != "constant" or not any(v.kind.population for v in values) or any(
+                v.kind.genes or v.kind.boolean or v.kind.sequence or v.kind.items is not None for v in values):
+            return None
+        table = literal(found.module, base.id) if found.module is not None else NotImplemented
+        if table is not NotImplemented and _depth(table) != len(indices):
+            raise Decline(node, f"index `{self.frame.module.segment(node)}`", Reason.INDEX,
+                          "not one number of a table of numbers")
+        self.need(found, base.id)
+        if self.sp.torch:
+            self.note(Topic.CONSTANT_DTYPE, node)
+        at = values[0].node if len(values) == 1 else ast.Tuple([v.node for v in values], ast.Load())
+        return Value(ast.Subscript(self.array_of(base), at, ast.Load()), Kind(population=True))
+
+    def array_of(self, table: ast.Name) -> ast.Name:
+        """A module's constant table as an array the function makes once, at its start: its name there."""
+        if table.id not in self.frame.tables:
+            base = f"{table.id}_{'tensor' if self.sp.torch else 'array'}"
+            taken = set(self.frame.bound) | set(self.frame.env) | set(self.frame.module.constants) | set(
+                self.frame.module.functions) | {a.targets[0].id for a in self.frame.tables.values()
+                                                if isinstance(a.targets[0], ast.Name)}
+            identifier = next(f"{base}{i or ''}" for i in range(1000) if f"{base}{i or ''}" not in taken)
+            self.frame.tables[table.id] = ast.Assign([ast.Name(identifier, ast.Store())], self.sp.vector(table),
+                                                     lineno=0)
+        target = self.frame.tables[table.id].targets[0]
+        assert isinstance(target, ast.Name)
+        return name(target.id)
 
     def shape(self, node: ast.Subscript) -> Value:
         """``row.shape[0]`` of an ndarray row: its number of genes."""
@@ -468,6 +527,19 @@ OPERATORS: dict[type[ast.AST], str] = {
     ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not", ast.Lt: "<", ast.Gt: ">", ast.LtE: "<=", ast.GtE: ">=",
     ast.Eq: "==", ast.NotEq: "!=",
 }
+
+
+def _depth(table: object) -> int | None:
+    """How many indices reach a number of a table of numbers (nested lists or tuples of one length at each level;
+    None: not one)."""
+    if _number(table):
+        return 0
+    if not isinstance(table, (list, tuple)) or not table:
+        return None
+    depths = {_depth(row) for row in table}
+    lengths = {len(row) if isinstance(row, (list, tuple)) else None for row in table}
+    depth = depths.pop() if len(depths) == 1 and len(lengths) == 1 else None
+    return None if depth is None else depth + 1
 
 
 def _number(value: object) -> bool:

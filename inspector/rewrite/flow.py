@@ -14,7 +14,7 @@ from inspector.rewrite.exprs import construct
 from inspector.rewrite.loops import gene_loop
 from inspector.rewrite.model import Reason, Topic
 from inspector.rewrite.values import (COLUMN, PREAMBLE, SCALAR, WHOLE, Binding, Bound, Decline, Genes, Kind, Value,
-                                      join, varies)
+                                      join, joined, varies)
 
 ACCUMULATE = {ast.Add: "sum", ast.Sub: "sub", ast.Mult: "prod"}
 
@@ -70,11 +70,11 @@ class Body:
         inner = Translator(replace(self.tr.frame, env=dict(self.tr.frame.env)))
         return Body(inner, self.steps, self.returned).block(statements)
 
-    def bind(self, identifier: str, value: Value, length: Bound | None = None) -> None:
+    def bind(self, identifier: str, value: Value, length: Bound | None = None, entries: bool = False) -> None:
         kind = value.kind
         if kind.sequence and kind.span:  # a run of genes by its own name: x[0] is then x[:, 0]
             kind = replace(kind, span=Genes(identifier, Bound(False, 0), Bound(True, 0)))
-        self.tr.frame.env[identifier] = Binding(kind, name(identifier), length=length)
+        self.tr.frame.env[identifier] = Binding(kind, name(identifier), length=length, entries=entries)
         self.steps.count += 1
         self.steps.last[identifier] = self.steps.count
         if value.warns and self.returned:
@@ -97,12 +97,16 @@ class Body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if node.value is None:
             return []
+        if len(targets) == 1 and isinstance(targets[0], ast.Subscript):
+            return self.entry(targets[0], self.owned(targets[0], node), node.value, node)
         value = self.tr.expr(node.value)
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         if len(names) == len(targets):
             length = self.tr.bound(node.value) if not varies(value) else None
+            made = isinstance(node.value, ast.List) or (isinstance(node.value, ast.BinOp) and isinstance(
+                node.value.op, ast.Mult) and ast.List in (type(node.value.left), type(node.value.right)))
             for n in names:
-                self.bind(n, value, length)
+                self.bind(n, value, length, made and value.kind.items is not None)
             same = value.node is node.value and isinstance(node, ast.Assign)
             return [node] if same else [ast.Assign([ast.Name(n, ast.Store()) for n in names], value.node,
                                                    lineno=node.lineno)]
@@ -129,7 +133,33 @@ class Body:
         store = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
         return [ast.Assign([store], source, lineno=node.lineno)]
 
+    def owned(self, target: ast.Subscript, node: ast.stmt) -> Binding:
+        """The list a function made whose entry ``target`` sets (setting any other's changes the caller's)."""
+        bound = self.tr.frame.env.get(target.value.id) if isinstance(target.value, ast.Name) else None
+        if bound is None or not bound.entries or isinstance(target.slice, ast.Slice):
+            raise Decline(node, f"assignment to `{self.tr.frame.module.segment(target)}`", Reason.SIDE_EFFECT)
+        return bound
+
+    def entry(self, target: ast.Subscript, bound: Binding, value_node: ast.expr, node: ast.stmt) -> list[ast.stmt]:
+        """``t[m] = value`` in a list the function made, at an index the same for every individual: the list stays
+        Python's, each of its entries a number or one per individual."""
+        assert isinstance(target.value, ast.Name)
+        index, value = self.tr.expr(target.slice), self.tr.expr(value_node)
+        if varies(index):
+            raise Decline(node, f"index `{self.tr.frame.module.segment(target)}`", Reason.INDEX)
+        if value.kind.items is not None:
+            raise Decline(node, f"assignment to `{self.tr.frame.module.segment(target)}`", Reason.VALUE, "a list")
+        kind = replace(join(bound.kind, value.kind), items=bound.kind.items,
+                       boolean=bound.kind.boolean and value.kind.boolean)
+        self.bind(target.value.id, Value(name(target.value.id), kind, value.warns), entries=True)
+        store = ast.Subscript(name(target.value.id), index.node, ast.Store())
+        return [ast.Assign([store], value.node, lineno=node.lineno)]
+
     def _AugAssign(self, node: ast.AugAssign) -> list[ast.stmt]:
+        if isinstance(node.target, ast.Subscript):
+            bound = self.owned(node.target, node)
+            read = ast.copy_location(ast.Subscript(node.target.value, node.target.slice, ast.Load()), node.target)
+            return self.entry(node.target, bound, ast.copy_location(ast.BinOp(read, node.op, node.value), node), node)
         if not isinstance(node.target, ast.Name):
             raise Decline(node, f"assignment to `{self.tr.frame.module.segment(node.target)}`", Reason.SIDE_EFFECT)
         before = self.tr.frame.env.get(node.target.id)
@@ -187,10 +217,10 @@ class Body:
         """Bind the names the branches assigned, of the kind joining theirs and the one before."""
         for identifier in {n for b in branches for n in b.tr.frame.env if b.tr.frame.env[n] is not
                            self.tr.frame.env.get(n)}:
-            kinds = [b.tr.frame.env[identifier].kind for b in branches if identifier in b.tr.frame.env]
+            bound = [b.tr.frame.env[identifier] for b in branches if identifier in b.tr.frame.env]
             before = self.tr.frame.env.get(identifier)
-            kind = join(*kinds, *([before.kind] if before else []))
-            self.bind(identifier, Value(name(identifier), kind))
+            kind = joined(*(b.kind for b in bound), *([before.kind] if before else []))
+            self.bind(identifier, Value(name(identifier), kind), entries=all(b.entries for b in bound))
 
     def merge(self, test: Value, then: Body, other: Body, node: ast.If) -> list[ast.stmt]:
         """The assignments of an ``if``'s arms as where's; an arm that always returns leaves the other's
@@ -265,6 +295,9 @@ class Body:
                 continue
             if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
                 s = ast.Assign([ast.Name(s.target.id, ast.Store())], ast.BinOp(name(s.target.id), s.op, s.value))
+            if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Subscript):
+                raise Decline(node, f"an entry of `{ast.unparse(s.targets[0].value)}` set under a per-individual test",
+                              Reason.CONDITIONAL_LOOP)
             if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
                 raise Decline(node, "a loop or unpacking under a per-individual test", Reason.CONDITIONAL_LOOP)
             kind = branch.tr.frame.env[s.targets[0].id].kind
@@ -282,15 +315,27 @@ class Body:
         if not iteration.genes:
             return self.kept_loop(node, iteration)
         frame = self.tr.frame
-        marks, imports = (len(frame.preamble), len(frame.notes)), set(frame.imports)
+        marks, imports, tables = (len(frame.preamble), len(frame.notes)), set(frame.imports), dict(frame.tables)
         try:
             return gene_loop(self, node, iteration)
         except Decline as e:
-            if e.reason not in (Reason.RECURRENCE, Reason.CONDITIONAL_LOOP):
+            if e.reason not in (Reason.RECURRENCE, Reason.CONDITIONAL_LOOP, Reason.NESTED) or (
+                    e.reason is Reason.NESTED and self.over_genes(e.node, iteration)):
                 raise
             del frame.preamble[marks[0]:], frame.notes[marks[1]:]
             frame.imports.intersection_update(imports)
+            frame.tables.clear()
+            frame.tables.update(tables)
             return self.state_loop(node, iteration, e)
+
+    def over_genes(self, inner: ast.AST, outer: Iteration) -> bool:
+        """Whether a loop inside a loop over the genes is over the genes too (or may be: then no state loop)."""
+        if not isinstance(inner, ast.For):
+            return True
+        try:
+            return self.tr.child(outer.bindings).iteration(inner.target, inner.iter, list(inner.body)).genes
+        except Decline:
+            return True
 
     def state_loop(self, node: ast.For, iteration: Iteration, declined: Decline) -> list[ast.stmt]:
         """A loop over the genes that carries a state from one gene to the next (a running total that a test reads,
@@ -321,24 +366,49 @@ class Body:
         self.tr.note(Topic.GENE_LOOP, node)
         before = {k: b.kind for k, b in self.tr.frame.env.items()}
         for n in ast.walk(loop):  # each name the loop assigns and had before: one per individual from the start
+            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name):
+                n = ast.Name(n.value.id, ast.Store())  # an entry of a list: each of its entries
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in before:
-                self.tr.frame.env[n.id] = replace(self.tr.frame.env[n.id], kind=join(before[n.id], COLUMN))
+                self.tr.frame.env[n.id] = replace(self.tr.frame.env[n.id], kind=replace(
+                    join(before[n.id], COLUMN), items=before[n.id].items))
         out = self.kept_loop(loop, kept)
         assert span is not None
         count = call(name("len"), name(span.base))
         carried = [k for k, kind in before.items() if not (kind.population or kind.genes)  # a state the loop carries
                    and (self.tr.frame.env[k].kind.population or self.tr.frame.env[k].kind.genes)]
         fills = []
-        for k in carried:  # its value before the loop, one per individual (where a number set just before: there)
+        for k in carried:  # its value before the loop, one per individual (where set just before: there)
             at = next((i for i in range(len(self.out) - 1, -1, -1) if _constant_of(self.out[i]) in (None, k)), None)
             s = self.out[at] if at is not None else None
-            if at is not None and isinstance(s, ast.Assign) and _constant_of(s) == k:
-                self.out[at] = ast.copy_location(ast.Assign([ast.Name(k, ast.Store())], self.tr.sp.full(
-                    count, s.value)), s)
+            filled = self.filled(s.value, count) if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(
+                s.targets[0], ast.Name) and s.targets[0].id == k else None
+            if at is not None and filled is not None:
+                self.out[at] = ast.copy_location(ast.Assign([ast.Name(k, ast.Store())], filled), self.out[at])
             else:
-                fills.append(ast.Assign([ast.Name(k, ast.Store())], self.tr.sp.full(count, name(k)),
-                                        lineno=node.lineno))
+                fills.append(ast.Assign([ast.Name(k, ast.Store())], self.spread(k, count, before[k].items
+                                                                                  is not None), lineno=node.lineno))
         return fills + out
+
+    def spread(self, identifier: str, count: ast.expr, entries: bool) -> ast.expr:
+        """A name's value the same for every individual, as one per individual (each entry of a list:
+        ``entries``)."""
+        if not entries:
+            return self.tr.sp.full(count, name(identifier))
+        v = self.fresh("v")
+        return ast.ListComp(self.tr.sp.full(count, name(v)), [ast.comprehension(ast.Name(v, ast.Store()),
+                                                                                 name(identifier), [], 0)])
+
+    def filled(self, value: ast.expr, count: ast.expr) -> ast.expr | None:
+        """A number set just before the loop (or ``[number] * K``), as one per individual: ``np.full(n, 0.0)``,
+        ``[np.full(n, 0)] * K``; None for another value."""
+        if isinstance(value, ast.Constant) or (isinstance(value, ast.UnaryOp) and isinstance(value.operand,
+                                                                                             ast.Constant)):
+            return self.tr.sp.full(count, value)
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) \
+                and len(value.left.elts) == 1:
+            element = self.filled(value.left.elts[0], count)
+            return None if element is None else ast.BinOp(ast.List([element], ast.Load()), ast.Mult(), value.right)
+        return None
 
     def kept_loop(self, node: ast.For, iteration: Iteration) -> list[ast.stmt]:
         """A loop over constants, kept as Python's, its body over the population (translated twice: the first
@@ -351,7 +421,7 @@ class Body:
         for identifier, bound in first.tr.frame.env.items():
             if identifier in frame.env and bound is not frame.env[identifier] and identifier not in \
                     iteration.bindings:
-                env[identifier] = replace(bound, kind=join(bound.kind, frame.env[identifier].kind))
+                env[identifier] = replace(bound, kind=joined(bound.kind, frame.env[identifier].kind))
         body = Body(Translator(replace(frame, env={**env, **iteration.bindings})), self.steps,
                     self.returned).block(list(node.body))
         if body.returns or any(isinstance(n, (ast.Break, ast.Continue)) for s in node.body for n in ast.walk(s)):

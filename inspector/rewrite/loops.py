@@ -97,6 +97,10 @@ def one(tr: Translator, statement: ast.stmt, temps: list[ast.stmt], accumulators
         raise Decline(statement, construct(statement), Reason.EARLY_EXIT)
     if isinstance(statement, ast.For):
         raise Decline(statement, construct(statement), Reason.NESTED)
+    entry = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0] if isinstance(
+        statement, ast.Assign) and len(statement.targets) == 1 else None
+    if isinstance(entry, ast.Subscript) and isinstance(entry.value, ast.Name):  # its running value, in a list
+        raise Decline(statement, f"`{entry.value.id}` in the loop", Reason.RECURRENCE, "an entry set in the loop")
     if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) \
             and type(statement.op) in (ast.Add, ast.Sub, ast.Mult):
         op = {ast.Add: "sum", ast.Sub: "sub", ast.Mult: "prod"}[type(statement.op)]

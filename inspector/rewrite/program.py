@@ -146,9 +146,14 @@ def literal(module: Module, name: str) -> object:
     """The value of a module-level constant written as a literal (``GENES = 10``, ``CONSTRAINTS = [(0, 1, 2.0)]``),
     else ``NotImplemented``."""
     node = module.constants.get(name)
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-        try:
-            return ast.literal_eval(node.value)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            return NotImplemented
-    return NotImplemented
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return NotImplemented
+    value, target = node.value, node.targets[0]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        value = next((v for t, v in zip(target.elts, value.elts) if isinstance(t, ast.Name) and t.id == name), value)
+    elif not isinstance(target, ast.Name):
+        return NotImplemented
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return NotImplemented

@@ -85,6 +85,12 @@ def join(*kinds: Kind) -> Kind:
                 span=next((k.span for k in kinds if k.span), None))
 
 
+def joined(*kinds: Kind) -> Kind:
+    """The kind of a name that these paths bound (``join``, a list's length kept where every path gives it)."""
+    lengths = {k.items for k in kinds}
+    return replace(join(*kinds), items=lengths.pop() if len(lengths) == 1 else None)
+
+
 @dataclass(frozen=True)
 class Value:
     """A translated expression: ``node`` the new AST (the user's own node object where nothing changed), ``kind``;
@@ -105,6 +111,7 @@ class Binding:
     node: ast.expr
     index: Genes | None = None
     length: Bound | None = None  # a name bound to the number of genes (``n = len(individual)``), as a bound
+    entries: bool = False  # a list the function made (``[0] * K``): its entries may be set
 
 
 def varies(value: Value) -> bool:

@@ -121,7 +121,7 @@ class Vectorizer:
             args=[ast.arg(renamed[a.arg]) for a in args.args], vararg=None, kwonlyargs=[], kw_defaults=[],
             kwarg=None, defaults=list(args.defaults))
         new = self.new_name(function.name)
-        definition = emit.function(new, new_args, body.out + [ret])
+        definition = emit.function(new, new_args, list(frame.tables.values()) + body.out + [ret])
         return Done(new, signature(kinds), kind, definition, module, function)
 
     def plural(self, param: str, names: set[str]) -> str:

@@ -85,6 +85,7 @@ def test_a_function_over_the_population_gets_its_torch_translation_checked_and_t
     ("vectorized_es", "fitness", "population", "loop", 1),
     ("deap_sphere", "evalSphere", "individual", "loop", None),  # the generation's new individuals, 3,000 at most
     ("knapsack_decoder", "decode", "individual", "comprehension", 4000),
+    ("flowshop", "makespan", "individual", "comprehension", 3000),
 ])
 def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, function, shape, via, calls):
     """The sampler and the watch alone (the probe's part before any experiment: no torch), on programs written as
@@ -111,7 +112,7 @@ def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, func
     (code, kept), = [(c, k) for c, k in hot.rounds().values() if c.co_name == function]
     inputs = population(kept)
     assert inputs.ndim == 2 and inputs.shape[0] == (calls if shape == "individual" else 20000)  # a whole round
-    assert inputs.dtype.name == ("int8" if name == "apply_along_axis_int8" else "float64")
+    assert inputs.dtype.name == {"apply_along_axis_int8": "int8", "flowshop": "int64"}.get(name, "float64")
     assert len(kept.outputs) == (calls if shape == "individual" else 1)
     assert os.path.basename(code.co_filename) == f"{name}.py"
 

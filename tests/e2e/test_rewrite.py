@@ -3,6 +3,8 @@ blog's break samples' rewrites, each checked against the original on the sample'
 the subset in torch, in Python's float64 and on the population's device (``meta``); and compiled with
 fullgraph=True, a rewrite has no break left."""
 
+import runpy
+
 import numpy as np
 import pytest
 import torch
@@ -65,10 +67,22 @@ def test_each_construct_in_torch_matches(case):
     assert_placed(rewritten(rewrite, namespace(body)), population().shape)
 
 
-def assert_placed(entry, shape):
-    """The torch rewrite run on a population on another device (torch's ``meta``, shapes only: a tensor the rewrite
-    made on the CPU, or a value read back to Python, raises there) gives float64 values on that device."""
-    values = entry(torch.empty(shape, dtype=torch.float64, device="meta"))
+def test_a_flow_shops_makespan_in_torch_matches_and_takes_its_table_on_the_permutations_device():
+    path = str(ROOT / "tests" / "programs" / "plain" / "flowshop.py")
+    rewrite = vectorize(read_program(path), "makespan", Dialect.TORCH)
+    assert isinstance(rewrite, Rewrite), words.declined(rewrite)
+    space = runpy.run_path(path, run_name="flowshop")
+    perms = np.array([np.random.default_rng(seed).permutation(space["JOBS"]) for seed in range(300)])
+    result = check(rewrite, read_program(path), space, perms)
+    assert result.verdict is Verdict.MATCHED and result.result_dtype == "float64", words.check(result)
+    assert_placed(rewritten(rewrite, space), perms.shape, torch.int64)
+
+
+def assert_placed(entry, shape, dtype=torch.float64):
+    """The torch rewrite run on a population (of ``dtype``) on another device (torch's ``meta``, shapes only: a
+    tensor the rewrite made on the CPU, or a value read back to Python, raises there) gives float64 values on that
+    device."""
+    values = entry(torch.empty(shape, dtype=dtype, device="meta"))
     for value in values if isinstance(values, tuple) else (values,):
         assert (value.device.type, value.dtype) == ("meta", torch.float64)
 

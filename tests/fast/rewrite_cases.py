@@ -196,6 +196,15 @@ SUBSET = {
                 done = max(done, start) + WEIGHTS[i] * abs(individual[i])
             return done
     """,
+    "a list of running values set by index": """
+        def fitness(individual):
+            t = [0.0, 0.0, 0.0]
+            for x in individual:
+                t[0] += abs(x)
+                for m in range(1, 3):
+                    t[m] = max(t[m], t[m - 1]) + WEIGHTS[m] * x
+            return t[-1] - t[0]
+    """,
     "a loop over constants kept": """
         def fitness(individual):
             violation = 0.0
@@ -326,6 +335,25 @@ OUTSIDE = {
                     s += x * y
             return s
     """, "`for` loop", Reason.NESTED, 4),
+    "an entry set under a per-individual test": ("""
+        def fitness(individual):
+            t = [0.0] * 2
+            for x in individual:
+                if x > 0:
+                    t[0] += x
+            return t[0]
+    """, "an entry of `t` set under a per-individual test", Reason.CONDITIONAL_LOOP, 4),
+    "an entry at a per-individual index": ("""
+        def fitness(individual):
+            t = [0.0] * 2
+            t[1 if individual[0] > 0 else 0] = 1.0
+            return t[0]
+    """, "index `t[1 if individual[0] > 0 else 0]`", Reason.INDEX, 3),
+    "a table's row chosen per individual": ("""
+        def fitness(individual):
+            k = 1 if individual[0] > 0 else 0
+            return sum(TABLE[k])
+    """, "index `TABLE[k]`", Reason.INDEX, 3),
     "returns of different lengths": ("""
         def fitness(individual):
             if individual[0] > 0:

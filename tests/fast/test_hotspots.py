@@ -16,7 +16,7 @@ from inspector.rewrite import Dialect, Row, program_from_sources, vectorize
 from inspector.rewrite.codec import to_json as rewrite_json
 
 PLAIN = ["plain_ga", "plain-lists_if_chain", "plain-apply_along_axis_int8", "plain-map_gene_loop",
-         "plain-vectorized_es"]
+         "plain-vectorized_es", "plain-flowshop"]
 
 
 def _analysis(stem, change=None):
@@ -112,3 +112,15 @@ def test_a_declined_rewrite_names_its_construct_and_line():
     (hot,) = _experimented(a)
     (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
     assert "no NumPy rewrite: call to `random.random` at line 7 (unknown-call)" in view.notes
+
+
+def test_a_function_whose_runs_never_repeat_the_programs_outputs_has_no_figure_said():
+    """The flow shop's crossover draws random numbers: its copy's outputs differ from the program's, so the sentence
+    gives no figure (it said "...individuals: ; 1 more below")."""
+    a = _analysis("plain-flowshop")
+    hot = next(h for h in a.program.hotspots if h.function == "crossover")
+    assert hot.runs and not any(r.matches for r in hot.runs) and hot.best is None
+    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    assert view.sentence.endswith(f"On one generation's {hot.captured.rows:,} individuals: nothing measured repeated "
+                                  "the program's outputs.")
+    assert not view.code and any("did not repeat the program's outputs" in n for n in view.notes)

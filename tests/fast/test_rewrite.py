@@ -5,6 +5,7 @@ source: running them needs torch, tests/e2e/test_rewrite.py)."""
 
 import ast
 import re
+import runpy
 
 import numpy as np
 import pytest
@@ -41,7 +42,8 @@ def test_each_construct_is_rewritten_and_matches_on_random_populations(case):
             assert not result.unchecked, said(result)  # the populations take every branch of the cases
     loops = [n for n in ast.walk(ast.parse(rewrite.source)) if isinstance(n, ast.For)]
     kept = {"a loop over constants kept", "a state carried from gene to gene",
-            "a decoder whose test reads its running total", "completion times by index"}
+            "a decoder whose test reads its running total", "completion times by index",
+            "a list of running values set by index"}
     assert not loops or case in kept  # loops over the genes are reductions, unless they carry a state
 
 
@@ -54,6 +56,20 @@ def test_constructs_outside_the_subset_are_declined_with_their_reason(case):
     assert declined.span.first == line_in_file(line)
     said = words.declined(declined)
     assert said.startswith(f"not rewritten: the {construct} at line {declined.span.first} (")
+
+
+def test_a_flow_shops_makespan_keeps_its_gene_loop_and_takes_each_jobs_row_of_the_table():
+    """Issue 40.8: completion times in a list set by index, a gene used as an index into a constant table."""
+    path = str(ROOT / "tests" / "programs" / "plain" / "flowshop.py")
+    rewrite = vectorize(read_program(path), "makespan", Dialect.NUMPY)
+    assert isinstance(rewrite, Rewrite), words.declined(rewrite)
+    assert "    t = [np.full(len(perm), 0)] * MACHINES\n" in rewrite.source
+    assert "    P_array = np.array(P)\n" in rewrite.source and "t[m] = np.maximum(t[m], t[m - 1]) + P_array[j, m]" \
+        in rewrite.source
+    space = runpy.run_path(path, run_name="flowshop")
+    perms = np.array([np.random.default_rng(seed).permutation(space["JOBS"]) for seed in range(300)])
+    result = check(rewrite, read_program(path), space, perms)
+    assert result.verdict is Verdict.MATCHED and result.result_dtype == "int64", said(result)
 
 
 def test_a_variant_bound_to_a_def_by_an_alias_is_that_def_rewritten():
