@@ -161,6 +161,10 @@ class Translator(Expressions):
             return self.reduction("prod" if fn == "prod" else "sum", node.args[0], node, "builtin")
         if module == "numpy" and fn in {*REDUCTIONS, "amax", "amin"} and len(node.args) == 1:
             return self.reduction(fn.replace("amax", "max").replace("amin", "min"), node.args[0], node, "numpy")
+        count = self.integer(node.args[0], node) if module == "numpy" and len(node.args) == 1 else None
+        if fn in ("zeros", "ones") and count is not None and count >= 0:  # a state kept as a list of its entries
+            return Value(ast.BinOp(ast.List([ast.Constant(float(fn == "ones"))], ast.Load()), ast.Mult(),
+                                   node.args[0]), replace(SCALAR, items=count))
         if module == "numpy" and fn == "where" and len(node.args) == 3:
             test, yes, no = (self.expr(a) for a in node.args)
             return self.where(self.condition(test), test.kind, yes, no, node)

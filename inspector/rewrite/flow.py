@@ -103,8 +103,8 @@ class Body:
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         if len(names) == len(targets):
             length = self.tr.bound(node.value) if not varies(value) else None
-            made = isinstance(node.value, ast.List) or (isinstance(node.value, ast.BinOp) and isinstance(
-                node.value.op, ast.Mult) and ast.List in (type(node.value.left), type(node.value.right)))
+            made = isinstance(value.node, ast.List) or (isinstance(value.node, ast.BinOp) and isinstance(
+                value.node.op, ast.Mult) and ast.List in (type(value.node.left), type(value.node.right)))
             for n in names:
                 self.bind(n, value, length, made and value.kind.items is not None)
             same = value.node is node.value and isinstance(node, ast.Assign)

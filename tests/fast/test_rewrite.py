@@ -72,6 +72,27 @@ def test_a_flow_shops_makespan_keeps_its_gene_loop_and_takes_each_jobs_row_of_th
     assert result.verdict is Verdict.MATCHED and result.result_dtype == "int64", said(result)
 
 
+def test_a_state_of_np_zeros_and_a_table_that_is_an_ndarray_are_rewritten_too():
+    body = """
+        import numpy as np
+        TIMES = np.random.default_rng(0).integers(1, 20, size=(5, 3))
+
+        def fitness(individual):
+            t = np.zeros(3)
+            for j in individual:
+                t[0] += TIMES[j, 0]
+                for m in range(1, 3):
+                    t[m] = max(t[m], t[m - 1]) + TIMES[j, m]
+            return t[-1]
+    """
+    rewrite = vectorize(program(body), "fitness", Dialect.NUMPY)
+    assert isinstance(rewrite, Rewrite), words.declined(rewrite)
+    assert "t = [np.full(len(population), 0.0)] * 3" in rewrite.source
+    perms = np.array([np.random.default_rng(seed).permutation(5) for seed in range(200)])
+    result = check(rewrite, program(body), namespace(body), perms)
+    assert result.verdict is Verdict.MATCHED and result.result_dtype == "float64", said(result)
+
+
 def test_a_variant_bound_to_a_def_by_an_alias_is_that_def_rewritten():
     body = """
         def griewank(individual):
