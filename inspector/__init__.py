@@ -16,6 +16,7 @@ Layout (probe -> record -> analysis -> renderers):
 - ``inspector.cli``: the typer command line: options parsed, the API called, errors turned into exit codes.
 """
 
+import types
 from typing import Any
 
 __version__ = "0.2.0"
@@ -32,3 +33,12 @@ def __getattr__(name: str) -> Any:
         from inspector.contracts.command import check
         return check
     raise AttributeError(f"module 'inspector' has no attribute {name!r}")
+
+
+class RenderPackage(types.ModuleType):
+    """The class of the renderers' subpackage, ``inspector.render``, whose name is also the API's ``render``:
+    importing the subpackage binds that name to it, so that, called, it is the API's (``inspector.render(path)``)."""
+
+    def __call__(self, record_path: Any) -> Any:
+        from inspector import api
+        return api.render(record_path)

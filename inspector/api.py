@@ -25,6 +25,7 @@ then compile again on their next call).
 
 import contextlib
 import html
+import importlib
 import linecache
 import os
 import re
@@ -32,14 +33,13 @@ import shlex
 import shutil
 import sys
 import tempfile
-import types
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 
 from inspector import envs as envs_mod
-from inspector.analysis import analyze, breaks as breaks_mod, compare as compare_mod, fixes as fixes_mod
 from inspector.collect import CollectError, Session, sweep_point
 from inspector.collect.files import from_disk
 from inspector.collect.program import collect_program, program_record, rerun, warm_in_run, with_experiments
@@ -50,14 +50,7 @@ from inspector.collect.progress import Event, RoundStarted, RunStarted, WarmStar
 from inspector.probe import sample as contract
 from inspector.probe.messages import Compiled, Header, ProgramEnd, ProgramHeader, Trial, VariantResult
 from inspector.raw import RawCapture, RawEnv, RawRecord, RawRewrite, RawSample
-from inspector.rewrite import Dialect, read_program
-from inspector.rewrite.program import literal
-from inspector.rewrite import plan as rewrite_plan
 from inspector.record import load, redact as redact_record, save, write_atomic
-from inspector.render import renderer
-from inspector.render import schema as schema_mod
-from inspector.render.base import Renderer
-from inspector.render.words import seconds
 
 if sys.version_info >= (3, 11):
     from typing import Unpack
@@ -65,6 +58,7 @@ else:  # pragma: no cover - Python 3.10
     from typing_extensions import Unpack
 if TYPE_CHECKING:
     from inspector.probe.tracking import Tracker
+    from inspector.render.base import Renderer
 
 PathLike = Union[str, Path]
 Progress = Callable[[str], None]  # given one line of text per step
@@ -97,6 +91,7 @@ class Report:
         if self._analysis is None:
             record = self.captured
             try:
+                from inspector.analysis import analyze
                 self._analysis = analyze(record)
             except Exception as e:
                 raise InternalFailure("analysing the record", e) from e
@@ -111,7 +106,7 @@ class Report:
             FAILED if isinstance(a, SampleAnalysis) and a.failed else OK)
         return self.status if self.status is not None and code != INTERNAL else code
 
-    def _view(self, renderer_: Renderer) -> str:
+    def _view(self, renderer_: "Renderer") -> str:
         return renderer_.render(self.analysis)
 
     def html(self, index: Optional[str] = None) -> str:
@@ -218,6 +213,7 @@ class Comparison:
 
     def __init__(self, reports: Sequence[Report], records: Optional[Sequence[Path]] = None) -> None:
         self.reports, self.records = list(reports), records
+        from inspector.analysis import compare as compare_mod
         analyses = [r.analysis for r in reports]
         self.result: Compared = compare_mod.compare(analyses)
         self.name = f"{Path(analyses[0].sample.path).stem}-compare"
@@ -227,6 +223,7 @@ class Comparison:
     def regressions(self, max_slowdown: float = 0.1) -> list[Regression]:
         """What got worse from the baseline (``max_slowdown``: a fraction): Regression values, each said in one line
         by ``inspector.render.comparison.regression``."""
+        from inspector.analysis import compare as compare_mod
         return compare_mod.regressions(self.result, max_slowdown)
 
     def html(self) -> str:
@@ -239,6 +236,7 @@ class Comparison:
         """Write ``<stem>-compare.html`` (and the runs' records, when made here) into ``folder``, by default beside
         the first record or in reports/; return the HTML's path."""
         folder = Path(folder or (self.records[0].parent if self.records else "reports"))
+        from inspector.analysis import compare as compare_mod
         paths = self.records or [r.save_record(folder) for r in self.reports]
         self.result = compare_mod.link_reports(self.result, paths, folder)
         path = folder / f"{self.name}.html"
@@ -247,6 +245,13 @@ class Comparison:
 
     def _repr_html_(self) -> str:
         return _iframe(self.html())
+
+
+def renderer(name: str, **options: Any) -> "Renderer":
+    """``inspector.render.renderer``, imported when a page or summary is first made: the renderers are most of what
+    the command line would import before the probe starts."""
+    from inspector.render import renderer as made
+    return made(name, **options)
 
 
 def _iframe(page: str) -> str:
@@ -317,6 +322,8 @@ def sweep_sizes(population: int) -> list[int]:
 
 def _default_population(sample: Path) -> int:
     """The sample's POPULATION_SIZE where it writes it as a number (read, not imported), else the probe's default."""
+    from inspector.rewrite import read_program
+    from inspector.rewrite.program import literal
     size = literal(read_program(str(sample)).main, "POPULATION_SIZE")
     return size if isinstance(size, int) and size > 0 else contract.DEFAULT_POPULATION
 
@@ -370,6 +377,7 @@ def report(path: PathLike, *, population: Union[int, Sequence[int], None] = None
 
 def _kinds(try_fixes: bool, rewrites: bool) -> tuple[FixKind, ...]:
     """The kinds of fix a report's run tries: those inspector applies without editing code, and its rewrites."""
+    from inspector.analysis import fixes as fixes_mod
     return (*(fixes_mod.TRYABLE if try_fixes else ()), *((FixKind.REWRITE,) if rewrites else ()))
 
 
@@ -402,6 +410,7 @@ def render(record_path: PathLike) -> Report:
 def schema() -> str:
     """The JSON Schema (draft 2020-12) of the JSON this version prints (``.json()``, ``--format json``), as the
     package ships it: the current format's (``inspector schema``)."""
+    from inspector.render import schema as schema_mod
     return schema_mod.path().read_text(encoding="utf-8")
 
 
@@ -467,6 +476,7 @@ def _with_baseline(runs: Sequence[Run], hint: str) -> list[Run]:
 
 def _compared(stem: str, records: Sequence[RawRecord], redact: bool) -> Comparison:
     """The Comparison of runs made here, each Report named ``<stem>-<its label>``."""
+    from inspector.analysis import compare as compare_mod
     reports = [Report(stem, redact_record(r) if redact else r) for r in records]
     for report, label in zip(reports, compare_mod.labels([r.analysis for r in reports])):
         report.name = stem + "-" + re.sub(r"[^\w.]+", "-", label).strip("-")
@@ -493,6 +503,7 @@ def run(program: str, args: Sequence[str] = (), *, module: bool = False, name: O
     result = Report(name or program_name(program, module, args), traced=True)
     python = interpreter(torch, envs, packages, python, progress or _quiet)
     folder = envs_mod.cache("torch")
+    _import_meanwhile(PAGE_MODULES)
     status, record = _collect_program(program, args, module, python, trace_dir=result.trace_dir, trace=trace,
                                       profile=profile, replay=replay, budget=budget, hotspots=hotspots,
                                       cache=folder if cache else None)
@@ -507,6 +518,16 @@ def run(program: str, args: Sequence[str] = (), *, module: bool = False, name: O
     result.record = record.but(program=record.program.but(try_fixes=try_fixes))
     result.status = status if status >= 0 else 128 - status  # a signal: as a shell says it
     return result
+
+
+PAGE_MODULES = ("inspector.analysis", "inspector.render.html", "inspector.render.text")  # what a run's page needs
+
+
+def _import_meanwhile(modules: Sequence[str]) -> None:
+    """Import ``modules`` in a thread of their own while the program runs in its process (the command line imports
+    them only when its page is made, so that the program starts sooner): the page is written as soon after."""
+    threading.Thread(target=lambda: [importlib.import_module(m) for m in modules], daemon=True,
+                     name="inspector-imports").start()
 
 
 def _program_file(program: str, module: bool) -> None:
@@ -569,6 +590,7 @@ def measure(sample: str | Path, runs: Sequence[tuple[Optional[str], Sequence[str
     alternating rounds: the one way through collect (``inspector.collect.Session``) -> analyze -> the fixes that
     apply (``inspector.analysis.fixes``; REWRITE: the rewrites inspector writes here, ``inspector.rewrite``) -> the
     live probe tries them -> the records. ``options``: Session's."""
+    from inspector.analysis import analyze, fixes as fixes_mod
     with Session(sample, rounds=rounds, trials=bool(fixes), **options) as session:
         for python, config in runs:
             record = session.run(python, config)
@@ -591,6 +613,8 @@ def _rewrites(sample: Path, analysis: SampleAnalysis, timed: bool, rtol: Optiona
     """The rewrites of ``fixes.rewrites`` written here (``inspector.rewrite``: nothing of the sample runs in this
     process), and the RewriteTrials that run each in the live probe, each checked within ``rtol`` (--rtol; None:
     the sample's); a rewriter that fails is said as declined."""
+    from inspector.analysis import fixes as fixes_mod
+    from inspector.rewrite import Dialect, plan as rewrite_plan, read_program
     program, numba = read_program(str(sample)), bool(analysis.env.numba)
     written: list[RawRewrite] = []
     runs: list[Trial] = []
@@ -659,6 +683,7 @@ class _Progress:
                 self.total, self.run = len(event.variants or []), (s, env)
                 self.say(f"{self.sample}: {s.title} · population {s.population:,} · torch {env.torch}")
             case Compiled(capture=RawCapture() as capture) if self.breaks and self.run:
+                from inspector.analysis import breaks as breaks_mod
                 s, env = self.run
                 for file, line, reason in breaks_mod.first_seen(capture.breaks or [], env, str(self.sample), s.file):
                     self.say(f"      {event.id}: graph break at {file}:{line}: {reason}")
@@ -668,6 +693,7 @@ class _Progress:
 
     def _detail(self, v: VariantResult) -> str:
         """What a variant's progress line says after its status: its time, or its error."""
+        from inspector.render.words import seconds
         median, population = v.timing and v.timing.median_s, self.run and self.run[0].population
         detail = seconds(median) if median else (v.error or "")
         if v.preview and v.status == "ok":
@@ -754,12 +780,3 @@ def _source(path: str) -> Optional[str]:
     return text if text is not None else "".join(linecache.getlines(path)) or None
 
 
-class _RenderPackage(types.ModuleType):
-    """The renderers' subpackage, ``inspector.render``: importing this module binds it to that name of the package,
-    where the API's ``render`` is expected; called, it is this module's ``render``."""
-
-    def __call__(self, record_path: PathLike) -> Report:
-        return render(record_path)
-
-
-sys.modules["inspector.render"].__class__ = _RenderPackage

@@ -15,16 +15,13 @@ import typer
 from rich.console import Console
 
 from inspector import api, envs as envs_mod
-from inspector.contracts.command import check as check_contracts
-from inspector.contracts.result import FORMATS
 from inspector.errors import (CHECK, INTERNAL, INTERRUPTED, OK, PLEASE_REPORT, InspectorError, Interrupted,
                               InternalFailure)
 from inspector.model import Analysis, SampleAnalysis
 from inspector.probe.replay import DEFAULT_BUDGET_S, MIN_BUDGET_S
 from inspector.record import write_atomic
 from inspector.render import renderer
-from inspector.render.json import NUMBER, OLDER, WRITTEN
-from inspector.render.comparison import regression
+from inspector.render.formats import NUMBER, OLDER, WRITTEN
 
 INDEX = "index.html"  # the index of a folder's reports, beside them
 # help shared by several commands
@@ -458,6 +455,7 @@ def compare(
     _emit(result.text(color=sys.stdout.isatty()))
     say(f"wrote {target}")
     worse = result.regressions(max_slowdown / 100) if fail_on_regression else []
+    from inspector.render.comparison import regression
     for r in worse:
         say(f"regression: {regression(r)}")
     raise typer.Exit(CHECK if worse else result.exit_code)
@@ -525,6 +523,8 @@ def check(
     """Check the performance contracts written in comments (# inspector: parallel vectorized) and in pyproject.toml
     (its tool.inspector table) on runs made here or read from records: compiler-style lines, exit 3 when one is
     violated."""
+    from inspector.contracts.command import check as check_contracts
+    from inspector.contracts.result import FORMATS
     if fmt not in FORMATS:
         fail(f"--format {fmt}: expected {', '.join(FORMATS)}")
     paths = paths or []

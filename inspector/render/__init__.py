@@ -3,14 +3,21 @@
 They read ``inspector.model`` values only, and never import torch.
 """
 
-from typing import Any, Literal, overload
+from __future__ import annotations
 
+import importlib
+import sys
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from inspector import RenderPackage
 from inspector.render.base import Renderer
-from inspector.render.html import HtmlRenderer
-from inspector.render.json import JsonRenderer
-from inspector.render.text import TextRenderer
 
-FORMATS: dict[str, type[Renderer]] = {"html": HtmlRenderer, "text": TextRenderer, "json": JsonRenderer}
+if TYPE_CHECKING:
+    from inspector.render.html import HtmlRenderer
+
+# format name -> (module, class): each imported when first asked for (most of the command line's start otherwise)
+FORMATS = {"html": ("inspector.render.html", "HtmlRenderer"), "text": ("inspector.render.text", "TextRenderer"),
+           "json": ("inspector.render.json", "JsonRenderer")}
 
 
 @overload
@@ -21,4 +28,9 @@ def renderer(name: str, **options: Any) -> Renderer: ...
 
 def renderer(name: str, **options: Any) -> Renderer:
     """The renderer for a format name: html, text or json."""
-    return FORMATS[name](**options)
+    module, cls = FORMATS[name]
+    made: Renderer = getattr(importlib.import_module(module), cls)(**options)
+    return made
+
+
+sys.modules[__name__].__class__ = RenderPackage  # called, the API's render, whose name this package's import takes

@@ -17,7 +17,8 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from inspector.model import FORMAT
 from inspector.render.base import Renderer
-from inspector.render.json import EXTRAS, NUMBER, JsonRenderer
+from inspector.render.formats import NUMBER
+from inspector.render.json import EXTRAS, JsonRenderer
 from inspector.render.said import WORDS
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"

@@ -99,7 +99,9 @@ def test_each_class_has_the_methods_and_fields_the_page_says():
 
 
 def test_inspector_render_stays_the_api_function_once_the_renderers_are_imported():
-    """Importing the API binds the subpackage inspector.render to the package's ``render``: called, it is the API's."""
+    """Importing the renderers binds the subpackage inspector.render to the package's ``render``: called, it is the
+    API's."""
+    import inspector.render
     record = ROOT / "tests/fixtures/records/torch-2.13.0/trig.json"
     assert inspector.report is api.report and "inspector.render" in sys.modules
     assert inspector.render(record).name == "trig" and callable(inspector.render)
