@@ -22,6 +22,7 @@ from typing import Any, Optional, TypeVar
 
 R = TypeVar("R", bound="Raw")
 JSON = dict[str, Any]  # a JSON object as torch or the user wrote it (metrics, config, compile options, launch configs)
+TILING_OFF = "cpp.enable_tiling_heuristics=False"  # a trial's config item: Inductor's tiling heuristic off
 
 
 class Words(str, Enum):

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from inspector.errors import InspectorError
-from inspector.model.fixes import TILING_OFF
-from inspector.raw import RawRecord
+from inspector.raw import TILING_OFF, RawRecord
 
 SCHEMA = "inspector.record/2"
 SCHEMA_1 = "inspector.record/1"

@@ -22,8 +22,8 @@ from inspector.analysis import rounds
 from inspector.model import (Change, ChangeAt, CompiledCode, Fix, FixKind, GraphBreak, LibraryFix, LineRef, LineStatus,
                              LineVerdict, ProgramFunction, Recompilation, SampleAnalysis, SampleVariant, SizeCompared,
                              Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized, WarningKind)
-from inspector.model.fixes import TILING_OFF, Where
-from inspector.raw import RawTrial
+from inspector.model.fixes import Where
+from inspector.raw import TILING_OFF, RawTrial
 
 Unit = Union[SampleVariant, ProgramFunction]
 Tried = dict[tuple[str, str], TrialResult]  # {(variant id, trial name): what trying it measured}

@@ -12,7 +12,6 @@ from inspector.model.words import FixKind, Status, coerce
 from inspector.raw import JSON
 
 Where = tuple[Optional[str], Optional[int]]  # (a source file's display name, a line)
-TILING_OFF = "cpp.enable_tiling_heuristics=False"  # the config item that turns Inductor's tiling heuristic off
 
 
 @dataclass(frozen=True)
