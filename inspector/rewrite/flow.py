@@ -105,6 +105,8 @@ class Body:
             length = self.tr.bound(node.value) if not varies(value) else None
             made = isinstance(value.node, ast.List) or (isinstance(value.node, ast.BinOp) and isinstance(
                 value.node.op, ast.Mult) and ast.List in (type(value.node.left), type(value.node.right)))
+            if made and value.kind.items is not None and not varies(value) and self.set_later(names, node):
+                value = self.per_individual(value)
             for n in names:
                 self.bind(n, value, length, made and value.kind.items is not None)
             same = value.node is node.value and isinstance(node, ast.Assign)
@@ -132,6 +134,29 @@ class Body:
             self.bind(n, Value(name(n), element, value.warns))
         store = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
         return [ast.Assign([store], source, lineno=node.lineno)]
+
+    def set_later(self, names: list[str], node: ast.stmt) -> bool:
+        """Whether the user's function sets an entry of one of ``names`` after ``node`` (``t[m] = ...``)."""
+        function = self.tr.frame.module.functions.get(self.tr.frame.function)
+        return function is not None and any(
+            isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)
+            and n.value.id in names and n.lineno > node.lineno for n in ast.walk(function))
+
+    def per_individual(self, value: Value) -> Value:
+        """A list of numbers the function then sets entries of, made one entry per individual from the start
+        (``[np.full(n, 0)] * K``): an entry it never sets is then one per individual too."""
+        like = self.tr.sp.like
+        if like is None:
+            return value
+        count = call(name("len"), name(like))
+        node = value.node
+        if isinstance(node, ast.BinOp):  # [c] * K (or K * [c])
+            shown, times = (node.left, node.right) if isinstance(node.left, ast.List) else (node.right, node.left)
+            assert isinstance(shown, ast.List)
+            node = ast.BinOp(ast.List([self.tr.sp.full(count, e) for e in shown.elts], ast.Load()), ast.Mult(), times)
+        elif isinstance(node, ast.List):
+            node = ast.List([self.tr.sp.full(count, e) for e in node.elts], ast.Load())
+        return Value(node, replace(join(value.kind, COLUMN), items=value.kind.items), value.warns)
 
     def owned(self, target: ast.Subscript, node: ast.stmt) -> Binding:
         """The list a function made whose entry ``target`` sets (setting any other's changes the caller's)."""
@@ -377,38 +402,16 @@ class Body:
         carried = [k for k, kind in before.items() if not (kind.population or kind.genes)  # a state the loop carries
                    and (self.tr.frame.env[k].kind.population or self.tr.frame.env[k].kind.genes)]
         fills = []
-        for k in carried:  # its value before the loop, one per individual (where set just before: there)
+        for k in carried:  # its value before the loop, one per individual (where a number set just before: there)
             at = next((i for i in range(len(self.out) - 1, -1, -1) if _constant_of(self.out[i]) in (None, k)), None)
             s = self.out[at] if at is not None else None
-            filled = self.filled(s.value, count) if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(
-                s.targets[0], ast.Name) and s.targets[0].id == k else None
-            if at is not None and filled is not None:
-                self.out[at] = ast.copy_location(ast.Assign([ast.Name(k, ast.Store())], filled), self.out[at])
+            if at is not None and isinstance(s, ast.Assign) and _constant_of(s) == k:
+                self.out[at] = ast.copy_location(ast.Assign([ast.Name(k, ast.Store())], self.tr.sp.full(
+                    count, s.value)), s)
             else:
-                fills.append(ast.Assign([ast.Name(k, ast.Store())], self.spread(k, count, before[k].items
-                                                                                  is not None), lineno=node.lineno))
+                fills.append(ast.Assign([ast.Name(k, ast.Store())], self.tr.sp.full(count, name(k)),
+                                        lineno=node.lineno))
         return fills + out
-
-    def spread(self, identifier: str, count: ast.expr, entries: bool) -> ast.expr:
-        """A name's value the same for every individual, as one per individual (each entry of a list:
-        ``entries``)."""
-        if not entries:
-            return self.tr.sp.full(count, name(identifier))
-        v = self.fresh("v")
-        return ast.ListComp(self.tr.sp.full(count, name(v)), [ast.comprehension(ast.Name(v, ast.Store()),
-                                                                                 name(identifier), [], 0)])
-
-    def filled(self, value: ast.expr, count: ast.expr) -> ast.expr | None:
-        """A number set just before the loop (or ``[number] * K``), as one per individual: ``np.full(n, 0.0)``,
-        ``[np.full(n, 0)] * K``; None for another value."""
-        if isinstance(value, ast.Constant) or (isinstance(value, ast.UnaryOp) and isinstance(value.operand,
-                                                                                             ast.Constant)):
-            return self.tr.sp.full(count, value)
-        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) \
-                and len(value.left.elts) == 1:
-            element = self.filled(value.left.elts[0], count)
-            return None if element is None else ast.BinOp(ast.List([element], ast.Load()), ast.Mult(), value.right)
-        return None
 
     def kept_loop(self, node: ast.For, iteration: Iteration) -> list[ast.stmt]:
         """A loop over constants, kept as Python's, its body over the population (translated twice: the first

@@ -205,6 +205,12 @@ SUBSET = {
                     t[m] = max(t[m], t[m - 1]) + WEIGHTS[m] * x
             return t[-1] - t[0]
     """,
+    "a list with an entry never set": """
+        def fitness(individual):
+            t = [0.0] * 3
+            t[0] = individual[0] * 2
+            return t[1], t[0]
+    """,
     "a loop over constants kept": """
         def fitness(individual):
             violation = 0.0
