@@ -25,6 +25,7 @@ from typing import Optional
 import numpy as np
 
 from inspector.probe import sample as samples
+from inspector.probe import skip_last_collection
 from inspector.probe.messages import Fatal, Internal, Writer
 
 MEMORY_FACTOR = 3  # the population, a variant's temporaries and its output
@@ -35,6 +36,7 @@ EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: the probe itself failed
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Run the sample probe; its exit status."""
+    skip_last_collection()
     args = _parse(argv)
     emit = Writer(args.results)
     try:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from multiprocessing.process import BaseProcess
 from typing import Any, Optional, TypedDict
 
-from inspector.probe import replay
+from inspector.probe import replay, skip_last_collection
 from inspector.probe.hotspots import Hotspots
 from inspector.probe.function import Pass
 from inspector.probe.messages import ProgramHeader, ProgramTarget, Writer
@@ -68,6 +68,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         tracker = Tracker(trace=not args.no_trace, profile=not args.no_profile,
                           replay=None if args.no_replay else replay.Replay(args.budget))
     _forget_bootstrap()
+    skip_last_collection()
     status: list[int] = []  # the program's exit status, once it has ended
     atexit.register(_replay_last, tracker, emit, status)  # before the program's own: it runs after theirs
     tracker.install()
@@ -139,6 +140,7 @@ def child(results: str, trace: bool, profile: bool) -> None:
     target has returned."""
     from multiprocessing import process
     emit = Writer(f"{results}.{os.getpid()}")
+    skip_last_collection()
     tracker = Tracker(trace=trace, profile=profile)
     tracker.install()
     children = _follow_children(results, tracker.passes)  # its own children, as the program's

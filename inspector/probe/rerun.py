@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Optional
 
+from inspector.probe import skip_last_collection
 from inspector.probe.program import _forget_bootstrap, _run
 from inspector.raw import warm_metrics
 
@@ -28,6 +29,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("args", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
     _forget_bootstrap()
+    skip_last_collection()
     code = _run(args.target, args.args, args.module)
     from inspector.probe import warm  # torch: imported once the program has (or not at all before it ran)
     metrics = [warm_metrics(m, FRAME) for m in warm.metrics()]
