@@ -487,7 +487,7 @@ def run(program: str, args: Sequence[str] = (), *, module: bool = False, name: O
         python: Optional[str] = None, torch: Optional[str] = None, envs: Optional[PathLike] = None,
         packages: Sequence[str] = (), trace: bool = True, profile: bool = True, try_fixes: bool = True,
         replay: bool = True, budget: Optional[float] = None, hotspots: bool = True, warm: bool = True,
-        cache: bool = False, progress: Optional[Progress] = None) -> Report:
+        cache: bool = True, progress: Optional[Progress] = None) -> Report:
     """Run a program (a file, or with ``module`` a module) as it is, with ``args``, and report what torch.compile
     did to it: its Report, ``status`` its exit status (128 + N when signal N killed it). ``trace``/``profile``: one
     call per function traced for its Python lines / profiled for its kernels; ``try_fixes``: say what could be

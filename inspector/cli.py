@@ -86,16 +86,16 @@ RUN_REPLAY_HELP = ("After the program, run each compiled function eagerly and co
                    "call's arguments, in alternating rounds, to tell whether compiling paid (the program's output and "
                    "random state untouched).")
 RUN_BUDGET_HELP = ("Seconds the replay may take, all functions together; and the experiment's rounds on the hot "
-                   "functions (their compiles apart). Default: a tenth of the program's own run, between "
+                   "functions (their compiles apart). Default: a twentieth of the program's own run, between "
                    f"{MIN_BUDGET_S:g} and {DEFAULT_BUDGET_S:g} s.")
 RUN_WARM_HELP = ("What compiling costs a rerun of the program, beside the first run's compile: measured in the run "
-                 "where torch found all of a function's graphs in its caches (see --cache), else by rerunning the "
+                 "where torch found all of a function's graphs in its caches (see --no-cache), else by rerunning the "
                  "program bare after it (its output discarded) with torch's caches warm, in inspector's own cache "
                  "folder, never yours. Not rerun: a program that failed or ran over a minute. --no-warm skips it.")
-RUN_CACHE_HELP = ("Point torch's caches at inspector's own cache folder (never yours) and keep there what inspector "
-                  "saw each graph compile to (loop nests, Inductor's decisions, the first compile's times): a rerun of "
-                  "unchanged code loads its graphs instead of compiling them, and the page says which came from the "
-                  "cache. Without it (the default) every graph is compiled afresh, torch's caches off.")
+RUN_CACHE_HELP = ("torch's caches in inspector's own cache folder (never yours), with what inspector saw each graph "
+                  "compile to (loop nests, Inductor's decisions, the first compile's times): a rerun of unchanged code "
+                  "loads its graphs instead of compiling them, and the page says which came from the cache. "
+                  "--no-cache: every graph is compiled afresh, torch's caches off, as report does.")
 RUN_HOTSPOTS_HELP = ("Sample where the program's own time goes, copy one generation's inputs of its hot functions, "
                      "and after the program run the experiment on them: as written, inspector's NumPy and torch "
                      "rewrites, eager and compiled (and under numba where installed), each checked against the "
@@ -369,7 +369,7 @@ def run(
     replay: bool = typer.Option(True, "--replay/--no-replay", help=RUN_REPLAY_HELP),
     hotspots: bool = typer.Option(True, "--hotspots/--no-hotspots", help=RUN_HOTSPOTS_HELP),
     warm: bool = typer.Option(True, "--warm/--no-warm", help=RUN_WARM_HELP),
-    cache: bool = typer.Option(False, "--cache/--no-cache", help=RUN_CACHE_HELP),
+    cache: bool = typer.Option(True, "--cache/--no-cache", help=RUN_CACHE_HELP),
     budget: Optional[float] = typer.Option(None, "--budget", min=0, help=RUN_BUDGET_HELP),
     verbose: bool = typer.Option(False, "--verbose", help="Show tracebacks of internal errors."),
 ) -> None:

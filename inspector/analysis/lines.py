@@ -500,6 +500,8 @@ def _fusion_reasons(units: list[Unit], fusion: Fusion) -> list[Reason]:
     said: dict[tuple[int, int], dict[Optional[str], list[str]]] = {}
     for graph in dict.fromkeys(k.graph for k, _ in generated):
         for one, two, reason, pair in fusion.get(graph, []):
+            if not (holders.keys() >= one and holders.keys() >= two):  # a node no unit of the line computes
+                continue
             found = {(min(i, j), max(i, j)) for i in holding(one) for j in holding(two) if i != j}
             for i, j in found:
                 if generated[i][0].graph == generated[j][0].graph == graph:

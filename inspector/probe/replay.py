@@ -34,7 +34,7 @@ from typing import Any, Optional
 from inspector.probe.rounds import turn
 
 DEFAULT_BUDGET_S = 3.0  # seconds of replay, all functions together (``inspector run --budget``), at most by default
-BUDGET_SHARE, MIN_BUDGET_S = 0.1, 0.5  # by default, a tenth of the program's own run, this much at least
+BUDGET_SHARE, MIN_BUDGET_S = 0.05, 0.5  # by default, a twentieth of the program's own run, this much at least
 SHARE = 0.25  # of the memory available (host; a GPU's free memory too) when the first copy is taken
 CAP = 2 << 30  # bytes of copies at most, all functions together
 ROUNDS = 3  # alternating rounds at most
@@ -120,7 +120,7 @@ class Replay:
 
 
 def budget(wall_s: float) -> float:
-    """The default budget of the replay (and of the experiment) after a program that ran ``wall_s`` seconds: a tenth
+    """The default budget of the replay (and of the experiment) after a program that ran ``wall_s`` seconds: a twentieth
     of it, between MIN_BUDGET_S and DEFAULT_BUDGET_S, so that measuring does not outlast a short program."""
     return min(DEFAULT_BUDGET_S, max(MIN_BUDGET_S, BUDGET_SHARE * wall_s))
 

@@ -70,8 +70,7 @@ def test_a_rerun_under_inspector_run_loads_its_graphs_with_what_the_first_run_ca
     env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(xdg))
 
     def run(n, *options):
-        proc = run_cli("run", "-o", tmp_path / str(n), "--cache", "--no-hotspots", *options, "prog.py", cwd=tmp_path,
-                       env=env)
+        proc = run_cli("run", "-o", tmp_path / str(n), "--no-hotspots", *options, "prog.py", cwd=tmp_path, env=env)
         assert proc.returncode == 0 and proc.stdout == "done\n", proc.stderr
         record = load(tmp_path / str(n) / "prog.json")
         return proc, record, record.variants[0], analyze(record).program.functions[0]
@@ -91,6 +90,9 @@ def test_a_rerun_under_inspector_run_loads_its_graphs_with_what_the_first_run_ca
     assert f.replay.first_compile_s == first.run.compile_s and f.replay.warm is None
     assert "This run found its graphs in torch's caches" in proc.stderr
     assert "torch found the graphs of score in its caches" in (tmp_path / "1" / "prog.html").read_text()
+    # --no-cache: torch's caches off, the graph compiled afresh though inspector's folder holds it
+    _, _, off, _ = run(2, "--no-cache", "--no-warm", "--no-replay", "--no-trace", "--no-profile")
+    assert off.capture.graphs[0].fx_graph_cache != "hit" and not off.capture.graphs[0].kept
 
 
 def _page(f):

@@ -32,13 +32,14 @@ def facts(code: str) -> tuple[KernelFacts, list[Unread]]:
     """The kernel's properties (the ``Kernel`` fields a C++ kernel fills) and what was not understood."""
     nests, problems = loop_nests(code)
     reduction = bool(ACCUMULATOR.search(code))
+    found = loads.cpp_loads(code)
     return KernelFacts(
         kind="reduction" if reduction else "pointwise",
         parallel_regions=len(re.findall(r"#pragma omp parallel", code)),
         vectorized=bool(VECTOR.search(code)),
         ops=len(OP.findall(code)),
-        loads=len(loads.cpp_loads(code)),
-        strided_loads=loads.strided_cpp(code),
+        loads=len(found),
+        strided_loads=loads.strided_cpp(code, found),
         masked_loads=0,
         evidence=evidence(code),
         loop_nests=nests,
@@ -51,7 +52,7 @@ def evidence(code: str) -> list[Evidence]:
     for number, line in enumerate(code.splitlines(), 1):
         what = ("OpenMP parallel region" if OMP.search(line) else "vector instruction" if VECTOR.search(line)
                 else "per-thread accumulator" if THREAD_ACCUMULATOR.search(line)
-                else "strided load" if loads.strided_cpp(line) else None)
+                else "strided load" if "_ptr" in line and loads.strided_cpp(line) else None)
         if what:
             found.append(Evidence(number, what))
     return found

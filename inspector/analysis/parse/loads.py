@@ -39,9 +39,10 @@ def triton_loads(code: str) -> list[tuple[str, str, str]]:
             for ptr, index, mask in TRITON_LOAD.findall(code)]
 
 
-def strided_cpp(code: str) -> list[str]:
-    """The distinct strided loads of C++ ``code`` as ``ptr[index]``."""
-    return sorted({f"{ptr}[{index}]" for ptr, index in cpp_loads(code) if strided(index)})
+def strided_cpp(code: str, found: list[tuple[str, str]] | None = None) -> list[str]:
+    """The distinct strided loads of C++ ``code`` (or of its loads ``found`` by ``cpp_loads``) as ``ptr[index]``."""
+    return sorted({f"{ptr}[{index}]" for ptr, index in (cpp_loads(code) if found is None else found)
+                   if strided(index)})
 
 
 def strided_triton(code: str) -> list[str]:
