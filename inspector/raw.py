@@ -485,11 +485,12 @@ class RawEvent(Raw):
 
 @dataclass(frozen=True, kw_only=True)
 class RawKernelTimes(Raw):
-    """A profiled pass."""
+    """A profiled pass (``unprofiled_s``: the median of as many calls just before it, without the profiler)."""
 
     mechanism: Optional[str] = None
     calls: Optional[int] = None
     total_s: Optional[float] = None
+    unprofiled_s: Optional[float] = None
     graphs_s: Optional[float] = None
     regions_s: Optional[float] = None
     guards_s: Optional[float] = None
@@ -552,7 +553,9 @@ class RawFallbacks(Raw):
 class RawReplay(Raw):
     """A program's function replayed after the program on copies of one steady call's arguments (``call``; their
     ``bytes``): its alternating rounds ``eager`` and ``compiled``, what the replay compiled (``compiles``, graphs) and
-    took (``seconds``); ``why`` it was not measured."""
+    took (``seconds``); ``why`` it was not measured; ``kernel_times``: a profiled pass of its compiled calls on the
+    copies (medians of several calls, as a sample's variant's), which a page prefers to the run's one profiled
+    call."""
 
     call: Optional[int] = None
     bytes: Optional[int] = None
@@ -561,6 +564,7 @@ class RawReplay(Raw):
     compiles: Optional[int] = None
     seconds: Optional[float] = None
     why: Optional[str] = None
+    kernel_times: Optional[RawKernelTimes] = None
 
 
 @dataclass(frozen=True, kw_only=True)

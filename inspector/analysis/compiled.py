@@ -49,18 +49,22 @@ class Pieces:
     calls: Optional[int] = None
     bounds: Sequence[str] = ()
     recompiled_in: Optional[Sequence[int]] = None  # a program's function: the calls in which torch recompiled
+    timed_s: Optional[float] = None  # its call timed without the profiler (median): the timings', or its steady calls'
 
 
-def of_variant(raw: RawVariant) -> Pieces:
-    """The pieces of a sample's variant or a program's function (one with ``run`` facts)."""
+def of_variant(raw: RawVariant, timed_s: Optional[float] = None) -> Pieces:
+    """The pieces of a sample's variant or a program's function (one with ``run`` facts); ``timed_s``: its call's
+    time as the timings say it (default: the probe's first timing, a program's steady calls)."""
     first, later, watched = raw.capture or NONE, raw.recompiles or NONE, bool(raw.run)
     also = later if watched else NONE
+    replayed = raw.run.replay.kernel_times if raw.run and raw.run.replay else None  # its kernels, where it timed them
     return Pieces(first, later, watched, [*(first.graphs or []), *(also.graphs or [])],
                   [*(first.breaks or []), *(also.breaks or [])],
                   [*(first.machine_code or []), *(also.machine_code or [])], raw.python_lines or (),
-                  raw.kernel_times, raw.thread_scaling, raw.regions, raw.launch_configs, raw.sizes or (), raw.calls,
+                  replayed if replayed and replayed.events else raw.kernel_times,
+                  raw.thread_scaling, raw.regions, raw.launch_configs, raw.sizes or (), raw.calls,
                   raw.bounds or (), [c.call or 0 for c in raw.run.compiles or [] if c.kind == "recompile"]
-                  if raw.run else None)
+                  if raw.run else None, timed_s if timed_s is not None else raw.timing.median_s if raw.timing else None)
 
 
 def of_trial(raw: RawTrial) -> Pieces:
@@ -98,7 +102,7 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
     graph_breaks, break_problems = breaks.distinct(breaks_raw, context.sources, within)
     bandwidth = context.env.memory_bandwidth.gb_s if context.env.memory_bandwidth else None
     kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, bandwidth,
-                                         broken=bool(breaks_raw))
+                                         broken=bool(breaks_raw), timed_s=pieces.timed_s)
     again = recompiles.recompilation(pieces.capture, pieces.recompiles, pieces.watched, pieces.calls,
                                      pieces.recompiled_in)
     warnings: list[CompileWarning] = []

@@ -44,15 +44,18 @@ def _op(name: str) -> str:
 
 
 def costs(kernels: Sequence[Kernel], kt: Optional[RawKernelTimes], scaling: Optional[RawThreadScaling],
-          bandwidth_gb_s: Optional[float], broken: bool = False
+          bandwidth_gb_s: Optional[float], broken: bool = False, timed_s: Optional[float] = None
           ) -> tuple[list[Kernel], Optional[TimeSplit], Optional[ThreadScaling]]:
     """(``kernels``, each with what it cost, where a profiled call's time went, whether the parallel kernels paid for
     their threads): the profiled pass's events (``kt``) joined to the kernels by name (and by graph where an event
     knows it), the bytes each launch moves (``kernels.split`` read them from the wrapper) and the GB/s it reached
     against the machine's, and its launches on fewer threads than torch's (``scaling``). ``broken``: the function
     broke into graphs, and torch's compiled region then also holds the eager code between them: its wrappers are not
-    told apart from that code (``TimeSplit.torch_wrappers_s`` None, their time outside the graphs)."""
+    told apart from that code (``TimeSplit.torch_wrappers_s`` None, their time outside the graphs). ``timed_s``: the
+    call timed without the profiler, which the parts are set against (``TimeSplit.call_s``) where the pass did not
+    time its own calls without it."""
     times, split = _kernel_times(kt, kernels, broken)
+    split = replace(split, call_s=kt.unprofiled_s or timed_s) if kt and split and split.total_s else split
     medians = _thread_medians(scaling, kernels)
     total = kt.total_s if kt else None
     threads = scaling.threads if scaling else None

@@ -40,7 +40,8 @@ def _variant(raw: RawVariant, timing: Optional[Timing], speeds: Speedups, tried:
     """One SampleVariant, and what its parsers read."""
     location = location_of(raw.code)
     target = target_of(location, raw.given("function", ""), context) if raw.compiled else None
-    code, seen = compiled.build(compiled.of_variant(raw), target if raw.status == Status.OK else None, context)
+    code, seen = compiled.build(compiled.of_variant(raw, timing.median_s if timing else None),
+                                target if raw.status == Status.OK else None, context)
     trials = tuple(_trial(t, timing, code, target, timed.get(t.id or "") or [], population, context)
                    for t in tried)
     return SampleVariant(

@@ -227,7 +227,10 @@ class TimeSplit:
     the compiled region), the evaluation of the cached code's guards (``guards_s``), and the rest (``outside_graphs_s``:
     Python between graphs, conversions); the last three None where the profile does not tell them apart (torch 2.1:
     ``outside_graphs_s`` then holds them all; a function with graph breaks: torch's compiled region also holds the
-    eager code between its graphs, so ``torch_wrappers_s`` is None and ``outside_graphs_s`` holds them)."""
+    eager code between its graphs, so ``torch_wrappers_s`` is None and ``outside_graphs_s`` holds them). Each is the
+    median over the profiled calls (``calls``), and they add to ``total_s``; ``call_s``: the same call timed without
+    the profiler (as many calls just before the profiled ones; else the timings' median, or a program's steady
+    calls'), ``total_s`` less it being the profiler's own cost, in the wrappers and the rest."""
 
     total_s: Optional[float] = None
     kernels_s: Optional[float] = None
@@ -239,6 +242,7 @@ class TimeSplit:
     guards_s: Optional[float] = None
     unmatched: list[str] = field(default_factory=list)
     error: Optional[str] = None
+    call_s: Optional[float] = None
 
 
 @dataclass(frozen=True)

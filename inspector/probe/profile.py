@@ -2,10 +2,15 @@
 
 Kernel times come from a separate pass after the timed runs, so profiling never touches the table's
 figures, and from the very code that was timed: on the CPU each generated kernel of the variant's loaded
-output-code modules (found in Inductor's PyCodeCache by their source, which the capture holds) is wrapped in
-a profiler range for the pass, then restored; on CUDA the Triton kernels' device events carry their names.
+output-code modules (found in Inductor's PyCodeCache by their source, which the capture holds) is timed with the
+clock around each launch for the pass, then restored (a profiler range around each launch slowed the kernel itself
+by up to 1.5x; the clock costs well under a microsecond); the profiler, on meanwhile, gives the compiled graphs',
+Dynamo's and the guards' events. On CUDA the Triton kernels' device events carry their names. Every figure is the
+median over the pass's calls of what one call spent: the first calls of a pass run slower while the CPU's threads
+and caches warm up again.
 """
 
+import bisect
 import contextlib
 import itertools
 import json
@@ -31,7 +36,7 @@ GRAPH_EVENT = "## Call CompiledFxGraph"  # the profiler event of one compiled gr
 # torch >= 2.2: the event of a call into Dynamo's compiled code (its wrappers and the graph), and of the evaluation of
 # a frame's cached guards before it (both absent from 2.1's profiles)
 REGION_EVENT, GUARDS_EVENT = "Torch-Compiled Region", "TorchDynamo Cache Lookup"
-RANGE = "inspector|"  # profiler range of a wrapped kernel: inspector|<compile id>|<kernel name>
+CALL_RANGE = "inspector|call"  # the profiler range around each call of the pass
 CPP_KERNEL = re.compile(r"^(\w+) = async_compile\.(?:cpp_pybinding|cpp)\(", re.M)
 SPECIALISED = re.compile(r"#pragma omp parallel num_threads\(\d+\)")  # torch 2.1: the thread count compiled in
 PROFILE_S = 0.2  # profiled seconds per variant (at least MIN_CALLS calls, at most MAX_CALLS)
@@ -41,12 +46,14 @@ KINETO_LINES = (b"USDT:", b"STAGE:")  # what the profiler prints on stderr as it
 
 
 class Event(NamedTuple):
-    """A profiler event: its name, microseconds, device, and its parent's name ("" for none)."""
+    """A profiler event: its name, microseconds, device, its parent's name ("" for none), and the pass's call it
+    was in (-1: none)."""
 
     name: str
     us: float
     device: Any
     parent: str
+    call: int
 
 
 Call = Callable[[], object]
@@ -81,25 +88,34 @@ def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: fl
     calls = int(min(MAX_CALLS, max_calls, max(MIN_CALLS, PROFILE_S / max(call_s, 1e-9))))
     from torch.profiler import ProfilerActivity, profile
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-    wrapped = [] if device == "cuda" else _wrap_kernels(graphs, threads)
+    launches: list[Launch] = []
+    wrapped = [] if device == "cuda" else _wrap_kernels(graphs, launches, threads)
     prof = profile(activities=activities)
     try:
-        total = _profiled(prof, call, sync, calls)
+        # the same calls without the profiler first (the clock's launches only): what the profiler adds to a call
+        plain = [once(call, sync) for _ in range(calls)] if wrapped and not threads and calls > 1 else []
+        launches.clear()
+        totals, ends = _profiled(prof, call, sync, calls, launches)
     finally:
         for module, name, kernel in wrapped:
             setattr(module, name, kernel)
 
     def read() -> dict[str, Any]:
         seen = _events(prof)
-        events, graphs_us = _kernel_events(seen, device)
-        around = {name: sum(e.us for e in seen if e.name.startswith(name) and not e.parent.startswith(name))
-                  for name in (REGION_EVENT, GUARDS_EVENT)}
-        return {"mechanism": "cuda_events" if device == "cuda" else "wrapped_kernels", "calls": calls,
-                "total_s": total / calls, "graphs_s": graphs_us / 1e6 / calls if graphs_us else None,
-                **{key: around[name] / 1e6 / calls for key, name in (("regions_s", REGION_EVENT),
-                                                                       ("guards_s", GUARDS_EVENT)) if around[name]},
-                "events": [dict(e, count=len(e["us"]) / calls, time_s=sum(e["us"]) / 1e6 / calls,
-                                median_s=statistics.median(e.pop("us")) / 1e6) for e in events.values()]}
+        per_call = _per_call(seen, calls)
+        events = _kernel_events(seen, per_call, device)
+        _add_launches(events, launches, ends)
+        around = {name: _median_of_calls(per_call, _outermost(name)) for name in (REGION_EVENT, GUARDS_EVENT)}
+        graphs_s = _median_of_calls(per_call, lambda e: e.name.startswith(GRAPH_EVENT))
+        return {"mechanism": "cuda_events" if device == "cuda" else "timed_kernels", "calls": calls,
+                "total_s": statistics.median(totals), "graphs_s": graphs_s or None,
+                **({"unprofiled_s": statistics.median(plain)} if plain else {}),
+                **{key: around[name] for key, name in (("regions_s", REGION_EVENT), ("guards_s", GUARDS_EVENT))
+                   if around[name]},
+                "events": [{"name": e["name"], "graph": e["graph"], **({"threads": e["threads"]} if "threads" in e
+                                                                        else {}),
+                            "count": len(e["launches"]) / calls, "time_s": statistics.median(e["calls"]),
+                            "median_s": statistics.median(e["launches"])} for e in events.values()]}
     return read if later else read()
 
 
@@ -140,21 +156,26 @@ def thread_scaling(call: Call, sync: Call, graphs: Graphs, call_s: float, max_ca
 
 
 def regions(call: Call, sync: Call, calls: int = 3) -> Optional[dict[str, Any]]:
-    """Per-call seconds inside compiled graphs and in the whole call, from the profiler's graph events.
+    """Per-call seconds inside compiled graphs and in the whole call (medians of the calls), from the profiler's
+    graph events.
 
     The rest of the call ran as Python between graphs (the cost of graph breaks). None where this torch's
     profiler does not mark compiled graphs.
     """
     from torch.profiler import ProfilerActivity, profile
     prof = profile(activities=[ProfilerActivity.CPU])
-    total = _profiled(prof, call, sync, calls)
-    inside = sum(e.us for e in _events(prof) if e.name.startswith(GRAPH_EVENT)) / 1e6
-    return {"calls": calls, "total_s": total / calls, "graphs_s": inside / calls} if inside else None
+    totals, _ = _profiled(prof, call, sync, calls)
+    inside = _median_of_calls(_per_call(_events(prof), calls), lambda e: e.name.startswith(GRAPH_EVENT))
+    return {"calls": calls, "total_s": statistics.median(totals), "graphs_s": inside} if inside else None
 
 
-def _wrap_kernels(graphs: Graphs, threads: Optional[list[int]] = None) -> list[tuple[ModuleType, str, Any]]:
-    """Wrap the C++ kernels of the loaded modules whose source is a captured graph's output code in profiler
-    ranges (their launches taking the OpenMP thread counts ``threads`` in turn, when given); return (module,
+Launch = tuple[str, Optional[str], Optional[int], float]  # (kernel name, compile id, threads, seconds)
+
+
+def _wrap_kernels(graphs: Graphs, launches: list[Launch], threads: Optional[list[int]] = None
+                  ) -> list[tuple[ModuleType, str, Any]]:
+    """Time each launch of the C++ kernels of the loaded modules whose source is a captured graph's output code into
+    ``launches`` (their launches taking the OpenMP thread counts ``threads`` in turn, when given); return (module,
     name, kernel) to restore."""
     by_code = {code: g.get("compile_id") for g in graphs for code in g.get("output_code") or []}
     cache = torch._inductor.codecache.PyCodeCache
@@ -170,27 +191,32 @@ def _wrap_kernels(graphs: Graphs, threads: Optional[list[int]] = None) -> list[t
             continue
         for name in CPP_KERNEL.findall(source):
             kernel = getattr(module, name)
-            setattr(module, name, _ranged(kernel, f"{RANGE}{by_code[source] or ''}|{name}", threads))
+            setattr(module, name, _timed(kernel, name, by_code[source] or None, launches, threads))
             wrapped.append((module, name, kernel))
     return wrapped
 
 
-def _ranged(kernel: Callable[..., Any], label: str, threads: Optional[list[int]] = None) -> Callable[..., Any]:
-    # the C++ range (torch >= 2.2) costs about 1 µs a launch, record_function about 10
-    scope = getattr(torch._C._profiler, "_RecordFunctionFast", None) or torch.profiler.record_function
+def _timed(kernel: Callable[..., Any], name: str, graph: Optional[str], launches: list[Launch],
+           threads: Optional[list[int]] = None) -> Callable[..., Any]:
+    """``kernel`` with each launch's seconds appended to ``launches``."""
+    clock = time.perf_counter
     if not threads:
-        def ranged(*args: Any) -> Any:
-            with scope(label):
-                return kernel(*args)
-        return ranged
+        def timed(*args: Any) -> Any:
+            start = clock()
+            out = kernel(*args)
+            launches.append((name, graph, None, clock() - start))
+            return out
+        return timed
     turns = itertools.cycle(threads)
 
-    def in_turn(*args: Any) -> Any:  # the thread count is set outside the range: the range times the kernel alone
+    def in_turn(*args: Any) -> Any:  # the thread count is set outside the clock: it times the kernel alone
         usual, count = torch.get_num_threads(), next(turns)
         torch.set_num_threads(count)
         try:
-            with scope(f"{label}|{count}"):
-                return kernel(*args)
+            start = clock()
+            out = kernel(*args)
+            launches.append((name, graph, count, clock() - start))
+            return out
         finally:
             torch.set_num_threads(usual)
     return in_turn
@@ -199,56 +225,86 @@ def _ranged(kernel: Callable[..., Any], label: str, threads: Optional[list[int]]
 def _events(prof: Any) -> list[Event]:
     """The profiler's events as Events, read from its raw results: torch's own parse into FunctionEvents takes
     seconds for the tens of thousands of events of a profiled pass. A CPU event's parent is the innermost event of
-    its thread whose time range holds it."""
+    its thread whose time range holds it; its call, the pass's call (``CALL_RANGE``) whose range holds it (-1: none,
+    as a device event)."""
     raw = prof.profiler.kineto_results.events()
     ns = bool(raw) and hasattr(raw[0], "start_ns")  # torch >= 2.2; 2.1 counts microseconds
     rows = [(e.start_thread_id(), *((e.start_ns() / 1e3, e.duration_ns() / 1e3) if ns else
                                     (e.start_us(), e.duration_us())), e.name(), e.device_type()) for e in raw]
     rows.sort(key=lambda r: (r[0], r[1], -r[2]))  # a parent before the children that start with it
+    calls = sorted((start, start + us) for _, start, us, name, _ in rows if name == CALL_RANGE)
     stacks: dict[int, list[tuple[str, float]]] = {}
     out: list[Event] = []
     for thread, start, us, name, device in rows:
         if device != torch.autograd.DeviceType.CPU:
-            out.append(Event(name, us, device, ""))
+            out.append(Event(name, us, device, "", -1))
             continue
         stack = stacks.setdefault(thread, [])
         while stack and stack[-1][1] <= start:
             stack.pop()
-        out.append(Event(name, us, device, stack[-1][0] if stack else ""))
+        held = bisect.bisect_right(calls, (start, float("inf"))) - 1
+        call = held if held >= 0 and start < calls[held][1] else -1
+        out.append(Event(name, us, device, stack[-1][0] if stack else "", call))
         stack.append((name, start + us))
     return out
 
 
-def _kernel_events(events: list[Event], device: str) -> tuple[dict[Key, dict[str, Any]], float]:
-    """({(name, graph, threads): {name, graph, threads, us: [per launch]}}, microseconds in compiled graphs) from
-    profiler events."""
-    graph_of = {}  # compiled graph event name -> compile id, learnt from its kernels' events
-    found: dict[Key, dict[str, Any]] = {}
-    library: list[tuple[str, str, float]] = []
-    graphs_us = 0.0
+def _per_call(events: list[Event], calls: int) -> list[list[Event]]:
+    """The CPU events of each of the pass's ``calls`` calls (their ranges), in order."""
+    found: list[list[Event]] = [[] for _ in range(calls)]
     for e in events:
-        parent = e.parent
-        if e.name.startswith(GRAPH_EVENT):
-            graphs_us += e.us
-        elif device == "cuda" and e.device != torch.autograd.DeviceType.CPU:
-            _add(found, e.name, None, None, e.us)
-        elif e.name.startswith(RANGE):
-            _, graph, name, *count = e.name.split("|")
-            graph_of[parent] = graph or None
-            _add(found, name, graph or None, int(count[0]) if count else None, e.us)
-        elif device != "cuda" and parent.startswith(GRAPH_EVENT) and e.name.startswith("aten::"):
-            library.append((e.name, parent, e.us))  # a library call made by the wrapper
-    for name, parent, us in library:
-        _add(found, name, graph_of.get(parent), None, us)
-    return found, graphs_us
+        if 0 <= e.call < calls:
+            found[e.call].append(e)
+    return found
+
+
+def _median_of_calls(per_call: list[list[Event]], chosen: Callable[[Event], bool]) -> float:
+    """The median over the calls of the seconds each spent in its ``chosen`` events (0.0: none anywhere)."""
+    spent = [sum(e.us for e in events if chosen(e)) / 1e6 for events in per_call]
+    return statistics.median(spent) if spent and any(spent) else 0.0
+
+
+def _outermost(name: str) -> Callable[[Event], bool]:
+    """Whether an event is one named ``name`` (a prefix) that no other such event holds."""
+    return lambda e: e.name.startswith(name) and not e.parent.startswith(name)
+
+
+def _kernel_events(events: list[Event], per_call: list[list[Event]], device: str) -> dict[Key, dict[str, Any]]:
+    """{(name, graph, threads): {name, graph, launches: [seconds], calls: [seconds in each call]}} of the profiler's
+    kernels: the device's (CUDA), and the library calls a compiled graph's wrapper made (``aten::`` events under its
+    graph's event; the graph they belong to is its compile id where the graph's kernels say it)."""
+    found: dict[Key, dict[str, Any]] = {}
+    for i, in_call in enumerate(per_call):
+        for e in in_call:
+            if device != "cuda" and e.parent.startswith(GRAPH_EVENT) and e.name.startswith("aten::"):
+                _add(found, e.name, None, None, e.us / 1e6, i, len(per_call))
+    for e in events:
+        if device == "cuda" and e.device != torch.autograd.DeviceType.CPU:
+            _add(found, e.name, None, None, e.us / 1e6, None, len(per_call))
+    return found
+
+
+def _add_launches(found: dict[Key, dict[str, Any]], launches: list[Launch], ends: list[int]) -> None:
+    """The clock's launches (``ends``: the number of launches when each call ended) added to ``found``."""
+    call = 0
+    for i, (name, graph, threads, seconds) in enumerate(launches):
+        while call < len(ends) - 1 and i >= ends[call]:
+            call += 1
+        _add(found, name, graph, threads, seconds, call, len(ends))
 
 
 def _add(found: dict[Key, dict[str, Any]], name: str, graph: Optional[str], threads: Optional[int],
-         us: float) -> None:
-    entry = found.setdefault((name, graph, threads), {"name": name, "graph": graph, "us": []})
+         seconds: float, call: Optional[int], calls: int) -> None:
+    """One launch of ``seconds`` in ``call`` (None: not known; its seconds are then spread over the calls)."""
+    entry = found.setdefault((name, graph, threads), {"name": name, "graph": graph, "launches": [],
+                                                      "calls": [0.0] * calls})
     if threads is not None:
         entry["threads"] = threads
-    entry["us"].append(us)
+    entry["launches"].append(seconds)
+    if call is None:
+        entry["calls"] = [t + seconds / calls for t in entry["calls"]]
+    else:
+        entry["calls"][call] += seconds
 
 
 def bandwidth(cpu: Optional[str], threads: int, measure_now: bool = True) -> Optional[dict[str, Any]]:
@@ -286,12 +342,20 @@ def bandwidth(cpu: Optional[str], threads: int, measure_now: bool = True) -> Opt
     return dict(result, cached=False)
 
 
-def _profiled(prof: Any, call: Call, sync: Call, calls: int) -> float:
-    """Seconds of ``calls`` calls under the profiler ``prof``, started and stopped here (its chatter silenced)."""
+def _profiled(prof: Any, call: Call, sync: Call, calls: int, launches: Optional[list[Launch]] = None
+              ) -> tuple[list[float], list[int]]:
+    """The seconds of each of ``calls`` calls under the profiler ``prof``, started and stopped here (its chatter
+    silenced), each in a ``CALL_RANGE``; and the number of ``launches`` when each call ended."""
+    scope = getattr(torch._C._profiler, "_RecordFunctionFast", None) or torch.profiler.record_function
+    totals, ends = [], []
     with quiet_stderr():
         prof.start()
     try:
-        return sum(once(call, sync) for _ in range(calls))
+        for _ in range(calls):
+            with scope(CALL_RANGE):
+                totals.append(once(call, sync))
+            ends.append(len(launches) if launches is not None else 0)
+        return totals, ends
     finally:
         with quiet_stderr():
             prof.stop()

@@ -19,7 +19,8 @@ from inspector.render.comparison import UNIT
 from inspector.render.hotspots import sampled, views as hot_views
 from inspector.render.base import Renderer
 from inspector.render.words import (between, break_evens, child_process, compile_ids, error_parts, launched, match,
-                                    program_title, ratio, recompile_why, run_notes, seconds, warm_compile)
+                                    profiled_call, program_title, ratio, recompile_why, run_notes, seconds,
+                                    warm_compile)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -36,7 +37,8 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
                        recompile_why=recompile_why, compile_ids=compile_ids, run_notes=run_notes,
                        error_parts=error_parts, launched=launched, breakable=breakable, highlighted=highlighted,
                        said=said.said, after=said.after, row=said.row, usual_fix=said.usual_fix,
-                       break_reason=said.break_reason, explanation=said.explanation, warm_compile=warm_compile)
+                       break_reason=said.break_reason, explanation=said.explanation, warm_compile=warm_compile,
+                       profiled_call=profiled_call)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend,
                        status_keys=section.LEGEND, anchor=section.anchor)
     return env

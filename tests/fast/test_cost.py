@@ -4,6 +4,7 @@ busy the machine was meanwhile."""
 import statistics
 from html import escape
 
+import markupsafe
 import pytest
 
 from conftest import VERSIONS, analysis, record_path
@@ -14,6 +15,7 @@ from inspector.record import load
 from inspector.render import charts
 from inspector.render import renderer, views
 from inspector.render import said as words_said
+from inspector.render import words
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -106,6 +108,29 @@ def test_torchs_wrappers_are_told_apart_only_where_the_compiled_region_holds_one
                                           + whole.outside_graphs_s)
     assert broken.torch_wrappers_s is None and broken.guards_s == kt.guards_s
     assert broken.outside_graphs_s == pytest.approx(whole.outside_graphs_s + whole.torch_wrappers_s)
+
+
+@pytest.mark.parametrize("stem", ["trig", "ga"])
+def test_a_calls_parts_are_medians_of_clock_timed_kernels_set_against_the_call_without_the_profiler(stem):
+    """Kernels timed with the clock around their launches (a profiler range slowed them by up to 1.5x), every part a
+    median of the pass's calls, against as many calls just before without the profiler; a program's function is
+    profiled so by its replay, on the copies, its one profiled call in the run the fallback."""
+    a, record = analysis("2.13.0", stem), load(record_path("2.13.0", stem))
+    units = a.variants if stem == "trig" else a.program.functions
+    raws = {r.id: r for r in record.variants}
+    compiled = [u for u in units if u.code.time_split]
+    assert compiled
+    for u in compiled:
+        split, raw = u.code.time_split, raws[u.id]
+        kt = raw.run.replay.kernel_times if raw.run else raw.kernel_times
+        assert kt.mechanism == "timed_kernels" and kt.calls >= 3 and split.calls == kt.calls
+        assert split.call_s == kt.unprofiled_s and split.total_s == kt.total_s
+        assert split.kernels_s == pytest.approx(sum(e.time_s for e in kt.events))
+        page = renderer("html").program(a) if stem == "ga" else renderer("html").report(a)
+        assert str(markupsafe.escape(words.profiled_call(split))) in page
+        assert "profiled calls, medians; timed without the profiler" in page
+    if stem == "ga":  # the run's own profiled call is one call, kept in the record beside the replay's pass
+        assert raws[compiled[0].id].kernel_times.calls == 1
 
 
 def test_a_sweep_says_where_compiling_overtakes_eager_per_call_and_with_its_compile():
