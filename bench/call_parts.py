@@ -5,7 +5,7 @@
 Makes ``inspector report SAMPLE`` (its default population) and ``inspector run PROGRAM`` ``--repeats`` times and, for
 each compiled variant or function, prints the medians over the repeats of: its parts added (kernels, Inductor's
 wrapper, torch's wrappers, the guards, the rest: the profiled calls' medians), the same call without the profiler
-(as many calls just before the profiled ones), the call as the timings table says it, and the ratios of the parts
+(half as many calls just before the profiled ones), the call as the timings table says it, and the ratios of the parts
 to each (target: within 1.1x).
 """
 

@@ -485,7 +485,7 @@ class RawEvent(Raw):
 
 @dataclass(frozen=True, kw_only=True)
 class RawKernelTimes(Raw):
-    """A profiled pass (``unprofiled_s``: the median of as many calls just before it, without the profiler)."""
+    """A profiled pass (``unprofiled_s``: the median of half as many calls just before it, without the profiler)."""
 
     mechanism: Optional[str] = None
     calls: Optional[int] = None

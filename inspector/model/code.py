@@ -229,7 +229,7 @@ class TimeSplit:
     ``outside_graphs_s`` then holds them all; a function with graph breaks: torch's compiled region also holds the
     eager code between its graphs, so ``torch_wrappers_s`` is None and ``outside_graphs_s`` holds them). Each is the
     median over the profiled calls (``calls``), and they add to ``total_s``; ``call_s``: the same call timed without
-    the profiler (as many calls just before the profiled ones; else the timings' median, or a program's steady
+    the profiler (calls just before the profiled ones; else the timings' median, or a program's steady
     calls'), ``total_s`` less it being the profiler's own cost, in the wrappers and the rest."""
 
     total_s: Optional[float] = None

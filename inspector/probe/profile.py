@@ -90,10 +90,10 @@ def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: fl
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     launches: list[Launch] = []
     wrapped = [] if device == "cuda" else _wrap_kernels(graphs, launches, threads)
-    prof = profile(activities=activities)
+    prof = None if threads else profile(activities=activities)  # launches on fewer threads: the clock's alone
     try:
-        # the same calls without the profiler first (the clock's launches only): what the profiler adds to a call
-        plain = [once(call, sync) for _ in range(calls)] if wrapped and not threads and calls > 1 else []
+        # calls without the profiler first (the clock's launches only): what the profiler adds to a call
+        plain = [once(call, sync) for _ in range(max(MIN_CALLS, calls // 2))] if wrapped and prof and calls > 1 else []
         launches.clear()
         totals, ends = _profiled(prof, call, sync, calls, launches)
     finally:
@@ -101,7 +101,7 @@ def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: fl
             setattr(module, name, kernel)
 
     def read() -> dict[str, Any]:
-        seen = _events(prof)
+        seen = _events(prof) if prof else []
         per_call = _per_call(seen, calls)
         events = _kernel_events(seen, per_call, device)
         _add_launches(events, launches, ends)
@@ -342,20 +342,22 @@ def bandwidth(cpu: Optional[str], threads: int, measure_now: bool = True) -> Opt
     return dict(result, cached=False)
 
 
-def _profiled(prof: Any, call: Call, sync: Call, calls: int, launches: Optional[list[Launch]] = None
+def _profiled(prof: Optional[Any], call: Call, sync: Call, calls: int, launches: Optional[list[Launch]] = None
               ) -> tuple[list[float], list[int]]:
-    """The seconds of each of ``calls`` calls under the profiler ``prof``, started and stopped here (its chatter
-    silenced), each in a ``CALL_RANGE``; and the number of ``launches`` when each call ended."""
+    """The seconds of each of ``calls`` calls under the profiler ``prof`` (None: none), started and stopped here (its
+    chatter silenced), each in a ``CALL_RANGE``; and the number of ``launches`` when each call ended."""
     scope = getattr(torch._C._profiler, "_RecordFunctionFast", None) or torch.profiler.record_function
     totals, ends = [], []
-    with quiet_stderr():
-        prof.start()
+    if prof is not None:
+        with quiet_stderr():
+            prof.start()
     try:
         for _ in range(calls):
-            with scope(CALL_RANGE):
+            with scope(CALL_RANGE) if prof is not None else contextlib.nullcontext():
                 totals.append(once(call, sync))
             ends.append(len(launches) if launches is not None else 0)
         return totals, ends
     finally:
-        with quiet_stderr():
-            prof.stop()
+        if prof is not None:
+            with quiet_stderr():
+                prof.stop()

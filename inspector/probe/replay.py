@@ -38,7 +38,7 @@ BUDGET_SHARE, MIN_BUDGET_S = 0.05, 0.5  # by default, a twentieth of the program
 SHARE = 0.25  # of the memory available (host; a GPU's free memory too) when the first copy is taken
 CAP = 2 << 30  # bytes of copies at most, all functions together
 ROUNDS = 3  # alternating rounds at most
-PROFILE_S = 0.2  # of a replay's share, at most, for its profiled pass (with as many calls without the profiler)
+PROFILE_S = 0.2  # of a replay's share, at most, for its profiled pass (with half as many calls without the profiler)
 DEPTH = 4  # how deep the check for changed arguments looks into objects
 
 
@@ -164,8 +164,11 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
         call, stance = calls["compiled"]
         with stance():
             first["compiled"] = turn(call, sync, 0.0)
+    slowest, left = max(t["median_s"] for t in first.values()), share_s - (time.perf_counter() - start)
     reserve = min(2 * PROFILE_S, share_s / 4) if function.kernel_times is not None else 0.0  # see _profiled
-    slowest, left = max(t["median_s"] for t in first.values()), share_s - reserve - (time.perf_counter() - start)
+    if left - reserve < 2 * 3 * slowest:  # the rounds first: no round would be left
+        reserve = 0.0
+    left -= reserve
     rounds = min(ROUNDS, int(left / (2 * 3 * slowest)))  # a turn makes 2 untimed calls and 1 timed call at least
     if rounds < 1:
         pair = sum(t["median_s"] for t in first.values())
@@ -190,7 +193,7 @@ def replay(function: Any, kept: Copy, share_s: float, capture: Any) -> dict[str,
 
 def _profiled(function: Any, compiled: Call, sync: Callable[[], Any], call_s: float, reserve_s: float
               ) -> dict[str, Any]:
-    """{"kernel_times"}: the profiled pass of a sample's variant (``probe.profile.kernel_times``: as many calls
+    """{"kernel_times"}: the profiled pass of a sample's variant (``probe.profile.kernel_times``: half as many calls
     without the profiler, then with it, medians) made on the copies, where ``reserve_s`` holds MIN_CALLS calls of
     each; the program's one profiled call then stays the fallback. Made only where the run profiled a call."""
     from inspector.probe import profile
