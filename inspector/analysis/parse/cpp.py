@@ -52,7 +52,7 @@ def evidence(code: str) -> list[Evidence]:
     for number, line in enumerate(code.splitlines(), 1):
         what = ("OpenMP parallel region" if OMP.search(line) else "vector instruction" if VECTOR.search(line)
                 else "per-thread accumulator" if THREAD_ACCUMULATOR.search(line)
-                else "strided load" if "_ptr" in line and loads.strided_cpp(line) else None)
+                else "strided load" if loads.strided_cpp(line) else None)
         if what:
             found.append(Evidence(number, what))
     return found

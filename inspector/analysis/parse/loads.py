@@ -29,7 +29,10 @@ def strided(index: str) -> bool:
 
 
 def cpp_loads(code: str) -> list[tuple[str, str]]:
-    """[(pointer, index)] of the loads of a C++ kernel, scalar and vector."""
+    """[(pointer, index)] of the loads of a C++ kernel, scalar and vector (none without a pointer: the patterns' slow
+    search skipped on most lines of a kernel)."""
+    if "_ptr" not in code:
+        return []
     return [(ptr, index.strip()) for pattern in (CPP_LOAD, CPP_VECTOR_LOAD) for ptr, index in pattern.findall(code)]
 
 
