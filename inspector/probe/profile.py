@@ -37,6 +37,9 @@ GRAPH_EVENT = "## Call CompiledFxGraph"  # the profiler event of one compiled gr
 # a frame's cached guards before it (both absent from 2.1's profiles)
 REGION_EVENT, GUARDS_EVENT = "Torch-Compiled Region", "TorchDynamo Cache Lookup"
 CALL_RANGE = "inspector|call"  # the profiler range around each call of the pass
+# an empty profiler range a graph's first timed launch under the profiler leaves in its graph's event:
+# inspector|graph|<compile id>, so that the library calls that event holds get their graph
+GRAPH_MARK = "inspector|graph|"
 CPP_KERNEL = re.compile(r"^(\w+) = async_compile\.(?:cpp_pybinding|cpp)\(", re.M)
 SPECIALISED = re.compile(r"#pragma omp parallel num_threads\(\d+\)")  # torch 2.1: the thread count compiled in
 PROFILE_S = 0.2  # profiled seconds per variant (at least MIN_CALLS calls, at most MAX_CALLS)
@@ -180,7 +183,8 @@ def _wrap_kernels(graphs: Graphs, launches: list[Launch], threads: Optional[list
     by_code = {code: g.get("compile_id") for g in graphs for code in g.get("output_code") or []}
     cache = torch._inductor.codecache.PyCodeCache
     modules = getattr(cache, "modules", None) or list(getattr(cache, "cache", {}).values())  # 2.13 / 2.1
-    wrapped = []
+    wrapped: list[tuple[ModuleType, str, Any]] = []
+    marked: set[str] = set()
     for module in {id(m): m for m in modules}.values():
         try:
             with open(module.__file__, encoding="utf-8") as f:
@@ -191,20 +195,25 @@ def _wrap_kernels(graphs: Graphs, launches: list[Launch], threads: Optional[list
             continue
         for name in CPP_KERNEL.findall(source):
             kernel = getattr(module, name)
-            setattr(module, name, _timed(kernel, name, by_code[source] or None, launches, threads))
+            setattr(module, name, _timed(kernel, name, by_code[source] or None, launches, marked, threads))
             wrapped.append((module, name, kernel))
     return wrapped
 
 
 def _timed(kernel: Callable[..., Any], name: str, graph: Optional[str], launches: list[Launch],
-           threads: Optional[list[int]] = None) -> Callable[..., Any]:
-    """``kernel`` with each launch's seconds appended to ``launches``."""
+           marked: set[str], threads: Optional[list[int]] = None) -> Callable[..., Any]:
+    """``kernel`` with each launch's seconds appended to ``launches``; the first launch of its ``graph`` under the
+    profiler, of all the kernels sharing ``marked``, followed by the graph's GRAPH_MARK (outside the clock)."""
     clock = time.perf_counter
     if not threads:
         def timed(*args: Any) -> Any:
             start = clock()
             out = kernel(*args)
             launches.append((name, graph, None, clock() - start))
+            if graph is not None and graph not in marked and torch.autograd._profiler_enabled():
+                marked.add(graph)
+                with torch.profiler.record_function(GRAPH_MARK + graph):
+                    pass
             return out
         return timed
     turns = itertools.cycle(threads)
@@ -272,12 +281,13 @@ def _outermost(name: str) -> Callable[[Event], bool]:
 def _kernel_events(events: list[Event], per_call: list[list[Event]], device: str) -> dict[Key, dict[str, Any]]:
     """{(name, graph, threads): {name, graph, launches: [seconds], calls: [seconds in each call]}} of the profiler's
     kernels: the device's (CUDA), and the library calls a compiled graph's wrapper made (``aten::`` events under its
-    graph's event; the graph they belong to is its compile id where the graph's kernels say it)."""
+    graph's event; the graph they belong to is its compile id where a GRAPH_MARK in that event says it)."""
     found: dict[Key, dict[str, Any]] = {}
+    graph_of = {e.parent: e.name[len(GRAPH_MARK):] for e in events if e.name.startswith(GRAPH_MARK)}
     for i, in_call in enumerate(per_call):
         for e in in_call:
             if device != "cuda" and e.parent.startswith(GRAPH_EVENT) and e.name.startswith("aten::"):
-                _add(found, e.name, None, None, e.us / 1e6, i, len(per_call))
+                _add(found, e.name, graph_of.get(e.parent), None, e.us / 1e6, i, len(per_call))
     for e in events:
         if device == "cuda" and e.device != torch.autograd.DeviceType.CPU:
             _add(found, e.name, None, None, e.us / 1e6, None, len(per_call))

@@ -40,6 +40,28 @@ def test_the_profiled_pass_wraps_the_timed_kernels_and_puts_them_back():
     assert 0 < regions["graphs_s"] <= regions["total_s"]
 
 
+def test_a_library_call_of_the_profiled_pass_is_given_the_graph_whose_wrapper_made_it():
+    """The kernels are timed with the clock, not in profiler ranges: the graph of a library call (aten::mm under a
+    compiled graph's event) is learnt from the mark a timed kernel of that graph leaves in the same event."""
+    torch = pytest.importorskip("torch")
+    from inspector.probe import profile
+    from inspector.probe.capture import Capture
+
+    capture = Capture()
+    capture.install()
+    try:
+        compiled = torch.compile(lambda x, w: (x @ w).relu().sum(dim=1))
+        x, w = torch.rand(256, 16), torch.rand(16, 16)
+        compiled(x, w)
+        graphs = capture.take()["graphs"]
+    finally:
+        capture.uninstall()
+    result = profile.kernel_times(lambda: compiled(x, w), lambda: None, graphs, "cpu", 1e-3)
+    (mm,) = [e for e in result["events"] if e["name"] == "aten::mm"]
+    (graph,) = {g["compile_id"] for g in graphs if g.get("output_code")}
+    assert mm["graph"] == graph and mm["count"] == 1 and mm["time_s"] > 0
+
+
 def test_a_failed_guard_is_kept_only_where_python_finds_it_failing_as_torchs_own_reason_does():
     """torch's check can report a relational guard failed where it holds; the probe then says it cannot tell."""
     torch = pytest.importorskip("torch")
