@@ -23,6 +23,8 @@ from typing import Any, Optional, TypeVar
 R = TypeVar("R", bound="Raw")
 JSON = dict[str, Any]  # a JSON object as torch or the user wrote it (metrics, config, compile options, launch configs)
 TILING_OFF = "cpp.enable_tiling_heuristics=False"  # a trial's config item: Inductor's tiling heuristic off
+# capture's Inductor provenance tracking level (its kernels' source lines): part of Inductor's FX graph cache key
+PROVENANCE_LEVEL = 1
 
 
 class Words(str, Enum):

@@ -26,7 +26,7 @@ from inspector.probe.frames import RESUMED
 from inspector.probe.messages import (PROGRAM, Message, MessageError, ProgramEnd, ProgramHeader, ProgramReplay,
                                       ProgramTarget, Unknown, read)
 from inspector.raw import (JSON, RawChild, RawExperiment, RawGraph, RawProbeMessages, RawProgram, RawRecord,
-                          RawVariant, RawWarm, cache_missed, warm_metrics)
+                          RawVariant, RawWarm, PROVENANCE_LEVEL, cache_missed, warm_metrics)
 from inspector.record import SCHEMA
 
 
@@ -137,7 +137,10 @@ def _rerun_once(target: Union[str, Path], argv: Sequence[str], cache: Path, modu
         results = Path(work) / "rerun.json"
         command = [python or sys.executable, "-c", RERUN, "--results", str(results),
                    *(["--module"] if module else []), str(target), *argv]
-        env = cache_env(dict(os.environ, INSPECTOR_BOOTSTRAP=str(PACKAGE_ROOT)), cache)
+        # capture's provenance level (part of the graphs' cache keys) set alike: the rerun finds the run's graphs,
+        # as a user's rerun finds what their run left
+        env = cache_env(dict(os.environ, INSPECTOR_BOOTSTRAP=str(PACKAGE_ROOT),
+                             INDUCTOR_PROVENANCE=str(PROVENANCE_LEVEL)), cache)
         try:
             subprocess.run(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, timeout=timeout)

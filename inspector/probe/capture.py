@@ -31,6 +31,7 @@ import torch._inductor.config  # `import torch` alone does not load it in 2.1
 from inspector.probe.decisions import Decisions, Restore
 from inspector.probe.graphcache import COMPILE, FACTS_ENV, KEPT, GraphFacts
 from inspector.probe.machine import MachineCode
+from inspector.raw import PROVENANCE_LEVEL
 
 MAX_GRAPH_TEXT = 400_000  # keep readable FX graphs of unrolled loops from bloating the record
 OUTPUT_CODE_LOG = "torch._inductor.graph.__output_code"  # DEBUG "Output code: \n%s" % code
@@ -112,7 +113,7 @@ class Capture:
     def install(self) -> None:
         trace_config = getattr(torch._inductor.config, "trace", None)
         if trace_config is not None and hasattr(trace_config, "provenance_tracking_level"):
-            trace_config.provenance_tracking_level = 1
+            trace_config.provenance_tracking_level = PROVENANCE_LEVEL
         if not self._hook_lookup():
             for module, name in CACHES:
                 config = _module(module)

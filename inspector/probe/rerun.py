@@ -1,7 +1,9 @@
 """A program rerun bare, for what compiling costs it on a rerun (``inspector run``; see ``inspector.probe.warm``).
 
 Usage: python -c BOOTSTRAP --results FILE [--module] TARGET [ARGS...] (``inspector.collect.program``), with torch's
-caches pointed at inspector's own folder. Nothing of inspector is installed in the program's way: the program runs as
+caches pointed at inspector's own folder and Inductor's provenance tracking at capture's level (a part of the graphs'
+cache keys: the rerun finds the graphs the run compiled, as a user's rerun finds their run's). Nothing of inspector
+is installed in the program's way: the program runs as
 ``python TARGET ARGS`` would, its first compile paying what a process's first compile pays once (loading torch's
 compiler), as a bare rerun's does. When it has ended, FILE gets one JSON object: ``metrics``, torch's compile metrics
 of every frame it compiled (with the frame's ``co_filename``, ``co_firstlineno`` and ``co_name``, so that the parent
