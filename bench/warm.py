@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from inspector.analysis.variants import warm  # noqa: E402
 from inspector.probe.messages import PROBE, WarmResult, read  # noqa: E402
-from inspector.raw import RawWarm  # noqa: E402
+from inspector.raw import PROVENANCE_LEVEL, RawWarm  # noqa: E402
 
 BARE = """
 import importlib.util, json, statistics, sys, time
@@ -89,10 +89,10 @@ def bare_program(program, env):
 
 def inspected_program(program, env, work):
     """inspector's rerun probe's compile of every frame (the first paying the compiler's start), in a fresh
-    process."""
+    process, with capture's provenance level, as `inspector run` reruns it (inspector.collect.program)."""
     results = Path(work) / "rerun.json"
-    subprocess.run([sys.executable, "-m", "inspector.probe.rerun", "--results", str(results), *program], env=env,
-                   check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "inspector.probe.rerun", "--results", str(results), *program],
+                   env=dict(env, INDUCTOR_PROVENANCE=str(PROVENANCE_LEVEL)), check=True, capture_output=True)
     found = json.loads(results.read_text())
     return sum(m.get("entire_frame_compile_time_s", 0.0) for m in found["metrics"])
 
