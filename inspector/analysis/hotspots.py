@@ -31,9 +31,12 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
     written_s = over_the_run(written) if written else None
     best = min((r for r in good if written_s is None or over_the_run(r) < written_s), key=over_the_run,
                default=None)
+    # the run the projection starts from: its wall time less the time inspector's call hook was on (its samples'
+    # share of what is left is the function's total_s)
+    run_s = h.total_s / h.share if h.total_s and h.share else wall_s
     projected = None
-    if best and best.per_round_s and rounds and wall_s:
-        projected = wall_s - (h.total_s or 0.0) + rounds * best.per_round_s + (best.compile_s or 0.0)
+    if best and best.per_round_s and rounds and run_s:
+        projected = run_s - (h.total_s or 0.0) + rounds * best.per_round_s + (best.compile_s or 0.0)
     ordered = sorted(runs, key=lambda r: (r.id != "as-written", not r.matches, r.per_round_s or float("inf")))
     load = over([x.load for r in e.runs or [] for x in r.rounds or [] if x.load])
     return Hotspot(id=h.id or "", function=h.function or "", file=h.file or "", line=h.line or 0,
@@ -41,7 +44,7 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
                    callers=tuple(_site(s) for s in h.callers or []), captured=captured,
                    rewrites=tuple(_rewrite(r) for r in e.rewrites or []), runs=tuple(ordered), rounds=rounds,
                    best=best.id if best else None, projected_s=projected, experiment_why=e.why or "",
-                   load=load)
+                   load=load, run_s=run_s)
 
 
 def _site(s: RawSite) -> Site:

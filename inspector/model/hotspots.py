@@ -76,7 +76,8 @@ class Hotspot:
     that share of the wall time), what it is (``shape``: individual, population, neither, once, unknown; ``why``),
     the lines that called it, and the experiment: its ``runs`` (fastest checked first after the function as
     written), ``rounds`` (the run's rounds, estimated from its time over one round's as written), ``projected_s``
-    (the run with the fastest checked run instead: the rest unchanged), ``load`` over the experiment's rounds."""
+    (the run with the fastest checked run instead: the rest unchanged), ``load`` over the experiment's rounds,
+    ``run_s`` (the run ``projected_s`` starts from: its wall time less the time inspector's call hook slowed it)."""
 
     id: str
     function: str
@@ -95,3 +96,4 @@ class Hotspot:
     projected_s: Optional[float]
     experiment_why: str
     load: Optional[MachineLoad] = None  # how busy the machine was over the experiment's rounds
+    run_s: Optional[float] = None

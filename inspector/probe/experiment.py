@@ -92,13 +92,14 @@ def function_of(code: Any) -> Optional[Callable[..., Any]]:
 
 
 def _as_written(fn: Callable[..., Any], kept: Round, inputs: np.ndarray) -> Callable[[], Any]:
-    """The function as the program ran it on the round's inputs."""
+    """The function as the program ran it on the round's inputs (each individual of the ndarray subclass it was)."""
     extra = kept.extra or ()
     if kept.kind == "population":
         return lambda: fn(inputs, *extra)
     if kept.via == "apply_along_axis" and not extra:
         return lambda: np.apply_along_axis(fn, 1, inputs)
-    rows = list(inputs) if kept.sequence == "array" else inputs.tolist()
+    rows = ([row.view(kept.row_type) for row in inputs] if kept.row_type else list(inputs)) \
+        if kept.sequence == "array" else inputs.tolist()
     return lambda: [fn(row, *extra) for row in rows]
 
 

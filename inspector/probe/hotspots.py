@@ -64,6 +64,7 @@ class Round:
 
     kind: str = ""  # individual (rows, a list's or an array's) | population (one 2-D array) | "" not yet known
     sequence: str = ""  # list | tuple | array: what each individual was
+    row_type: Optional[type] = None  # the ndarray subclass each individual was (DEAP's Individual), None for ndarray
     rows: list[Any] = field(default_factory=list)
     outputs: list[Any] = field(default_factory=list)
     calls: int = 0
@@ -146,6 +147,8 @@ class Watch:
             self.stop(f"its first argument ({names[0]}) is an individual in some calls, a population in others")
             return None
         current.kind, current.sequence = kind, sequence
+        if kind == "individual" and type(value) is not np.ndarray and isinstance(value, np.ndarray):
+            current.row_type = type(value)  # (iterating a subclass can cost twice a plain array's: DEAP's)
         if current.calls == 1:
             current.site, current.via = site(caller)
             current.extra = tuple(frame.f_locals.get(n) for n in names[1:])
@@ -307,6 +310,8 @@ class Hotspots:
         paths = sysconfig.get_paths()
         self.stdlib = tuple(os.path.join(paths[k], "") for k in ("stdlib", "platstdlib") if paths.get(k))
         self.cpu = 0.0
+        self.hooked_s = 0.0  # wall time the call hook was on: it slows the calls it watches, and is not sampled
+        self.hooked_at: Optional[float] = None
 
     def install(self) -> None:
         self.cpu = time.process_time()
@@ -329,8 +334,7 @@ class Hotspots:
                 self.problems.append("the program handled SIGPROF itself: samples stop where it took it over")
             signal.signal(signal.SIGPROF, self.previous_handler)
             self.previous_handler = None
-        if sys.gettrace() == self._traced:
-            sys.settrace(None)
+        self._unhook()
         for watch in self.watches.values():
             watch.end()
         self.last.clear()
@@ -453,6 +457,8 @@ class Hotspots:
         for watch in ready:
             watch.waiting, watch.started = False, now
         self.deadline = min(self.deadline, now + IDLE_S) if sys.gettrace() == self._traced else now + IDLE_S
+        if self.hooked_at is None:
+            self.hooked_at = now
         sys.settrace(self._traced)
 
     def _traced(self, frame: Any, event: str, arg: Any) -> Any:
@@ -503,13 +509,22 @@ class Hotspots:
         self._close()
 
     def _close(self) -> None:
-        if all(w.done or w.waiting for w in self.watches.values()) and sys.gettrace() == self._traced:
+        if all(w.done or w.waiting for w in self.watches.values()):
+            self._unhook()
+
+    def _unhook(self) -> None:
+        """The call hook off, its time counted."""
+        if sys.gettrace() == self._traced:
             sys.settrace(None)
+        if self.hooked_at is not None:
+            self.hooked_s += time.perf_counter() - self.hooked_at
+            self.hooked_at = None
 
     def facts(self, wall_s: float) -> list[dict[str, Any]]:
         """The record's ``program.hotspots``: the program's own functions in which most samples fell, each with its
-        share of the samples (its time: that share of the run's wall time), the lines that called it, and what an
-        armed one was given (``experiment`` reads ``rounds``)."""
+        share of the samples (its time: that share of the run's wall time less the time the call hook was on, which
+        was not sampled and slowed what it watched), the lines that called it, and what an armed one was given
+        (``experiment`` reads ``rounds``)."""
         if not self.samples:
             return []
         samples = {c: n for c, n in self.counts.items() if not c.co_name.startswith("<")}
@@ -524,7 +539,7 @@ class Hotspots:
             sites = sorted(self.sites.get(code, {}).items(), key=lambda x: -x[1])[:3]
             found.append({"id": _name(code), "function": code.co_name, "file": code.co_filename,
                           "line": code.co_firstlineno, "samples": samples[code], "share": share,
-                          "total_s": share * wall_s,
+                          "total_s": share * max(0.0, wall_s - self.hooked_s),
                           "callers": [{"file": f, "line": n, "function": name, "calls": None, "samples": k}
                                       for (f, n, name), k in sites],
                           **self._shape(code)})

@@ -163,6 +163,54 @@ def test_the_watch_lets_the_hook_go_between_rounds_from_one_frame_and_still_copi
     assert [namespace["fitness"](list(r)) for r in kept.rows] == kept.outputs
 
 
+SUBCLASSED = """
+import numpy as np
+
+class Individual(np.ndarray):  # as DEAP's creator makes them: iterating one costs twice a plain array's
+    pass
+
+def fitness(individual):
+    return sum(individual)
+
+def main():
+    rng = np.random.default_rng(1)
+    population = [rng.integers(0, 2, 100).view(Individual) for _ in range(300)]
+    for generation in range(60):
+        scores = list(map(fitness, population))
+        population = [p.copy() for p in population]
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_individuals_of_an_ndarray_subclass_are_timed_as_that_class_and_the_watchs_time_is_not_the_functions(
+        tmp_path):
+    """The experiment's "as written" gets each individual as the class the program gave (a copy's plain array
+    iterates faster), and the function's time is its share of the run less the time the call hook was on."""
+    from inspector.probe.experiment import _as_written
+    from inspector.probe.hotspots import Hotspots, population
+    path = tmp_path / "subclassed.py"
+    path.write_text(SUBCLASSED)
+    hot = Hotspots([str(tmp_path)])
+    hot.install()
+    start = time.perf_counter()
+    try:
+        namespace = runpy.run_path(str(path), run_name="__main__")
+    finally:
+        hot.stop()
+    wall_s = time.perf_counter() - start
+    (code, kept), = [(c, k) for c, k in hot.rounds().values() if c.co_name == "fitness"]
+    assert kept.row_type is not None and kept.row_type.__name__ == "Individual" and kept.calls == 300
+    seen = []
+    _as_written(lambda row: seen.append(type(row)) or sum(row), kept, population(kept))()
+    assert {t.__name__ for t in seen} == {"Individual"} and len(seen) == 300
+    assert 0 < hot.hooked_s < wall_s
+    (found,) = [f for f in hot.facts(wall_s) if f["function"] == "fitness"]
+    assert found["total_s"] == pytest.approx(found["share"] * (wall_s - hot.hooked_s))
+    assert namespace["fitness"](population(kept)[0]) == kept.outputs[0]
+
+
 def _timed_fitness(argv):
     """(seconds in ``fitness``, its calls) over a bare run of samples/programs/plain_ga.py in this process."""
     module = runpy.run_path(str(ROOT / "samples/programs/plain_ga.py"))
