@@ -5,10 +5,11 @@
 Each ``--python`` interpreter (default: this one, and ``.venv-torch21/bin/python`` when it exists; see the README
 for making that venv) runs every sample in samples/ through the probe at a small population, as ``inspector
 report`` would, and the raw record goes to tests/fixtures/records/torch-<version>/<stem>.json with this machine's
-paths replaced by neutral ones; each program in samples/programs/ (PROGRAMS), and those of tests/programs/ in
-TEST_PROGRAMS, goes through ``inspector run`` into the same folder. With two or more interpreters, ``interleaved``
-(a stem for --only) runs poly under all of them as ``inspector compare`` does, their variants timed again in
-alternating rounds, into tests/fixtures/records/interleaved/. Then run scripts/make-goldens.py and review both diffs.
+paths replaced by neutral ones; each program in samples/programs/ (PROGRAMS), those of tests/programs/ in
+TEST_PROGRAMS and the third-party ones of THIRD_PARTY go through ``inspector run`` into the same folder. With two
+or more interpreters, ``interleaved`` (a stem for --only) runs poly under all of them as ``inspector compare`` does,
+their variants timed again in alternating rounds, into tests/fixtures/records/interleaved/. Then run
+scripts/make-goldens.py and review both diffs.
 """
 
 import argparse
@@ -71,6 +72,10 @@ TEST_PROGRAMS = {"recompile_on_float": [], "data_dependent_if": [], "method_on_s
                  "plain-vectorized_es": [], "plain-flowshop": []}
 # programs that need what an older torch lacks: the torch attribute they need
 NEEDS = {"control_flow": "while_loop"}
+# programs nobody on the team wrote (tests/fixtures/third_party), run as they are where their library is installed
+# (pip install deap==1.4.4): their path, and the module they need
+THIRD_PARTY = {f"deap-{stem}": (f"tests/fixtures/third_party/deap_examples/{stem}.py", "deap")
+               for stem in ("onemax_numpy", "nqueens", "knapsack")}
 
 
 def main():
@@ -93,6 +98,12 @@ def main():
                 folder = "tests" if stem in TEST_PROGRAMS else "samples"
                 _, record = collect_program(f"{folder}/programs/{stem.replace('-', '/')}.py", argv, python=python)
                 record = record.but(program=record.program.but(try_fixes=True))  # as inspector run does by default
+                _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
+        for stem, (path, needs) in THIRD_PARTY.items():
+            if (not args.only or stem in args.only) and _importable(python, needs):
+                os.chdir(ROOT)
+                _, record = collect_program(path, [], python=python)
+                record = record.but(program=record.program.but(try_fixes=True))
                 _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
     if len(pythons) > 1 and (not args.only or "interleaved" in args.only):
         os.chdir(ROOT)
@@ -134,6 +145,10 @@ def _record(python, stem, plan, facts):
     if records:
         record = record.but(sweep=[sweep_point(r) for r in records + [record]])
     return record
+
+
+def _importable(python, module):
+    return subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode == 0
 
 
 def _version(text):

@@ -82,10 +82,10 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
             for r in h.runs if r.per_round_s and r.matches is not False and r in (runs.get("as-written"), eager,
                                                                                    compiled)]
     pays = _pays(compiled, h.rounds) if compiled else ""
-    slowed = (f", its {seconds(wall_s)} under inspector less the time inspector's watch of its calls slowed it"
+    slowed = (f"its {seconds(wall_s)} under inspector less the time inspector's watch slowed its calls; "
               if wall_s and h.run_s and h.run_s < 0.95 * wall_s else "")
     projection = (f" With {the(best.id)} the whole run would take about {seconds(h.projected_s)} "
-                  f"instead of {seconds(h.run_s)} (the rest unchanged{slowed}; inferred)." if best and h.projected_s
+                  f"instead of {seconds(h.run_s)} ({slowed}the rest unchanged; inferred)." if best and h.projected_s
                   and h.run_s else " Over this run's generations nothing measured beats it as written." if h.rounds
                   else "")
     via = f", via {VIA.get(c.via, c.via)}" if h.shape == "individual" else ""
