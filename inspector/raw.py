@@ -858,6 +858,17 @@ class RawSite(Raw):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawHotLine(Raw):
+    """A line of a hot function the run's samples fell at (its own, not its callees'), and the function not the
+    program's it called that held the most of them (``into``, ``module.qualname``: a library's, Python's)."""
+
+    line: Optional[int] = None
+    samples: Optional[int] = None
+    into: Optional[str] = None
+    into_samples: Optional[int] = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawCaptured(Raw):
     """What one round of the program's calls gave a hot function (``inspector.probe.hotspots``): ``rows``
     individuals of ``genes`` genes (or one population of ``rows`` rows), copied from ``calls`` calls made at
@@ -905,7 +916,8 @@ class RawExperiment(Raw):
 class RawHotspot(Raw):
     """One of the program's own functions holding much of the run's time (sampled): its samples and their share of
     all (``share``: its callees' included, and a hot line's own where it was found at that line), the time that
-    share is of the run's wall time (``total_s``), the lines that called it; ``shape``: individual (called once per
+    share is of the run's wall time (``total_s``), the lines that called it, its own lines the samples fell at
+    (``lines``); ``shape``: individual (called once per
     individual), population (a 2-D array in), neither (``why``), once, unknown (not watched: ``why``); what one
     round gave it (``captured``) and the experiment run on that (``experiment``)."""
 
@@ -917,6 +929,7 @@ class RawHotspot(Raw):
     share: Optional[float] = None
     total_s: Optional[float] = None
     callers: Optional[list[RawSite]] = None
+    lines: Optional[list[RawHotLine]] = None
     shape: Optional[str] = None
     why: Optional[str] = None
     captured: Optional[RawCaptured] = None

@@ -7,9 +7,9 @@ import statistics
 from typing import Optional
 
 from inspector.analysis.load import over
-from inspector.model.hotspots import Captured, ExperimentRun, HotRewrite, Hotspot, Site
+from inspector.model.hotspots import Captured, ExperimentRun, HotLine, HotRewrite, Hotspot, Site
 from inspector.model.rewrites import Note
-from inspector.raw import RawCaptured, RawExperiment, RawExperimentRun, RawHotspot, RawRewrite, RawSite
+from inspector.raw import RawCaptured, RawExperiment, RawExperimentRun, RawHotLine, RawHotspot, RawRewrite, RawSite
 
 
 def hotspots(raw: list[RawHotspot] | None, wall_s: Optional[float]) -> tuple[Hotspot, ...]:
@@ -44,7 +44,13 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
                    callers=tuple(_site(s) for s in h.callers or []), captured=captured,
                    rewrites=tuple(_rewrite(r) for r in e.rewrites or []), runs=tuple(ordered), rounds=rounds,
                    best=best.id if best else None, projected_s=projected, experiment_why=e.why or "",
-                   load=load, run_s=run_s)
+                   load=load, run_s=run_s, lines=tuple(_line(x, h) for x in h.lines or []))
+
+
+def _line(x: RawHotLine, h: RawHotspot) -> HotLine:
+    """A hot line, its samples as a share of the run's (the function's samples over its share)."""
+    per = (h.share or 0.0) / h.samples if h.samples else 0.0
+    return HotLine(x.line or 0, (x.samples or 0) * per, x.into, x.into_samples * per if x.into_samples else None)
 
 
 def _site(s: RawSite) -> Site:

@@ -20,6 +20,17 @@ class Site:
 
 
 @dataclass(frozen=True)
+class HotLine:
+    """A line of a hot function its share of the run's samples fell at, and the function not the program's it called
+    that held the most of them (``into``: ``module.qualname``, a library's or Python's; ``into_share`` of the run)."""
+
+    line: int
+    share: float
+    into: Optional[str]
+    into_share: Optional[float]
+
+
+@dataclass(frozen=True)
 class Captured:
     """What one round (a generation) of the program's calls gave the function: ``rows`` of the round's ``calls``
     individuals copied (``sampled``: fewer than the calls), each of ``genes`` genes of ``dtype``."""
@@ -97,3 +108,4 @@ class Hotspot:
     experiment_why: str
     load: Optional[MachineLoad] = None  # how busy the machine was over the experiment's rounds
     run_s: Optional[float] = None
+    lines: tuple[HotLine, ...] = ()  # its own lines the samples fell at, the most first

@@ -52,7 +52,8 @@ SINGLE_ROUNDS = 20  # rounds of one call each after which an armed function is l
 MAX_ROWS = 20_000  # individuals copied per function (the round's other calls are counted)
 MAX_BYTES = 256 << 20  # bytes of copies per function
 SHOWN = 6  # functions kept in the record, the most time first
-MIN_SHARE = 0.02  # of the run's wall time a function kept in the record holds at least
+MIN_SHARE = 0.02  # of the run's wall time a function kept in the record holds at least (and each of its lines)
+LINES = 3  # lines kept per function
 NESTED = ("<listcomp>", "<genexpr>", "<setcomp>", "<dictcomp>", "<lambda>")  # frames whose line is their function's
 LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
 
@@ -296,6 +297,8 @@ class Hotspots:
         self.line_frames: dict[tuple[str, int, str], Any] = {}  # the frame a line was last sampled in
         self.retries: dict[Any, int] = {}  # times a function was armed and not called while watched
         self.tried: set[tuple[str, int, str]] = set()  # hot lines whose callees were looked for
+        self.into: dict[tuple[str, int, str], dict[str, int]] = {}  # per line: samples in each function not the
+        #                                                             program's that it called (``module.qualname``)
         self.line_of: dict[Any, tuple[str, int, str]] = {}  # a function found at a hot line: that line
         self.last: dict[Any, Any] = {}  # the frame a code was last sampled in (kept alive: another is another call)
         self.repeated: set[Any] = set()  # codes sampled in two calls or more
@@ -372,10 +375,11 @@ class Hotspots:
         at: set[tuple[str, int, str]] = set()  # the program's lines on the stack
         waiting: Any = None  # the innermost function of the program's not yet given the line that called it
         through = False  # a frame not the program's (a library's) lies between ``waiting`` and this one
+        inside: Any = None  # the outermost frame not the program's inside the innermost of the program's
         while frame is not None:
             code = frame.f_code
             if not self.own(code):
-                through = True
+                through, inside = True, frame if waiting is None else inside
             else:
                 code = self.codes.setdefault((code.co_filename, code.co_firstlineno, code.co_name), code)
                 if code not in seen:
@@ -389,6 +393,10 @@ class Hotspots:
                     if waiting is None:  # the innermost: the line the time is at
                         self.lines[key] = self.lines.get(key, 0) + 1
                         self.line_frames[key] = frame
+                        if inside is not None:  # in a library's (or Python's) function that line called
+                            into = self.into.setdefault(key, {})
+                            name = _entry(inside)
+                            into[name] = into.get(name, 0) + 1
                     if waiting is not None and waiting is not code:
                         where = self.sites.setdefault(waiting, {})
                         where[key] = where.get(key, 0) + 1
@@ -542,7 +550,19 @@ class Hotspots:
                           "total_s": share * max(0.0, wall_s - self.hooked_s),
                           "callers": [{"file": f, "line": n, "function": name, "calls": None, "samples": k}
                                       for (f, n, name), k in sites],
+                          "lines": self._lines(code),
                           **self._shape(code)})
+        return found
+
+    def _lines(self, code: Any) -> list[dict[str, Any]]:
+        """The lines of ``code`` the most samples fell at (at most LINES, each over MIN_SHARE), each with the
+        function not the program's it called that held the most of them (a library's, Python's)."""
+        own = sorted(((k, n) for k, n in self.lines.items() if k[0] == code.co_filename and k[2] == code.co_name
+                      and n >= MIN_SHARE * self.samples), key=lambda x: -x[1])[:LINES]
+        found = []
+        for key, n in own:
+            into = max(self.into.get(key, {}).items(), key=lambda x: x[1], default=(None, None))
+            found.append({"line": key[1], "samples": n, "into": into[0], "into_samples": into[1]})
         return found
 
     def rounds(self) -> dict[str, tuple[Any, Round]]:
@@ -578,6 +598,12 @@ def _watched(watch: Watch) -> dict[str, Any]:
         "rows": rows, "genes": genes, "calls": kept.calls, "bytes": kept.bytes, "sampled": kept.sampled,
         "sequence": kept.sequence, "via": kept.via, "dtype": str(_dtype(kept)),
         "site": {"file": kept.site[0], "line": kept.site[1], "function": kept.site[2]} if kept.site else None}}
+
+
+def _entry(frame: Any) -> str:
+    """A function not the program's, as its module names it (``deap.tools.emo.selNSGA2``)."""
+    code = frame.f_code
+    return f"{frame.f_globals.get('__name__', '?')}.{getattr(code, 'co_qualname', code.co_name)}"
 
 
 def _name(code: Any) -> str:

@@ -50,11 +50,26 @@ def sampled(hot: tuple[Hotspot, ...]) -> list[SampledRow]:
                        shape(h.shape) + (f": {h.why}" if h.why else "")) for h in hot]
 
 
+LIBRARY_SHARE = 0.15  # of the run's samples in code not the program's, called from one line, worth a word
+
+
 def views(hot: tuple[Hotspot, ...], wall_s: Optional[float]) -> list[HotView]:
     """The functions worth a word: those the experiment ran on, then the others that take an individual or a
-    population (with why no experiment ran)."""
+    population (with why no experiment ran), then those whose lines spent much of the run in code not the
+    program's (a library's, Python's: what it called there)."""
     chosen = sorted((h for h in hot if h.shape in ("individual", "population")), key=lambda h: not h.runs)
-    return [view(h, wall_s) for h in chosen]
+    elsewhere = [h for h in hot if h not in chosen and any((x.into_share or 0.0) >= LIBRARY_SHARE for x in h.lines)]
+    return [view(h, wall_s) for h in chosen] + [_elsewhere(h) for h in elsewhere]
+
+
+def _elsewhere(h: Hotspot) -> HotView:
+    """A function whose time went mostly into code not the program's, line by line."""
+    lines = "; ".join(f"{x.share:.0%} at line {x.line}" + (f" ({x.into_share:.0%} in {x.into})" if x.into else "")
+                      for x in h.lines)
+    return HotView(h.id, f"{h.function} ({os.path.basename(h.file)}:{h.line}) took {h.share:.0%} of the run "
+                         f"({seconds(h.total_s)}, sampled): {lines}. Code not the program's (a library's or Python's) "
+                         f"held that time: inspector rewrites and times the program's own functions, and "
+                         f"{h.function} is {shape(h.shape)}" + (f" ({h.why})." if h.why else "."), (), (), ())
 
 
 def view(h: Hotspot, wall_s: Optional[float]) -> HotView:

@@ -146,15 +146,8 @@ def test_the_watch_lets_the_hook_go_between_rounds_from_one_frame_and_still_copi
     """Rounds made by one frame with a gap of calls between them (DEAP's eaSimple): the hook is off in the gaps
     (it slows every call), back before a round begins, and the round kept is one whole generation, its outputs the
     program's."""
-    from inspector.probe.hotspots import Hotspots
     path = tmp_path / "gapped.py"
-    path.write_text(GAPPED)
-    hot = Hotspots([str(tmp_path)])
-    hot.install()
-    try:
-        runpy.run_path(str(path), run_name="__main__")
-    finally:
-        hot.stop()
+    hot, _, _ = _sampled(path, GAPPED)
     (watch,) = [w for w in hot.watches.values() if w.code.co_name == "fitness"]
     kept = watch.kept
     assert kept is not None and watch.rests >= 1, watch.why  # the hook let go in a gap (its cost: bench/)
@@ -189,17 +182,8 @@ def test_individuals_of_an_ndarray_subclass_are_timed_as_that_class_and_the_watc
     """The experiment's "as written" gets each individual as the class the program gave (a copy's plain array
     iterates faster), and the function's time is its share of the run less the time the call hook was on."""
     from inspector.probe.experiment import _as_written
-    from inspector.probe.hotspots import Hotspots, population
-    path = tmp_path / "subclassed.py"
-    path.write_text(SUBCLASSED)
-    hot = Hotspots([str(tmp_path)])
-    hot.install()
-    start = time.perf_counter()
-    try:
-        namespace = runpy.run_path(str(path), run_name="__main__")
-    finally:
-        hot.stop()
-    wall_s = time.perf_counter() - start
+    from inspector.probe.hotspots import population
+    hot, namespace, wall_s = _sampled(tmp_path / "subclassed.py", SUBCLASSED)
     (code, kept), = [(c, k) for c, k in hot.rounds().values() if c.co_name == "fitness"]
     assert kept.row_type is not None and kept.row_type.__name__ == "Individual" and kept.calls == 300
     seen = []
@@ -209,6 +193,48 @@ def test_individuals_of_an_ndarray_subclass_are_timed_as_that_class_and_the_watc
     (found,) = [f for f in hot.facts(wall_s) if f["function"] == "fitness"]
     assert found["total_s"] == pytest.approx(found["share"] * (wall_s - hot.hooked_s))
     assert namespace["fitness"](population(kept)[0]) == kept.outputs[0]
+
+
+IN_A_LIBRARY = """
+import json
+
+DATA = [{"gene": i, "values": [i * 0.5] * 30} for i in range(3000)]
+
+def main():
+    for _ in range(30):
+        text = json.dumps(DATA)
+        json.loads(text)
+
+main()
+"""
+
+
+def test_a_line_whose_time_is_in_code_not_the_programs_names_the_function_it_called(tmp_path):
+    """Samples whose innermost frame is not the program's count at the program's line that called into it, with the
+    outermost such function (the one that line called, as its module names it)."""
+    hot, _, wall_s = _sampled(tmp_path / "in_a_library.py", IN_A_LIBRARY)
+    (main,) = [f for f in hot.facts(wall_s) if f["function"] == "main"]
+    lines = {x["line"]: x for x in main["lines"]}
+    dumps, loads = (IN_A_LIBRARY.splitlines().index(f"        {t}") + 1 for t in ("text = json.dumps(DATA)",
+                                                                                 "json.loads(text)"))
+    assert lines[dumps]["into"] == "json.dumps" and lines[dumps]["into_samples"] <= lines[dumps]["samples"]
+    assert loads not in lines or lines[loads]["into"] == "json.loads"
+    assert sum(x["samples"] for x in main["lines"]) <= main["samples"]
+
+
+def _sampled(path, program):
+    """(the Hotspots, the namespace, the wall seconds) of ``program`` written at ``path`` and run in this process
+    under the sampler."""
+    from inspector.probe.hotspots import Hotspots
+    path.write_text(program)
+    hot = Hotspots([str(path.parent)])
+    hot.install()
+    start = time.perf_counter()
+    try:
+        namespace = runpy.run_path(str(path), run_name="__main__")
+    finally:
+        hot.stop()
+    return hot, namespace, time.perf_counter() - start
 
 
 def _timed_fitness(argv):

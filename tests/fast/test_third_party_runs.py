@@ -34,7 +34,8 @@ def test_no_stake_is_larger_than_its_call(path):
 def test_a_third_party_programs_hot_function_is_estimated_from_its_own_figures_and_said_once(stem):
     """Each hot function's generations are its sampled time over one generation as written, within 2x of the
     generations the program runs (its eaSimple's ngen, and its first evaluation); the projection starts from the run
-    less inspector's watch and gains; a rewrite is offered only where it matched; every sentence is said once."""
+    less inspector's watch and gains; a rewrite is offered only where it matched; a line whose time went into
+    DEAP's code says so, naming what it called; every sentence is said once."""
     a = analysis("2.13.0", stem)
     source = (DEAP / f"{stem.removeprefix('deap-')}.py").read_text()
     ngen = [k.value.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
@@ -53,5 +54,12 @@ def test_a_third_party_programs_hot_function_is_estimated_from_its_own_figures_a
         for rewrite in h.rewrites:
             assert rewrite.declined or rewrite.matched, rewrite.dialect
     text = renderer("text").render(a)
+    # where the time went into DEAP's own loop (eaSimple, eaMuPlusLambda): the line that called it, and its name
+    lines = source.splitlines()
+    for h in a.program.hotspots:
+        for x in h.lines:
+            if x.into and x.into_share >= 0.15:
+                assert f"at line {x.line} ({x.into_share:.0%} in {x.into})" in text
+                assert x.into.startswith("deap.") and x.into.rsplit(".", 1)[1] in lines[x.line - 1]
     said = [s.strip() for s in re.split(r"(?<=\.)\s+|\n", text) if len(s.strip()) > 40 and s.strip()[0].isalpha()]
     assert len(said) == len(set(said)), [s for s in said if said.count(s) > 1]
