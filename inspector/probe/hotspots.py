@@ -375,11 +375,16 @@ class Hotspots:
         at: set[tuple[str, int, str]] = set()  # the program's lines on the stack
         waiting: Any = None  # the innermost function of the program's not yet given the line that called it
         through = False  # a frame not the program's (a library's) lies between ``waiting`` and this one
-        inside: Any = None  # the outermost frame not the program's inside the innermost of the program's
+        inside: Any = None  # the outermost frame not the program's inside the innermost of the program's (None
+        #                     within a call of a compiled function: inspector's wrapper is on the stack)
+        compiled = False
         while frame is not None:
             code = frame.f_code
             if not self.own(code):
-                through, inside = True, frame if waiting is None else inside
+                through = True
+                if waiting is None:
+                    compiled = compiled or code.co_filename.startswith(self.ours)
+                    inside = None if compiled else frame
             else:
                 code = self.codes.setdefault((code.co_filename, code.co_firstlineno, code.co_name), code)
                 if code not in seen:
@@ -393,7 +398,8 @@ class Hotspots:
                     if waiting is None:  # the innermost: the line the time is at
                         self.lines[key] = self.lines.get(key, 0) + 1
                         self.line_frames[key] = frame
-                        if inside is not None:  # in a library's (or Python's) function that line called
+                        if inside is not None:  # in a library's (or Python's) function that line called (a
+                            #                     compiled function's call is said where its function is)
                             into = self.into.setdefault(key, {})
                             name = _entry(inside)
                             into[name] = into.get(name, 0) + 1
