@@ -312,6 +312,7 @@ def _sample(path: PathLike, command: str) -> Path:
 
 SWEEP_FACTORS = (100, 10, 1)  # a small sweep: a hundredth and a tenth of the population, then the population
 MIN_SWEEP = 100  # individuals, at least, at a sweep's size
+SIZE_TRIALS = (FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC)  # what breaks tries: a break's flag, a size's shapes
 
 
 def sweep_sizes(population: int) -> list[int]:
@@ -388,13 +389,13 @@ def breaks(path: PathLike, *, variants: Sequence[str] = (), population: Optional
            budget: float = 0.3, progress: Optional[Progress] = None) -> Breaks:
     """Compile the sample's NumPy and torch variants on the CPU (``variants``: ids or globs, default every
     ``*-compiled-cpu``) and find where they break the graph and recompile (``sizes``: population sizes to call each
-    at too); ``try_fixes``: compile again with the flag that removes a break, or ``dynamic=False`` where a size
-    recompiled; ``rewrites``: write each break's rewrite, check and time it. Progress lines include each break as
-    soon as the probe sees it. Its Breaks."""
+    at too); ``try_fixes``: compile again with the flag that removes a break, or ``dynamic=False`` and
+    ``dynamic=True`` where a size recompiled; ``rewrites``: write each break's rewrite, check and time it. Progress
+    lines include each break as soon as the probe sees it. Its Breaks."""
     sample, say = _sample(path, "breaks"), progress or _quiet
     runs = [(interpreter(torch, envs, packages, python, say), list(config))]
     records = _measure(sample, say, runs, stream_breaks=True, only=list(variants) or ["*-compiled-cpu"],
-                       sizes=list(sizes), fixes=(*((FixKind.FLAG, FixKind.STATIC) if try_fixes else ()),
+                       sizes=list(sizes), fixes=(*(SIZE_TRIALS if try_fixes else ()),
                                                  *((FixKind.REWRITE,) if rewrites else ())),
                        population=population, timeout=timeout, budget=budget, compile_options=compile_options,
                        kernel_times=False)  # no pass whose figures breaks never shows

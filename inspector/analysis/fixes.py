@@ -43,8 +43,8 @@ NO_FIX_HINT = re.compile(r"report an issue|file an issue|fundamental|Dynamo bug|
 REMOVE = re.compile(r"^Remove the `(?:[\w.]+\.)?(\w+)(?:\(\))?` call")  # a hint to remove a call from the code
 NAMED = re.compile(r"\w+(?:\.\w+)+|\w+_\w+")  # the names a hint or fix gives (torch.cond, capture_scalar_outputs)
 GAIN = 1.05  # a trial at least this much faster (and faster in every round) gained; anything else did not
-TRYABLE = (FixKind.TILING, FixKind.FLAG, FixKind.STATIC, FixKind.LAYOUT)  # config fixes first: a layout trial
-#                                                                           changes the population's strides
+# config fixes first: a layout trial changes the population's strides
+TRYABLE = (FixKind.TILING, FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC, FixKind.LAYOUT)
 ADVISED_UNTRIED = (FixKind.BREAK, FixKind.RECOMPILES, FixKind.LAYOUT, FixKind.STATIC, FixKind.NUMBER,
                    FixKind.DYNAMIC)  # advice on their precondition alone
 # a program's fixes that could be tried, as listed (stopping its recompiles is said with them)
@@ -343,17 +343,20 @@ def _tiling(unit: Unit, tried: Tried) -> list[Fix]:
 
 
 def _static(unit: Unit, tried: Tried) -> list[Fix]:
-    """Static shapes where a size recompiled: called again at the sizes its variant was; dynamic shapes instead for a
-    function the program already compiled with dynamic=False (about the input whose size changed)."""
+    """Where a size recompiled: static shapes (a compile per size) and dynamic shapes (one compile for every size),
+    each called again at the sizes its variant was; dynamic shapes alone for a function the program already
+    compiled with dynamic=False (about the input whose size changed)."""
     if not size_recompiled(unit):
         return []
     name, axis = resized(unit)
     if static_already(unit):
         return [Fix(FixKind.DYNAMIC, unit.id, (), None, None, unit.code.recompilation, detail=name, axis=axis)]
     sizes = tuple(s.population for s in unit.code.sizes)
-    spec = TrialSpec("dynamic-false", compile_options={"dynamic": False}, sizes=sizes)
-    return [Fix(FixKind.STATIC, unit.id, (), None, spec, tried=tried.get((unit.id, spec.name)), detail=name,
-                axis=axis)]
+    return [Fix(kind, unit.id, (), None, spec, tried=tried.get((unit.id, spec.name)), detail=name, axis=axis)
+            for kind, spec in ((FixKind.STATIC, TrialSpec("dynamic-false", compile_options={"dynamic": False},
+                                                          sizes=sizes)),
+                               (FixKind.DYNAMIC, TrialSpec("dynamic-true", compile_options={"dynamic": True},
+                                                           sizes=sizes)))]
 
 
 def resized(unit: Unit) -> tuple[Optional[str], Optional[int]]:
@@ -392,7 +395,8 @@ def to_try(analysis: SampleAnalysis, kinds: Sequence[FixKind]) -> list[Fix]:
     for fix in analysis.fixes:
         if fix.kind not in kinds or not fix.spec or not can_try(fix, analysis):
             continue
-        key = (fix.variant, fix.spec.name) if fix.kind in (FixKind.FLAG, FixKind.STATIC) else fix.spec.name
+        key = (fix.variant, fix.spec.name) if fix.kind in (FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC) \
+            else fix.spec.name
         if key not in found or (fix.stake_s or 0) > (found[key].stake_s or 0):
             found[key] = fix
     return sorted(found.values(), key=lambda f: TRYABLE.index(f.kind))
@@ -447,10 +451,14 @@ def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_
     speedup = side[0] if side else timing.median_s / after_timing.median_s if timing and after_timing else None
     spread = (side[1][0], side[1][1]) if side else None
     at = [(b, a) for b, a in zip(before.sizes, after.sizes) if b.population == a.population]
-    if raw.sizes:
-        speedup = at[-1][0].steady_s / at[-1][1].steady_s if at and at[-1][0].steady_s and at[-1][1].steady_s \
-            else None
     ok = raw.status == Status.OK and raw.matches_variant is not False
+    gain = bool(ok and speedup and speedup >= GAIN and (spread is None or spread[0] > 1))
+    own = None
+    if raw.sizes:
+        own, speedup = speedup, (at[-1][0].steady_s / at[-1][1].steady_s if at and at[-1][0].steady_s
+                                 and at[-1][1].steady_s else None)
+        fewer = sum(a.recompiles for _, a in at) < sum(b.recompiles for b, _ in at)
+        gain = bool(ok and (speedup and speedup >= GAIN or fewer) and (own is None or own >= 1 / GAIN))
     spec = spec_of(raw)
     return TrialResult(
         id=raw.id or "", variant=raw.variant or "", kind=FixKind(raw.kind), spec=spec,
@@ -458,8 +466,9 @@ def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_
         error=raw.error, matches=raw.matches_variant, mismatch=raw.mismatch, speedup=speedup, spread=spread,
         rounds=len(side[2]) if side else 0, median_before_s=timing.median_s if timing else None,
         median_after_s=after_timing.median_s if after_timing else None, effect=_effect(before, after),
-        gain=bool(ok and speedup and speedup >= GAIN and (spread is None or spread[0] > 1)), alone=bool(raw.alone),
-        sizes=tuple(SizeCompared(b.population, b.steady_s, a.steady_s, b.recompiles, a.recompiles) for b, a in at))
+        gain=gain, alone=bool(raw.alone), own_speedup=own,
+        sizes=tuple(SizeCompared(b.population, b.steady_s, a.steady_s, b.recompiles, a.recompiles, b.first_call_s,
+                                 a.first_call_s) for b, a in at))
 
 
 def _effect(before: CompiledCode, after: CompiledCode) -> TrialEffect:

@@ -17,9 +17,9 @@ Where = tuple[Optional[str], Optional[int]]  # (a source file's display name, a 
 @dataclass(frozen=True)
 class TrialSpec:
     """How the probe tries a fix (``inspector.probe.trials``): its ``name`` (the trial's, in its id: column-major,
-    tiling-off, a Dynamo flag's name, dynamic-false), the population's ``layout`` ("column-major"), the ``config``
-    items [KEY=VALUE] and ``compile_options`` {torch.compile keyword: value} it compiles with, and the population
-    ``sizes`` it is called at afterwards, as its variant was."""
+    tiling-off, a Dynamo flag's name, dynamic-false, dynamic-true), the population's ``layout`` ("column-major"),
+    the ``config`` items [KEY=VALUE] and ``compile_options`` {torch.compile keyword: value} it compiles with, and the
+    population ``sizes`` it is called at afterwards, as its variant was."""
 
     name: str
     layout: Optional[str] = None
@@ -30,14 +30,16 @@ class TrialSpec:
 
 @dataclass(frozen=True)
 class SizeCompared:
-    """A trial and its variant called at one further population size: their steady calls' seconds, and how many
-    times each compiled again there."""
+    """A trial and its variant called at one further population size: their steady calls' seconds, how many times
+    each compiled again there, and their first calls' seconds (a recompile's, where it compiled again)."""
 
     population: int
     steady_before_s: Optional[float]
     steady_after_s: Optional[float]
     recompiles_before: int
     recompiles_after: int
+    first_before_s: Optional[float] = None
+    first_after_s: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -59,9 +61,10 @@ class TrialResult:
     ``speedup``: the variant's time over the trial's, the median of their side-by-side ratios over ``rounds``
     alternating rounds (``spread``: the lowest and highest of them), else the ratio of their medians timed one after
     the other (``rounds`` 0), or for a trial called at further sizes (``sizes``) the ratio of one steady call at the
-    last; ``gain``: it ran, matched the variant's output, and was at least GAIN faster (in every round): only then
-    is it advice. ``alone``: compiled after torch._dynamo.reset() and timed alone (torch 2.1 shares compiled code).
-    """
+    last (``own_speedup``: the rounds' at the variant's own size); ``gain``: it ran, matched the variant's output,
+    and was at least GAIN faster (in every round); a size trial: faster at the last size or compiled fewer times
+    over the sizes, and not GAIN slower at the variant's own size. Only then is it advice. ``alone``: compiled after
+    torch._dynamo.reset() and timed alone (torch 2.1 shares compiled code)."""
 
     id: str
     variant: str  # the variant it changed
@@ -80,6 +83,7 @@ class TrialResult:
     gain: bool
     alone: bool
     sizes: tuple[SizeCompared, ...]
+    own_speedup: Optional[float] = None
 
     def __post_init__(self) -> None:
         coerce(self, "status", Status)

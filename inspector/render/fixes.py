@@ -14,7 +14,8 @@ from inspector.render.words import places, ratio, seconds, spans, spread
 # how to make the population column-major, the tiling heuristic off, and a recompiled size static, as a user does
 COLUMN_MAJOR = "shape (d, N), or np.asfortranarray"
 TILING_OFF = 'torch.compile(fn, options={"cpp.enable_tiling_heuristics": False})'
-LABELS = {FixKind.LAYOUT: "column-major", FixKind.TILING: "the tiling heuristic off", FixKind.STATIC: "dynamic=False"}
+LABELS = {FixKind.LAYOUT: "column-major", FixKind.TILING: "the tiling heuristic off", FixKind.STATIC: "dynamic=False",
+          FixKind.DYNAMIC: "dynamic=True"}
 STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outside compiled graphs per call",
           FixKind.RECOMPILES: "per call, compiles included", FixKind.NUMBER: "per call, compiles included",
           FixKind.LAYOUT: "in the kernels of these lines per call",
@@ -53,8 +54,7 @@ def static(fix: Fix) -> str:
     named = _resized(fix)
     marked = (f"torch._dynamo.mark_static({named[0]}, {named[1]})" if named else
               "torch._dynamo.mark_static(x, 0) on the input whose size changed")
-    return (f"torch.compile(fn, dynamic=False) or {marked} (kernels stay specialised, one compile per size), or "
-            "dynamic=True (one compile for every size)")
+    return f"torch.compile(fn, dynamic=False) or {marked} (kernels stay specialised, one compile per size)"
 
 
 def rewrite(b: GraphBreak, named: Sequence[str], eager_faster: Optional[float] = None) -> str:
@@ -78,9 +78,13 @@ def number(fix: Fix) -> str:
 
 
 def dynamic(fix: Fix) -> str:
-    """Dynamic shapes for a function the program already compiled with dynamic=False; a higher recompile limit where
-    it hit it."""
+    """Dynamic shapes where a size recompiled (``fix.spec``: its trial), or for a function the program already
+    compiled with dynamic=False; a higher recompile limit where it hit it."""
     name, axis = _resized(fix) or ("x", 0)
+    if fix.spec:
+        return (f"Compile with dynamic shapes (torch.compile(fn, dynamic=True) or torch._dynamo.mark_dynamic({name}, "
+                f"{axis}) before the call: one compile for every size, kernels that take the size as a symbol): a "
+                "change of population size recompiled it.")
     limit = fix.cause.limit if isinstance(fix.cause, Recompilation) else None
     higher = (f"; or, to keep a compile per size, a higher torch._dynamo.config.recompile_limit (it hit {limit})"
               if limit else "")
@@ -114,8 +118,8 @@ def trial(t: TrialResult) -> str:
         return f"tried: {label} → not timed"
     # how its speedup was measured: at the last further size (as the analysis takes it there), else in the rounds
     how = (f" (one steady call each at {t.sizes[-1].population:,}, one after the other; recompiles "
-           f"{sum(s.recompiles_before for s in t.sizes)} → {sum(s.recompiles_after for s in t.sizes)} over the sizes)"
-           if t.sizes else f" ({spread(t.spread, t.rounds)})" if t.spread
+           f"{sum(s.recompiles_before for s in t.sizes)} → {sum(s.recompiles_after for s in t.sizes)} over the sizes"
+           f"{_first_calls(t)}{_own_size(t)})" if t.sizes else f" ({spread(t.spread, t.rounds)})" if t.spread
            else " (timed one after the other, not side by side)")
     said = [f"{ratio(t.speedup, 'change')}{how}" if t.gain else f"no gain: {ratio(t.speedup, 'change')}{how}"]
     e = t.effect
@@ -123,6 +127,22 @@ def trial(t: TrialResult) -> str:
     said += [f"{spans({n for _, n in e.parallel_now if n})} now parallel"] if e.parallel_now else []
     said += [f"graph breaks {e.breaks_before} → {e.breaks_after}"] if e.breaks_before != e.breaks_after else []
     return f"tried: {label} → " + ", ".join(said)
+
+
+def _first_calls(t: TrialResult) -> str:
+    """"; their first calls 2.1 s → 0.4 s": a size trial's first calls at the sizes (where each compiled again), where
+    all were timed."""
+    before, after = ([getattr(s, f"first_{side}_s") for s in t.sizes] for side in ("before", "after"))
+    if not all(before) or not all(after):
+        return ""
+    return f", their first calls {seconds(sum(before))} → {seconds(sum(after))}"
+
+
+def _own_size(t: TrialResult) -> str:
+    """"; at the first size 1.02x slower to 1.1x faster in 3 alternating rounds": a size trial's rounds at the
+    population its variant was timed at."""
+    said = spread(t.spread, t.rounds) if t.spread else ratio(t.own_speedup, "change") if t.own_speedup else ""
+    return f"; at the first size {said}" if said else ""
 
 
 def what(spec: TrialSpec) -> str:

@@ -289,11 +289,15 @@ def test_a_function_already_dynamic_false_is_never_advised_dynamic_false():
     said = " ".join(f.text for f in views.program_fixes(a))
     assert "dynamic=False)" not in said and "torch.compile(fn, dynamic=True)" in said
     assert "torch._dynamo.mark_dynamic(x, 0)" in said and "torch._dynamo.config.recompile_limit" in said
-    # the same run had it not said dynamic=False: static shapes are a choice, about the input torch's guard named
+    # the same run had it not said dynamic=False: static shapes and dynamic shapes are two choices, each said once,
+    # about the input torch's guard named, each tried (on a sample) at the sizes the function was called at
     b = _program("recompile_limit", compile_options={})
-    (static,) = _of(b, FixKind.STATIC)
-    assert not _of(b, FixKind.DYNAMIC) and (static.detail, static.axis) == ("x", 0)
+    (static,), (dynamic,) = _of(b, FixKind.STATIC), _of(b, FixKind.DYNAMIC)
+    assert (static.detail, static.axis) == (dynamic.detail, dynamic.axis) == ("x", 0)
+    assert (static.spec.compile_options, dynamic.spec.compile_options) == ({"dynamic": False}, {"dynamic": True})
+    assert static.spec.sizes == dynamic.spec.sizes
     assert "torch._dynamo.mark_static(x, 0) (kernels" in fix_words.static(static)
+    assert "dynamic=True" not in fix_words.static(static) and "mark_dynamic(x, 0)" in fix_words.dynamic(dynamic)
 
 
 def test_a_data_dependent_branch_gets_torch_where_where_both_branches_are_tensor_expressions_else_torch_cond():
