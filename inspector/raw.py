@@ -859,13 +859,16 @@ class RawSite(Raw):
 
 @dataclass(frozen=True, kw_only=True)
 class RawHotLine(Raw):
-    """A line of a hot function the run's samples fell at (its own, not its callees'), and the function not the
-    program's it called that held the most of them (``into``, ``module.qualname``: a library's, Python's)."""
+    """A line of a hot function the run's samples fell at (its own, not its callees'), the function not the
+    program's it called that held the most of them (``into``, ``module.qualname``: a library's, Python's), and the
+    innermost function the most of those were in (``within``: where the time itself was)."""
 
     line: Optional[int] = None
     samples: Optional[int] = None
     into: Optional[str] = None
     into_samples: Optional[int] = None
+    within: Optional[str] = None
+    within_samples: Optional[int] = None
 
 
 @dataclass(frozen=True, kw_only=True)

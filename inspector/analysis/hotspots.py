@@ -50,7 +50,8 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
 def _line(x: RawHotLine, h: RawHotspot) -> HotLine:
     """A hot line, its samples as a share of the run's (the function's samples over its share)."""
     per = (h.share or 0.0) / h.samples if h.samples else 0.0
-    return HotLine(x.line or 0, (x.samples or 0) * per, x.into, x.into_samples * per if x.into_samples else None)
+    return HotLine(x.line or 0, (x.samples or 0) * per, x.into, x.into_samples * per if x.into_samples else None,
+                   x.within, x.within_samples * per if x.within_samples else None)
 
 
 def _site(s: RawSite) -> Site:

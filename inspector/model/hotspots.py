@@ -21,13 +21,16 @@ class Site:
 
 @dataclass(frozen=True)
 class HotLine:
-    """A line of a hot function its share of the run's samples fell at, and the function not the program's it called
-    that held the most of them (``into``: ``module.qualname``, a library's or Python's; ``into_share`` of the run)."""
+    """A line of a hot function its share of the run's samples fell at, the function not the program's it called
+    that held the most of them (``into``: ``module.qualname``, a library's or Python's; ``into_share`` of the run),
+    and the innermost function the most of those were in (``within``, ``within_share``: where the time itself was)."""
 
     line: int
     share: float
     into: Optional[str]
     into_share: Optional[float]
+    within: Optional[str] = None
+    within_share: Optional[float] = None
 
 
 @dataclass(frozen=True)

@@ -299,6 +299,7 @@ class Hotspots:
         self.tried: set[tuple[str, int, str]] = set()  # hot lines whose callees were looked for
         self.into: dict[tuple[str, int, str], dict[str, int]] = {}  # per line: samples in each function not the
         #                                                             program's that it called (``module.qualname``)
+        self.within: dict[tuple[str, int, str], dict[str, int]] = {}  # ... and in the innermost function there
         self.line_of: dict[Any, tuple[str, int, str]] = {}  # a function found at a hot line: that line
         self.last: dict[Any, Any] = {}  # the frame a code was last sampled in (kept alive: another is another call)
         self.repeated: set[Any] = set()  # codes sampled in two calls or more
@@ -377,7 +378,7 @@ class Hotspots:
         through = False  # a frame not the program's (a library's) lies between ``waiting`` and this one
         inside: Any = None  # the outermost frame not the program's inside the innermost of the program's (None
         #                     within a call of a compiled function: inspector's wrapper is on the stack)
-        compiled = False
+        compiled, innermost = False, frame
         while frame is not None:
             code = frame.f_code
             if not self.own(code):
@@ -400,9 +401,9 @@ class Hotspots:
                         self.line_frames[key] = frame
                         if inside is not None:  # in a library's (or Python's) function that line called (a
                             #                     compiled function's call is said where its function is)
-                            into = self.into.setdefault(key, {})
-                            name = _entry(inside)
-                            into[name] = into.get(name, 0) + 1
+                            for found, name in ((self.into, _entry(inside)), (self.within, _entry(innermost))):
+                                at_line = found.setdefault(key, {})
+                                at_line[name] = at_line.get(name, 0) + 1
                     if waiting is not None and waiting is not code:
                         where = self.sites.setdefault(waiting, {})
                         where[key] = where.get(key, 0) + 1
@@ -562,13 +563,16 @@ class Hotspots:
 
     def _lines(self, code: Any) -> list[dict[str, Any]]:
         """The lines of ``code`` the most samples fell at (at most LINES, each over MIN_SHARE), each with the
-        function not the program's it called that held the most of them (a library's, Python's)."""
+        function not the program's it called that held the most of them (a library's, Python's), and the innermost
+        function the most of them were in (its own time)."""
         own = sorted(((k, n) for k, n in self.lines.items() if k[0] == code.co_filename and k[2] == code.co_name
                       and n >= MIN_SHARE * self.samples), key=lambda x: -x[1])[:LINES]
         found = []
         for key, n in own:
-            into = max(self.into.get(key, {}).items(), key=lambda x: x[1], default=(None, None))
-            found.append({"line": key[1], "samples": n, "into": into[0], "into_samples": into[1]})
+            into, within = (max(d.get(key, {}).items(), key=lambda x: x[1], default=(None, None))
+                            for d in (self.into, self.within))
+            found.append({"line": key[1], "samples": n, "into": into[0], "into_samples": into[1],
+                          "within": within[0], "within_samples": within[1]})
         return found
 
     def rounds(self) -> dict[str, tuple[Any, Round]]:

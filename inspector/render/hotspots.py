@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from inspector.model.hotspots import ExperimentRun, Hotspot
+from inspector.model.hotspots import ExperimentRun, HotLine, Hotspot
 from inspector.render import rewrites, said
 from inspector.render.words import ratio, seconds
 
@@ -62,10 +62,17 @@ def views(hot: tuple[Hotspot, ...], wall_s: Optional[float]) -> list[HotView]:
     return [view(h, wall_s) for h in chosen] + [_elsewhere(h) for h in elsewhere]
 
 
+def _within(x: HotLine) -> str:
+    """", of which 56% in deap.base.Fitness.dominates itself": where a line's time in code not the program's itself
+    was (of the run), where that is not the function the line called."""
+    return (f", of which {x.within_share:.0%} in {x.within} itself" if x.within and x.within != x.into
+            and x.within_share else "")
+
+
 def _elsewhere(h: Hotspot) -> HotView:
     """A function whose time went mostly into code not the program's, line by line."""
-    lines = "; ".join(f"{x.share:.0%} at line {x.line}" + (f" ({x.into_share:.0%} in {x.into})" if x.into else "")
-                      for x in h.lines)
+    lines = "; ".join(f"{x.share:.0%} at line {x.line}" + (f" ({x.into_share:.0%} in {x.into}{_within(x)})"
+                                                            if x.into else "") for x in h.lines)
     return HotView(h.id, f"{h.function} ({os.path.basename(h.file)}:{h.line}) took {h.share:.0%} of the run "
                          f"({seconds(h.total_s)}, sampled): {lines}. Code not the program's (a library's or Python's) "
                          f"held that time: inspector rewrites and times the program's own functions, and "

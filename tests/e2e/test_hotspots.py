@@ -211,13 +211,16 @@ main()
 
 def test_a_line_whose_time_is_in_code_not_the_programs_names_the_function_it_called(tmp_path):
     """Samples whose innermost frame is not the program's count at the program's line that called into it, with the
-    outermost such function (the one that line called, as its module names it)."""
+    outermost such function (the one that line called, as its module names it) and the innermost."""
     hot, _, wall_s = _sampled(tmp_path / "in_a_library.py", IN_A_LIBRARY)
     (main,) = [f for f in hot.facts(wall_s) if f["function"] == "main"]
     lines = {x["line"]: x for x in main["lines"]}
     dumps, loads = (IN_A_LIBRARY.splitlines().index(f"        {t}") + 1 for t in ("text = json.dumps(DATA)",
                                                                                  "json.loads(text)"))
     assert lines[dumps]["into"] == "json.dumps" and lines[dumps]["into_samples"] <= lines[dumps]["samples"]
+    # where the time itself was: the innermost function of those samples, json's own encoder
+    assert lines[dumps]["within"].startswith("json.encoder.") and lines[dumps]["within_samples"] <= lines[dumps][
+        "into_samples"]
     assert loads not in lines or lines[loads]["into"] == "json.loads"
     assert sum(x["samples"] for x in main["lines"]) <= main["samples"]
 
