@@ -59,7 +59,8 @@ def test_a_third_party_programs_hot_function_is_estimated_from_its_own_figures_a
     for h in a.program.hotspots:
         for x in h.lines:
             if x.into and x.into_share >= 0.15:
-                assert f"at line {x.line} ({x.into_share:.0%} in {x.into})" in text
+                assert f"at line {x.line} ({x.into_share:.0%} in {x.into}" in text
+                assert not x.within or x.within == x.into or f"{x.within_share:.0%} in {x.within} itself" in text
                 assert x.into.startswith("deap.") and x.into.rsplit(".", 1)[1] in lines[x.line - 1]
     said = [s.strip() for s in re.split(r"(?<=\.)\s+|\n", text) if len(s.strip()) > 40 and s.strip()[0].isalpha()]
     assert len(said) == len(set(said)), [s for s in said if said.count(s) > 1]
