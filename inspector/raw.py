@@ -326,7 +326,8 @@ class RawSize(Raw):
 
     population: Optional[int] = None
     first_call_s: Optional[float] = None
-    steady_s: Optional[float] = None
+    steady_s: Optional[float] = None  # the median of steady_calls (absent: one)
+    steady_calls: Optional[int] = None
     recompiles: Optional[list[RawSizeRecompile]] = None
 
 

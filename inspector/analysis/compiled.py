@@ -171,5 +171,5 @@ def _size(raw: RawSize) -> SizeCall:
     nothing)."""
     found = raw.recompiles or []
     return SizeCall(raw.population or 0, raw.first_call_s, raw.steady_s, len(found),
-                    tuple(r.reason for r in found if r.reason))
+                    tuple(r.reason for r in found if r.reason), raw.steady_calls or 1)
 

@@ -458,7 +458,8 @@ def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_
         own, speedup = speedup, (at[-1][0].steady_s / at[-1][1].steady_s if at and at[-1][0].steady_s
                                  and at[-1][1].steady_s else None)
         fewer = sum(a.recompiles for _, a in at) < sum(b.recompiles for b, _ in at)
-        gain = bool(ok and (speedup and speedup >= GAIN or fewer) and (own is None or own >= 1 / GAIN))
+        gain = bool(ok and speedup and (speedup >= GAIN or fewer and speedup >= 1 / GAIN)
+                    and (own is None or own >= 1 / GAIN))
     spec = spec_of(raw)
     return TrialResult(
         id=raw.id or "", variant=raw.variant or "", kind=FixKind(raw.kind), spec=spec,
@@ -468,7 +469,7 @@ def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_
         median_after_s=after_timing.median_s if after_timing else None, effect=_effect(before, after),
         gain=gain, alone=bool(raw.alone), own_speedup=own,
         sizes=tuple(SizeCompared(b.population, b.steady_s, a.steady_s, b.recompiles, a.recompiles, b.first_call_s,
-                                 a.first_call_s) for b, a in at))
+                                 a.first_call_s, min(b.steady_calls, a.steady_calls)) for b, a in at))
 
 
 def _effect(before: CompiledCode, after: CompiledCode) -> TrialEffect:

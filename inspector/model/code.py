@@ -273,13 +273,15 @@ class ThreadScaling:
 @dataclass(frozen=True)
 class SizeCall:
     """A compiled function called at one further population size (``breaks --population-sizes``): its first and
-    steady call's seconds, how many times it compiled again there, and the guards that failed (torch's words)."""
+    steady call's seconds (the median of ``steady_calls``), how many times it compiled again there, and the guards
+    that failed (torch's words)."""
 
     population: int
     first_call_s: Optional[float]
     steady_s: Optional[float]
     recompiles: int
     guards: tuple[str, ...]
+    steady_calls: int = 1
 
 
 @dataclass(frozen=True)

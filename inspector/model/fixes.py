@@ -40,6 +40,7 @@ class SizeCompared:
     recompiles_after: int
     first_before_s: Optional[float] = None
     first_after_s: Optional[float] = None
+    steady_calls: int = 1  # the steady calls each side's median is of (the fewer)
 
 
 @dataclass(frozen=True)
@@ -62,9 +63,9 @@ class TrialResult:
     alternating rounds (``spread``: the lowest and highest of them), else the ratio of their medians timed one after
     the other (``rounds`` 0), or for a trial called at further sizes (``sizes``) the ratio of one steady call at the
     last (``own_speedup``: the rounds' at the variant's own size); ``gain``: it ran, matched the variant's output,
-    and was at least GAIN faster (in every round); a size trial: faster at the last size or compiled fewer times
-    over the sizes, and not GAIN slower at the variant's own size. Only then is it advice. ``alone``: compiled after
-    torch._dynamo.reset() and timed alone (torch 2.1 shares compiled code)."""
+    and was at least GAIN faster (in every round); a size trial: GAIN faster at the last size, or compiled fewer
+    times over the sizes and not GAIN slower there, and not GAIN slower at the variant's own size. Only then is it
+    advice. ``alone``: compiled after torch._dynamo.reset() and timed alone (torch 2.1 shares compiled code)."""
 
     id: str
     variant: str  # the variant it changed

@@ -7,6 +7,7 @@ import fnmatch
 import os
 import platform
 import re
+import statistics
 import sys
 import sysconfig
 import time
@@ -39,6 +40,7 @@ INSPECTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PYTHON_PILOT = 1000
 TRACE_LIMIT_S = 10.0  # the Python-line trace of one call stops recording after this long
+SIZE_CALLS = 5  # steady calls at a further population size (their median)
 MAX_PROFILED_GRAPH_CALLS = 5000  # compiled graph calls a profiled pass may record (each makes several events)
 COMPILE_OPTIONS = ("mode", "dynamic", "fullgraph", "backend", "options")
 Ran = tuple[JSON, Optional[tuple[np.ndarray, Timed]]]  # a variant's raw result; its output and (call, sync), or None
@@ -243,11 +245,13 @@ def _first_call(call: Callable[[], Any], sync: Callable[[], object]) -> tuple[An
 
 def _at_size(target: Callable[[Any], Any], data: Any, sync: Callable[[], object], capture: Capture, n: int
              ) -> JSON:
-    """Call the compiled variant on a population of ``n``: did it recompile, and why (the failed guard)."""
+    """Call the compiled variant on a population of ``n``: did it recompile, and why (the failed guard); its steady
+    call the median of SIZE_CALLS."""
     capture.take()
     first = once(lambda: target(data), sync)
     graphs = capture.take()["graphs"]
-    return {"population": n, "first_call_s": first, "steady_s": once(lambda: target(data), sync),
+    steady = statistics.median(once(lambda: target(data), sync) for _ in range(SIZE_CALLS))
+    return {"population": n, "first_call_s": first, "steady_s": steady, "steady_calls": SIZE_CALLS,
             "recompiles": [{"compile_id": g.get("compile_id"),
                             "op_count": (g.get("metrics") or {}).get("graph_op_count"),
                             "reason": (g.get("metrics") or {}).get("recompile_reason")} for g in graphs]}

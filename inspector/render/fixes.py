@@ -117,9 +117,7 @@ def trial(t: TrialResult) -> str:
     if t.speedup is None:
         return f"tried: {label} → not timed"
     # how its speedup was measured: at the last further size (as the analysis takes it there), else in the rounds
-    how = (f" (one steady call each at {t.sizes[-1].population:,}, one after the other; recompiles "
-           f"{sum(s.recompiles_before for s in t.sizes)} → {sum(s.recompiles_after for s in t.sizes)} over the sizes"
-           f"{_first_calls(t)}{_own_size(t)})" if t.sizes else f" ({spread(t.spread, t.rounds)})" if t.spread
+    how = (_at_sizes(t) if t.sizes else f" ({spread(t.spread, t.rounds)})" if t.spread
            else " (timed one after the other, not side by side)")
     said = [f"{ratio(t.speedup, 'change')}{how}" if t.gain else f"no gain: {ratio(t.speedup, 'change')}{how}"]
     e = t.effect
@@ -129,13 +127,28 @@ def trial(t: TrialResult) -> str:
     return f"tried: {label} → " + ", ".join(said)
 
 
+def _at_sizes(t: TrialResult) -> str:
+    """" (the median of 5 steady calls each at 9,000, one after the other; recompiles 6 → 0 over the sizes, ...)": how
+    a size trial was measured."""
+    last = t.sizes[-1]
+    steady = f"the median of {last.steady_calls} steady calls" if last.steady_calls > 1 else "one steady call"
+    return (f" ({steady} each at {last.population:,}, one after the other; recompiles "
+            f"{sum(s.recompiles_before for s in t.sizes)} → {sum(s.recompiles_after for s in t.sizes)} over the sizes"
+            f"{_first_calls(t)}{_own_size(t)})")
+
+
 def _first_calls(t: TrialResult) -> str:
     """"; their first calls 2.1 s → 0.4 s": a size trial's first calls at the sizes (where each compiled again), where
     all were timed."""
     before, after = ([getattr(s, f"first_{side}_s") for s in t.sizes] for side in ("before", "after"))
     if not all(before) or not all(after):
         return ""
-    return f", their first calls {seconds(sum(before))} → {seconds(sum(after))}"
+    last, saved = t.sizes[-1], sum(before) - sum(after)
+    lost = (last.steady_after_s or 0.0) - (last.steady_before_s or 0.0)  # per call, where the trial is slower
+    fewer = sum(s.recompiles_after for s in t.sizes) < sum(s.recompiles_before for s in t.sizes)
+    covers = (f": the compiles it saves cover about {saved / lost:,.0f} of its slower calls"
+              if fewer and saved > 0 and lost > 0 else "")
+    return f", their first calls {seconds(sum(before))} → {seconds(sum(after))}{covers}"
 
 
 def _own_size(t: TrialResult) -> str:

@@ -85,6 +85,7 @@ def test_population_sizes_report_recompiles_with_the_failed_guard(knapsack):
         (size,) = t["sizes"]
         assert size["population"] == 2000 and size["steady_before_s"] > 0 and size["steady_after_s"] > 0
         assert size["first_before_s"] > size["steady_before_s"] and size["first_after_s"] > 0
+        assert size["steady_calls"] > 1  # each side's steady call at the size, a median
         assert t["speedup"] == pytest.approx(size["steady_before_s"] / size["steady_after_s"])
         assert (size["recompiles_after"] == 0) == dynamic, size
 

@@ -206,8 +206,13 @@ def test_one_advice_for_several_variants_says_each_variants_measured_effect():
     for f in static:
         said = fix_words.trial(f.tried)
         assert said in text and f"<code>{f.variant}</code> · {escape(said, quote=False)}" in html
-    # a static trial's speedup is said as it was measured: one steady call at the last size, not the rounds' spread
-    assert all("one steady call each at 9,000" in fix_words.trial(f.tried) for f in static)
+    # a static trial's speedup is said as it was measured: the median of the steady calls at the last size, not the
+    # rounds' spread (said apart, at the first size)
+    for f in static:
+        last = f.tried.sizes[-1]
+        assert f.tried.speedup == pytest.approx(last.steady_before_s / last.steady_after_s)
+        assert f"the median of {last.steady_calls} steady calls each at 9,000" in fix_words.trial(f.tried)
+        assert "at the first size" in fix_words.trial(f.tried) and last.steady_calls > 1
 
 
 def test_a_fix_tried_once_for_every_variant_stays_no_gain_for_all_and_each_line_links_to_its_variant():
