@@ -800,6 +800,8 @@ def population(kept: Round) -> np.ndarray:
 
 
 def _a(value: Any) -> str:
+    """What a value is, with its article: "a 2-D float64 array", "an int"."""
     if isinstance(value, np.ndarray):
         return f"a {value.ndim}-D {value.dtype} array"
-    return f"a {type(value).__name__}"
+    kind = type(value).__name__
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"

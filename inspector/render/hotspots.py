@@ -176,12 +176,17 @@ def _dialect(dialect: str) -> str:
 
 def _notes(h: Hotspot) -> tuple[str, ...]:
     notes = [f"the experiment was {said.busy(h.load)}"] if h.load and h.load.busy else []
+    declines: dict[tuple[str, int, str], list[str]] = {}  # a decline: said once for the dialects it stopped
+    for w in h.rewrites:
+        if w.declined:
+            declines.setdefault(w.declined, []).append(_dialect(w.dialect))
+    notes += [f"no {' or '.join(names)} rewrite: the {construct} at line {line} ({rewrites.reason(why)})"
+              for (construct, line, why), names in declines.items()]
     for w in h.rewrites:
         name = _dialect(w.dialect)
         if w.declined:
-            construct, line, reason = w.declined
-            notes.append(f"no {name} rewrite: {construct} at line {line} ({reason})")
-        elif w.matched is False:
+            continue
+        if w.matched is False:
             notes.append(f"the {name} rewrite failed its check (not advice): {w.problem}")
         elif w.matched:
             notes.append(f"the {name} rewrite matched the function on {w.checked:,} individuals")

@@ -72,6 +72,12 @@ def declined(d: Union[Declined, DeclinedView]) -> str:
     return f"not rewritten: the {d.construct} at line {line} ({REASONS[reason]}{detail})"
 
 
+def reason(value: str) -> str:
+    """A decline's reason as it is recorded ("sequence"), in words; one this version does not know, as recorded."""
+    known = {r.value: r for r in Reason}
+    return REASONS[known[value]] if value in known else value
+
+
 def note(n: Union[Note, NoteView]) -> str:
     return f"line {n.line}: {TOPICS[n.topic if isinstance(n.topic, Topic) else Topic(n.topic)]}"
 
