@@ -934,6 +934,8 @@ class RawHotspot(Raw):
     total_s: Optional[float] = None
     callers: Optional[list[RawSite]] = None
     lines: Optional[list[RawHotLine]] = None
+    rounds_sampled: Optional[int] = None  # the rounds of its calls a sample fell in (runs of samples finding it)
+    round_gap_samples: Optional[float] = None  # the median number of samples between two of those rounds
     shape: Optional[str] = None
     why: Optional[str] = None
     captured: Optional[RawCaptured] = None

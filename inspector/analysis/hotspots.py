@@ -11,6 +11,11 @@ from inspector.model.hotspots import Captured, ExperimentRun, HotLine, HotRewrit
 from inspector.model.rewrites import Note
 from inspector.raw import RawCaptured, RawExperiment, RawExperimentRun, RawHotLine, RawHotspot, RawRewrite, RawSite
 
+# the sampled rounds are counted as the run's where each round is long enough for samples to fall in it (about 4
+# samples of 5 ms) and the rounds are apart by enough samples that none merged
+COUNTED_ROUND_S = 0.02
+COUNTED_GAP = 3
+
 
 def hotspots(raw: list[RawHotspot] | None, wall_s: Optional[float]) -> tuple[Hotspot, ...]:
     return tuple(hotspot(h, wall_s) for h in raw or [])
@@ -24,7 +29,13 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
     runs = _runs(e.runs or [], scale)
     written = next((r for r in runs if r.id == "as-written"), None)
     good = [r for r in runs if r.id != "as-written" and r.matches and r.per_round_s]
-    rounds = h.total_s / written.per_round_s if written and written.per_round_s and h.total_s else None
+    # the run's rounds: those the samples fell in, where each was long enough and far enough from the next to be seen
+    # apart (a lower bound: the rounds inspector's watch held, unsampled, count as one); else the function's time over
+    # one round's as written (the copied round's calls may cost less or more than the run's others), at least those
+    sampled, total = h.rounds_sampled or 0, h.total_s or 0.0
+    counted = bool(sampled and total / sampled >= COUNTED_ROUND_S and (h.round_gap_samples or 0) >= COUNTED_GAP)
+    estimated = total / written.per_round_s if written and written.per_round_s and total else None
+    rounds = float(sampled) if counted else max(estimated, sampled) if estimated else None
     # the fastest over this run's rounds, its compile included (per round where the rounds are not known)
     def over_the_run(r: ExperimentRun) -> float:
         return (r.per_round_s or 0.0) * (rounds or 1.0) + ((r.compile_s or 0.0) if rounds else 0.0)
@@ -44,7 +55,8 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
                    callers=tuple(_site(s) for s in h.callers or []), captured=captured,
                    rewrites=tuple(_rewrite(r) for r in e.rewrites or []), runs=tuple(ordered), rounds=rounds,
                    best=best.id if best else None, projected_s=projected, experiment_why=e.why or "",
-                   load=load, run_s=run_s, lines=tuple(_line(x, h) for x in h.lines or []))
+                   load=load, run_s=run_s, lines=tuple(_line(x, h) for x in h.lines or []), rounds_counted=counted)
+
 
 
 def _line(x: RawHotLine, h: RawHotspot) -> HotLine:

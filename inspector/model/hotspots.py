@@ -89,7 +89,8 @@ class Hotspot:
     """One of the program's own functions holding much of the run's time (``share`` of the samples, ``total_s``
     that share of the wall time), what it is (``shape``: individual, population, neither, once, unknown; ``why``),
     the lines that called it, and the experiment: its ``runs`` (fastest checked first after the function as
-    written), ``rounds`` (the run's rounds, estimated from its time over one round's as written), ``projected_s``
+    written), ``rounds`` (the run's rounds: those the samples fell in, a lower bound, where ``rounds_counted``; else
+    estimated from its time over one round's as written), ``projected_s``
     (the run with the fastest checked run instead: the rest unchanged), ``load`` over the experiment's rounds,
     ``run_s`` (the run ``projected_s`` starts from: its wall time less the time inspector's call hook slowed it)."""
 
@@ -112,3 +113,4 @@ class Hotspot:
     load: Optional[MachineLoad] = None  # how busy the machine was over the experiment's rounds
     run_s: Optional[float] = None
     lines: tuple[HotLine, ...] = ()  # its own lines the samples fell at, the most first
+    rounds_counted: bool = False  # ``rounds`` counted from the samples, not estimated from the time

@@ -27,6 +27,7 @@ import numbers
 import os
 import re
 import signal
+import statistics
 import sys
 import sysconfig
 import threading
@@ -291,6 +292,11 @@ class Hotspots:
         self.counts: dict[Any, int] = {}  # samples with the code on the stack
         self.sites: dict[Any, dict[tuple[str, int, str], int]] = {}  # samples per line of the program calling it
         self.direct: dict[Any, set[tuple[str, int, str]]] = {}  # those of its sites no library's frame stood between
+        self.direct_of: dict[tuple[str, int, str], set[Any]] = {}  # ... and the functions each such line calls
+        self.running: set[Any] = set()  # the functions running at the last sample (``_rounds``)
+        self.bursts: dict[Any, int] = {}  # rounds of calls in which a sample fell, per function
+        self.away: dict[Any, int] = {}  # samples since a function last ran
+        self.gaps: dict[Any, list[int]] = {}  # samples between its rounds
         self.watches: dict[Any, Watch] = {}
         self.deadline = 0.0  # when the watches end, whatever they have
         self.lines: dict[tuple[str, int, str], int] = {}  # samples per line of the program's own innermost function
@@ -378,7 +384,7 @@ class Hotspots:
         through = False  # a frame not the program's (a library's) lies between ``waiting`` and this one
         inside: Any = None  # the outermost frame not the program's inside the innermost of the program's (None
         #                     within a call of a compiled function: inspector's wrapper is on the stack)
-        compiled, innermost = False, frame
+        compiled, innermost, first = False, frame, None
         while frame is not None:
             code = frame.f_code
             if not self.own(code):
@@ -397,6 +403,7 @@ class Hotspots:
                     key = (code.co_filename, frame.f_lineno, code.co_name)
                     at.add(key)
                     if waiting is None:  # the innermost: the line the time is at
+                        first = key
                         self.lines[key] = self.lines.get(key, 0) + 1
                         self.line_frames[key] = frame
                         if inside is not None:  # in a library's (or Python's) function that line called (a
@@ -409,8 +416,10 @@ class Hotspots:
                         where[key] = where.get(key, 0) + 1
                         if not through:
                             self.direct.setdefault(waiting, set()).add(key)
+                            self.direct_of.setdefault(key, set()).add(waiting)
                     waiting, through = code, False
             frame = frame.f_back
+        self._rounds(seen | (self.direct_of.get(first, set()) if first else set()))
         if self.samples >= ARM_AFTER and self.samples % 10 == 0 and len(self.watches) < MAX_ARMED:
             self._arm()
         def running(w: Watch) -> bool:
@@ -421,6 +430,20 @@ class Hotspots:
             #        within microseconds), for the resting watches too
             self._hook(ready + [w for w in self.watches.values() if w.waiting and w.rests and w not in ready
                                 and w.wake(now, running(w), hooked=True)])
+
+    def _rounds(self, now: set[Any]) -> None:
+        """Count a round of calls for each function now running (on the stack, or at a line that calls it with no
+        library between) that the previous sample did not find running (a round is seen where a sample falls in
+        it), with the samples that fell between it and the round before (two rounds closer than a sample are one)."""
+        for code in now - self.running:
+            self.bursts[code] = self.bursts.get(code, 0) + 1
+            if code in self.away:
+                self.gaps.setdefault(code, []).append(self.away[code])
+        for code in self.running - now:
+            self.away[code] = 0
+        for code in self.away:
+            self.away[code] += code not in now
+        self.running = now
 
     def _look(self, code: Any, frame: Any) -> None:
         """What a sampled call of ``code`` tells: another call seen, and what its first argument is (once)."""
@@ -557,7 +580,8 @@ class Hotspots:
                           "total_s": share * max(0.0, wall_s - self.hooked_s),
                           "callers": [{"file": f, "line": n, "function": name, "calls": None, "samples": k}
                                       for (f, n, name), k in sites],
-                          "lines": self._lines(code),
+                          "lines": self._lines(code), "rounds_sampled": self.bursts.get(code),
+                          "round_gap_samples": statistics.median(self.gaps[code]) if self.gaps.get(code) else None,
                           **self._shape(code)})
         return found
 

@@ -90,7 +90,8 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     line = f" from line {c.site.line}" if c.site else ""
     calls = (f"called on all {c.rows:,} individuals at once{line}" if h.shape == "population"
              else f"{c.calls:,} calls a generation{line}")
-    rounds = f", about {h.rounds:,.0f} generations (estimated)" if h.rounds else ""
+    rounds = (f", at least {h.rounds:,.0f} generations (counted from the samples)" if h.rounds_counted else
+              f", about {h.rounds:,.0f} generations (estimated)" if h.rounds else "")
     on = (f"On {c.rows:,} of one generation's {c.calls:,} individuals (scaled to the whole generation)" if c.sampled
           else f"On one generation's {c.rows:,} individuals")
     runs = {r.id: r for r in h.runs}

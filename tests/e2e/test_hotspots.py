@@ -225,6 +225,31 @@ def test_a_line_whose_time_is_in_code_not_the_programs_names_the_function_it_cal
     assert sum(x["samples"] for x in main["lines"]) <= main["samples"]
 
 
+ROUNDS = """
+def fitness(individual):
+    total = 0.0
+    for x in individual:
+        total += x * x
+    return total
+
+def main():
+    population = [[0.5] * 40 for _ in range(25_000)]  # a generation's calls: about 30 ms, 6 samples
+    for generation in range(8):
+        scores = [fitness(p) for p in population]
+        other = sum(i * i for i in range(400_000))  # work between two generations: about 20 ms
+
+main()
+"""
+
+
+def test_the_rounds_of_a_hot_functions_calls_are_counted_from_the_samples(tmp_path):
+    """Each generation's calls are one round the samples fall in, apart from the next by the samples of the work
+    between them; the rounds inspector's watch held (not sampled) count as one: a lower bound."""
+    hot, _, wall_s = _sampled(tmp_path / "rounds.py", ROUNDS)
+    (fitness,) = [f for f in hot.facts(wall_s) if f["function"] == "fitness"]
+    assert 8 - 3 <= fitness["rounds_sampled"] <= 8 and fitness["round_gap_samples"] >= 1
+
+
 def _sampled(path, program):
     """(the Hotspots, the namespace, the wall seconds) of ``program`` written at ``path`` and run in this process
     under the sampler."""

@@ -11,7 +11,7 @@ from inspector.analysis import analyze
 from inspector.model import to_json
 from inspector.raw import RawRecord
 from inspector.record import load
-from inspector.render.hotspots import views
+from inspector.render.hotspots import view, views
 from inspector.rewrite import Dialect, Row, program_from_sources, vectorize
 from inspector.rewrite.codec import to_json as rewrite_json
 
@@ -131,3 +131,27 @@ def test_a_function_whose_runs_never_repeat_the_programs_outputs_has_no_figure_s
     assert view.sentence.endswith(f"On one generation's {hot.captured.rows:,} individuals: nothing measured repeated "
                                   "the program's outputs.")
     assert not view.code and any("did not repeat the program's outputs" in n for n in view.notes)
+
+
+def test_a_hot_functions_generations_are_counted_where_the_samples_tell_its_rounds_apart():
+    """The rounds the samples fell in are the run's (a lower bound) where each round held a few samples and the rounds
+    were apart by a few; else the time over one round as written, at least the rounds sampled."""
+    def sampled(rounds, gap):
+        def change(data):
+            for h in data["program"]["hotspots"]:
+                if h.get("experiment"):
+                    h["rounds_sampled"], h["round_gap_samples"] = rounds, gap
+        (hot,) = _experimented(_analysis("plain_ga", change))
+        return hot
+    estimated = sampled(None, None)
+    assert not estimated.rounds_counted and estimated.rounds
+    written = next(r for r in estimated.runs if r.id == "as-written")
+    assert estimated.rounds == pytest.approx(estimated.total_s / written.per_round_s)
+    counted = sampled(5, 8)
+    assert counted.rounds_counted and counted.rounds == 5
+    assert (view(counted, None).sentence.count("at least 5 generations (counted from the samples)"),
+            view(estimated, None).sentence.count("generations (estimated)")) == (1, 1)
+    merged = sampled(5, 1)  # rounds a sample apart: some may have merged
+    assert not merged.rounds_counted and merged.rounds == max(estimated.rounds, 5)
+    many = sampled(10_000, 8)  # rounds too short to hold a sample each
+    assert not many.rounds_counted and many.rounds == 10_000
