@@ -312,7 +312,7 @@ def _sample(path: PathLike, command: str) -> Path:
 
 SWEEP_FACTORS = (100, 10, 1)  # a small sweep: a hundredth and a tenth of the population, then the population
 MIN_SWEEP = 100  # individuals, at least, at a sweep's size
-SIZE_TRIALS = (FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC)  # what breaks tries: a break's flag, a size's shapes
+BREAKS_FIXES = (FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC)  # what breaks tries: a break's flag, a size's shapes
 
 
 def sweep_sizes(population: int) -> list[int]:
@@ -395,7 +395,7 @@ def breaks(path: PathLike, *, variants: Sequence[str] = (), population: Optional
     sample, say = _sample(path, "breaks"), progress or _quiet
     runs = [(interpreter(torch, envs, packages, python, say), list(config))]
     records = _measure(sample, say, runs, stream_breaks=True, only=list(variants) or ["*-compiled-cpu"],
-                       sizes=list(sizes), fixes=(*(SIZE_TRIALS if try_fixes else ()),
+                       sizes=list(sizes), fixes=(*(BREAKS_FIXES if try_fixes else ()),
                                                  *((FixKind.REWRITE,) if rewrites else ())),
                        population=population, timeout=timeout, budget=budget, compile_options=compile_options,
                        kernel_times=False)  # no pass whose figures breaks never shows

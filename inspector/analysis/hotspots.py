@@ -58,7 +58,6 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
                    load=load, run_s=run_s, lines=tuple(_line(x, h) for x in h.lines or []), rounds_counted=counted)
 
 
-
 def _line(x: RawHotLine, h: RawHotspot) -> HotLine:
     """A hot line, its samples as a share of the run's (the function's samples over its share)."""
     per = (h.share or 0.0) / h.samples if h.samples else 0.0

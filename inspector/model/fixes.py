@@ -61,11 +61,13 @@ class TrialResult:
 
     ``speedup``: the variant's time over the trial's, the median of their side-by-side ratios over ``rounds``
     alternating rounds (``spread``: the lowest and highest of them), else the ratio of their medians timed one after
-    the other (``rounds`` 0), or for a trial called at further sizes (``sizes``) the ratio of one steady call at the
-    last (``own_speedup``: the rounds' at the variant's own size); ``gain``: it ran, matched the variant's output,
-    and was at least GAIN faster (in every round); a size trial: GAIN faster at the last size, or compiled fewer
-    times over the sizes and not GAIN slower there, and not GAIN slower at the variant's own size. Only then is it
-    advice. ``alone``: compiled after torch._dynamo.reset() and timed alone (torch 2.1 shares compiled code)."""
+    the other (``rounds`` 0), or for a trial called at further sizes (``sizes``) the ratio of their steady calls at
+    the last (``own_speedup``: the rounds' at the variant's own size; ``covers_calls``: how many of its slower calls
+    there the compile time it saved over the sizes pays for, where it compiled fewer times); ``gain``: it ran,
+    matched the variant's output, and was at least GAIN faster (in every round); a size trial: GAIN faster at the
+    last size, or compiled fewer times over the sizes and not GAIN slower there, and not GAIN slower at the variant's
+    own size. Only then is it advice. ``alone``: compiled after torch._dynamo.reset() and timed alone (torch 2.1
+    shares compiled code)."""
 
     id: str
     variant: str  # the variant it changed
@@ -85,6 +87,7 @@ class TrialResult:
     alone: bool
     sizes: tuple[SizeCompared, ...]
     own_speedup: Optional[float] = None
+    covers_calls: Optional[float] = None
 
     def __post_init__(self) -> None:
         coerce(self, "status", Status)

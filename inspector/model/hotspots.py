@@ -90,8 +90,8 @@ class Hotspot:
     that share of the wall time), what it is (``shape``: individual, population, neither, once, unknown; ``why``),
     the lines that called it, and the experiment: its ``runs`` (fastest checked first after the function as
     written), ``rounds`` (the run's rounds: those the samples fell in, a lower bound, where ``rounds_counted``; else
-    estimated from its time over one round's as written), ``projected_s``
-    (the run with the fastest checked run instead: the rest unchanged), ``load`` over the experiment's rounds,
+    estimated from its time over one round's as written), ``projected_s`` (the run with the fastest checked run
+    instead: the rest unchanged), ``load`` over the experiment's rounds,
     ``run_s`` (the run ``projected_s`` starts from: its wall time less the time inspector's call hook slowed it)."""
 
     id: str

@@ -295,7 +295,7 @@ class Hotspots:
         self.direct_of: dict[tuple[str, int, str], set[Any]] = {}  # ... and the functions each such line calls
         self.running: set[Any] = set()  # the functions running at the last sample (``_rounds``)
         self.bursts: dict[Any, int] = {}  # rounds of calls in which a sample fell, per function
-        self.away: dict[Any, int] = {}  # samples since a function last ran
+        self.last_ran: dict[Any, int] = {}  # the last sample that found a function running
         self.gaps: dict[Any, list[int]] = {}  # samples between its rounds
         self.watches: dict[Any, Watch] = {}
         self.deadline = 0.0  # when the watches end, whatever they have
@@ -437,12 +437,10 @@ class Hotspots:
         it), with the samples that fell between it and the round before (two rounds closer than a sample are one)."""
         for code in now - self.running:
             self.bursts[code] = self.bursts.get(code, 0) + 1
-            if code in self.away:
-                self.gaps.setdefault(code, []).append(self.away[code])
-        for code in self.running - now:
-            self.away[code] = 0
-        for code in self.away:
-            self.away[code] += code not in now
+            if code in self.last_ran:
+                self.gaps.setdefault(code, []).append(self.samples - self.last_ran[code] - 1)
+        for code in now:
+            self.last_ran[code] = self.samples
         self.running = now
 
     def _look(self, code: Any, frame: Any) -> None:

@@ -140,15 +140,12 @@ def _at_sizes(t: TrialResult) -> str:
 def _first_calls(t: TrialResult) -> str:
     """"; their first calls 2.1 s → 0.4 s": a size trial's first calls at the sizes (where each compiled again), where
     all were timed."""
-    before, after = ([getattr(s, f"first_{side}_s") for s in t.sizes] for side in ("before", "after"))
+    before, after = [s.first_before_s for s in t.sizes], [s.first_after_s for s in t.sizes]
     if not all(before) or not all(after):
         return ""
-    last, saved = t.sizes[-1], sum(before) - sum(after)
-    lost = (last.steady_after_s or 0.0) - (last.steady_before_s or 0.0)  # per call, where the trial is slower
-    fewer = sum(s.recompiles_after for s in t.sizes) < sum(s.recompiles_before for s in t.sizes)
-    covers = (f": the compiles it saves cover about {saved / lost:,.0f} of its slower calls"
-              if fewer and saved > 0 and lost > 0 else "")
-    return f", their first calls {seconds(sum(before))} → {seconds(sum(after))}{covers}"
+    covers = f": the compiles it saves cover about {t.covers_calls:,.0f} of its slower calls" if t.covers_calls else ""
+    return f", their first calls {seconds(sum(s or 0.0 for s in before))} → {seconds(sum(s or 0.0 for s in after))}" \
+        f"{covers}"
 
 
 def _own_size(t: TrialResult) -> str:
