@@ -934,8 +934,10 @@ class RawHotspot(Raw):
     total_s: Optional[float] = None
     callers: Optional[list[RawSite]] = None
     lines: Optional[list[RawHotLine]] = None
-    rounds_sampled: Optional[int] = None  # the rounds of its calls a sample fell in (runs of samples finding it)
+    rounds_sampled: Optional[int] = None  # the rounds of its calls a sample fell in (runs of samples finding it, or a
+    #                                      line that calls it, running)
     round_gap_samples: Optional[float] = None  # the median number of samples between two of those rounds
+    rounds_watched: Optional[int] = None  # the rounds inspector's call hook saw begin (not sampled: the sampler off)
     shape: Optional[str] = None
     why: Optional[str] = None
     captured: Optional[RawCaptured] = None

@@ -29,13 +29,15 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
     runs = _runs(e.runs or [], scale)
     written = next((r for r in runs if r.id == "as-written"), None)
     good = [r for r in runs if r.id != "as-written" and r.matches and r.per_round_s]
-    # the run's rounds: those the samples fell in, where each was long enough and far enough from the next to be seen
-    # apart (a lower bound: the rounds inspector's watch held, unsampled, count as one); else the function's time over
-    # one round's as written (the copied round's calls may cost less or more than the run's others), at least those
-    sampled, total = h.rounds_sampled or 0, h.total_s or 0.0
-    counted = bool(sampled and total / sampled >= COUNTED_ROUND_S and (h.round_gap_samples or 0) >= COUNTED_GAP)
+    # the run's rounds: those the samples fell in and those inspector's call hook saw begin, where each was long enough
+    # and far enough from the next to be seen apart (a lower bound); else the function's time over one round's as
+    # written (the copied round's calls may cost less or more than the run's others), at least those where they were
+    # apart (closer, a round's calls with a sample between them may count as two)
+    sampled, total = (h.rounds_sampled or 0) + (h.rounds_watched or 0), h.total_s or 0.0
+    apart = h.round_gap_samples is None or h.round_gap_samples >= COUNTED_GAP
+    counted = bool(sampled and total / sampled >= COUNTED_ROUND_S and apart)
     estimated = total / written.per_round_s if written and written.per_round_s and total else None
-    rounds = float(sampled) if counted else max(estimated, sampled) if estimated else None
+    rounds = float(sampled) if counted else max(estimated, sampled if apart else 0) if estimated else None
     # the fastest over this run's rounds, its compile included (per round where the rounds are not known)
     def over_the_run(r: ExperimentRun) -> float:
         return (r.per_round_s or 0.0) * (rounds or 1.0) + ((r.compile_s or 0.0) if rounds else 0.0)

@@ -27,7 +27,6 @@ import numbers
 import os
 import re
 import signal
-import statistics
 import sys
 import sysconfig
 import threading
@@ -92,6 +91,9 @@ class Watch:
         self.home: Any = None  # the frame that stays between rounds (the caller, a comprehension's function)
         self.line = 0  # its line at the round's first call
         self.rounds_seen = 0
+        self.rounds_hooked = 0  # rounds whose first call the hook saw (begun while the sampler was off: not sampled)
+        self.seen = True  # the sampler saw the round in progress begun (it counted it): the hook went on for it
+        self.open = True  # a round counted (by the sampler, or here) is in progress (its end not seen)
         self.joined = True  # the round in progress may have begun before the hook was on (not copied as whole)
         self.woke = False  # the hook came back before the round began: a round from another frame may have begun
         self.rests = 0  # times the hook was let go between two rounds
@@ -126,6 +128,8 @@ class Watch:
         current = self.current
         current.calls += 1
         if current.calls == 1:
+            self.rounds_hooked += not self.seen
+            self.open = True
             current.size = round_size(caller)
             self.line = self.home.f_lineno if self.home is not None else 0
             self.span = round_span(caller.f_code.co_filename, self.line) if caller is not None else None
@@ -194,7 +198,7 @@ class Watch:
         """A sample while resting: whether the hook is due again (the round begun: joined mid-way; or the hook goes
         on for another watch)."""
         if running or hooked or (self.due is not None and now >= self.due):
-            self.joined, self.woke = running, not running
+            self.joined, self.woke, self.seen, self.open = running, not running, running, running
             return True
         self.quiet = now
         return False
@@ -217,6 +221,7 @@ class Watch:
                 return None
             self.current.rows.append(copied)
             self.current.outputs.append(got)
+            self.open = False  # its round, one call, has ended
             self.keep()
             return None
         self.current.rows.append(copied)
@@ -236,6 +241,7 @@ class Watch:
         """The round in progress has ended: the first is skipped, the next kept."""
         if self.done or not self.current.calls:
             return
+        self.open = False
         wanted = min(self.current.size or 0, MAX_ROWS) - 1  # a round seen from its middle: the next, whole
         if (not self.joined or self.current.size is not None) and len(self.current.rows) > max(1, wanted):
             self.current.calls = self.current.size or self.current.calls  # a round seen from its middle: all of it
@@ -244,7 +250,7 @@ class Watch:
             return
         self.single = self.single and self.current.calls == 1
         self.rounds_seen += 1
-        self.joined = self.woke = False  # the hook still on: the next round is seen from its first call
+        self.joined = self.woke = self.seen = False  # the hook still on: the next round is seen from its first call
         self.current = Round()
         if self.single and self.rounds_seen >= SINGLE_ROUNDS:
             self.end()
@@ -293,10 +299,10 @@ class Hotspots:
         self.sites: dict[Any, dict[tuple[str, int, str], int]] = {}  # samples per line of the program calling it
         self.direct: dict[Any, set[tuple[str, int, str]]] = {}  # those of its sites no library's frame stood between
         self.direct_of: dict[tuple[str, int, str], set[Any]] = {}  # ... and the functions each such line calls
-        self.running: set[Any] = set()  # the functions running at the last sample (``_rounds``)
-        self.bursts: dict[Any, int] = {}  # rounds of calls in which a sample fell, per function
+        self.running: set[Any] = set()  # the functions and lines running at the last sample (``_rounds``)
+        self.bursts: dict[Any, int] = {}  # rounds of calls in which a sample fell, per function (and per line)
         self.last_ran: dict[Any, int] = {}  # the last sample that found a function running
-        self.gaps: dict[Any, list[int]] = {}  # samples between its rounds
+        self.gaps: dict[Any, dict[int, int]] = {}  # samples between its rounds: {samples: times}
         self.watches: dict[Any, Watch] = {}
         self.deadline = 0.0  # when the watches end, whatever they have
         self.lines: dict[tuple[str, int, str], int] = {}  # samples per line of the program's own innermost function
@@ -384,7 +390,7 @@ class Hotspots:
         through = False  # a frame not the program's (a library's) lies between ``waiting`` and this one
         inside: Any = None  # the outermost frame not the program's inside the innermost of the program's (None
         #                     within a call of a compiled function: inspector's wrapper is on the stack)
-        compiled, innermost, first = False, frame, None
+        compiled, innermost = False, frame
         while frame is not None:
             code = frame.f_code
             if not self.own(code):
@@ -403,7 +409,6 @@ class Hotspots:
                     key = (code.co_filename, frame.f_lineno, code.co_name)
                     at.add(key)
                     if waiting is None:  # the innermost: the line the time is at
-                        first = key
                         self.lines[key] = self.lines.get(key, 0) + 1
                         self.line_frames[key] = frame
                         if inside is not None:  # in a library's (or Python's) function that line called (a
@@ -416,10 +421,11 @@ class Hotspots:
                         where[key] = where.get(key, 0) + 1
                         if not through:
                             self.direct.setdefault(waiting, set()).add(key)
-                            self.direct_of.setdefault(key, set()).add(waiting)
+                            if waiting not in self.direct_of.get(key, ()):
+                                self._calls(key, waiting)
                     waiting, through = code, False
             frame = frame.f_back
-        self._rounds(seen | (self.direct_of.get(first, set()) if first else set()))
+        self._rounds(seen.union(at, *(self.direct_of[k] for k in at if k in self.direct_of)))
         if self.samples >= ARM_AFTER and self.samples % 10 == 0 and len(self.watches) < MAX_ARMED:
             self._arm()
         def running(w: Watch) -> bool:
@@ -432,16 +438,29 @@ class Hotspots:
                                 and w.wake(now, running(w), hooked=True)])
 
     def _rounds(self, now: set[Any]) -> None:
-        """Count a round of calls for each function now running (on the stack, or at a line that calls it with no
-        library between) that the previous sample did not find running (a round is seen where a sample falls in
-        it), with the samples that fell between it and the round before (two rounds closer than a sample are one)."""
+        """Count a round of calls for each function now running (on the stack, or a line on it that calls it with
+        no library between, or that it was armed at: a comprehension's), and for each line on the stack, that the
+        previous sample did not find running (a round is seen where a sample falls in it), with the samples that
+        fell between it and the round before (two rounds closer than a sample are one)."""
         for code in now - self.running:
             self.bursts[code] = self.bursts.get(code, 0) + 1
             if code in self.last_ran:
-                self.gaps.setdefault(code, []).append(self.samples - self.last_ran[code] - 1)
+                gaps, gap = self.gaps.setdefault(code, {}), self.samples - self.last_ran[code] - 1
+                gaps[gap] = gaps.get(gap, 0) + 1
         for code in now:
             self.last_ran[code] = self.samples
         self.running = now
+
+    def _calls(self, line: tuple[str, int, str], code: Any) -> None:
+        """``line`` calls ``code`` (found so, or armed there): running while it is. The line's rounds so far are the
+        function's where more (a function too short to be sampled was not found running before)."""
+        self.direct_of.setdefault(line, set()).add(code)
+        if self.bursts.get(line, 0) > self.bursts.get(code, 0):
+            self.bursts[code], self.gaps[code] = self.bursts[line], dict(self.gaps.get(line, {}))
+            if line in self.last_ran:
+                self.last_ran[code] = self.last_ran[line]
+            if line in self.running:
+                self.running.add(code)
 
     def _look(self, code: Any, frame: Any) -> None:
         """What a sampled call of ``code`` tells: another call seen, and what its first argument is (once)."""
@@ -464,6 +483,7 @@ class Hotspots:
             for code in callees(key, self.line_frames[key], self.own):
                 if code not in self.watches and code not in hot:
                     self.line_of.setdefault(code, key)
+                    self._calls(key, code)
                     hot.append(code)
         candidates = sorted((c for c in self.counts if c not in self.watches and c not in hot and c in self.repeated
                              and self.kinds.get(c, ("",))[0]), key=lambda c: -self.counts[c])
@@ -473,6 +493,7 @@ class Hotspots:
                 direct = {k: n for k, n in self.sites.get(code, {}).items() if k in self.direct.get(code, ())}
                 if direct:  # the line its own caller calls it from (a comprehension's): it wakes the watch too
                     self.line_of.setdefault(code, max(direct, key=direct.__getitem__))
+                    self._calls(self.line_of[code], code)
         hot = sorted(hot, key=lambda c: -self.counts.get(c, 0))[:MAX_ARMED - len(self.watches)]
         if not hot:
             return
@@ -549,12 +570,17 @@ class Hotspots:
             self._unhook()
 
     def _unhook(self) -> None:
-        """The call hook off, its time counted."""
+        """The call hook off, its time counted. A watched function's round the hook counted and saw no end of is
+        running still (the sampler does not count it again); else the next sample finding it running is a round
+        begun after (none were sampled while the hook was on: no gap measured across)."""
         if sys.gettrace() == self._traced:
             sys.settrace(None)
         if self.hooked_at is not None:
             self.hooked_s += time.perf_counter() - self.hooked_at
             self.hooked_at = None
+            for code, watch in self.watches.items():
+                (self.running.add if watch.open else self.running.discard)(code)
+                self.last_ran.pop(code, None)
 
     def facts(self, wall_s: float) -> list[dict[str, Any]]:
         """The record's ``program.hotspots``: the program's own functions in which most samples fell, each with its
@@ -579,7 +605,8 @@ class Hotspots:
                           "callers": [{"file": f, "line": n, "function": name, "calls": None, "samples": k}
                                       for (f, n, name), k in sites],
                           "lines": self._lines(code), "rounds_sampled": self.bursts.get(code),
-                          "round_gap_samples": statistics.median(self.gaps[code]) if self.gaps.get(code) else None,
+                          "rounds_watched": self.watches[code].rounds_hooked if code in self.watches else None,
+                          "round_gap_samples": _median(self.gaps[code]) if self.gaps.get(code) else None,
                           **self._shape(code)})
         return found
 
@@ -630,6 +657,18 @@ def _watched(watch: Watch) -> dict[str, Any]:
         "rows": rows, "genes": genes, "calls": kept.calls, "bytes": kept.bytes, "sampled": kept.sampled,
         "sequence": kept.sequence, "via": kept.via, "dtype": str(_dtype(kept)),
         "site": {"file": kept.site[0], "line": kept.site[1], "function": kept.site[2]} if kept.site else None}}
+
+
+def _median(counts: dict[int, int]) -> float:
+    """The median of the values counted in ``counts`` ({value: times})."""
+    n, seen, low = sum(counts.values()), 0, -1
+    for value, times in sorted(counts.items()):
+        seen += times
+        if low < 0 and seen > (n - 1) // 2:
+            low = value
+        if seen > n // 2:
+            return (low + value) / 2
+    raise ValueError("no values")
 
 
 def _entry(frame: Any) -> str:
