@@ -135,12 +135,13 @@ def test_a_function_whose_runs_never_repeat_the_programs_outputs_has_no_figure_s
 
 def test_a_hot_functions_generations_are_counted_where_the_samples_tell_its_rounds_apart():
     """The rounds the samples fell in are the run's (a lower bound) where each round held a few samples and the rounds
-    were apart by a few; else the time over one round as written, at least the rounds sampled."""
-    def sampled(rounds, gap):
+    were apart by a few (with those inspector's call hook saw begin, unsampled); else the time over one round as
+    written, at least the rounds sampled where they were apart."""
+    def sampled(rounds, gap, watched=None):
         def change(data):
             for h in data["program"]["hotspots"]:
                 if h.get("experiment"):
-                    h["rounds_sampled"], h["round_gap_samples"] = rounds, gap
+                    h["rounds_sampled"], h["round_gap_samples"], h["rounds_watched"] = rounds, gap, watched
         (hot,) = _experimented(_analysis("plain_ga", change))
         return hot
     estimated = sampled(None, None)
@@ -151,7 +152,8 @@ def test_a_hot_functions_generations_are_counted_where_the_samples_tell_its_roun
     assert counted.rounds_counted and counted.rounds == 5
     assert (view(counted, None).sentence.count("at least 5 generations (counted from the samples)"),
             view(estimated, None).sentence.count("generations (estimated)")) == (1, 1)
-    merged = sampled(5, 1)  # rounds a sample apart: some may have merged
-    assert not merged.rounds_counted and merged.rounds == max(estimated.rounds, 5)
-    many = sampled(10_000, 8)  # rounds too short to hold a sample each
-    assert not many.rounds_counted and many.rounds == 10_000
+    assert sampled(3, 8, watched=2).rounds == 5
+    merged = sampled(50, 1)  # rounds a sample apart: one round's calls with a sample between them may count as two
+    assert not merged.rounds_counted and merged.rounds == estimated.rounds < 50
+    apart = sampled(10_000, 8)  # rounds apart, too short to hold a sample each: a lower bound
+    assert not apart.rounds_counted and apart.rounds == 10_000
