@@ -16,6 +16,8 @@ counted); the program's values are only read, never changed; a round seen from i
 is not known. The hook slows every call of the program (3x-5x on DEAP's deepcopies), so between two rounds made by
 one frame (a loop's, or a comprehension's function) it is off: the first gap is measured by the sampler (the next
 round seen begun), and the hook is back after REST_SHARE of it, before the next round, which is then seen whole.
+The rounds of each function's calls are counted: those a sample fell in (the function, or a line calling it, found
+running where the sample before did not), and those the hook saw begin while it held the sampler off.
 ``facts`` gives the record's ``program.hotspots``; ``inspector.probe.experiment`` runs the experiment on the copies
 after the program.
 """
@@ -301,7 +303,7 @@ class Hotspots:
         self.direct_of: dict[tuple[str, int, str], set[Any]] = {}  # ... and the functions each such line calls
         self.running: set[Any] = set()  # the functions and lines running at the last sample (``_rounds``)
         self.bursts: dict[Any, int] = {}  # rounds of calls in which a sample fell, per function (and per line)
-        self.last_ran: dict[Any, int] = {}  # the last sample that found a function running
+        self.last_ran: dict[Any, int] = {}  # the last sample that found a function (a line) running
         self.gaps: dict[Any, dict[int, int]] = {}  # samples between its rounds: {samples: times}
         self.watches: dict[Any, Watch] = {}
         self.deadline = 0.0  # when the watches end, whatever they have
