@@ -38,12 +38,14 @@ def test_a_plain_ga_gets_its_hot_function_rewritten_checked_and_timed_against_it
     assert {"as-written", "numpy", "numpy-compiled-cpu", "torch", "torch-compiled-cpu"} <= set(runs)
     assert all(r.matches for r in runs.values()), [(r.id, r.problem) for r in runs.values()]
     assert runs["numpy"].faster and runs["numpy"].faster > 3 and runs["numpy-compiled-cpu"].compile_s > 0
-    # the figures against the bare program's own: its rounds of fitness calls timed here over a whole run of it (at
-    # another moment than this in-process run: a test beside it may be compiling)
-    spent, calls = _timed_fitness(["plain_ga.py", "60000", "6"])
+    # the figures against the bare program's own, timed here over a whole run of it (at another moment than this
+    # in-process run: a test beside it may be compiling): the time inside its fitness calls (the experiment's round
+    # holds the comprehension over the copied rows too: about 1.7x that on a quiet machine), and its rounds of calls
+    # (the comprehension's own time in, as the samples hold it)
+    inside, rounds_s, calls = _timed_fitness(["plain_ga.py", "60000", "6"])
     generations = calls / 60000
-    assert 0.3 < runs["as-written"].per_round_s / (spent / generations) < 3, (runs["as-written"].per_round_s, spent)
-    assert 0.3 < hot.total_s / spent < 3 and 0.3 < hot.rounds / generations < 3, (hot.total_s, hot.rounds, spent)
+    assert 0.3 < runs["as-written"].per_round_s / (inside / generations) < 5, (runs["as-written"].per_round_s, inside)
+    assert 0.3 < hot.total_s / rounds_s < 3 and 0.3 < hot.rounds / generations < 3, (hot.total_s, hot.rounds, rounds_s)
     # the page and the summary say it first, with the code to copy and the change at the call site
     assert hot.best and hot.projected_s and hot.projected_s < a.program.wall_s
     assert proc.stderr.startswith("fitness (plain_ga.py:")
@@ -266,26 +268,27 @@ def _sampled(path, program):
 
 
 def _timed_fitness(argv):
-    """(seconds its rounds of ``fitness`` calls took, the comprehension's own time in, and the calls) over a bare run
-    of samples/programs/plain_ga.py in this process: a round from its first call to its last call's return (a call
-    1 ms after the last one returned begins another)."""
+    """(seconds inside ``fitness``, seconds its rounds of calls took, its calls) over a bare run of
+    samples/programs/plain_ga.py in this process: a round from its first call to its last call's return (a call 1 ms
+    after the last one returned begins another)."""
     module = runpy.run_path(str(ROOT / "samples/programs/plain_ga.py"))
-    fitness, spent, calls, last = module["fitness"], [0.0], [0], [0.0, 0.0]  # the round's first call, the last return
+    fitness, spent, calls, last = module["fitness"], [0.0, 0.0], [0], [0.0, 0.0]  # the round's first call, last return
 
     def timed(individual):
-        now = time.perf_counter()
-        if now - last[1] > 1e-3:
-            spent[0] += last[1] - last[0]
-            last[0] = now
+        start = time.perf_counter()
+        if start - last[1] > 1e-3:
+            spent[1] += last[1] - last[0]
+            last[0] = start
         try:
             return fitness(individual)
         finally:
             calls[0] += 1
             last[1] = time.perf_counter()
+            spent[0] += last[1] - start
     module["main"].__globals__["fitness"] = timed
     with redirect_stdout(io.StringIO()):
         module["main"](argv)
-    return spent[0] + last[1] - last[0], calls[0]
+    return spent[0], spent[1] + last[1] - last[0], calls[0]
 
 
 CAPTURED = '''\
