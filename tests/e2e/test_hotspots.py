@@ -79,23 +79,23 @@ def test_a_function_over_the_population_gets_its_torch_translation_checked_and_t
     assert "fitness_torch" in (tmp_path / "vectorized_es.html").read_text()
 
 
-@pytest.mark.parametrize("name, function, shape, via, calls", [
-    ("lists_if_chain", "fitness", "individual", "comprehension", 3000),
-    ("apply_along_axis_int8", "score", "individual", "apply_along_axis", 2000),
-    ("map_gene_loop", "evaluate", "individual", "loop", 4000),
-    ("vectorized_es", "fitness", "population", "loop", 1),
-    ("deap_sphere", "evalSphere", "individual", "loop", None),  # the generation's new individuals, 3,000 at most
-    ("knapsack_decoder", "decode", "individual", "comprehension", 4000),
-    ("flowshop", "makespan", "individual", "comprehension", 3000),
+@pytest.mark.parametrize("name, args, function, shape, via, calls", [  # args: population, generations
+    ("lists_if_chain", ["3000", "15"], "fitness", "individual", "comprehension", 3000),
+    ("apply_along_axis_int8", ["2000", "15"], "score", "individual", "apply_along_axis", 2000),
+    ("map_gene_loop", ["4000", "15"], "evaluate", "individual", "loop", 4000),
+    ("vectorized_es", ["20000", "6"], "fitness", "population", "loop", 1),
+    ("deap_sphere", [], "evalSphere", "individual", "loop", None),  # the generation's new individuals, 3,000 at most
+    ("knapsack_decoder", ["4000", "15"], "decode", "individual", "comprehension", 4000),
+    ("flowshop", ["3000", "15"], "makespan", "individual", "comprehension", 3000),
 ])
-def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, function, shape, via, calls):
+def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, args, function, shape, via, calls):
     """The sampler and the watch alone (the probe's part before any experiment: no torch), on programs written as
     users write them before they compile anything."""
     from inspector.probe.hotspots import Hotspots, population
     path = str(PLAIN / f"{name}.py")
     hot = Hotspots([str(PLAIN)])
     saved = sys.argv
-    sys.argv = [path]
+    sys.argv = [path, *args]
     hot.install()
     start = time.perf_counter()
     try:
