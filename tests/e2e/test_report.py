@@ -100,22 +100,40 @@ def test_the_fixes_for_strided_loads_are_tried_side_by_side_and_shown_where_the_
                    for at in c.at)
 
 
-def test_a_folder_reports_every_sample_and_links_them_from_an_index(tmp_path):
+def test_a_folder_reports_every_sample_links_them_from_an_index_and_a_copys_verdicts_are_its_own(tmp_path):
+    """A folder's samples, each reported and linked from an index; sum.py then a copy of it under another name (whose
+    graphs Inductor's caches, filled by the first, would otherwise replay with the first file's stacks): the same
+    verdicts, line by line, and the torch variant, whose graph equals the NumPy variant's, keeps its own lines; and
+    each C++ kernel's machine code, however its shared object was built or reused."""
     folder = tmp_path / "samples"
     folder.mkdir()
     for stem in ("sum", "knapsack_breaks"):
         shutil.copy(ROOT / "samples" / f"{stem}.py", folder)
+    shutil.copy(ROOT / "samples" / "sum.py", folder / "sum_copy.py")  # reported after sum.py (by name)
     (folder / "helpers.py").write_text("def not_a_sample():\n    pass\n")
+    out = tmp_path / "out"
     proc = run_cli("report", folder, "-n", "1200", "--budget", "0.02", "-v", "numpy", "-v", "numpy-compiled-cpu",
-                   "--no-profile", "--no-try-fixes", "--no-rewrites", "--no-warm", "--rounds", 0,
-                   "-o", tmp_path / "out")
+                   "-v", "torch-compiled-cpu", "--no-profile", "--no-try-fixes", "--no-rewrites", "--no-warm",
+                   "--rounds", 0, "-o", out)
     assert proc.returncode == 0, proc.stderr
-    index = (tmp_path / "out" / "index.html").read_text()
-    for stem in ("sum", "knapsack_breaks"):
-        assert (tmp_path / "out" / f"{stem}.html").exists() and f'href="{stem}.html"' in index
-        assert '<a href="index.html">← index</a>' in (tmp_path / "out" / f"{stem}.html").read_text()
-    assert not (tmp_path / "out" / "helpers.html").exists()
-    assert "graph break" in index and "numpy-compiled-cpu" in index
+    index = (out / "index.html").read_text()
+    for stem in ("sum", "sum_copy", "knapsack_breaks"):
+        assert (out / f"{stem}.html").exists() and f'href="{stem}.html"' in index
+        assert '<a href="index.html">← index</a>' in (out / f"{stem}.html").read_text()
+    assert not (out / "helpers.html").exists()
+    assert "graph breaks" in index and "torch-compiled-cpu" in index
+    runs, machine = [], []
+    for stem in ("sum", "sum_copy"):
+        a = analyze(load(out / f"{stem}.json"))
+        runs.append({v.id: [(e.line, e.status, e.vectorized, e.kernels, e.nests, e.how) for e in v.code.lines]
+                     for v in a.variants if v.status == "ok"})
+        machine.append([k.machine and k.machine.describe() for v in a.variants for k in v.code.kernels
+                        if k.backend == "cpp"])
+        assert not next(p for p in a.parse if p.artifact == "machine code").problems
+    assert runs[0] == runs[1]
+    assert machine[0] == machine[1] and len(machine[0]) == 2 and all(machine[0])
+    torch_lines = runs[0]["torch-compiled-cpu"]
+    assert [(status, "loop_nest" in how) for _, status, _, _, _, how in torch_lines] == [("parallel", True)]
 
 
 @pytest.mark.parametrize("version, stem", [("2.13.0", "poly"), ("2.1.2", "knapsack_breaks")])
@@ -136,32 +154,6 @@ def test_render_of_a_schema_1_record_gives_the_full_report(tmp_path):
                  "Your source, line by line", "Generated kernels", "Parse statistics"):
         assert part in html, part
     assert "graph break at line 45: Data-dependent branching" in proc.stdout
-
-
-def test_verdicts_do_not_depend_on_what_the_caches_hold(tmp_path):
-    """A file reported, then a copy of it under another name (whose graphs Inductor's caches, filled by the first
-    run, would otherwise replay with the first file's stacks): the same verdicts, line by line, and the torch
-    variant, whose graph equals the NumPy variant's, keeps its own lines; and each C++ kernel's machine code, however
-    its shared object was built or reused."""
-    shutil.copy(ROOT / "samples" / "sum.py", tmp_path / "renamed.py")
-    runs, machine = [], []
-    for sample in ("samples/sum.py", tmp_path / "renamed.py"):
-        out = tmp_path / f"out{len(runs)}"
-        proc = run_cli("report", sample, "-n", 1200, "--budget", 0.02, "-v", "numpy-compiled-cpu",
-                       "-v", "torch-compiled-cpu", "--no-profile", "--no-try-fixes", "--no-rewrites", "--no-warm",
-                       "--rounds", 0,
-                       "-o", out)
-        assert proc.returncode == 0, proc.stderr
-        a = analyze(load(next(out.glob("*.json"))))
-        runs.append({v.id: [(e.line, e.status, e.vectorized, e.kernels, e.nests, e.how) for e in v.code.lines]
-                     for v in a.variants if v.status == "ok"})
-        machine.append([k.machine and k.machine.describe() for v in a.variants for k in v.code.kernels
-                        if k.backend == "cpp"])
-        assert not next(p for p in a.parse if p.artifact == "machine code").problems
-    assert runs[0] == runs[1]
-    assert machine[0] == machine[1] and len(machine[0]) == 2 and all(machine[0])
-    torch_lines = runs[0]["torch-compiled-cpu"]
-    assert [(status, "loop_nest" in how) for _, status, _, _, _, how in torch_lines] == [("parallel", True)]
 
 
 def test_five_problems_in_one_file_each_match_their_own_family(tmp_path):
