@@ -96,15 +96,11 @@ def main():
             if (not args.only or stem in args.only) and NEEDS.get(stem, "__version__") in facts["has"]:
                 os.chdir(ROOT)
                 folder = "tests" if stem in TEST_PROGRAMS else "samples"
-                _, record = collect_program(f"{folder}/programs/{stem.replace('-', '/')}.py", argv, python=python)
-                record = record.but(program=record.program.but(try_fixes=True))  # as inspector run does by default
-                _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
+                _program(f"{folder}/programs/{stem.replace('-', '/')}.py", argv, python, stem, facts)
         for stem, (path, needs) in THIRD_PARTY.items():
             if (not args.only or stem in args.only) and _importable(python, needs):
                 os.chdir(ROOT)
-                _, record = collect_program(path, [], python=python)
-                record = record.but(program=record.program.but(try_fixes=True))
-                _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
+                _program(path, [], python, stem, facts)
     if len(pythons) > 1 and (not args.only or "interleaved" in args.only):
         os.chdir(ROOT)
         records = collect_runs(Path("samples/poly.py"), [(p, []) for p in pythons], rounds=6, population=20_000,
@@ -145,6 +141,13 @@ def _record(python, stem, plan, facts):
     if records:
         record = record.but(sweep=[sweep_point(r) for r in records + [record]])
     return record
+
+
+def _program(path, argv, python, stem, facts):
+    """``inspector run`` of the program at ``path`` under ``python``, its record written as ``stem``."""
+    _, record = collect_program(path, argv, python=python)
+    record = record.but(program=record.program.but(try_fixes=True))  # as inspector run does by default
+    _write(record, OUT / f"torch-{facts['torch']}" / f"{stem}.json", facts)
 
 
 def _importable(python, module):

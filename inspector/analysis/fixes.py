@@ -21,8 +21,8 @@ from typing import Optional, Union
 from inspector.analysis import rounds
 from inspector.model import (Change, ChangeAt, CompiledCode, Fix, FixKind, GraphBreak, LibraryFix, LineRef, LineStatus,
                              LineVerdict, ProgramFunction, Recompilation, SampleAnalysis, SampleVariant, SizeCall,
-                             SizeCompared,
-                             Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized, WarningKind)
+                             SizeCompared, Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized,
+                             WarningKind)
 from inspector.model.fixes import Where
 from inspector.raw import TILING_OFF, RawTrial
 

@@ -94,7 +94,6 @@ class Watch:
         self.line = 0  # its line at the round's first call
         self.rounds_seen = 0
         self.rounds_hooked = 0  # rounds whose first call the hook saw (begun while the sampler was off: not sampled)
-        self.seen = True  # the sampler saw the round in progress begun (it counted it): the hook went on for it
         self.open = True  # a round counted (by the sampler, or here) is in progress (its end not seen)
         self.joined = True  # the round in progress may have begun before the hook was on (not copied as whole)
         self.woke = False  # the hook came back before the round began: a round from another frame may have begun
@@ -130,7 +129,7 @@ class Watch:
         current = self.current
         current.calls += 1
         if current.calls == 1:
-            self.rounds_hooked += not self.seen
+            self.rounds_hooked += not self.joined or self.woke  # begun while the hook was on (else sampled)
             self.open = True
             current.size = round_size(caller)
             self.line = self.home.f_lineno if self.home is not None else 0
@@ -200,7 +199,7 @@ class Watch:
         """A sample while resting: whether the hook is due again (the round begun: joined mid-way; or the hook goes
         on for another watch)."""
         if running or hooked or (self.due is not None and now >= self.due):
-            self.joined, self.woke, self.seen, self.open = running, not running, running, running
+            self.joined, self.woke, self.open = running, not running, running
             return True
         self.quiet = now
         return False
@@ -252,7 +251,7 @@ class Watch:
             return
         self.single = self.single and self.current.calls == 1
         self.rounds_seen += 1
-        self.joined = self.woke = self.seen = False  # the hook still on: the next round is seen from its first call
+        self.joined = self.woke = False  # the hook still on: the next round is seen from its first call
         self.current = Round()
         if self.single and self.rounds_seen >= SINGLE_ROUNDS:
             self.end()

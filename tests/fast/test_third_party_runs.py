@@ -11,6 +11,7 @@ import pytest
 from conftest import FIXTURES, RECORDS, analysis
 from inspector.model import SampleAnalysis
 from inspector.render import renderer
+from inspector.render.hotspots import LIBRARY_SHARE
 
 DEAP = FIXTURES / "third_party" / "deap_examples"
 KEPT = sorted(p.stem for p in RECORDS.glob("torch-2.13.0/deap-*.json"))
@@ -58,7 +59,7 @@ def test_a_third_party_programs_hot_function_is_estimated_from_its_own_figures_a
     lines = source.splitlines()
     for h in a.program.hotspots:
         for x in h.lines:
-            if x.into and x.into_share >= 0.15:
+            if x.into and x.into_share >= LIBRARY_SHARE:
                 assert f"at line {x.line} ({x.into_share:.0%} in {x.into}" in text
                 assert not x.within or x.within == x.into or f"{x.within_share:.0%} in {x.within} itself" in text
                 assert x.into.startswith("deap.") and x.into.rsplit(".", 1)[1] in lines[x.line - 1]
