@@ -121,7 +121,12 @@ def test_a_folder_reports_every_sample_links_them_from_an_index_and_a_copys_verd
         assert (out / f"{stem}.html").exists() and f'href="{stem}.html"' in index
         assert '<a href="index.html">← index</a>' in (out / f"{stem}.html").read_text()
     assert not (out / "helpers.html").exists()
-    assert "graph breaks" in index and "torch-compiled-cpu" in index
+    # each row names its report's best compiled variant (whichever was faster here) and counts its breaks
+    for stem in ("sum", "sum_copy", "knapsack_breaks"):
+        (head,) = analyze(load(out / f"{stem}.json")).headlines
+        assert head.compiled and f"<code>{head.compiled}</code>" in index
+        assert f'data-label="graph breaks">{head.breaks}<' in index
+    assert head.breaks  # knapsack_breaks'
     runs, machine = [], []
     for stem in ("sum", "sum_copy"):
         a = analyze(load(out / f"{stem}.json"))
