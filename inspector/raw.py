@@ -488,7 +488,8 @@ class RawEvent(Raw):
 
 @dataclass(frozen=True, kw_only=True)
 class RawKernelTimes(Raw):
-    """A profiled pass (``unprofiled_s``: the median of half as many calls just before it, without the profiler)."""
+    """A profiled pass (``unprofiled_s``: the median of half as many calls around it, without the profiler;
+    ``part_events``: {part of a call: the median of the profiler's events a call recorded there})."""
 
     mechanism: Optional[str] = None
     calls: Optional[int] = None
@@ -497,6 +498,7 @@ class RawKernelTimes(Raw):
     graphs_s: Optional[float] = None
     regions_s: Optional[float] = None
     guards_s: Optional[float] = None
+    part_events: Optional[dict[str, float]] = None
     events: Optional[list[RawEvent]] = None
     error: Optional[str] = None
 

@@ -9,7 +9,7 @@ from typing import Optional
 
 from inspector.model.lines import EAGER
 from inspector.model import (CompilePhases, Kernel, KernelCost, LineStatus, Reason, ReasonKind, Scaled,
-                             ThreadScaling, ThreadSpeedups, TimeSplit)
+                             ThreadScaling, ThreadSpeedups, TimeSplit, Unprofiled)
 from inspector.raw import RawEvent, RawGraph, RawKernelTimes, RawThreadScaling
 
 PAID = 1.1  # a parallel kernel this much faster on all threads than on one paid for its threads
@@ -54,8 +54,7 @@ def costs(kernels: Sequence[Kernel], kt: Optional[RawKernelTimes], scaling: Opti
     told apart from that code (``TimeSplit.torch_wrappers_s`` None, their time outside the graphs). ``timed_s``: the
     call timed without the profiler, which the parts are set against (``TimeSplit.call_s``) where the pass did not
     time its own calls without it."""
-    times, split = _kernel_times(kt, kernels, broken)
-    split = replace(split, call_s=kt.unprofiled_s or timed_s) if kt and split and split.total_s else split
+    times, split = _kernel_times(kt, kernels, broken, timed_s)
     medians = _thread_medians(scaling, kernels)
     total = kt.total_s if kt else None
     threads = scaling.threads if scaling else None
@@ -85,10 +84,10 @@ def _cost(timed: Optional[tuple[float, float]], total_s: Optional[float], moved:
                       threads_s=threads_s if paid else {}, thread_speedup=paid)
 
 
-def _kernel_times(kt: Optional[RawKernelTimes], kernels: Sequence[Kernel],
-                  broken: bool) -> tuple[dict[str, tuple[float, float]], Optional[TimeSplit]]:
+def _kernel_times(kt: Optional[RawKernelTimes], kernels: Sequence[Kernel], broken: bool, timed_s: Optional[float]
+                  ) -> tuple[dict[str, tuple[float, float]], Optional[TimeSplit]]:
     """({kernel id: (seconds per call over all its launches, launches per call)}, TimeSplit or None) of the profiled
-    pass."""
+    pass, set against the call without the profiler (``costs``)."""
     if not kt or not kt.events:
         return {}, (TimeSplit(error=kt.error) if kt and kt.error else None)
     times: dict[str, tuple[float, float]] = {}
@@ -103,10 +102,34 @@ def _kernel_times(kt: Optional[RawKernelTimes], kernels: Sequence[Kernel],
     total, kernels_s, graphs_s = kt.total_s or 0.0, sum(e.time_s or 0.0 for e in kt.events), kt.graphs_s
     torch_wrappers = max(0.0, kt.regions_s - graphs_s) if kt.regions_s and graphs_s and not broken else None
     inside = (graphs_s or 0.0) + (torch_wrappers or 0.0) + (kt.guards_s or 0.0)
-    return times, TimeSplit(total_s=kt.total_s, kernels_s=kernels_s, calls=kt.calls, mechanism=kt.mechanism,
-                            wrapper_s=max(0.0, graphs_s - kernels_s) if graphs_s else None,
-                            outside_graphs_s=max(0.0, total - inside) if graphs_s else None, unmatched=unmatched,
-                            torch_wrappers_s=torch_wrappers, guards_s=kt.guards_s if graphs_s else None)
+    split = TimeSplit(total_s=kt.total_s, kernels_s=kernels_s, calls=kt.calls, mechanism=kt.mechanism,
+                      wrapper_s=max(0.0, graphs_s - kernels_s) if graphs_s else None,
+                      outside_graphs_s=max(0.0, total - inside) if graphs_s else None, unmatched=unmatched,
+                      torch_wrappers_s=torch_wrappers, guards_s=kt.guards_s if graphs_s else None,
+                      call_s=(kt.unprofiled_s or timed_s) if kt.total_s else None)
+    held = {part: 0.0 for part in ("kernels", "wrapper", "torch_wrappers", "guards", "outside_graphs")}
+    for part, n in (kt.part_events or {}).items():  # a part the split folds into the rest: its events with it
+        held["outside_graphs" if part not in held or getattr(split, f"{part}_s") is None else part] += n
+    return times, replace(split, without_profiler=_unprofiled(split, held))
+
+
+def _unprofiled(split: TimeSplit, held: dict[str, float]) -> Optional[Unprofiled]:
+    """The parts of ``split`` less the profiler's own cost, spread over the events the profiler recorded in each
+    part of a call (``held``: {part: events}); None where the call timed without the profiler is not the shorter,
+    or no event was counted."""
+    gap = (split.total_s or 0.0) - (split.call_s or 0.0)
+    count = sum(held.values())
+    if not split.call_s or gap <= 0 or not count:
+        return None
+    each = gap / count
+
+    def less(part: str, s: Optional[float]) -> Optional[float]:
+        return None if s is None else max(0.0, s - held[part] * each)
+    return Unprofiled(events=count, per_event_s=each, kernels_s=less("kernels", split.kernels_s),
+                      wrapper_s=less("wrapper", split.wrapper_s),
+                      torch_wrappers_s=less("torch_wrappers", split.torch_wrappers_s),
+                      guards_s=less("guards", split.guards_s), outside_graphs_s=less("outside_graphs",
+                                                                                    split.outside_graphs_s))
 
 
 def _kernel_of(event: RawEvent, kernels: Sequence[Kernel]) -> Optional[Kernel]:

@@ -23,7 +23,7 @@ from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Find
 from inspector.model.breaks import BreakCost, CompileWarning, GraphBreak, Recompilation
 from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Evidence, Gather, Graph, Kernel, KernelCost,
                                   Launch, LoopNest, ParallelChoice, SizeCall, ThreadScaling, Tiling, TimeSplit,
-                                  TritonLaunch)
+                                  TritonLaunch, Unprofiled)
 from inspector.model.comparison import (STEADY, VECTORIZED, ArgvChanged, BreakChange, CallsChange, CodePair,
                                         ComparedCandidate, ComparedHotspot, ComparedLine, ComparedRun, ComparedVariant,
                                         Comparison, Confounder, ExitChanged, Hunk, LineVerdicts, PairWarning, Place,
@@ -69,8 +69,8 @@ __all__ = [
     "RunEnd", "RunKind", "RunPair", "STATUSES", "STEADY", "Sample", "SampleAnalysis", "SampleVariant", "Site",
     "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
     "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
-    "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod", "Untraced", "UntracedCalls", "VECTORIZED",
-    "Vectorized", "WarmCompile", "WarningKind", "Words", "to_json",
+    "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod", "Unprofiled", "Untraced", "UntracedCalls",
+    "VECTORIZED", "Vectorized", "WarmCompile", "WarningKind", "Words", "to_json",
 ]
 
 

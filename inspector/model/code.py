@@ -229,7 +229,7 @@ class TimeSplit:
     ``outside_graphs_s`` then holds them all; a function with graph breaks: torch's compiled region also holds the
     eager code between its graphs, so ``torch_wrappers_s`` is None and ``outside_graphs_s`` holds them). Each is the
     median over the profiled calls (``calls``), and they add to ``total_s``; ``call_s``: the same call timed without
-    the profiler (calls just before the profiled ones; else the timings' median, or a program's steady
+    the profiler (calls just before and after the profiled ones; else the timings' median, or a program's steady
     calls'), ``total_s`` less it being the profiler's own cost, in the wrappers and the rest."""
 
     total_s: Optional[float] = None
@@ -243,6 +243,23 @@ class TimeSplit:
     unmatched: list[str] = field(default_factory=list)
     error: Optional[str] = None
     call_s: Optional[float] = None
+    without_profiler: Optional[Unprofiled] = None
+
+
+@dataclass(frozen=True)
+class Unprofiled:
+    """A profiled call's parts less the profiler's own cost, estimated (torch does not time its profiler): the
+    profiled call less the call timed without it (``TimeSplit.total_s`` − ``call_s``), over the ``events`` the
+    profiler recorded in a call, is ``per_event_s``; each part loses that for each event recorded in it (at least
+    0), so that the parts add to the call (more only where a part would have gone below 0)."""
+
+    events: float
+    per_event_s: float
+    kernels_s: Optional[float]
+    wrapper_s: Optional[float]
+    torch_wrappers_s: Optional[float]
+    guards_s: Optional[float]
+    outside_graphs_s: Optional[float]
 
 
 @dataclass(frozen=True)

@@ -49,14 +49,16 @@ KINETO_LINES = (b"USDT:", b"STAGE:")  # what the profiler prints on stderr as it
 
 
 class Event(NamedTuple):
-    """A profiler event: its name, microseconds, device, its parent's name ("" for none), and the pass's call it
-    was in (-1: none)."""
+    """A profiler event: its name, microseconds, device, its parent's name ("" for none), the pass's call it was in
+    (-1: none), and the part of the call its parent is in (``_part``), where the profiler's cost of recording it
+    lands."""
 
     name: str
     us: float
     device: Any
     parent: str
     call: int
+    part: str = "outside_graphs"
 
 
 Call = Callable[[], object]
@@ -95,10 +97,14 @@ def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: fl
     wrapped = [] if device == "cuda" else _wrap_kernels(graphs, launches, threads)
     prof = None if threads else profile(activities=activities)  # launches on fewer threads: the clock's alone
     try:
-        # calls without the profiler first (the clock's launches only): what the profiler adds to a call
-        plain = [once(call, sync) for _ in range(max(MIN_CALLS, calls // 2))] if wrapped and prof and calls > 1 else []
+        # calls without the profiler (the clock's launches only), half before the profiled ones and half after, so
+        # that a drift of the machine's speed meanwhile is in both: what the profiler adds to a call
+        unprofiled = max(MIN_CALLS, calls // 2) if wrapped and prof and calls > 1 else 0
+        plain = [once(call, sync) for _ in range(unprofiled - unprofiled // 2)]
         launches.clear()
         totals, ends = _profiled(prof, call, sync, calls, launches)
+        plain += [once(call, sync) for _ in range(unprofiled // 2)]
+        del launches[ends[-1] if ends else 0:]
     finally:
         for module, name, kernel in wrapped:
             setattr(module, name, kernel)
@@ -110,9 +116,12 @@ def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: fl
         _add_launches(events, launches, ends)
         around = {name: _median_of_calls(per_call, _outermost(name)) for name in (REGION_EVENT, GUARDS_EVENT)}
         graphs_s = _median_of_calls(per_call, lambda e: e.name.startswith(GRAPH_EVENT))
+        recorded = [[e for e in in_call if e.name != CALL_RANGE] for in_call in per_call]
         return {"mechanism": "cuda_events" if device == "cuda" else "timed_kernels", "calls": calls,
                 "total_s": statistics.median(totals), "graphs_s": graphs_s or None,
                 **({"unprofiled_s": statistics.median(plain)} if plain else {}),
+                **({"part_events": {part: statistics.median(sum(e.part == part for e in c) for c in recorded)
+                                    for part in sorted({e.part for c in recorded for e in c})}} if prof else {}),
                 **{key: around[name] for key, name in (("regions_s", REGION_EVENT), ("guards_s", GUARDS_EVENT))
                    if around[name]},
                 "events": [{"name": e["name"], "graph": e["graph"], **({"threads": e["threads"]} if "threads" in e
@@ -253,9 +262,23 @@ def _events(prof: Any) -> list[Event]:
             stack.pop()
         held = bisect.bisect_right(calls, (start, float("inf"))) - 1
         call = held if held >= 0 and start < calls[held][1] else -1
-        out.append(Event(name, us, device, stack[-1][0] if stack else "", call))
+        out.append(Event(name, us, device, stack[-1][0] if stack else "", call, _part([n for n, _ in stack])))
         stack.append((name, start + us))
     return out
+
+
+def _part(names: list[str]) -> str:
+    """The part of a call (a ``TimeSplit`` field's stem) that the innermost of the enclosing events ``names``
+    (outermost first) is in: a library call of a graph (an ``aten::`` event right under the graph's), the graph's
+    wrapper, the guards, torch's wrappers (its compiled region), or outside."""
+    for i in range(len(names) - 1, -1, -1):
+        if names[i].startswith(GRAPH_EVENT):
+            return "kernels" if i + 1 < len(names) and names[i + 1].startswith("aten::") else "wrapper"
+        if names[i] == GUARDS_EVENT:
+            return "guards"
+        if names[i].startswith(REGION_EVENT):
+            return "torch_wrappers"
+    return "outside_graphs"
 
 
 def _per_call(events: list[Event], calls: int) -> list[list[Event]]:

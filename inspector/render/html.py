@@ -20,7 +20,7 @@ from inspector.render.hotspots import sampled, views as hot_views
 from inspector.render.base import Renderer
 from inspector.render.words import (between, break_evens, child_process, compile_ids, error_parts, launched, match,
                                     profiled_call, program_title, ratio, recompile_why, run_notes, seconds,
-                                    warm_compile)
+                                    warm_compile, without_profiler)
 
 TEMPLATES = Path(__file__).parent / "templates"
 STYLESHEET = Path(__file__).parent / "static" / "style.css"
@@ -38,7 +38,7 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
                        error_parts=error_parts, launched=launched, breakable=breakable, highlighted=highlighted,
                        said=said.said, after=said.after, row=said.row, usual_fix=said.usual_fix,
                        break_reason=said.break_reason, explanation=said.explanation, warm_compile=warm_compile,
-                       profiled_call=profiled_call)
+                       profiled_call=profiled_call, without_profiler=without_profiler)
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend,
                        status_keys=section.LEGEND, anchor=section.anchor)
     return env

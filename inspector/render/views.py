@@ -202,17 +202,22 @@ def _overhead(v: SampleVariant, population: Optional[int]) -> str:
     """"At 2,000 individuals 61 % of a torch-compiled-cpu call is outside its kernels (guards 18 µs, ...)." where a
     profiled call of ``v`` spent OVERHEAD or more outside its kernels, else ""."""
     split = v.code.time_split
-    if not split or not split.total_s or split.kernels_s is None or split.kernels_s > (1 - OVERHEAD) * split.total_s:
+    if not split or not split.total_s:
         return ""
-    parts = [(what, s) for what, s in (("guards", split.guards_s), ("torch's wrappers", split.torch_wrappers_s),
-                                        ("Inductor's wrapper", split.wrapper_s),
-                                        ("the rest" if split.torch_wrappers_s is not None else "outside the graphs",
-                                         split.outside_graphs_s)) if s]
+    estimated = split.without_profiler
+    parts, whole = (estimated, split.call_s) if estimated and split.call_s else (split, split.total_s)
+    if parts.kernels_s is None or parts.kernels_s > (1 - OVERHEAD) * whole:
+        return ""
+    named = [(what, s) for what, s in (("guards", parts.guards_s), ("torch's wrappers", parts.torch_wrappers_s),
+                                        ("Inductor's wrapper", parts.wrapper_s),
+                                        ("the rest" if parts.torch_wrappers_s is not None else "outside the graphs",
+                                         parts.outside_graphs_s)) if s]
     at = f"At {population:,} individuals " if population else ""
-    return (f"{at}{(1 - split.kernels_s / split.total_s) * 100:.0f} % of a {v.id} call is outside its kernels ("
-            + ", ".join(f"{what} {seconds(s)}" for what, s in parts)
-            + f", of a profiled call of {seconds(split.total_s)}): at this size its overhead, not its kernels, sets "
-            "its time.")
+    of = (f"of a call of {seconds(whole)}, the profiler's own cost taken off (estimated)" if parts is estimated else
+          f"of a profiled call of {seconds(whole)}")
+    return (f"{at}{(1 - parts.kernels_s / whole) * 100:.0f} % of a {v.id} call is outside its kernels ("
+            + ", ".join(f"{what} {seconds(s)}" for what, s in named)
+            + f", {of}): at this size its overhead, not its kernels, sets its time.")
 
 
 def crossovers(analysis: SampleAnalysis) -> list[str]:

@@ -94,6 +94,11 @@ def test_a_ga_program_runs_as_it_is_and_the_report_shows_what_compiled(tmp_path)
     # left it (its cache keys are the rerun's: one rerun)
     assert "inspector: rerunning the program bare" in proc.stderr
     raw = load(tmp_path / "ga.json").variants[0]
+    # the replay's profiled calls, their events counted by the part of the call that paid for recording them: the
+    # parts less that cost (estimated) add to the call timed without the profiler
+    split = f.code.time_split
+    assert sum(raw.run.replay.kernel_times.part_events.values()) >= 3
+    assert split.call_s >= split.total_s or split.without_profiler.events >= 3
     compiles = {g.compile_id.split("_")[0] for c in (raw.capture, raw.recompiles) if c for g in c.graphs or []}
     assert len(raw.warm.metrics) == len(compiles) and raw.warm.processes == 1
     assert not any(m["inductor_fx_local_cache_miss_count"] for m in raw.warm.metrics)

@@ -16,6 +16,7 @@ from inspector.render import charts
 from inspector.render import renderer, views
 from inspector.render import said as words_said
 from inspector.render import words
+from inspector.render.words import seconds
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -113,7 +114,7 @@ def test_torchs_wrappers_are_told_apart_only_where_the_compiled_region_holds_one
 @pytest.mark.parametrize("stem", ["trig", "ga"])
 def test_a_calls_parts_are_medians_of_clock_timed_kernels_set_against_the_call_without_the_profiler(stem):
     """Kernels timed with the clock around their launches (a profiler range slowed them by up to 1.5x), every part a
-    median of the pass's calls, against as many calls just before without the profiler; a program's function is
+    median of the pass's calls, against half as many calls around them without the profiler; a program's function is
     profiled so by its replay, on the copies, its one profiled call in the run the fallback."""
     a, record = analysis("2.13.0", stem), load(record_path("2.13.0", stem))
     units = a.variants if stem == "trig" else a.program.functions
@@ -131,6 +132,45 @@ def test_a_calls_parts_are_medians_of_clock_timed_kernels_set_against_the_call_w
         assert "profiled calls, medians; timed without the profiler" in page
     if stem == "ga":  # the run's own profiled call is one call, kept in the record beside the replay's pass
         assert raws[compiled[0].id].kernel_times.calls == 1
+
+
+def test_the_profilers_own_cost_is_taken_off_each_part_by_the_events_recorded_in_it():
+    """The profiled call less the call without the profiler, over the events a call recorded, is each event's cost;
+    each part loses it per event recorded in it (a part folded into the rest, with its events): the parts then add to
+    the call. Where the call without the profiler came out the slower (noise), nothing is estimated."""
+    estimated = 0
+    for stem in ("trig", "ga"):
+        a, record = analysis("2.13.0", stem), load(record_path("2.13.0", stem))
+        raws = {r.id: r for r in record.variants}
+        for u in a.variants if stem == "trig" else a.program.functions:
+            split, raw = u.code.time_split, raws[u.id]
+            kt = raw.run.replay.kernel_times if raw.run else raw.kernel_times
+            if not split:
+                continue
+            assert kt.part_events and set(kt.part_events) <= {"kernels", "wrapper", "torch_wrappers", "guards",
+                                                               "outside_graphs"}
+            est = split.without_profiler
+            page = renderer("html").program(a) if stem == "ga" else renderer("html").report(a)
+            if split.call_s >= split.total_s:
+                assert est is None and not words.without_profiler(split)
+                continue
+            estimated += 1
+            assert est.events == sum(kt.part_events.values())
+            assert est.per_event_s == pytest.approx((split.total_s - split.call_s) / est.events)
+            folded = {p for p in ("torch_wrappers", "guards") if getattr(split, f"{p}_s") is None}
+            for part in ("kernels", "wrapper", "torch_wrappers", "guards", "outside_graphs"):
+                events = kt.part_events.get(part, 0) + (sum(kt.part_events.get(f, 0) for f in folded)
+                                                        if part == "outside_graphs" else 0)
+                profiled = getattr(split, f"{part}_s")
+                assert getattr(est, f"{part}_s") == (None if profiled is None else pytest.approx(
+                    max(0.0, profiled - events * est.per_event_s)))
+            parts = [s for s in (est.kernels_s, est.wrapper_s, est.torch_wrappers_s, est.guards_s,
+                                 est.outside_graphs_s) if s is not None]
+            assert sum(parts) == pytest.approx(split.call_s) or min(parts) == 0.0
+            said = words.without_profiler(split)
+            assert said.startswith(f"Without the profiler (estimated: {est.events:g} events a call, about "
+                                   f"{seconds(est.per_event_s)} each") and str(markupsafe.escape(said)) in page
+    assert estimated
 
 
 def test_a_sweep_says_where_compiling_overtakes_eager_per_call_and_with_its_compile():
