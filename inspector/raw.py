@@ -23,6 +23,10 @@ from typing import Any, Optional, TypeVar
 R = TypeVar("R", bound="Raw")
 JSON = dict[str, Any]  # a JSON object as torch or the user wrote it (metrics, config, compile options, launch configs)
 TILING_OFF = "cpp.enable_tiling_heuristics=False"  # a trial's config item: Inductor's tiling heuristic off
+# a trial's config key naming a function of torch.compiler that filters the guards Dynamo keeps (torch.compile's
+# options["guard_filter_fn"]), and the item that keeps only the guards on tensors
+GUARD_FILTER = "guard_filter_fn"
+TENSOR_GUARDS = f"{GUARD_FILTER}=keep_tensor_guards_unsafe"
 # capture's Inductor provenance tracking level (its kernels' source lines): part of Inductor's FX graph cache key
 PROVENANCE_LEVEL = 1
 

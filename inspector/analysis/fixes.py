@@ -24,7 +24,7 @@ from inspector.model import (Change, ChangeAt, CompiledCode, Fix, FixKind, Graph
                              SizeCompared, Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized,
                              WarningKind)
 from inspector.model.fixes import Where
-from inspector.raw import TILING_OFF, RawTrial
+from inspector.raw import TENSOR_GUARDS, TILING_OFF, RawTrial
 
 Unit = Union[SampleVariant, ProgramFunction]
 Tried = dict[tuple[str, str], TrialResult]  # {(variant id, trial name): what trying it measured}
@@ -45,12 +45,12 @@ REMOVE = re.compile(r"^Remove the `(?:[\w.]+\.)?(\w+)(?:\(\))?` call")  # a hint
 NAMED = re.compile(r"\w+(?:\.\w+)+|\w+_\w+")  # the names a hint or fix gives (torch.cond, capture_scalar_outputs)
 GAIN = 1.05  # a trial at least this much faster (and faster in every round) gained; anything else did not
 # config fixes first: a layout trial changes the population's strides
-TRYABLE = (FixKind.TILING, FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC, FixKind.LAYOUT)
+TRYABLE = (FixKind.TILING, FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC, FixKind.GUARDS, FixKind.LAYOUT)
 ADVISED_UNTRIED = (FixKind.BREAK, FixKind.RECOMPILES, FixKind.LAYOUT, FixKind.STATIC, FixKind.NUMBER,
                    FixKind.DYNAMIC)  # advice on their precondition alone
 # a program's fixes that could be tried, as listed (stopping its recompiles is said with them)
 PROGRAM_ORDER = (FixKind.BREAK, FixKind.NUMBER, FixKind.DYNAMIC, FixKind.LAYOUT, FixKind.TILING, FixKind.FLAG,
-                 FixKind.STATIC)
+                 FixKind.STATIC, FixKind.GUARDS)
 
 
 def strided_lines(code: CompiledCode, branches: Optional[Sequence[str]] = None) -> list[LineVerdict]:
@@ -369,6 +369,20 @@ def resized(unit: Unit) -> tuple[Optional[str], Optional[int]]:
     return (found.group(1), int(found.group(2))) if found else (None, None)
 
 
+def _guards(unit: Unit, tried: Tried) -> list[Fix]:
+    """Dynamo's guards on all but tensors dropped (torch.compiler.keep_tensor_guards_unsafe) where evaluating them
+    takes a share of a call that could make the call GAIN faster, the profiler's own cost taken off (its guard events
+    hold their recording cost: a record without that estimate has no such fix): their seconds at stake."""
+    split = unit.code.time_split
+    parts = split.without_profiler if split else None
+    guards, whole = (parts.guards_s, split.call_s) if split and parts else (None, None)
+    if not guards or not whole or guards < (1 - 1 / GAIN) * whole:
+        return []
+    spec = TrialSpec("guard-filter", config=(TENSOR_GUARDS,))
+    return [Fix(FixKind.GUARDS, unit.id, (), _share_of_a_call(unit, guards / whole, guards), spec,
+                tried=tried.get((unit.id, spec.name)))]
+
+
 def _numbers(unit: Unit, tried: Tried) -> list[Fix]:
     """Each Python number a guard recompiled on, passed as a tensor: the time of a call, compiles included, at
     stake."""
@@ -377,7 +391,8 @@ def _numbers(unit: Unit, tried: Tried) -> list[Fix]:
             for name in number_guarded(unit)]
 
 
-RULES: tuple[Callable[[Unit, Tried], list[Fix]], ...] = (_breaks, _recompiles, _layout, _tiling, _static, _numbers)
+RULES: tuple[Callable[[Unit, Tried], list[Fix]], ...] = (_breaks, _recompiles, _layout, _tiling, _static, _numbers,
+                                                        _guards)
 
 
 def can_try(fix: Fix, analysis: SampleAnalysis) -> bool:
@@ -396,7 +411,8 @@ def to_try(analysis: SampleAnalysis, kinds: Sequence[FixKind]) -> list[Fix]:
     for fix in analysis.fixes:
         if fix.kind not in kinds or not fix.spec or not can_try(fix, analysis):
             continue
-        key = (fix.variant, fix.spec.name) if fix.kind in (FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC) \
+        key = (fix.variant, fix.spec.name) if fix.kind in (FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC,
+                                                           FixKind.GUARDS) \
             else fix.spec.name
         if key not in found or (fix.stake_s or 0) > (found[key].stake_s or 0):
             found[key] = fix

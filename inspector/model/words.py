@@ -128,8 +128,9 @@ class FixKind(Words):
     SIMD off for them, a Dynamo ``flag`` that removes a graph break, ``static`` shapes (dynamic=False) where a size
     change recompiled; a graph ``break``'s usual rewrite, and stopping ``recompiles`` on every call or at the limit;
     a Python ``number`` argument (or an optimizer's lr) passed as a tensor where a guard on its value recompiled, and
-    ``dynamic`` shapes where a size change recompiled a function already compiled with dynamic=False; and
-    the code ``rewrite`` inspector writes (``inspector.rewrite``), checked and timed as a variant."""
+    ``dynamic`` shapes where a size change recompiled a function already compiled with dynamic=False; Dynamo's
+    ``guards`` on all but tensors dropped where their evaluation is a share of a call; and the code ``rewrite``
+    inspector writes (``inspector.rewrite``), checked and timed as a variant."""
 
     LAYOUT = "layout"
     TILING = "tiling"
@@ -139,4 +140,5 @@ class FixKind(Words):
     RECOMPILES = "recompiles"
     NUMBER = "number"
     DYNAMIC = "dynamic"
+    GUARDS = "guards"
     REWRITE = "rewrite"

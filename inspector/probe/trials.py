@@ -3,8 +3,9 @@
 After ``Ready`` (``inspector.probe.rounds``) the parent may write ``Trial`` commands (``inspector.probe.messages``):
 its ``id``, ``variant`` (the variant it changes), ``layout`` ("column-major": the same function on
 ``np.asfortranarray(pop)``, or for torch on the tensor of it, strides (1, N)), ``config`` [KEY=VALUE, a ``dynamo.``
-prefix for Dynamo], ``compile_options`` {torch.compile keyword: value}, ``sizes`` (population sizes to call it at
-afterwards, as the variant was), ``time`` (time it here: no rounds follow). Each is compiled with its own
+prefix for Dynamo; ``guard_filter_fn=NAME``: the guard filter torch.compiler.NAME], ``compile_options``
+{torch.compile keyword: value}, ``sizes`` (population sizes to call it at afterwards, as the variant was), ``time``
+(time it here: no rounds follow). Each is compiled with its own
 ``torch.compile`` (Inductor's keys as its ``options``, Dynamo's patched around the compiling call) and answered with
 a ``TrialAnswer``: what it compiled (``capture``), its status, first call and timing. Its output goes to
 DIR/<id>.npy for the parent's cross-check against the variant's.
@@ -12,8 +13,9 @@ DIR/<id>.npy for the parent's cross-check against the variant's.
 The variants' compiled code stays live: Dynamo keeps one cache entry per backend (``torch.compile`` call) where
 it guards on the backend (torch >= 2.2), and the layout is guarded on strides; automatic dynamic shapes are off
 while a trial compiles, so that a stride it has not seen does not turn the strides dynamic. A config trial under a
-torch that shares compiled code between backends (2.1) runs ``alone``: after ``torch._dynamo.reset()``, timed here,
-not in the rounds, and the variants are compiled again (``rewarm``) before anything else runs.
+torch that shares compiled code between backends (2.1), and a guard filter's trial (the filter is not part of the
+backend), run ``alone``: after ``torch._dynamo.reset()``, timed here, not in the rounds, and the variants are
+compiled again before anything else runs.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from inspector.probe.messages import Trial
 from inspector.probe.rounds import Timed
 from inspector.probe.sample import Variant
 from inspector.probe.timing import measure
-from inspector.raw import Status
+from inspector.raw import GUARD_FILTER, Status
 
 
 def shares_code() -> bool:
@@ -53,18 +55,24 @@ def run(spec: Trial, variant: Variant, fn: Callable[..., Any], population: np.nd
     ``sizes``)."""
     inductor: dict[str, Any] = {}
     dynamo: dict[str, Any] = {"automatic_dynamic_shapes": False} if spec.layout else {}
+    filters = [raw for key, _, raw in (item.partition("=") for item in spec.config or []) if key == GUARD_FILTER]
     for item in spec.config or []:
         key, _, raw = item.partition("=")
-        (dynamo if key.startswith("dynamo.") else inductor)[key.split(".", 1)[1] if key.startswith(
-            ("dynamo.", "inductor.")) else key] = literal(raw)
+        if key != GUARD_FILTER:
+            (dynamo if key.startswith("dynamo.") else inductor)[key.split(".", 1)[1] if key.startswith(
+                ("dynamo.", "inductor.")) else key] = literal(raw)
     options = dict(compile_options or {}, **spec.compile_options or {})
-    if inductor:
-        options["options"] = dict(options.get("options") or {}, **inductor)
     missing = [k for k in inductor if not _has(torch._inductor.config, k)] + [
         k for k in dynamo if not _has(torch._dynamo.config, k)]
     if missing:
         return {"status": Status.ERROR, "error": f"torch {torch.__version__} has no config option {missing[0]}"}, None
-    alone = bool(spec.config) and shares_code()
+    if filters and not hasattr(torch.compiler, filters[0]):
+        return {"status": Status.ERROR, "error": f"torch {torch.__version__} has no torch.compiler.{filters[0]}"}, None
+    if inductor or filters:
+        options["options"] = dict(options.get("options") or {}, **inductor,
+                                  **({GUARD_FILTER: getattr(torch.compiler, filters[0])} if filters else {}))
+    # a guard filter is not part of the backend: its compile would find the variant's cache entry, so it runs alone
+    alone = bool(spec.config) and (shares_code() or bool(filters))
     result: dict[str, Any] = {"alone": alone}
     try:
         target, convert, sync = prepare(variant, fn, options)

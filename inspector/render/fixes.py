@@ -14,12 +14,15 @@ from inspector.render.words import places, ratio, seconds, spans, spread
 # how to make the population column-major, the tiling heuristic off, and a recompiled size static, as a user does
 COLUMN_MAJOR = "shape (d, N), or np.asfortranarray"
 TILING_OFF = 'torch.compile(fn, options={"cpp.enable_tiling_heuristics": False})'
+TENSOR_GUARDS = 'torch.compile(fn, options={"guard_filter_fn": torch.compiler.keep_tensor_guards_unsafe})'
+UNSAFE = ("Unsafe, as torch names it: the compiled code then no longer checks the globals and Python values it read, "
+          "and runs on after they change.")
 LABELS = {FixKind.LAYOUT: "column-major", FixKind.TILING: "the tiling heuristic off", FixKind.STATIC: "dynamic=False",
-          FixKind.DYNAMIC: "dynamic=True"}
+          FixKind.DYNAMIC: "dynamic=True", FixKind.GUARDS: "guards on tensors only"}
 STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outside compiled graphs per call",
           FixKind.RECOMPILES: "per call, compiles included", FixKind.NUMBER: "per call, compiles included",
           FixKind.LAYOUT: "in the kernels of these lines per call",
-          FixKind.TILING: "in the kernels of these lines per call"}
+          FixKind.TILING: "in the kernels of these lines per call", FixKind.GUARDS: "evaluating guards per call"}
 
 
 def advice(fix: Fix) -> str:
@@ -41,6 +44,9 @@ def advice(fix: Fix) -> str:
     if fix.kind == FixKind.TILING:
         return (f"Turn Inductor's tiling heuristic off for this function ({TILING_OFF}): it kept these lines scalar "
                 "because of their strided loads.")
+    if fix.kind == FixKind.GUARDS:
+        return (f"Keep only Dynamo's guards on tensors ({TENSOR_GUARDS}): evaluating its guards before each call "
+                f"takes a share of the call. {UNSAFE}")
     return f"Compile with static shapes ({static(fix)}): a change of population size recompiled it."
 
 
@@ -184,6 +190,9 @@ def program(fix: Fix, sample: str) -> Optional[str]:
                 f"measures it on a sample (--config {_flag(fix)})")
     if fix.kind == FixKind.STATIC:
         return f"{static(fix)}; inspector breaks --population-sizes shows the recompiles"
+    if fix.kind == FixKind.GUARDS:
+        return (f"Dynamo's guards on tensors only ({TENSOR_GUARDS}), for the share of each call their evaluation "
+                f"takes; inspector report measures it on a sample. {UNSAFE}")
     if fix.kind in (FixKind.NUMBER, FixKind.DYNAMIC):
         said = advice(fix)
         return said[:1].lower() + said[1:]

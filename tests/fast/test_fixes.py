@@ -13,7 +13,7 @@ from conftest import analysis, line_of, record_path
 from inspector.analysis import analyze, fixes
 from inspector.analysis.parse import breaks as parse_breaks
 from inspector.model import FixKind
-from inspector.raw import RawRecord
+from inspector.raw import TENSOR_GUARDS, RawRecord
 from inspector.record import load
 from inspector.render import fixes as fix_words, renderer, views
 from inspector.render.said import usual_fix
@@ -101,6 +101,29 @@ def test_static_shapes_apply_where_a_size_recompiled_on_a_guard_of_a_size():
                                                                                         for s in v.code.sizes)
     assert fixes.size_recompiled(analysis("2.13.0", "ga").function("fitness"))  # a program's, from its calls
     assert not any(fixes.size_recompiled(v) for v in analysis("2.13.0", "trig").variants)
+
+
+def test_dropping_guards_applies_where_their_evaluation_could_make_a_call_gain_and_runs_alone():
+    """Guards on tensors only (torch.compiler.keep_tensor_guards_unsafe): where the guards, the profiler's own cost
+    taken off, are 1 - 1/GAIN of the call or more; tried alone (the filter is not part of the backend, so its
+    compile would find the variant's code); said as unsafe; a record without the estimate has no such fix."""
+    found = 0
+    for stem in ("trig", "knapsack_breaks", "poly"):
+        a, raws = analysis("2.13.0", stem), {t.id: t for t in load(record_path("2.13.0", stem)).trials}
+        for v in a.variants:
+            split = v.code.time_split if v.compiled else None
+            est = split.without_profiler if split else None
+            holds = bool(est and est.guards_s and est.guards_s >= (1 - 1 / fixes.GAIN) * split.call_s)
+            assert bool(_of(a, FixKind.GUARDS, v.id)) == holds, (stem, v.id)
+            for fix in _of(a, FixKind.GUARDS, v.id):
+                found += 1
+                assert fix.spec.config == (TENSOR_GUARDS,) and fix.stake_s
+                raw = raws[f"{v.id}~guard-filter"]
+                assert raw.alone and fix.tried and fix.tried.alone and fix.tried.status == raw.status
+                assert "Unsafe" in fix_words.advice(fix) and "keep_tensor_guards_unsafe" in fix_words.advice(fix)
+                assert fix_words.trial(fix.tried).startswith("tried: guards on tensors only → ")
+                assert fixes.advised(fix) == fix.tried.gain
+    assert found
 
 
 def test_each_fix_tried_is_matched_to_its_fix_with_its_side_by_side_speedup():
