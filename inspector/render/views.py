@@ -217,7 +217,9 @@ def _overhead(v: SampleVariant, population: Optional[int]) -> str:
           f"of a profiled call of {seconds(whole)}")
     return (f"{at}{(1 - parts.kernels_s / whole) * 100:.0f} % of a {v.id} call is outside its kernels ("
             + ", ".join(f"{what} {seconds(s)}" for what, s in named)
-            + f", {of}): at this size its overhead, not its kernels, sets its time.")
+            + f", {of}): at this size its overhead, not its kernels, sets its time"
+            + ("." if v.device == "cuda" else " (mode=\"reduce-overhead\" cuts such overhead with CUDA graphs: on CUDA "
+                                             "only, the CPU has none)."))
 
 
 def crossovers(analysis: SampleAnalysis) -> list[str]:

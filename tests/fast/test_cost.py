@@ -298,3 +298,22 @@ def test_times_and_ratios_come_from_the_same_alternating_rounds(version):
             assert spread == pytest.approx([min(ratios), max(ratios)])
     html = renderer("html").report(a)
     assert "over 3 alternating rounds" in html
+
+
+def test_where_a_compiled_call_is_mostly_overhead_the_first_screen_says_where_it_went_and_what_cuda_would_do():
+    """Half or more of the headline's compiled call outside its kernels: the share and the parts, from the parts less
+    the profiler's own cost where it was estimated, else as profiled; on the CPU, why reduce-overhead does not apply."""
+    a = analysis("2.13.0", "decoded")
+    (h,) = views.headlines(a)
+    split = a.variant(h.compiled).code.time_split
+    parts, whole = (split.without_profiler, split.call_s) if split.without_profiler else (split, split.total_s)
+    said = [s for s in h.sentences if "outside its kernels" in s]
+    assert parts.kernels_s <= 0.5 * whole and len(said) == 1
+    assert f"{(1 - parts.kernels_s / whole) * 100:.0f} % of a {h.compiled} call is outside its kernels (" in said[0]
+    assert all(f"{what} {seconds(s)}" in said[0] for what, s in (("guards", parts.guards_s),
+                                                                 ("Inductor's wrapper", parts.wrapper_s)) if s)
+    assert seconds(whole) in said[0]
+    assert said[0].endswith('(mode="reduce-overhead" cuts such overhead with CUDA graphs: on CUDA only, the CPU has '
+                            'none).')
+    trig = analysis("2.13.0", "trig")
+    assert not [s for h in views.headlines(trig) for s in h.sentences if "outside its kernels" in s]
