@@ -248,15 +248,18 @@ def crossovers(analysis: SampleAnalysis) -> list[str]:
 
 def _rerun(v: SampleVariant) -> str:
     """"; on a rerun, with torch's caches warm, after 140 calls (52.2 ms of compile; a process's first compile also
-    pays 1.75 s once for torch's compiler to start)", where it was measured."""
+    pays 1.75 s once for torch's compiler to start), where torch's cache folder lasts between runs (...)", where it
+    was measured: how to keep the caches, where a rerun pays."""
     warm, after = v.timing.warm if v.timing else None, v.speedups.warm_break_even
     if not warm or warm.compile_s is None or not after:
         return ""
     start = (f"; a process's first compile also pays {seconds(warm.compiler_start_s)} once for torch's compiler to "
              "start" if warm.compiler_start_s else "")
     when = "never" if after.calls is None else f"after {break_even(after)}"
+    kept = ("" if after.calls is None else ", where torch's cache folder lasts between runs (TORCHINDUCTOR_CACHE_DIR; "
+            "or carry the caches over with torch.compiler.save_cache_artifacts and load_cache_artifacts)")
     return (f"; on a rerun, with torch's caches warm, {when}"
-            f" ({seconds(warm.compile_s)} of compile{start})")
+            f" ({seconds(warm.compile_s)} of compile{start}){kept}")
 
 
 def _vs_numpy(v: SampleVariant) -> Optional[str]:

@@ -317,3 +317,18 @@ def test_where_a_compiled_call_is_mostly_overhead_the_first_screen_says_where_it
                             'none).')
     trig = analysis("2.13.0", "trig")
     assert not [s for h in views.headlines(trig) for s in h.sentences if "outside its kernels" in s]
+
+
+def test_the_first_screen_gives_the_break_even_of_a_rerun_and_how_to_keep_torchs_caches_for_it():
+    """Compiling pays after N calls cold, and after M on a rerun with torch's caches warm (the compile measured again
+    in a fresh process): where a rerun pays, how to keep the caches it needs (torch's folder, or its artifacts)."""
+    a = analysis("2.13.0", "trig")
+    (h,) = views.headlines(a)
+    v = a.variant(h.compiled)
+    warm, after = v.timing.warm, v.speedups.warm_break_even
+    assert warm.compile_s < v.timing.compile_s and after.calls < v.speedups.break_even.calls
+    said = next(s for s in h.sentences if s.startswith("Compiling pays after"))
+    assert (f"on a rerun, with torch's caches warm, after {words.break_even(after)} ({seconds(warm.compile_s)} of "
+            "compile") in said
+    assert said.endswith("where torch's cache folder lasts between runs (TORCHINDUCTOR_CACHE_DIR; or carry the "
+                         "caches over with torch.compiler.save_cache_artifacts and load_cache_artifacts).")
