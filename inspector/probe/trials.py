@@ -13,9 +13,9 @@ DIR/<id>.npy for the parent's cross-check against the variant's.
 The variants' compiled code stays live: Dynamo keeps one cache entry per backend (``torch.compile`` call) where
 it guards on the backend (torch >= 2.2), and the layout is guarded on strides; automatic dynamic shapes are off
 while a trial compiles, so that a stride it has not seen does not turn the strides dynamic. A config trial under a
-torch that shares compiled code between backends (2.1), and a guard filter's trial (the filter is not part of the
-backend), run ``alone``: after ``torch._dynamo.reset()``, timed here, not in the rounds, and the variants are
-compiled again before anything else runs.
+torch that shares compiled code between backends (2.1) runs ``alone``: after ``torch._dynamo.reset()``, timed here,
+not in the rounds, and the variants are compiled again before anything else runs. A guard filter is not part of the
+backend either: its trial compiles a copy of the function with a code object of its own.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import os
 import time
+import types
 from collections.abc import Callable
 from typing import Any, Optional
 
@@ -71,8 +72,9 @@ def run(spec: Trial, variant: Variant, fn: Callable[..., Any], population: np.nd
     if inductor or filters:
         options["options"] = dict(options.get("options") or {}, **inductor,
                                   **({GUARD_FILTER: getattr(torch.compiler, filters[0])} if filters else {}))
-    # a guard filter is not part of the backend: its compile would find the variant's cache entry, so it runs alone
-    alone = bool(spec.config) and (shares_code() or bool(filters))
+    if filters:  # not part of the backend: compiling ``fn`` would find the variant's code, so compile a copy of it
+        fn = _own_code(fn)
+    alone = bool(spec.config) and shares_code()
     result: dict[str, Any] = {"alone": alone}
     try:
         target, convert, sync = prepare(variant, fn, options)
@@ -96,6 +98,16 @@ def run(spec: Trial, variant: Variant, fn: Callable[..., Any], population: np.nd
     except guard.VariantError as e:
         return dict(result, status=Status.ERROR, error=f"{type(e.error).__name__}: {e.error}".strip()[:500],
                     capture=result.get("capture") or capture.take()), None
+
+
+def _own_code(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with a code object of its own: Dynamo keeps compiled code per code object, so a compile of it neither
+    finds nor replaces the code compiled for ``fn``."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    copy = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__, copy.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+    return copy
 
 
 def _has(root: object, key: str) -> bool:
