@@ -44,6 +44,7 @@ CPP_KERNEL = re.compile(r"^(\w+) = async_compile\.(?:cpp_pybinding|cpp)\(", re.M
 SPECIALISED = re.compile(r"#pragma omp parallel num_threads\(\d+\)")  # torch 2.1: the thread count compiled in
 PROFILE_S = 0.2  # profiled seconds per variant (at least MIN_CALLS calls, at most MAX_CALLS)
 MIN_CALLS, MAX_CALLS = 3, 50
+WARM_S = 0.01  # seconds of calls before the calls timed without the profiler (_timed_calls)
 COPY_BYTES = 256 * 2**20  # per array: well beyond the last-level cache
 KINETO_LINES = (b"USDT:", b"STAGE:")  # what the profiler prints on stderr as it starts and stops
 
@@ -98,12 +99,13 @@ def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: fl
     prof = None if threads else profile(activities=activities)  # launches on fewer threads: the clock's alone
     try:
         # calls without the profiler (the clock's launches only), half before the profiled ones and half after, so
-        # that a drift of the machine's speed meanwhile is in both: what the profiler adds to a call
+        # that a drift of the machine's speed meanwhile is in both, each half after calls that warm up again: what
+        # the profiler adds to a call
         unprofiled = max(MIN_CALLS, calls // 2) if wrapped and prof and calls > 1 else 0
-        plain = [once(call, sync) for _ in range(unprofiled - unprofiled // 2)]
+        plain = _timed_calls(call, sync, unprofiled - unprofiled // 2)
         launches.clear()
         totals, ends = _profiled(prof, call, sync, calls, launches)
-        plain += [once(call, sync) for _ in range(unprofiled // 2)]
+        plain += _timed_calls(call, sync, unprofiled // 2)
         del launches[ends[-1] if ends else 0:]
     finally:
         for module, name, kernel in wrapped:
@@ -129,6 +131,19 @@ def kernel_times(call: Call, sync: Call, graphs: Graphs, device: str, call_s: fl
                             "count": len(e["launches"]) / calls, "time_s": statistics.median(e["calls"]),
                             "median_s": statistics.median(e["launches"])} for e in events.values()]}
     return read if later else read()
+
+
+def _timed_calls(call: Call, sync: Call, calls: int) -> list[float]:
+    """The seconds of each of ``calls`` calls, after calls for WARM_S (one at least; none where ``calls`` is 0): the
+    first calls after a pause (the profiler's start or stop, a sleep) run up to several times slower, for a few
+    milliseconds."""
+    if not calls:
+        return []
+    began = time.perf_counter()
+    once(call, sync)
+    while time.perf_counter() - began < WARM_S:
+        once(call, sync)
+    return [once(call, sync) for _ in range(calls)]
 
 
 @contextlib.contextmanager
