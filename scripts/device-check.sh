@@ -5,7 +5,8 @@
 #
 # Writes OUT_DIR/{sum,poly,trig}.html and .json (the *-compiled-cuda variants with their Triton kernels,
 # launch configs and copy costs; the CPU Triton preview beside them) and OUT_DIR/apply/sum.* (the
-# np.apply_along_axis variants, on a small population: one compiled call per row). Uses the machine's own
+# np.apply_along_axis variants, on a small population: one compiled call per row) and OUT_DIR/small/poly.* (poly's
+# CUDA variant at 2,000, where CUDA graphs are tried). Uses the machine's own
 # torch when it sees a GPU and runs inspector from this checkout, so it needs no network; otherwise it
 # installs torch 2.13.0 from PyPI (its Linux wheel is the CUDA build). Exit 1 when anything failed.
 set -uo pipefail
@@ -26,6 +27,8 @@ report() { "$py" -m inspector report "$@" --budget 0.2 --timeout 120 --triton-pr
 for stem in poly trig; do report "samples/$stem.py" -n 900000 -o "$out"; done
 report samples/sum.py -n 900000 -o "$out" -v python -v numpy -v 'numpy-*' -v torch -v 'torch-*'
 report samples/sum.py -n 2000 -o "$out/apply" -v numpy -v 'numpy_apply*'
+# a small CUDA call, mostly outside its kernels: mode="reduce-overhead" (CUDA graphs) tried beside it
+report samples/poly.py -n 2000 -o "$out/small" -v numpy -v 'torch-compiled-cuda'
 "$py" -m pytest -q -rs -p no:cacheprovider tests/test_triton.py || status=1
 echo "device-check: $((SECONDS - start)) s, exit $status"
 exit $status

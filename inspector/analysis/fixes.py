@@ -23,6 +23,7 @@ from inspector.model import (Change, ChangeAt, CompiledCode, Fix, FixKind, Graph
                              LineVerdict, ProgramFunction, Recompilation, SampleAnalysis, SampleVariant, SizeCall,
                              SizeCompared, Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized,
                              WarningKind)
+from inspector.model.code import OVERHEAD
 from inspector.model.fixes import Where
 from inspector.raw import TENSOR_GUARDS, TILING_OFF, RawTrial
 
@@ -45,12 +46,13 @@ REMOVE = re.compile(r"^Remove the `(?:[\w.]+\.)?(\w+)(?:\(\))?` call")  # a hint
 NAMED = re.compile(r"\w+(?:\.\w+)+|\w+_\w+")  # the names a hint or fix gives (torch.cond, capture_scalar_outputs)
 GAIN = 1.05  # a trial at least this much faster (and faster in every round) gained; anything else did not
 # config fixes first: a layout trial changes the population's strides
-TRYABLE = (FixKind.TILING, FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC, FixKind.GUARDS, FixKind.LAYOUT)
+TRYABLE = (FixKind.TILING, FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC, FixKind.GUARDS, FixKind.CUDA_GRAPHS,
+           FixKind.LAYOUT)
 ADVISED_UNTRIED = (FixKind.BREAK, FixKind.RECOMPILES, FixKind.LAYOUT, FixKind.STATIC, FixKind.NUMBER,
                    FixKind.DYNAMIC)  # advice on their precondition alone
 # a program's fixes that could be tried, as listed (stopping its recompiles is said with them)
 PROGRAM_ORDER = (FixKind.BREAK, FixKind.NUMBER, FixKind.DYNAMIC, FixKind.LAYOUT, FixKind.TILING, FixKind.FLAG,
-                 FixKind.STATIC, FixKind.GUARDS)
+                 FixKind.STATIC, FixKind.GUARDS, FixKind.CUDA_GRAPHS)
 
 
 def strided_lines(code: CompiledCode, branches: Optional[Sequence[str]] = None) -> list[LineVerdict]:
@@ -383,6 +385,22 @@ def _guards(unit: Unit, tried: Tried) -> list[Fix]:
                 tried=tried.get((unit.id, spec.name)))]
 
 
+def _cuda_graphs(unit: Unit, tried: Tried) -> list[Fix]:
+    """CUDA graphs (mode="reduce-overhead", torch's documentation: one replay for the call's launches) where a CUDA
+    call is OVERHEAD or more outside its kernels, and was not compiled with that mode already: the time outside the
+    kernels at stake."""
+    split = unit.code.time_split
+    parts, whole = split.parts() if split else (None, None)
+    options = unit.compile_options if isinstance(unit, ProgramFunction) else None
+    if (unit.device != "cuda" or (options or {}).get("mode") == "reduce-overhead" or not parts or not whole
+            or parts.kernels_s is None or parts.kernels_s > (1 - OVERHEAD) * whole):
+        return []
+    spec = TrialSpec("reduce-overhead", compile_options={"mode": "reduce-overhead"})
+    outside = whole - parts.kernels_s
+    return [Fix(FixKind.CUDA_GRAPHS, unit.id, (), _share_of_a_call(unit, outside / whole, outside), spec,
+                tried=tried.get((unit.id, spec.name)))]
+
+
 def _numbers(unit: Unit, tried: Tried) -> list[Fix]:
     """Each Python number a guard recompiled on, passed as a tensor: the time of a call, compiles included, at
     stake."""
@@ -392,14 +410,16 @@ def _numbers(unit: Unit, tried: Tried) -> list[Fix]:
 
 
 RULES: tuple[Callable[[Unit, Tried], list[Fix]], ...] = (_breaks, _recompiles, _layout, _tiling, _static, _numbers,
-                                                        _guards)
+                                                        _guards, _cuda_graphs)
 
 
 def can_try(fix: Fix, analysis: SampleAnalysis) -> bool:
     """Whether a sample's run can try ``fix`` on its variant: one inspector applies without editing code, on a
-    compiled CPU variant that ran (no Triton preview, no Python one); the layout needs a population of rows."""
+    compiled CPU variant that ran (CUDA graphs: a CUDA one; no Triton preview, no Python one); the layout needs a
+    population of rows."""
     v = next((v for v in analysis.variants if v.id == fix.variant), None)
-    return bool(fix.spec and v and v.ok_compiled and v.device == "cpu" and not v.preview and v.kind != "python"
+    device = "cuda" if fix.kind == FixKind.CUDA_GRAPHS else "cpu"
+    return bool(fix.spec and v and v.ok_compiled and v.device == device and not v.preview and v.kind != "python"
                 and (fix.kind != FixKind.LAYOUT or len(analysis.sample.shape) == 2))
 
 
@@ -412,7 +432,7 @@ def to_try(analysis: SampleAnalysis, kinds: Sequence[FixKind]) -> list[Fix]:
         if fix.kind not in kinds or not fix.spec or not can_try(fix, analysis):
             continue
         key = (fix.variant, fix.spec.name) if fix.kind in (FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC,
-                                                           FixKind.GUARDS) \
+                                                           FixKind.GUARDS, FixKind.CUDA_GRAPHS) \
             else fix.spec.name
         if key not in found or (fix.stake_s or 0) > (found[key].stake_s or 0):
             found[key] = fix

@@ -220,6 +220,9 @@ class Graph:
     output_code: list[str]  # the output modules' text
 
 
+OVERHEAD = 0.5  # a compiled call this much outside its kernels: its overhead, not its kernels, sets its time
+
+
 @dataclass(frozen=True)
 class TimeSplit:
     """Where a compiled call's time went, from the profiled pass: its kernels, Inductor's wrapper code between them
@@ -244,6 +247,13 @@ class TimeSplit:
     error: Optional[str] = None
     call_s: Optional[float] = None
     without_profiler: Optional[Unprofiled] = None
+
+    def parts(self) -> tuple[TimeSplit | Unprofiled, Optional[float]]:
+        """(the parts, the call they add to): less the profiler's own cost where it was estimated (the call timed
+        without the profiler), else as profiled (the profiled call)."""
+        if self.without_profiler and self.call_s:
+            return self.without_profiler, self.call_s
+        return self, self.total_s
 
 
 @dataclass(frozen=True)

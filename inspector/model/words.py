@@ -129,8 +129,9 @@ class FixKind(Words):
     change recompiled; a graph ``break``'s usual rewrite, and stopping ``recompiles`` on every call or at the limit;
     a Python ``number`` argument (or an optimizer's lr) passed as a tensor where a guard on its value recompiled, and
     ``dynamic`` shapes where a size change recompiled a function already compiled with dynamic=False; Dynamo's
-    ``guards`` on all but tensors dropped where their evaluation is a share of a call; and the code ``rewrite``
-    inspector writes (``inspector.rewrite``), checked and timed as a variant."""
+    ``guards`` on all but tensors dropped where their evaluation is a share of a call; ``cuda-graphs``
+    (mode="reduce-overhead") where a CUDA call is mostly outside its kernels; and the code ``rewrite`` inspector
+    writes (``inspector.rewrite``), checked and timed as a variant."""
 
     LAYOUT = "layout"
     TILING = "tiling"
@@ -141,4 +142,5 @@ class FixKind(Words):
     NUMBER = "number"
     DYNAMIC = "dynamic"
     GUARDS = "guards"
+    CUDA_GRAPHS = "cuda-graphs"
     REWRITE = "rewrite"

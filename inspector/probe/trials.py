@@ -88,12 +88,13 @@ def run(spec: Trial, variant: Variant, fn: Callable[..., Any], population: np.nd
             output = call()
             sync()
         first = time.perf_counter() - start
+        # read now: under CUDA graphs (mode="reduce-overhead") the next call's replay writes over this output
+        np.save(os.path.join(outputs, f"{spec.id}.npy"), to_numpy(output))
         result["capture"] = capture.take()
         if spec.sizes:
             result["sizes"] = at_sizes(target, convert, sync)
         result["timing"] = (measure(call, sync, budget_s, first_call_s=first) if spec.time or alone
                             else {"first_call_s": first})
-        np.save(os.path.join(outputs, f"{spec.id}.npy"), to_numpy(output))
         return dict(result, status=Status.OK), None if alone else (call, sync)
     except guard.VariantError as e:
         return dict(result, status=Status.ERROR, error=f"{type(e.error).__name__}: {e.error}".strip()[:500],

@@ -15,14 +15,18 @@ from inspector.render.words import places, ratio, seconds, spans, spread
 COLUMN_MAJOR = "shape (d, N), or np.asfortranarray"
 TILING_OFF = 'torch.compile(fn, options={"cpp.enable_tiling_heuristics": False})'
 TENSOR_GUARDS = 'torch.compile(fn, options={"guard_filter_fn": torch.compiler.keep_tensor_guards_unsafe})'
+CUDA_GRAPHS = 'mode="reduce-overhead" (torch.compile(fn, mode="reduce-overhead"))'
+CUDA_GRAPHS_WHY = "which CUDA graphs cut: the call's kernel launches replayed as one (torch's documentation)"
 UNSAFE = ("Unsafe, as torch names it: the compiled code then no longer checks the globals and Python values it read, "
           "and runs on after they change.")
 LABELS = {FixKind.LAYOUT: "column-major", FixKind.TILING: "the tiling heuristic off", FixKind.STATIC: "dynamic=False",
-          FixKind.DYNAMIC: "dynamic=True", FixKind.GUARDS: "guards on tensors only"}
+          FixKind.DYNAMIC: "dynamic=True", FixKind.GUARDS: "guards on tensors only",
+          FixKind.CUDA_GRAPHS: 'mode="reduce-overhead"'}
 STAKES = {FixKind.BREAK: "outside compiled graphs per call", FixKind.FLAG: "outside compiled graphs per call",
           FixKind.RECOMPILES: "per call, compiles included", FixKind.NUMBER: "per call, compiles included",
           FixKind.LAYOUT: "in the kernels of these lines per call",
-          FixKind.TILING: "in the kernels of these lines per call", FixKind.GUARDS: "evaluating guards per call"}
+          FixKind.TILING: "in the kernels of these lines per call", FixKind.GUARDS: "evaluating guards per call",
+          FixKind.CUDA_GRAPHS: "outside the kernels per call"}
 
 
 def advice(fix: Fix) -> str:
@@ -47,6 +51,8 @@ def advice(fix: Fix) -> str:
     if fix.kind == FixKind.GUARDS:
         return (f"Keep only Dynamo's guards on tensors ({TENSOR_GUARDS}): evaluating its guards before each call "
                 f"takes a share of the call. {UNSAFE}")
+    if fix.kind == FixKind.CUDA_GRAPHS:
+        return f"Compile with {CUDA_GRAPHS}: most of each call is outside its kernels, {CUDA_GRAPHS_WHY}."
     return f"Compile with static shapes ({static(fix)}): a change of population size recompiled it."
 
 
@@ -193,6 +199,9 @@ def program(fix: Fix, sample: str) -> Optional[str]:
     if fix.kind == FixKind.GUARDS:
         return (f"Dynamo's guards on tensors only ({TENSOR_GUARDS}), for the share of each call their evaluation "
                 f"takes; inspector report measures it on a sample. {UNSAFE}")
+    if fix.kind == FixKind.CUDA_GRAPHS:
+        return (f"{CUDA_GRAPHS}, for the share of each call outside its kernels ({CUDA_GRAPHS_WHY}); inspector report "
+                "measures it on a sample")
     if fix.kind in (FixKind.NUMBER, FixKind.DYNAMIC):
         said = advice(fix)
         return said[:1].lower() + said[1:]

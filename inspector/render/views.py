@@ -12,6 +12,7 @@ from typing import Optional
 from inspector import model
 from inspector.model import (Change, LineRef, MachineLoad, ProgramAnalysis, ProgramFunction, RewriteRun,
                              Rewritten, SampleAnalysis, SampleVariant, SourceFile, Status, Trace)
+from inspector.model.code import OVERHEAD
 from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
 from inspector.render import fixes as fix_words
 from inspector.render import rewrites as rewrite_words, said as words_said
@@ -195,25 +196,21 @@ def _headline(h: model.Headline, analysis: SampleAnalysis) -> HeadlineView:
     return HeadlineView(**{f.name: getattr(h, f.name) for f in fields(h)}, sentences=tuple(said), short=short)
 
 
-OVERHEAD = 0.5  # a compiled call this much outside its kernels: the first screen says where the rest went
 
 
 def _overhead(v: SampleVariant, population: Optional[int]) -> str:
     """"At 2,000 individuals 61 % of a torch-compiled-cpu call is outside its kernels (guards 18 µs, ...)." where a
     profiled call of ``v`` spent OVERHEAD or more outside its kernels, else ""."""
     split = v.code.time_split
-    if not split or not split.total_s:
-        return ""
-    estimated = split.without_profiler
-    parts, whole = (estimated, split.call_s) if estimated and split.call_s else (split, split.total_s)
-    if parts.kernels_s is None or parts.kernels_s > (1 - OVERHEAD) * whole:
+    parts, whole = split.parts() if split else (None, None)
+    if not parts or not whole or parts.kernels_s is None or parts.kernels_s > (1 - OVERHEAD) * whole:
         return ""
     named = [(what, s) for what, s in (("guards", parts.guards_s), ("torch's wrappers", parts.torch_wrappers_s),
                                         ("Inductor's wrapper", parts.wrapper_s),
                                         ("the rest" if parts.torch_wrappers_s is not None else "outside the graphs",
                                          parts.outside_graphs_s)) if s]
     at = f"At {population:,} individuals " if population else ""
-    of = (f"of a call of {seconds(whole)}, the profiler's own cost taken off (estimated)" if parts is estimated else
+    of = (f"of a call of {seconds(whole)}, the profiler's own cost taken off (estimated)" if parts is not split else
           f"of a profiled call of {seconds(whole)}")
     return (f"{at}{(1 - parts.kernels_s / whole) * 100:.0f} % of a {v.id} call is outside its kernels ("
             + ", ".join(f"{what} {seconds(s)}" for what, s in named)

@@ -13,6 +13,7 @@ from conftest import analysis, line_of, record_path
 from inspector.analysis import analyze, fixes
 from inspector.analysis.parse import breaks as parse_breaks
 from inspector.model import FixKind
+from inspector.model.code import OVERHEAD
 from inspector.raw import TENSOR_GUARDS, RawRecord
 from inspector.record import load
 from inspector.render import fixes as fix_words, renderer, views
@@ -378,3 +379,25 @@ def test_each_trial_keeps_the_kind_of_fix_it_was_asked_for_and_an_older_record_g
     old.write_text(json.dumps(record), encoding="utf-8")
     assert {t.id: t.kind for t in load(old).trials} == asked == {"numpy-compiled-cpu~tiling-off": "tiling",
                                                                 "numpy-compiled-cpu~column-major": "layout"}
+
+
+def test_cuda_graphs_apply_to_a_cuda_call_mostly_outside_its_kernels_never_on_the_cpu():
+    """mode="reduce-overhead" where a CUDA variant's call is OVERHEAD or more outside its kernels (the parts less the
+    profiler's own cost where estimated): tried on that variant; on the CPU no such fix (the page says why instead).
+    The CUDA variant here (skipped in the record: no GPU) is decoded's CPU one relabelled: its figures, a CUDA
+    device."""
+    record = load(record_path("2.13.0", "decoded")).to_json()
+    cpu = next(v for v in record["variants"] if v["id"] == "torch-compiled-cpu")
+    record["variants"] = [dict(cpu, id=v["id"], device="cuda") if v["id"] == "torch-compiled-cuda" else v
+                          for v in record["variants"]]
+    a = analyze(RawRecord.from_json(record))
+    split = a.variant("torch-compiled-cuda").code.time_split
+    parts, whole = split.parts()
+    assert parts.kernels_s <= (1 - OVERHEAD) * whole  # decoded at 20,000: a call mostly outside its kernels
+    assert not _of(a, FixKind.CUDA_GRAPHS, "torch-compiled-cpu")
+    (fix,) = _of(a, FixKind.CUDA_GRAPHS, "torch-compiled-cuda")
+    assert fix.spec.compile_options == {"mode": "reduce-overhead"} and not fix.tried and not fixes.advised(fix)
+    assert fix.stake_s == pytest.approx((1 - parts.kernels_s / whole) * a.variant(fix.variant).timing.per_population_s)
+    assert fix in fixes.to_try(a, fixes.TRYABLE) and fixes.can_try(fix, a)
+    assert fix_words.advice(fix).startswith('Compile with mode="reduce-overhead" (torch.compile(fn, '
+                                            'mode="reduce-overhead")): most of each call is outside its kernels')
