@@ -102,7 +102,7 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
     graph_breaks, break_problems = breaks.distinct(breaks_raw, context.sources, within)
     bandwidth = context.env.memory_bandwidth.gb_s if context.env.memory_bandwidth else None
     kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, bandwidth,
-                                         broken=bool(breaks_raw), timed_s=pieces.timed_s)
+                                         broken=bool(breaks_raw), timed_s=pieces.timed_s, timed_apart=pieces.watched)
     again = recompiles.recompilation(pieces.capture, pieces.recompiles, pieces.watched, pieces.calls,
                                      pieces.recompiled_in)
     warnings: list[CompileWarning] = []

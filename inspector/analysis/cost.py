@@ -44,17 +44,19 @@ def _op(name: str) -> str:
 
 
 def costs(kernels: Sequence[Kernel], kt: Optional[RawKernelTimes], scaling: Optional[RawThreadScaling],
-          bandwidth_gb_s: Optional[float], broken: bool = False, timed_s: Optional[float] = None
-          ) -> tuple[list[Kernel], Optional[TimeSplit], Optional[ThreadScaling]]:
+          bandwidth_gb_s: Optional[float], broken: bool = False, timed_s: Optional[float] = None,
+          timed_apart: bool = False) -> tuple[list[Kernel], Optional[TimeSplit], Optional[ThreadScaling]]:
     """(``kernels``, each with what it cost, where a profiled call's time went, whether the parallel kernels paid for
     their threads): the profiled pass's events (``kt``) joined to the kernels by name (and by graph where an event
     knows it), the bytes each launch moves (``kernels.split`` read them from the wrapper) and the GB/s it reached
     against the machine's, and its launches on fewer threads than torch's (``scaling``). ``broken``: the function
     broke into graphs, and torch's compiled region then also holds the eager code between them: its wrappers are not
     told apart from that code (``TimeSplit.torch_wrappers_s`` None, their time outside the graphs). ``timed_s``: the
-    call timed without the profiler, which the parts are set against (``TimeSplit.call_s``) where the pass did not
-    time its own calls without it."""
-    times, split = _kernel_times(kt, kernels, broken, timed_s)
+    call timed without the profiler (the timings' median). The parts are set against the smaller of it and the pass's
+    own calls without the profiler (``TimeSplit.call_s``): the same call, and noise or a warm-up after a pause only
+    slow it down. ``timed_apart``: ``timed_s`` is of other arguments (a program's steady calls, the pass on copies of
+    one call's), taken only where the pass has no calls without the profiler."""
+    times, split = _kernel_times(kt, kernels, broken, timed_s, timed_apart)
     medians = _thread_medians(scaling, kernels)
     total = kt.total_s if kt else None
     threads = scaling.threads if scaling else None
@@ -84,8 +86,8 @@ def _cost(timed: Optional[tuple[float, float]], total_s: Optional[float], moved:
                       threads_s=threads_s if paid else {}, thread_speedup=paid)
 
 
-def _kernel_times(kt: Optional[RawKernelTimes], kernels: Sequence[Kernel], broken: bool, timed_s: Optional[float]
-                  ) -> tuple[dict[str, tuple[float, float]], Optional[TimeSplit]]:
+def _kernel_times(kt: Optional[RawKernelTimes], kernels: Sequence[Kernel], broken: bool, timed_s: Optional[float],
+                  timed_apart: bool) -> tuple[dict[str, tuple[float, float]], Optional[TimeSplit]]:
     """({kernel id: (seconds per call over all its launches, launches per call)}, TimeSplit or None) of the profiled
     pass, set against the call without the profiler (``costs``)."""
     if not kt or not kt.events:
@@ -106,7 +108,8 @@ def _kernel_times(kt: Optional[RawKernelTimes], kernels: Sequence[Kernel], broke
                       wrapper_s=max(0.0, graphs_s - kernels_s) if graphs_s else None,
                       outside_graphs_s=max(0.0, total - inside) if graphs_s else None, unmatched=unmatched,
                       torch_wrappers_s=torch_wrappers, guards_s=kt.guards_s if graphs_s else None,
-                      call_s=(kt.unprofiled_s or timed_s) if kt.total_s else None)
+                      call_s=((kt.unprofiled_s or timed_s) if timed_apart else min(
+                          (s for s in (kt.unprofiled_s, timed_s) if s), default=None)) if kt.total_s else None)
     held = {part: 0.0 for part in ("kernels", "wrapper", "torch_wrappers", "guards", "outside_graphs")}
     for part, n in (kt.part_events or {}).items():  # a part the split folds into the rest: its events with it
         held["outside_graphs" if part not in held or getattr(split, f"{part}_s") is None else part] += n
