@@ -5,7 +5,8 @@
 Makes ``inspector report SAMPLE`` (its default population) and ``inspector run PROGRAM`` ``--repeats`` times and, for
 each compiled variant or function, prints the medians over the repeats of: its parts added (kernels, Inductor's
 wrapper, torch's wrappers, the guards, the rest: the profiled calls' medians), the same call without the profiler
-(half as many calls around the profiled ones), the call as the timings table says it, and the ratios of the parts
+(``TimeSplit.call_s``: a sample's, the smaller of half as many calls around the profiled ones and the timings' median;
+a program's, its replay's), the call as the timings table says it, and the ratios of the parts
 to each (target: within 1.1x); then the parts less the profiler's own cost, as the page gives them where it was
 estimated (``TimeSplit.without_profiler``: in how many of the repeats), against the call without the profiler.
 """
