@@ -199,7 +199,8 @@ def candidates(units: Sequence[Unit], trials: Sequence[TrialResult], others: Seq
     """Every fix that applies where the record shows its precondition, each with what trying it measured where it
     was tried (one of ``trials``): for each of ``units`` (a sample's compiled variants that ran, a program's
     functions), each graph break's usual rewrite and the flag that removes it, a recompilation's guard, the layout
-    and the tiling heuristic of strided loads, and static shapes where a size recompiled, in that order (``others``:
+    and the tiling heuristic of strided loads, static shapes where a size recompiled, a number passed as a tensor,
+    guards on tensors only and CUDA graphs where a call's overhead could pay for them, in that order (``others``:
     the sample's variants, its eager ones among them; else ``units``)."""
     tried = {(t.variant, t.spec.name): t for t in trials}
     return [_measured(fix, unit, others or units) for unit in units for rule in RULES for fix in rule(unit, tried)]
