@@ -60,6 +60,8 @@ PLAN = {
     # the fixes tried (every fixture has them where they apply): here the layout and the tiling heuristic at the
     # default size, where the variant takes long enough for the rounds to tell a gain
     "ten_genes-fixes": dict(sample="ten_genes", population=100_000, only=["numpy", "*-compiled-cpu"]),
+    # a small call whose guards are a share of it: guards on tensors only tried side by side
+    "poly-guards": dict(sample="poly", population=2000, only=["numpy", "torch", "torch-compiled-cpu"]),
 }
 
 # programs (inspector run): their arguments

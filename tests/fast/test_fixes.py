@@ -110,7 +110,8 @@ def test_dropping_guards_applies_where_their_evaluation_could_make_a_call_gain_a
     part of the backend, so a compile of the function itself would find the variant's code); said as unsafe; a record
     without the estimate has no such fix."""
     found = 0
-    for stem in ("trig", "knapsack_breaks", "poly"):
+    ok = 0
+    for stem in ("trig", "knapsack_breaks", "poly", "poly-guards"):
         a, raws = analysis("2.13.0", stem), {t.id: t for t in load(record_path("2.13.0", stem)).trials}
         for v in a.variants:
             split = v.code.time_split if v.compiled else None
@@ -125,7 +126,10 @@ def test_dropping_guards_applies_where_their_evaluation_could_make_a_call_gain_a
                 assert "Unsafe" in fix_words.advice(fix) and "keep_tensor_guards_unsafe" in fix_words.advice(fix)
                 assert fix_words.trial(fix.tried).startswith("tried: guards on tensors only → ")
                 assert fixes.advised(fix) == fix.tried.gain
-    assert found
+                if fix.tried.status == "ok":  # timed in the alternating rounds with its variant
+                    ok += 1
+                    assert fix.tried.rounds == 3 and fix.tried.spread and fix.tried.matches is True
+    assert found and ok
 
 
 def test_each_fix_tried_is_matched_to_its_fix_with_its_side_by_side_speedup():
