@@ -52,9 +52,9 @@ class Pieces:
     timed_s: Optional[float] = None  # its call timed without the profiler (median): the timings', or its steady calls'
 
 
-def of_variant(raw: RawVariant, timed_s: Optional[float] = None) -> Pieces:
-    """The pieces of a sample's variant or a program's function (one with ``run`` facts); ``timed_s``: its call's
-    time as the timings say it (default: the probe's first timing, a program's steady calls)."""
+def of_variant(raw: RawVariant) -> Pieces:
+    """The pieces of a sample's variant or a program's function (one with ``run`` facts), its call timed as the
+    probe's own timings say it (a sample's first timing, before any round; a program's steady calls)."""
     first, later, watched = raw.capture or NONE, raw.recompiles or NONE, bool(raw.run)
     also = later if watched else NONE
     replayed = raw.run.replay.kernel_times if raw.run and raw.run.replay else None  # its kernels, where it timed them
@@ -64,7 +64,7 @@ def of_variant(raw: RawVariant, timed_s: Optional[float] = None) -> Pieces:
                   replayed if replayed and replayed.events else raw.kernel_times,
                   raw.thread_scaling, raw.regions, raw.launch_configs, raw.sizes or (), raw.calls,
                   raw.bounds or (), [c.call or 0 for c in raw.run.compiles or [] if c.kind == "recompile"]
-                  if raw.run else None, timed_s if timed_s is not None else raw.timing.median_s if raw.timing else None)
+                  if raw.run else None, raw.timing.median_s if raw.timing else None)
 
 
 def of_trial(raw: RawTrial) -> Pieces:

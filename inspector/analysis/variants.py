@@ -40,8 +40,9 @@ def _variant(raw: RawVariant, timing: Optional[Timing], speeds: Speedups, tried:
     """One SampleVariant, and what its parsers read."""
     location = location_of(raw.code)
     target = target_of(location, raw.given("function", ""), context) if raw.compiled else None
-    code, seen = compiled.build(compiled.of_variant(raw, timing.median_s if timing else None),
-                                target if raw.status == Status.OK else None, context)
+    # its call set against its parts: the probe's own timings (never the rounds after the trials, which would change
+    # a precondition between the trials' choice and the report)
+    code, seen = compiled.build(compiled.of_variant(raw), target if raw.status == Status.OK else None, context)
     trials = tuple(_trial(t, timing, code, target, timed.get(t.id or "") or [], population, context)
                    for t in tried)
     return SampleVariant(

@@ -141,7 +141,7 @@ def test_a_variants_compiled_code_is_built_once_by_one_function_from_its_raw_pie
     raw = next(r for r in load(record_path("2.13.0", "ten_genes-fixes")).variants if r.id == "torch-compiled-cpu")
     v = a.variant(raw.id)
     target = target_of(location_of(raw.code), raw.function, _context(a))
-    code, seen = compiled.build(compiled.of_variant(raw, v.timing.median_s), target, _context(a))
+    code, seen = compiled.build(compiled.of_variant(raw), target, _context(a))
     assert code == v.code and set(seen) == set(compiled.ARTIFACTS)
     # the line verdicts say the time of their kernels, made with the verdicts, not added to them afterwards
     assert any(e.time_share for e in code.lines) and inspect.signature(lines.verdicts).parameters["evidence"]
