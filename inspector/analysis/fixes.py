@@ -491,14 +491,15 @@ def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_
     at = [(b, a) for b, a in zip(before.sizes, after.sizes) if b.population == a.population]
     ok = raw.status == Status.OK and raw.matches_variant is not False
     gain = bool(ok and speedup and speedup >= GAIN and (spread is None or spread[0] > 1))
-    own = covers = None
+    own = covers = first = None
     if raw.sizes:
         own, speedup = speedup, (at[-1][0].steady_s / at[-1][1].steady_s if at and at[-1][0].steady_s
                                  and at[-1][1].steady_s else None)
         fewer = sum(a.recompiles for _, a in at) < sum(b.recompiles for b, _ in at)
         gain = bool(ok and speedup and (speedup >= GAIN or fewer and speedup >= 1 / GAIN)
                     and (own is None or own >= 1 / GAIN))
-        covers = _covers(at) if fewer else None
+        first = _first_calls(at)
+        covers = _covers(at, first) if fewer else None
     spec = spec_of(raw)
     return TrialResult(
         id=raw.id or "", variant=raw.variant or "", kind=FixKind(raw.kind), spec=spec,
@@ -506,19 +507,22 @@ def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_
         error=raw.error, matches=raw.matches_variant, mismatch=raw.mismatch, speedup=speedup, spread=spread,
         rounds=len(side[2]) if side else 0, median_before_s=timing.median_s if timing else None,
         median_after_s=after_timing.median_s if after_timing else None, effect=_effect(before, after),
-        gain=gain, alone=bool(raw.alone), own_speedup=own, covers_calls=covers,
+        gain=gain, alone=bool(raw.alone), own_speedup=own, covers_calls=covers, first_calls_s=first,
         sizes=tuple(SizeCompared(b.population, b.steady_s, a.steady_s, b.recompiles, a.recompiles, b.first_call_s,
                                  a.first_call_s, min(b.steady_calls, a.steady_calls)) for b, a in at))
 
 
-def _covers(at: list[tuple[SizeCall, SizeCall]]) -> Optional[float]:
-    """How many of a size trial's slower steady calls at the last size the compile time it saved over the sizes
-    (its first calls against its variant's) pays for; None where it saved none, was not slower, or a first call was
-    not timed."""
+def _first_calls(at: list[tuple[SizeCall, SizeCall]]) -> Optional[tuple[float, float]]:
+    """A size trial's variant's first calls at the sizes and its own, each summed; None where one was not timed."""
     before, after = [b.first_call_s for b, _ in at], [a.first_call_s for _, a in at]
-    if not all(before) or not all(after):
-        return None
-    saved = sum(b or 0.0 for b in before) - sum(a or 0.0 for a in after)
+    return (sum(s or 0.0 for s in before), sum(s or 0.0 for s in after)) if all(before) and all(after) else None
+
+
+def _covers(at: list[tuple[SizeCall, SizeCall]], first: Optional[tuple[float, float]]) -> Optional[float]:
+    """How many of a size trial's slower steady calls at the last size the compile time it saved over the sizes
+    (``first``: its first calls against its variant's, summed) pays for; None where it saved none, was not slower,
+    or a first call was not timed."""
+    saved = first[0] - first[1] if first else 0.0
     lost = (at[-1][1].steady_s or 0.0) - (at[-1][0].steady_s or 0.0)
     return saved / lost if saved > 0 and lost > 0 else None
 

@@ -63,7 +63,8 @@ class TrialResult:
     alternating rounds (``spread``: the lowest and highest of them), else the ratio of their medians timed one after
     the other (``rounds`` 0), or for a trial called at further sizes (``sizes``) the ratio of their steady calls at
     the last (``own_speedup``: the rounds' at the variant's own size; ``covers_calls``: how many of its slower calls
-    there the compile time it saved over the sizes pays for, where it compiled fewer times); ``gain``: it ran,
+    there the compile time it saved over the sizes pays for, where it compiled fewer times; ``first_calls_s``: its
+    variant's first calls at the sizes and its own, each summed, where all were timed); ``gain``: it ran,
     matched the variant's output, and was at least GAIN faster (in every round); a size trial: GAIN faster at the
     last size, or compiled fewer times over the sizes and not GAIN slower there, and not GAIN slower at the variant's
     own size. Only then is it advice. ``alone``: compiled after torch._dynamo.reset() and timed alone (torch 2.1
@@ -88,6 +89,7 @@ class TrialResult:
     sizes: tuple[SizeCompared, ...]
     own_speedup: Optional[float] = None
     covers_calls: Optional[float] = None
+    first_calls_s: Optional[tuple[float, float]] = None
 
     def __post_init__(self) -> None:
         coerce(self, "status", Status)

@@ -152,12 +152,10 @@ def _at_sizes(t: TrialResult) -> str:
 def _first_calls(t: TrialResult) -> str:
     """"; their first calls 2.1 s → 0.4 s": a size trial's first calls at the sizes (where each compiled again), where
     all were timed."""
-    before, after = [s.first_before_s for s in t.sizes], [s.first_after_s for s in t.sizes]
-    if not all(before) or not all(after):
+    if not t.first_calls_s:
         return ""
     covers = f": the compiles it saves cover about {t.covers_calls:,.0f} of its slower calls" if t.covers_calls else ""
-    return f", their first calls {seconds(sum(s or 0.0 for s in before))} → {seconds(sum(s or 0.0 for s in after))}" \
-        f"{covers}"
+    return f", their first calls {seconds(t.first_calls_s[0])} → {seconds(t.first_calls_s[1])}{covers}"
 
 
 def _own_size(t: TrialResult) -> str:
