@@ -52,10 +52,10 @@ def costs(kernels: Sequence[Kernel], kt: Optional[RawKernelTimes], scaling: Opti
     against the machine's, and its launches on fewer threads than torch's (``scaling``). ``broken``: the function
     broke into graphs, and torch's compiled region then also holds the eager code between them: its wrappers are not
     told apart from that code (``TimeSplit.torch_wrappers_s`` None, their time outside the graphs). ``timed_s``: the
-    call timed without the profiler (the timings' median). The parts are set against the smaller of it and the pass's
-    own calls without the profiler (``TimeSplit.call_s``): the same call, and noise or a warm-up after a pause only
-    slow it down. ``timed_apart``: ``timed_s`` is of other arguments (a program's steady calls, the pass on copies of
-    one call's), taken only where the pass has no calls without the profiler."""
+    call timed without the profiler (the probe's own first timing). The parts are set against the smaller of it and
+    the pass's own calls without the profiler (``TimeSplit.call_s``): the same call, and noise or a warm-up after a
+    pause only slow it down. ``timed_apart``: ``timed_s`` is of other arguments (a program's steady calls, the pass
+    on copies of one call's), taken only where the pass has no calls without the profiler."""
     times, split = _kernel_times(kt, kernels, broken, timed_s, timed_apart)
     medians = _thread_medians(scaling, kernels)
     total = kt.total_s if kt else None
