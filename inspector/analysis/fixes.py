@@ -426,15 +426,13 @@ def can_try(fix: Fix, analysis: SampleAnalysis) -> bool:
 
 def to_try(analysis: SampleAnalysis, kinds: Sequence[FixKind]) -> list[Fix]:
     """The fixes of ``kinds`` a sample's run tries, where it can (``can_try``): the layout and the tiling heuristic
-    once, on the variant with the most time at stake in their kernels; a flag and static shapes on each variant they
-    apply to; in TRYABLE's order."""
+    once, on the variant with the most time at stake in their kernels; the others (a flag, shapes, guards, CUDA
+    graphs) on each variant they apply to; in TRYABLE's order."""
     found: dict[object, Fix] = {}
     for fix in analysis.fixes:
         if fix.kind not in kinds or not fix.spec or not can_try(fix, analysis):
             continue
-        key = (fix.variant, fix.spec.name) if fix.kind in (FixKind.FLAG, FixKind.STATIC, FixKind.DYNAMIC,
-                                                           FixKind.GUARDS, FixKind.CUDA_GRAPHS) \
-            else fix.spec.name
+        key = fix.spec.name if fix.kind in (FixKind.LAYOUT, FixKind.TILING) else (fix.variant, fix.spec.name)
         if key not in found or (fix.stake_s or 0) > (found[key].stake_s or 0):
             found[key] = fix
     return sorted(found.values(), key=lambda f: TRYABLE.index(f.kind))

@@ -232,9 +232,9 @@ class TimeSplit:
     ``outside_graphs_s`` then holds them all; a function with graph breaks: torch's compiled region also holds the
     eager code between its graphs, so ``torch_wrappers_s`` is None and ``outside_graphs_s`` holds them). Each is the
     median over the profiled calls (``calls``), and they add to ``total_s``; ``call_s``: the same call timed without
-    the profiler (the smaller of the pass's calls just before and after the profiled ones and the timings' median; a
-    program's function: the pass's, else its steady calls'), ``total_s`` less it being the profiler's own cost, in
-    the wrappers and the rest."""
+    the profiler (the smaller of the pass's calls just before and after the profiled ones and the probe's own first
+    timing; a program's function: the pass's, else its steady calls'), ``total_s`` less it being the profiler's own
+    cost, in the wrappers and the rest."""
 
     total_s: Optional[float] = None
     kernels_s: Optional[float] = None

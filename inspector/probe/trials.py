@@ -56,10 +56,12 @@ def run(spec: Trial, variant: Variant, fn: Callable[..., Any], population: np.nd
     ``sizes``)."""
     inductor: dict[str, Any] = {}
     dynamo: dict[str, Any] = {"automatic_dynamic_shapes": False} if spec.layout else {}
-    filters = [raw for key, _, raw in (item.partition("=") for item in spec.config or []) if key == GUARD_FILTER]
+    filters: list[str] = []
     for item in spec.config or []:
         key, _, raw = item.partition("=")
-        if key != GUARD_FILTER:
+        if key == GUARD_FILTER:
+            filters.append(raw)
+        else:
             (dynamo if key.startswith("dynamo.") else inductor)[key.split(".", 1)[1] if key.startswith(
                 ("dynamo.", "inductor.")) else key] = literal(raw)
     options = dict(compile_options or {}, **spec.compile_options or {})
