@@ -26,7 +26,6 @@ then compile again on their next call).
 import contextlib
 import html
 import importlib
-import linecache
 import os
 import re
 import shlex
@@ -40,8 +39,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 
 from inspector import envs as envs_mod
+from inspector import source as source_mod
 from inspector.collect import CollectError, Session, sweep_point
-from inspector.collect.files import from_disk
 from inspector.collect.program import collect_program, program_record, rerun, warm_in_run, with_experiments
 from inspector.errors import FAILED, INTERNAL, INTERRUPTED, OK, InspectorError, Interrupted, InternalFailure
 from inspector.model import BreaksView, Fix, FixKind, ProgramAnalysis, Regression, SampleAnalysis
@@ -289,7 +288,7 @@ def _folder_samples(path: Path, skipped: Progress) -> list[Path]:
     for file in sorted(path.glob("*.py")):
         tree = contract.parse(str(file))
         defines = None if tree is None else contract.defines_population(tree)
-        if defines or defines is None and "def population" in file.read_text(errors="replace"):
+        if defines or defines is None and "def population" in (source_mod.text(str(file)) or ""):
             found.append(file)
         elif tree is not None and defines is False and contract.is_program(tree):
             programs.append(file)
@@ -772,12 +771,7 @@ def inspect(fn: Callable[..., Any], *args: Any, budget: float = 1.0, **kwargs: A
 
 
 def _record(header: ProgramHeader, end: ProgramEnd, status: int, made_by: str) -> RawRecord:
-    return program_record(header, end, status, reader=_source, made_by=made_by)
+    return program_record(header, end, status, made_by=made_by)
 
-
-def _source(path: str) -> Optional[str]:
-    """A file's text from the disk, else from linecache (a notebook cell's code)."""
-    text = from_disk(path)
-    return text if text is not None else "".join(linecache.getlines(path)) or None
 
 

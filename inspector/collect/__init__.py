@@ -16,13 +16,13 @@ import os
 import sys
 import tempfile
 import time
-import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, TypeVar, Union
 
 from inspector import __version__
+from inspector import source as source_mod
 from inspector.collect import files
 from inspector.collect.crosscheck import cross_check
 from inspector.collect.process import (Clock, ProbeProcess, ProbeStartError, ProtocolError, cache_env, how_it_ended,
@@ -496,7 +496,8 @@ def _record(sample: Path, header: Header, results: list[RawVariant], runs: _Prob
         "schema": SCHEMA,
         "inspector": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "sample": header.sample.but(path=str(sample), source=_source(sample)).to_json() if header.sample else None,
+        "sample": header.sample.but(path=str(sample), source=source_mod.text(str(sample)) or "").to_json()
+        if header.sample else None,
         "env": header.env.to_json() if header.env else None,
         "config": header.given("config", []),
         "compile_options": header.compile_options or {},
@@ -508,11 +509,3 @@ def _record(sample: Path, header: Header, results: list[RawVariant], runs: _Prob
         **({"probe_messages": unread.to_json()} if unread else {}),
         "variants": [v.to_json() for v in results],
     }
-
-
-def _source(path: Path) -> str:
-    """The sample's text decoded as Python did (its "coding:" line, else UTF-8); bytes Python let pass in
-    comments are replaced."""
-    with open(path, "rb") as f:
-        encoding = tokenize.detect_encoding(f.readline)[0]
-    return path.read_bytes().decode(encoding, "replace")

@@ -3,10 +3,9 @@ so that a report can annotate them later, anywhere (which file is whose: ``inspe
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Optional
 
-from inspector import frames
+from inspector import frames, source
 from inspector.files import kind
 from inspector.raw import RawCapture, RawEnv, RawRecord
 
@@ -27,11 +26,10 @@ def referenced(record: RawRecord) -> set[str]:
     return {p for p in frames.paths(texts) | code if p is not None}
 
 
-def read(record: RawRecord, reader: Optional[Callable[[str], Optional[str]]] = None) -> dict[str, str]:
+def read(record: RawRecord) -> dict[str, str]:
     """{path: source} of the user and library files the record's evidence names, and of the user's files that ran
-    as Python (a library's only where other evidence names it), read from disk (or by ``reader(path)``, which
-    returns the text or None): the raw facts a report needs to annotate them later, anywhere. Files that cannot be
-    read are left out."""
+    as Python (a library's only where other evidence names it), read as ``inspector.source.text`` reads them: the
+    raw facts a report needs to annotate them later, anywhere. Files that cannot be read are left out."""
     sample_file = record.sample.file if record.sample else None
     named = referenced(record)
     traced = {p.file for v in record.variants or [] for p in v.python_lines or [] if p.file is not None}
@@ -40,16 +38,8 @@ def read(record: RawRecord, reader: Optional[Callable[[str], Optional[str]]] = N
     for path in sorted(named | traced):
         kinds: tuple[Optional[str], ...] = ("user", "library", "stdlib") if path in named else ("user",)
         if kind(path, env, sample_file) in kinds:
-            text = (reader or from_disk)(path)
+            text = source.text(path)
             if text is not None:
                 found[path] = text
     return found
 
-
-def from_disk(path: str) -> Optional[str]:
-    """A text file's contents, or None if it cannot be read."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return None

@@ -14,12 +14,13 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
 from inspector import __version__
-from inspector.collect import CollectError, _source, files
+from inspector import source as source_mod
+from inspector.collect import CollectError, files
 from inspector.collect.process import PACKAGE_ROOT, cache_env, how_it_ended
 from inspector.probe import load
 from inspector.probe.frames import RESUMED
@@ -205,17 +206,17 @@ def _children_cpu() -> float:
 
 
 def program_record(header: ProgramHeader, end: Optional[ProgramEnd], status: int, trace_dir: Optional[Path] = None,
-                   reader: Optional[Callable[[str], Optional[str]]] = None, made_by: str = "run",
+                   made_by: str = "run",
                    probe_messages: Optional[RawProbeMessages] = None, children: Sequence[ProgramEnd] = ()
                    ) -> RawRecord:
     """The RawRecord of a program's run from the probe's first and last messages (``end``: None when the program
-    ended without one); ``reader(path)``: where to read source files from besides the disk; ``made_by``: run, or
+    ended without one); ``made_by``: run, or
     the Python API's capture or inspect; ``probe_messages``: what was read, where some were not understood;
     ``children``: the last messages of the child processes' probes (their functions join the program's, named with
     their process)."""
     program = header.program or ProgramTarget()
     path = Path(program.file) if program.file else None
-    source = _source(path) if path and path.is_file() else ""
+    source = (source_mod.text(str(path)) or "") if path and path.is_file() else ""
     shown = program.target if not program.module else f"-m {program.target}"
     record: dict[str, Any] = {
         "schema": SCHEMA, "inspector": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -238,7 +239,7 @@ def program_record(header: ProgramHeader, end: Optional[ProgramEnd], status: int
                      for f in _functions(end, children)],
     }
     raw = RawRecord.from_json(record)
-    return raw.but(files=files.read(raw, reader))
+    return raw.but(files=files.read(raw))
 
 
 def _functions(end: Optional[ProgramEnd], children: Sequence[ProgramEnd]) -> list[RawVariant]:

@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from inspector import api
+from inspector import source as source_mod
 from inspector.contracts import facts, lock
 from inspector.contracts.grammar import (Contract, Problem, from_comments, from_pyproject, local, nearest_pyproject,
                                        pattern)
@@ -99,7 +100,7 @@ def _asks_warm(paths: list[Path]) -> bool:
     folder's Python files) or in the pyproject.toml above; only then do the runs measure it."""
     texts = [p for path in paths for p in (sorted(path.rglob("*.py")) if path.is_dir() else [path])]
     texts += [found for path in paths[:1] if (found := nearest_pyproject(path)[0])]
-    return any("pays-after-warm" in p.read_text(encoding="utf-8", errors="replace") for p in texts if p.is_file())
+    return any("pays-after-warm" in (source_mod.text(str(p)) or "") for p in texts if p.is_file())
 
 
 def _measure(files: list[Path], program: str | None, args: Sequence[str], module: bool, torch: Sequence[str],
@@ -210,10 +211,8 @@ def _contracts(files: list[Path], runs: list[RunFacts]) -> tuple[list[Contract],
     problems: list[Problem] = []
     tables: dict[Path, None] = {}
     for path in dict.fromkeys(p.resolve() for p in sources):
-        try:
-            found, trouble = from_comments(path, path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as e:
-            found, trouble = [], [Problem(f"{path}: cannot read it ({e})")]
+        text = source_mod.text(str(path))
+        found, trouble = from_comments(path, text) if text is not None else ([], [Problem(f"{path}: cannot read it")])
         table, unreadable = nearest_pyproject(path)
         contracts += found
         problems += trouble + unreadable

@@ -23,6 +23,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from inspector import source
 from inspector.probe.hotspots import Round, population
 from inspector.probe.replay import _kept_state, _silenced
 from inspector.probe.rounds import turn
@@ -237,8 +238,7 @@ def _line(file: str, line: int) -> tuple[str, list[Any]]:
     """A line of the program (without its newline) and the nodes of its statement ([] where it does not parse on its
     own)."""
     import ast
-    import linecache
-    text = linecache.getline(file, line).rstrip("\n")
+    text = source.line(file, line)
     try:
         return text, list(ast.walk(ast.parse(text.strip())))
     except SyntaxError:

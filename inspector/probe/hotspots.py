@@ -39,6 +39,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from inspector import source
 from inspector.probe.frames import RESUMED, without_dynamo
 
 SAMPLE_S = 0.005  # CPU seconds between two samples of the stack
@@ -690,11 +691,9 @@ def callees(key: tuple[str, int, str], frame: Any, own: Callable[[Any], bool]) -
     import ast
     import functools
     import inspect
-    import linecache
     file, line, _ = key
-    lines = linecache.getlines(file)
     try:
-        tree = ast.parse("".join(lines))
+        tree = ast.parse(source.text(file) or "")
     except (SyntaxError, ValueError):
         return []
     statement = next((n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno <= line <= (
@@ -776,9 +775,8 @@ def round_span(file: str, line: int) -> Optional[tuple[int, int]]:
     (a lazy ``map`` it iterates) or whose body holds the call; None where the statement makes them all by itself
     (``map`` in ``list``, ``np.apply_along_axis``, a comprehension: another call of its frame ends the round)."""
     import ast
-    import linecache
     try:
-        tree = ast.parse("".join(linecache.getlines(file)))
+        tree = ast.parse(source.text(file) or "")
     except (SyntaxError, ValueError):
         return None
     loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While)) and n.lineno <= line <= (

@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from inspector import source as source_mod
 from inspector.probe.messages import RewriteTrial
 from inspector.probe.sample import Variant
 from inspector.rewrite import Dialect, Rewrite, check, read_program
@@ -104,10 +105,9 @@ def rows_module(fn: Callable[..., Any], namespace: dict[str, Any], sample: str, 
     decorator's wrapper, a function made at run time): ``over_rows`` then runs them as they are."""
     import numba
     try:
-        with open(sample, encoding="utf-8") as f:
-            lines = f.read().splitlines()
+        lines = (source_mod.text(sample) or "").splitlines()
         tree = ast.parse("\n".join(lines))
-    except (OSError, SyntaxError, UnicodeDecodeError):
+    except SyntaxError:
         return None
     defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     kept = [""] * len(lines)

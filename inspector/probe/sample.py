@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from types import CodeType, ModuleType
 from typing import Any, Optional
 
+from inspector import source
+
 KINDS = ("python", "numpy", "torch")
 
 
@@ -64,10 +66,10 @@ def load(path: str) -> ModuleType:
 
 def parse(path: str) -> Optional[ast.Module]:
     """The module ``path`` holds, parsed (its encoding as its coding line says), or None where it cannot be."""
+    text = source.text(path)
     try:
-        with open(path, "rb") as f:
-            return ast.parse(f.read(), path)
-    except (OSError, SyntaxError, ValueError):
+        return ast.parse(text, path) if text is not None else None
+    except (SyntaxError, ValueError):
         return None
 
 

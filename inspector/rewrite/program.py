@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from inspector import source as source_mod
+
 
 @dataclass(frozen=True)
 class Module:
@@ -117,8 +119,12 @@ def program_from_sources(main: str, modules: Mapping[str, str] | None = None, pa
 
 def read_program(path: str) -> Program:
     """The sample at ``path`` and the modules it imports from its own folder (as ``python path`` would find them),
-    recursively; ``path`` names the files as given (a relative path stays relative)."""
-    main = parse_module("", path, Path(path).read_text())
+    recursively; ``path`` names the files as given (a relative path stays relative); OSError where it cannot be
+    read."""
+    text = source_mod.text(path)
+    if text is None:
+        raise FileNotFoundError(f"cannot read {path}")
+    main = parse_module("", path, text)
     folder = Path(path).parent
     found: dict[str, Module] = {}
     pending = [main]
@@ -126,7 +132,7 @@ def read_program(path: str) -> Program:
         for dotted in _imported(pending.pop()):
             file = folder.joinpath(*dotted.split(".")).with_suffix(".py")
             if dotted not in found and file.is_file():
-                found[dotted] = parse_module(dotted, str(file), file.read_text())
+                found[dotted] = parse_module(dotted, str(file), source_mod.text(str(file)) or "")
                 pending.append(found[dotted])
     return Program(main, found)
 
