@@ -5,8 +5,10 @@ Below both collect (which source files a record keeps: ``paths``) and the analys
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
+
+from inspector.source import Place
 
 # a traceback frame and the code line under it
 STACK_FRAME = re.compile(r'File "(.+?)", line (\d+), in (\S+)(?:\n[ \t]*(\S[^\n]*))?')
@@ -17,9 +19,11 @@ RESUME = re.compile(r"torch_dynamo_resume_in_(\w+?)_at_\d+")
 
 
 @dataclass(frozen=True)
-class Frame:
-    file: str
-    line: int
+class Frame(Place):
+    """A frame a traceback or an FX graph's comment names (``file`` as it names it)."""
+
+    file: str = field(kw_only=True)
+    line: int = field(kw_only=True)
     function: Optional[str]
     code: Optional[str]  # the source line as the frame quotes it
 
@@ -36,13 +40,13 @@ def stack(text: str) -> list[Frame]:
     found = []
     for file, line, fn, code in STACK_FRAME.findall(text):
         resumed = RESUME.match(fn)
-        found.append(Frame(file, int(line), resumed.group(1) if resumed else fn, code.strip() or None))
+        found.append(Frame(resumed.group(1) if resumed else fn, code.strip() or None, file=file, line=int(line)))
     return found
 
 
 def comments(text: str) -> list[Frame]:
     """The frames named by an FX graph's `# File:` comments (or ORIGIN blocks), in the graph's node order."""
-    return [Frame(file, int(line), fn or None, (code or origin_code).strip() or None)
+    return [Frame(fn or None, (code or origin_code).strip() or None, file=file, line=int(line))
             for file, line, fn, code, origin_code in COMMENT_FRAME.findall(text)]
 
 

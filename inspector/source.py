@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Place:
     """A line of a file: ``file`` as the value's maker names it (a path in the probe's frames, a file's display name
     in the analysis; None where it is not known, or where the value says it is the sample), ``line`` from 1 (None:
-    not known)."""
+    not known). Given by name, first in every value that names a line (a subclass narrows them where always known:
+    ``file: str = field(kw_only=True)``)."""
 
     file: Optional[str]
     line: Optional[int]

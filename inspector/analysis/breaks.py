@@ -75,7 +75,7 @@ def _site(b: BreakFacts, sources: Sources, within: Within = None
         (s := sources.resolve(f)) and s.path == path)), 0):]
     chain = [(f, frame.line) for frame in frames if (f := sources.resolve(frame)) and f.kind != "stdlib"]
     if not chain and b.file and b.line is not None:
-        at = sources.resolve(Frame(b.file, b.line, None, None))
+        at = sources.resolve(Frame(None, None, file=b.file, line=b.line))
         chain = [(at, b.line)] if at else []
     if not chain:
         return b.file, b.line, None, chain
@@ -159,13 +159,13 @@ def _library_fix(site: SourceFile, line: Optional[int], chain: list[tuple[Source
     package = site.display.split("/", 1)[0]
     if torch_caller:
         subclass = torch_caller.function == "to_subclass" or "as_subclass" in (torch_caller.code or "")
-        return LibraryFix(package, site.display, line, "torch/" + TORCH_FILE.split(torch_caller.file)[-1],
-                          torch_caller.line, torch_caller.function, subclass)
+        return LibraryFix(package, "torch/" + TORCH_FILE.split(torch_caller.file)[-1], torch_caller.line,
+                          torch_caller.function, subclass, file=site.display, line=line)
     mine = next(((f, n) for f, n in chain if f.kind != "library"), None)
     if mine is None:
-        return LibraryFix(package, site.display, line)
-    return LibraryFix(package, site.display, line, call=(mine[0].display, mine[1]),
-                      whole=only_call(mine[0].source, mine[1]))
+        return LibraryFix(package, file=site.display, line=line)
+    return LibraryFix(package, call=(mine[0].display, mine[1]), whole=only_call(mine[0].source, mine[1]),
+                      file=site.display, line=line)
 
 
 def cost(regions: Optional[RawRegions]) -> Optional[BreakCost]:

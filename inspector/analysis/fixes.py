@@ -267,7 +267,7 @@ def changes(found: Sequence[Fix]) -> tuple[Change, ...]:
             at.setdefault(f.variant, ChangeAt(f, isinstance(f.cause, GraphBreak) and f.kind == FixKind.BREAK
                                               and (f.variant, f.cause.flag) in flagged))
             for fl in f.lines:
-                lines.setdefault(fl, LineRef(f.variant, *fl))
+                lines.setdefault(fl, LineRef(f.variant, file=fl[0], line=fl[1]))
         gains = [a.gain for a in at.values() if a.gain is not None]
         advice = any(gains) or not gains
         said.append(Change(tuple(lines[fl] for fl in sorted(lines, key=lambda fl: (str(fl[0]), fl[1] or 0))),

@@ -68,7 +68,7 @@ def _line(x: RawHotLine, h: RawHotspot) -> HotLine:
 
 
 def _site(s: RawSite) -> Site:
-    return Site(s.file or "", s.line or 0, s.function or "", s.samples)
+    return Site(s.function or "", s.samples, file=s.file or "", line=s.line or 0)
 
 
 def _captured(c: RawCaptured) -> Captured:

@@ -273,7 +273,7 @@ def _entries(evidence: Evidence, sources: Sources) -> dict[Key, _Entry]:
             e.breaks.append((b, depth < len(b.chain) - 1))  # (the break, whether it is inside this line's call)
             e.add(How.GRAPH_BREAK)
     for p in evidence.python_lines:
-        found = sources.resolve(parse_frames.Frame(p.file or sources.files[0].path, p.line or 0, None, None))
+        found = sources.resolve(parse_frames.Frame(None, None, file=p.file or sources.files[0].path, line=p.line or 0))
         tree = sources.tree(found) if found else None
         def_lines = {n.lineno for n in _functions(tree)} if tree else set()
         if found and p.line not in def_lines and not any(k[:2] == (found.path, p.line) for k in entries):
@@ -423,8 +423,8 @@ def _status_of(groups: list[list[Unit]], certain: list[list[Unit]], units: list[
     if breaks:
         why = []
         for b, inside in breaks:
-            why.append(Reason(ReasonKind.GRAPH_BREAK, BreakAt(inside, b.file, b.line, b.reason, b.explanation,
-                                                                   b.failed)))
+            why.append(Reason(ReasonKind.GRAPH_BREAK, BreakAt(inside, b.reason, b.explanation, b.failed,
+                                                                   file=b.file, line=b.line)))
             if b.fix or b.flag:
                 why.append(Reason(ReasonKind.FIX, b.usual))
         return LineStatus.GRAPH_BREAK, why

@@ -75,6 +75,6 @@ def failed_guard(reason: str) -> Guard:
     path, line, function = frames[-1]
     resumed, stacked = RESUMED_AT.match(function), STACK_VALUE.match(text)
     carried = bool(resumed and stacked)  # torch's resume function names the break's line
-    return Guard(text, os.path.basename(path), int(line), function.startswith("torch_dynamo_resume_in_"),
-                 int(resumed.group(1)) if resumed and carried else None, stacked.group(0) if stacked and carried
-                 else None)
+    return Guard(text, function.startswith("torch_dynamo_resume_in_"), int(resumed.group(1)) if resumed and carried
+                 else None, stacked.group(0) if stacked and carried else None, file=os.path.basename(path),
+                 line=int(line))

@@ -34,8 +34,8 @@ def rewrites(record: RawRecord, variants: Sequence[SampleVariant]) -> tuple[Rewr
             lines=tuple((s.file, line) for s in _spans(raw) for line in range(s.first or 0, (s.last or 0) + 1)),
             changes=tuple(c.kind or "" for c in raw.changes or []),
             notes=tuple(Note(n.topic or "", n.line, n.code or "") for n in raw.notes or []),
-            declined=tuple(Declined(d.construct or "", d.code or "", d.span.file if d.span else None,
-                                    d.span.first if d.span else None, d.reason or "", d.detail or "")
+            declined=tuple(Declined(d.construct or "", d.code or "", d.reason or "", d.detail or "",
+                                    file=d.span.file if d.span else None, line=d.span.first if d.span else None)
                            for d in raw.declined or []),
             check=checked, runs=tuple(run(t, next((v for v in variants if v.id == t.variant), None),
                                           replaced.family if replaced else "", variants, timed.get(t.id or "") or [],

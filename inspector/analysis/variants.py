@@ -67,7 +67,7 @@ def _trial(raw: RawTrial, timing: Optional[Timing], code: CompiledCode, target: 
 
 def location_of(raw: Optional[RawCode]) -> Optional[CodeLocation]:
     """Where a function's code is, as the probe recorded it (None: not recorded)."""
-    return CodeLocation(raw.file, raw.line, raw.name, raw.end_line) if raw else None
+    return CodeLocation(raw.name, raw.end_line, file=raw.file, line=raw.line) if raw else None
 
 
 def target_of(location: Optional[CodeLocation], function: str, context: Context) -> Target:

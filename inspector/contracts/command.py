@@ -85,7 +85,7 @@ def check(paths: Sequence[str | Path] = (), *, program: str | None = None, args:
 
 
 def _order(v: Verdict) -> tuple[str, int, int, str]:
-    return v.place.path, v.place.line, v.place.column, v.promise
+    return v.place.file, v.place.line, v.place.column, v.promise
 
 
 def _facts(name: str, record: RawRecord) -> RunFacts:

@@ -20,7 +20,7 @@ What is read, from ``analyze(record)`` (inspector.model) and the record itself:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from inspector.analysis import analyze
@@ -29,6 +29,7 @@ from inspector.analysis.rounds import side_by_side
 from inspector.model import (BreakEven, Kernel, LineStatus, LineVerdict, MachineCode, ProgramAnalysis, ProgramFunction,
                              ReasonKind, Regression, RegressionKind, RunAnalysis, SampleAnalysis, SampleVariant,
                              Vectorized)
+from inspector.source import Place
 from inspector.raw import RawRecord
 from inspector.render import said
 from inspector.render.comparison import worse
@@ -53,11 +54,11 @@ class Nest:
 
 
 @dataclass(frozen=True)
-class LineFact:
+class LineFact(Place):
     """A line's verdict in one compiled variant, at one of its call sites."""
 
-    file: str  # the record's name of its file
-    line: int
+    file: str = field(kw_only=True)  # the record's name of its file
+    line: int = field(kw_only=True)
     end_line: int
     function: str
     status: LineStatus | None  # None: no evidence names it
@@ -86,13 +87,12 @@ class Speedup:
 
 
 @dataclass(frozen=True)
-class FunctionFact:
-    """A compiled variant (a program's compiled function): how it ran and what it compiled."""
+class FunctionFact(Place):
+    """A compiled variant (a program's compiled function): how it ran and what it compiled; ``file``: the record's
+    name of its file, ``line``: its def (or decorator) line there."""
 
     variant: str
     function: str
-    file: str | None  # the record's name of its file
-    line: int | None  # its def (or decorator) line there
     state: str  # ran | failed | skipped
     error: str | None
     graphs: int
@@ -108,12 +108,12 @@ class FunctionFact:
 
 
 @dataclass(frozen=True)
-class HotFact:
+class HotFact(Place):
     """One of a program's functions that held its time (``inspector run`` sampled it): its share of the run."""
 
     function: str
-    file: str  # the record's name of its file
-    line: int  # its def line
+    file: str = field(kw_only=True)  # the record's name of its file
+    line: int = field(kw_only=True)  # its def line
     share: float
     shape: str  # individual | population | neither | once | unknown
 
@@ -148,7 +148,7 @@ class RunFacts:
 
 
 @dataclass(frozen=True)
-class Worse:
+class Worse(Place):
     """What got worse from a baseline record to this one, by compare's rules: ``kind`` status | line | break |
     calls | time | candidate (a hot function's candidate whose output no longer matches); where (``file`` None: the
     sample; ``line``: in this record), and ``eager_now``: the line now runs eagerly (or breaks the graph)."""
@@ -156,8 +156,6 @@ class Worse:
     variant: str
     function: str
     kind: str
-    file: str | None
-    line: int | None
     text: str
     eager_now: bool
     interleaved: bool  # the two timings were taken side by side (a time regression is then one)
@@ -175,8 +173,9 @@ def read(record: RawRecord, name: str) -> RunFacts:
                     threads=env.threads, cuda=env.cuda,
                     files=tuple(SourceText(f.path, f.display, f.kind, f.source) for f in a.files),
                     functions=tuple(_function(a, v) for v in compiled), variants=tuple(v.id for v in units),
-                    hot=tuple(HotFact(h.function, next((f.display for f in a.files if f.path == h.file), h.file),
-                                      h.line, h.share, h.shape) for h in program.hotspots) if program else (),
+                    hot=tuple(HotFact(h.function, h.share, h.shape, line=h.line,
+                                      file=next((f.display for f in a.files if f.path == h.file), h.file))
+                              for h in program.hotspots) if program else (),
                     sampled=bool(program and program.hotspots))
 
 
@@ -272,8 +271,8 @@ def regressions(before: RawRecord, after: RawRecord) -> list[Worse]:
     (compare.regressions), each at its place. compare.CompareError when the records are of different samples."""
     result = compare_mod.compare([analyze(before), analyze(after)])
     interleaved = {pair.b: pair.interleaved for pair in result.pairs}
-    return [Worse(r.variant, r.function, _kind(r), r.place.file if r.place else None,
-                  r.place.line if r.place else None, worse(r), _eager_now(r), interleaved[r.b])
+    return [Worse(r.variant, r.function, _kind(r), worse(r), _eager_now(r), interleaved[r.b],
+                  file=r.place.file if r.place else None, line=r.place.line if r.place else None)
             for r in compare_mod.regressions(result, MAX_SLOWDOWN)]
 
 

@@ -38,6 +38,7 @@ from typing import Any
 
 from inspector.contracts.source import LABEL, Function, Source, Statement, read
 from inspector.contracts.versions import Range, RangeError, parse_range
+from inspector.source import Place
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -56,15 +57,15 @@ TOML_KEYS = ("at", "expect", "torch")
 
 
 @dataclass(frozen=True)
-class Place:
-    """A place in a file, as a compiler names it (``path`` as shown: relative to the current folder when under it)."""
+class Position(Place):
+    """A place in a file, as a compiler names it (``file`` as shown: relative to the current folder when under it)."""
 
-    path: str
-    line: int
+    file: str = field(kw_only=True)
+    line: int = field(kw_only=True)
     column: int = 1
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}"
+        return f"{self.file}:{self.line}:{self.column}"
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class Problem:
     """A contract or an input that cannot be used (exit 2), where it is (None: not in a file)."""
 
     text: str
-    place: Place | None = None
+    place: Position | None = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class Target:
 class Contract:
     target: Target
     terms: tuple[Term, ...]
-    site: Place  # where it is written
+    site: Position  # where it is written
     torch: Range | None = None
     allow_eager: bool = False
     table: bool = False  # written in pyproject.toml: it speaks of the runs of its file, if any are checked
@@ -204,12 +205,14 @@ def from_comments(path: Path, text: str) -> tuple[list[Contract], list[Problem]]
     try:
         source = read(text)
     except SyntaxError as e:
-        return [], [Problem(f"not Python ({e.msg}): its contracts cannot be read", Place(where, e.lineno or 1))]
+        return [], [Problem(f"not Python ({e.msg}): its contracts cannot be read",
+                            Position(file=where, line=e.lineno or 1))]
     contracts, problems = [], []
     allowed = allowed_eager(source)
     for line, mark in sorted(source.marks.items()):
         words = parse_words(mark)
-        site = Place(where, line, 1 + len(text.splitlines()[line - 1]) - len(text.splitlines()[line - 1].lstrip()))
+        site = Position(file=where, line=line,
+                        column=1 + len(text.splitlines()[line - 1]) - len(text.splitlines()[line - 1].lstrip()))
         problems += [Problem(p, site) for p in words.problems]
         statement = _marked(source, line)
         if statement is None:
@@ -222,8 +225,8 @@ def from_comments(path: Path, text: str) -> tuple[list[Contract], list[Problem]]
         if problem:
             problems.append(Problem(problem, site))
         elif words.terms:
-            at = Place(where, function.line, function.column) if function else Place(where, statement.first,
-                                                                                     statement.column)
+            at = Position(file=where, line=function.line, column=function.column) if function else \
+                Position(file=where, line=statement.first, column=statement.column)
             contracts.append(Contract(target, words.terms, at, words.torch, words.allow_eager))
     return contracts, problems + _duplicate_labels(source, where)
 
@@ -253,7 +256,8 @@ def _misplaced(words: Words, function: Function | None) -> str | None:
 
 
 def _duplicate_labels(source: Source, where: str) -> list[Problem]:
-    return [Problem(f"label={name} marks {len(lines)} lines: a label names one line", Place(where, lines[1]))
+    return [Problem(f"label={name} marks {len(lines)} lines: a label names one line",
+                    Position(file=where, line=lines[1]))
             for name, lines in source.labels.items() if len(lines) > 1]
 
 
@@ -269,7 +273,7 @@ def nearest_pyproject(path: Path) -> tuple[Path | None, list[Problem]]:
             if "inspector" in tomllib.loads(candidate.read_text(encoding="utf-8")).get("tool", {}):
                 return candidate, problems
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-            problems.append(Problem(f"cannot read it: {e}", Place(shown(candidate), 1)))
+            problems.append(Problem(f"cannot read it: {e}", Position(file=shown(candidate), line=1)))
     return None, problems
 
 
@@ -279,11 +283,12 @@ def from_pyproject(path: Path) -> tuple[list[Contract], list[Problem]]:
     table: Any = tomllib.loads(text)["tool"]["inspector"]
     where = shown(path)
     unknown = [k for k in table if k != "contract"] if isinstance(table, dict) else ["(not a table)"]
-    problems = [Problem(f"[tool.inspector] has no key {k!r} (known: contract)", Place(where, 1)) for k in unknown]
+    problems = [Problem(f"[tool.inspector] has no key {k!r} (known: contract)", Position(file=where, line=1))
+                for k in unknown]
     contracts = []
     entries = table.get("contract", []) if isinstance(table, dict) else []
     for entry in entries if isinstance(entries, list) else [entries]:
-        site = Place(where, _line_of(text, entry.get("at") if isinstance(entry, dict) else None))
+        site = Position(file=where, line=_line_of(text, entry.get("at") if isinstance(entry, dict) else None))
         made = _toml_contract(entry, path.parent, site)
         contracts += [made] if isinstance(made, Contract) else []
         problems += [Problem(p, site) for p in made] if isinstance(made, list) else []
@@ -296,7 +301,7 @@ def _line_of(text: str, at: object) -> int:
     return next((n for n, line in enumerate(text.splitlines(), 1) if needle and needle in line), 1)
 
 
-def _toml_contract(entry: object, root: Path, site: Place) -> Contract | list[str]:
+def _toml_contract(entry: object, root: Path, site: Position) -> Contract | list[str]:
     """One [[tool.inspector.contract]] table as a Contract, or its problems."""
     if not isinstance(entry, dict):
         return ["a contract is a table with at and expect"]

@@ -16,7 +16,7 @@ from enum import Enum
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
-from inspector.contracts.grammar import Contract, Place, Term
+from inspector.contracts.grammar import Contract, Position, Term
 from inspector.contracts.facts import FunctionFact, LineFact, Nest, RunFacts, SourceText
 from inspector.contracts.source import Source, locate, read
 from inspector.contracts.versions import shown
@@ -69,9 +69,9 @@ class Verdict:
     """A promise (``promise``: its words, or "nothing regressed") at ``place``, under every run; ``site``: where it
     is written, when not at ``place``."""
 
-    place: Place
+    place: Position
     promise: str
-    site: Place | None
+    site: Position | None
     judgements: tuple[Judgement, ...]
 
     @property
@@ -89,7 +89,7 @@ class Judged(NamedTuple):
     values: tuple[float, ...] = ()
 
 
-Made = tuple[Place, str, Judgement]  # (place, promise, judgement)
+Made = tuple[Position, str, Judgement]  # (place, promise, judgement)
 
 
 def _torch(run: RunFacts) -> str:
@@ -106,7 +106,7 @@ def label(run: RunFacts) -> str:
 def judge(contracts: list[Contract], runs: list[RunFacts]) -> list[Verdict]:
     """A Verdict per promise and place, over every run of the contract's file that its torch range admits; a
     comment's contract no run checked here is of is unknown (a pyproject.toml table's is about other runs)."""
-    found: dict[tuple[Place, str, Place | None], list[Judgement]] = {}
+    found: dict[tuple[Position, str, Position | None], list[Judgement]] = {}
     for contract in contracts:
         relevant = [r for r in runs if file_of(contract.target.pattern, r) is not None]
         made = [m for r in relevant if contract.torch is None or r.torch in contract.torch
@@ -132,13 +132,14 @@ def file_of(pattern: str, run: RunFacts) -> SourceText | str | None:
     return f"{len(hits)} files of the run end with {pattern}: {', '.join(f.display for f in hits)}" if hits else None
 
 
-def place_of(contract: Contract) -> Place:
+def place_of(contract: Contract) -> Position:
     """Where a contract's promises are told: its statement or function in the file on disk, else where written."""
     target = contract.target
     if target.source is not None and target.statement is not None:
-        return Place(target.shown, target.statement.first, target.statement.column)
+        return Position(file=target.shown, line=target.statement.first, column=target.statement.column)
     functions = target.source.functions_named(target.function) if target.source and target.function else []
-    return Place(target.shown, functions[0].line, functions[0].column) if functions else contract.site
+    return Position(file=target.shown, line=functions[0].line, column=functions[0].column) if functions else \
+        contract.site
 
 
 def _judge_run(contract: Contract, run: RunFacts) -> list[Made]:
@@ -196,7 +197,7 @@ def _function_contract(contract: Contract, terms: list[Term], run: RunFacts, fil
     functions = [f for f in run.functions if f.function.rsplit(".", 1)[-1] == name and f.file == file.display]
     place = place_of(contract)
     if contract.target.source is None and functions:
-        place = Place(file.display, functions[0].line or 1)
+        place = Position(file=file.display, line=functions[0].line or 1)
     made = []
     for term in terms:
         judged = [(f.variant, j) for f in functions for j in [_function_term(term, f, run)] if j]
@@ -250,13 +251,13 @@ def _function_lines(contract: Contract, terms: list[Term], run: RunFacts, file: 
     return made
 
 
-def _on_disk(contract: Contract, recorded: Source | None, line: int, file: SourceText) -> tuple[Place, bool]:
+def _on_disk(contract: Contract, recorded: Source | None, line: int, file: SourceText) -> tuple[Position, bool]:
     target = contract.target
     return on_disk(target.source, target.shown, target.allowed, recorded, line, file)
 
 
 def on_disk(source: Source | None, shown: str, allowed: frozenset[int], recorded: Source | None, line: int,
-            file: SourceText) -> tuple[Place, bool]:
+            file: SourceText) -> tuple[Position, bool]:
     """(where ``line`` of the recorded ``file`` is in its copy on disk, ``source`` shown as ``shown``; whether it is
     marked allow eager there, from ``allowed``); a line the copy on disk no longer has (or no copy) is told where
     the record has it."""
@@ -265,8 +266,8 @@ def on_disk(source: Source | None, shown: str, allowed: frozenset[int], recorded
         at = locate(statement, recorded.label_of(statement), recorded, source)
         mine = source.statement_at(at) if isinstance(at, int) else None
         if mine is not None:
-            return Place(shown, mine.first, mine.column), mine.first in allowed
-    return Place(file.display, line, statement.column if statement else 1), False
+            return Position(file=shown, line=mine.first, column=mine.column), mine.first in allowed
+    return Position(file=file.display, line=line, column=statement.column if statement else 1), False
 
 
 def _line_term(term: Term, facts: list[LineFact], run: RunFacts, allowed: bool, cached: bool) -> Judged | None:

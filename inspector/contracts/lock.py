@@ -17,7 +17,7 @@ from typing import Any
 
 from inspector import __version__
 from inspector.analysis.compare import CompareError
-from inspector.contracts.grammar import Place, Problem, local_source
+from inspector.contracts.grammar import Position, Problem, local_source
 from inspector.contracts.facts import FunctionFact, RunFacts, SourceText, Worse, regressions
 from inspector.contracts.judge import (HOLDS, INCONCLUSIVE, STATUS, UNKNOWN, VECTORIZED, VIOLATED, Judgement, Verdict,
                                    label, on_disk, parsed)
@@ -102,11 +102,11 @@ def baseline(locked: list[Locked], runs: list[tuple[RunFacts, RawRecord]], name:
              ) -> tuple[list[Verdict], list[Problem]]:
     """A "nothing worse than NAME" Verdict per place that got worse in a run (and, per run where nothing did, one
     that holds); a run the lock has no run for is unknown."""
-    made: dict[Place, list[Judgement]] = {}
+    made: dict[Position, list[Judgement]] = {}
     problems = []
     for run, record in runs:
         sample = run.files[0] if run.files else SourceText(run.sample, run.sample, "sample", "")
-        home = Place(local_source(sample.display, sample.path)[1], 1)
+        home = Position(file=local_source(sample.display, sample.path)[1], line=1)
         found = _match(locked, run)
         if found is None:
             why = f"{name} has no run of {run.sample} under {label(run)}: write one with --update"
@@ -140,7 +140,8 @@ def _match(locked: list[Locked], run: RunFacts) -> Locked | None:
     return same[0] if len(same) == 1 else None
 
 
-def _worse(run: RunFacts, sample: SourceText, w: Worse, found: Locked, name: str) -> tuple[Place, Judgement] | None:
+def _worse(run: RunFacts, sample: SourceText, w: Worse, found: Locked,
+           name: str) -> tuple[Position, Judgement] | None:
     """Where a regression is on disk, and its Judgement; None for a line marked allow eager that now runs eagerly."""
     if w.kind in ("line", "break"):
         display, line = w.file or sample.display, w.line or 1

@@ -12,7 +12,7 @@ import json
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 
-from inspector.contracts.grammar import Problem
+from inspector.contracts.grammar import Position, Problem
 from inspector.contracts.judge import HOLDS, INCONCLUSIVE, UNKNOWN, VIOLATED, Judgement, Outcome, Verdict
 from inspector.errors import CANNOT_RUN, CHECK, OK
 
@@ -107,12 +107,12 @@ def github(c: Checked) -> str:
     """GitHub Actions workflow commands: an annotation per promise that does not hold and per problem."""
     lines = []
     for p in c.problems:
-        where = [f"file={_escape(p.place.path, True)}", f"line={p.place.line}"] if p.place else []
+        where = [f"file={_escape(p.place.file, True)}", f"line={p.place.line}"] if p.place else []
         lines.append(f"::error {','.join(where + ['title=inspector check'])}::{_escape(p.text)}")
     for v in c.verdicts:
         severity = c.severity(v)
         if severity:
-            lines.append(f"::{severity} file={_escape(v.place.path, True)},line={v.place.line},col={v.place.column},"
+            lines.append(f"::{severity} file={_escape(v.place.file, True)},line={v.place.line},col={v.place.column},"
                          f"title={_escape('inspector: ' + v.promise, True)}::{_escape(message(v))}")
     lines += [f"::notice::{_escape(n)}" for n in c.notes]
     return "\n".join(lines + [f"::notice::{_escape(c.summary())}"]) + "\n"
@@ -125,11 +125,11 @@ def junit(c: Checked) -> str:
                        failures=str(sum(c.severity(v) == "error" for v in c.verdicts)), errors=str(len(c.problems)),
                        skipped=str(sum(c.severity(v) == "warning" for v in c.verdicts)))
     for p in c.problems:
-        case = ET.SubElement(suite, "testcase", classname=p.place.path if p.place else "inspector",
+        case = ET.SubElement(suite, "testcase", classname=p.place.file if p.place else "inspector",
                              name=f"{p.place or 'input'}: contract")
         ET.SubElement(case, "error", message=p.text).text = p.text
     for v in c.verdicts:
-        case = ET.SubElement(suite, "testcase", classname=v.place.path, name=f"{v.place.path}:{v.place.line} "
+        case = ET.SubElement(suite, "testcase", classname=v.place.file, name=f"{v.place.file}:{v.place.line} "
                                                                                 f"{v.promise}")
         severity, said = c.severity(v), message(v)
         if severity == "error":
@@ -152,10 +152,15 @@ def as_json(c: Checked) -> str:
     """The verdicts as JSON (format inspector.check/1)."""
     data = {"format": JSON_FORMAT, "exit_code": c.exit_code, "strict": c.strict, "runs": list(c.runs),
             "summary": {str(o): c.count(o) for o in (HOLDS, VIOLATED, UNKNOWN, INCONCLUSIVE)},
-            "verdicts": [{"place": asdict(v.place), "promise": v.promise, "site": asdict(v.site) if v.site else None,
+            "verdicts": [{"place": _place(v.place), "promise": v.promise, "site": _place(v.site) if v.site else None,
                           "outcome": str(v.outcome), "message": message(v),
                           "judgements": [dict(asdict(j), outcome=str(j.outcome)) for j in v.judgements]}
                          for v in c.verdicts],
-            "problems": [{"text": p.text, "place": asdict(p.place) if p.place else None} for p in c.problems],
+            "problems": [{"text": p.text, "place": _place(p.place) if p.place else None} for p in c.problems],
             "notes": list(c.notes)}
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def _place(p: Position) -> dict[str, object]:
+    """A place as inspector.check/1 writes it."""
+    return {"path": p.file, "line": p.line, "column": p.column}

@@ -26,12 +26,12 @@ from inspector.model.code import (CompiledCode, CompilePhases, Decisions, Eviden
                                   TritonLaunch, Unprofiled)
 from inspector.model.comparison import (STEADY, VECTORIZED, ArgvChanged, BreakChange, CallsChange, CodePair,
                                         ComparedCandidate, ComparedHotspot, ComparedLine, ComparedRun, ComparedVariant,
-                                        Comparison, Confounder, ExitChanged, Hunk, LineVerdicts, PairWarning, Place,
+                                        Comparison, Confounder, ExitChanged, Hunk, LineVerdicts, PairWarning,
                                         Populations, Regression, RegressionKind, RunPair, Sequential, SourceChanged,
                                         TimedApart, TimedBusy, TimeGoes, TimeRow)
 from inspector.model.fixes import Change, ChangeAt, Fix, LineRef, SizeCompared, TrialEffect, TrialResult, TrialSpec
 from inspector.model.rewrites import Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten
-from inspector.model.lines import LineVerdict, Site
+from inspector.model.lines import CallSite, LineVerdict
 from inspector.model.machine import MachineCode
 from inspector.model.runs import (Argument, CallKinds, CallRun, ChildProcess, CodeLocation, CrossCheck, Crossover,
                                   FunctionRun,
@@ -45,6 +45,7 @@ from inspector.model.why import (LISTED, BackendFailed, Backends, BreakAt, Facts
                                  TritonLoads, Undecided, Unfused, Unread, UnreadKind, Unrecorded, Unrolled, UsualFix)
 from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, RunKind,
                                    Status, Vectorized, WarningKind, Words)
+from inspector.source import Place, Span
 
 FORMAT = "inspector.analysis/4"  # the JSON renderer's output (docs/record.md, "The analysis")
 
@@ -56,9 +57,9 @@ __all__ = [
     "Tail", "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled", "Problem", "Unread",
     "UnreadKind", "LibraryFix", "UsualFix", "BackendFailed", "Guard",
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
-    "BreaksView", "CallKinds", "CallRun", "CallsChange", "Change", "ChangeAt", "ChildProcess", "CodeLocation",
-    "CodePair", "ComparedCandidate", "ComparedHotspot", "ComparedLine", "ComparedRun", "ComparedVariant",
-    "Comparison", "CompilePhases", "CompileWarning",
+    "BreaksView", "CallKinds", "CallSite", "CallRun", "CallsChange", "Change", "ChangeAt", "ChildProcess",
+    "CodeLocation", "CodePair", "ComparedCandidate", "ComparedHotspot", "ComparedLine", "ComparedRun",
+    "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning",
     "CompiledCode", "Confounder", "CrossCheck", "Crossover", "Decisions", "Declined", "Drawn", "Env", "Evidence",
     "Finding", "Fix", "FixKind", "FunctionRun", "GaveUp", "Gather", "Graph", "GraphBreak", "Headline", "How", "Hunk",
     "Ignored", "InternalError",
@@ -66,8 +67,8 @@ __all__ = [
     "MachineCode", "MachineLoad", "NotTraced", "Note", "ParallelChoice", "ParseCount", "Place", "Program",
     "ProgramAnalysis", "ProgramFunction", "Reason", "ReasonKind", "Recompilation", "Recompile", "RecordInfo",
     "Regression", "RegressionKind", "Replay", "RewriteCheck", "RewriteRun", "Rewritten", "Rounds", "RunAnalysis",
-    "RunEnd", "RunKind", "RunPair", "STATUSES", "STEADY", "Sample", "SampleAnalysis", "SampleVariant", "Site",
-    "SizeCall", "SizeCompared", "SourceFile", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
+    "RunEnd", "RunKind", "RunPair", "STATUSES", "STEADY", "Sample", "SampleAnalysis", "SampleVariant",
+    "SizeCall", "SizeCompared", "SourceFile", "Span", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
     "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
     "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod", "Unprofiled", "Untraced", "UntracedCalls",
     "VECTORIZED", "Vectorized", "WarmCompile", "WarningKind", "Words", "to_json",

@@ -5,19 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from inspector.model.lines import Site
+from inspector.model.lines import CallSite
 from inspector.model.why import BackendFailed, Guard, LibraryFix, SizeRecompile, Unrolled, UsualFix
 from inspector.model.words import WarningKind, coerce
+from inspector.source import Place
 
 @dataclass(frozen=True)
-class GraphBreak:
-    """A distinct graph break: where (the user's file and line), why (torch's words), and the usual fix."""
+class GraphBreak(Place):
+    """A distinct graph break: where (``file``, ``line``: its site, the innermost frame outside torch and the standard
+    library, its file's display name), why (torch's words), and the usual fix."""
 
-    file: Optional[str]  # the site: the innermost frame outside torch and the standard library (display name)
-    line: Optional[int]
     code: Optional[str]  # the site's source line
     where: Optional[str]  # the site's file: sample | user | library | torch (no frame of any annotated file)
-    chain: list[Site]  # from the user's outermost line down to the site
+    chain: list[CallSite]  # from the user's outermost line down to the site
     reason: str
     resumable: bool  # False: Dynamo could not resume after it and ran the rest of the frame eagerly
     cause: str  # a normalised cause: data-dependent-branch, item, dynamic-shape, print, unsupported, unknown

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from inspector.model.analysis import Env, Sample
 from inspector.model.timing import MachineLoad
 from inspector.model.why import BackendFailed
 from inspector.model.words import STATUSES, How, LineStatus, RunKind, Status, Vectorized, Words
+from inspector.source import Place
 
 
 CLEAR = 1.1  # a ratio taken once (not in rounds) nearer 1 than this says no clear change
@@ -106,21 +107,9 @@ class LineVerdicts:
 
 
 @dataclass(frozen=True)
-class Place:
-    """A line as a comparison names it: ``file`` the display name of its file, None for the sample's."""
-
-    file: Optional[str]
-    line: Optional[int]
-
-    @property
-    def where(self) -> str:
-        """'line 7', or 'line 7 of samples/helpers/penalties.py'."""
-        return f"line {self.line}" + (f" of {self.file}" if self.file else "")
-
-
-@dataclass(frozen=True)
 class ComparedLine(Place):
-    """A source line with a verdict under either run (its number in the second run where it has one there)."""
+    """A source line with a verdict under either run (``file``: its file's display name, None for the sample's;
+    ``line``: its number in the second run where it has one there)."""
 
     function: str
     text: str  # stripped, from its own file ("" where the record does not hold that file)
@@ -287,7 +276,7 @@ class ComparedCandidate:
 
 
 @dataclass(frozen=True)
-class ComparedHotspot:
+class ComparedHotspot(Place):
     """A hot function of a program under two runs, matched by its name and file (its ``id``, ``file``, ``line`` and
     ``shape`` the second run's where it was found there): its ``share`` of each run's samples and the seconds that
     share is of the run (None: not hot in that run), its experiment's fastest checked run under each (``best``), and
@@ -295,8 +284,8 @@ class ComparedHotspot:
 
     id: str
     function: str
-    file: str
-    line: int
+    file: str = field(kw_only=True)
+    line: int = field(kw_only=True)
     shape: str
     share: tuple[Optional[float], Optional[float]]
     total_s: tuple[Optional[float], Optional[float]]

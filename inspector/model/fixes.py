@@ -10,6 +10,7 @@ from typing import Optional, Union
 from inspector.model.breaks import GraphBreak, Recompilation
 from inspector.model.words import FixKind, Status, coerce
 from inspector.raw import JSON
+from inspector.source import Place
 
 Where = tuple[Optional[str], Optional[int]]  # (a source file's display name, a line)
 
@@ -132,12 +133,10 @@ class Fix:
 
 
 @dataclass(frozen=True)
-class LineRef:
-    """A source line a change is about, in the variant whose section shows it."""
+class LineRef(Place):
+    """A source line a change is about (``file``: its file's display name), in the variant whose section shows it."""
 
     variant: str
-    file: Optional[str]  # its file's display name
-    line: Optional[int]
 
 
 @dataclass(frozen=True)

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from inspector.model.rewrites import Note
 from inspector.model.timing import MachineLoad
+from inspector.source import Place
 
 
 @dataclass(frozen=True)
-class Site:
+class Site(Place):
     """A line of the program that called a hot function, and the run's samples that fell in those calls."""
 
-    file: str
-    line: int
+    file: str = field(kw_only=True)
+    line: int = field(kw_only=True)
     function: str
     samples: Optional[int]
 
@@ -85,7 +86,7 @@ class HotRewrite:
 
 
 @dataclass(frozen=True)
-class Hotspot:
+class Hotspot(Place):
     """One of the program's own functions holding much of the run's time (``share`` of the samples, ``total_s``
     that share of the wall time), what it is (``shape``: individual, population, neither, once, unknown; ``why``),
     the lines that called it, and the experiment: its ``runs`` (fastest checked first after the function as
@@ -96,8 +97,8 @@ class Hotspot:
 
     id: str
     function: str
-    file: str
-    line: int
+    file: str = field(kw_only=True)
+    line: int = field(kw_only=True)
     share: float
     total_s: float
     shape: str

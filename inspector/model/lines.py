@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from inspector.model.why import Reason
 from inspector.model.words import How, LineStatus, Vectorized, coerce
+from inspector.source import Place
 
-Site = tuple[str, int]  # a place in the user's code: (its file's display name, a line)
+CallSite = tuple[str, int]  # a line of the user's code that called on: (its file's display name, a line)
 EAGER = (LineStatus.EAGER, LineStatus.GRAPH_BREAK)  # a line that ran as Python, outside compiled graphs
 
 
@@ -22,14 +23,15 @@ class FunctionSpan:
 
 
 @dataclass(frozen=True)
-class LineVerdict:
-    """What happened to one source line in one compiled variant, with the evidence that says so."""
+class LineVerdict(Place):
+    """What happened to one source line in one compiled variant (``file``: its file's display name,
+    ``SourceFile.display``), with the evidence that says so."""
 
-    file: str  # the file's display name (SourceFile.display)
-    line: int
+    file: str = field(kw_only=True)
+    line: int = field(kw_only=True)
     end_line: int
     function: str
-    via: list[Site]  # call sites, outermost first
+    via: list[CallSite]  # call sites, outermost first
     status: Optional[LineStatus]  # None: no evidence names it
     vectorized: Optional[Vectorized]
     kernels: list[str]  # kernel ids

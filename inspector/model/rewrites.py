@@ -12,6 +12,7 @@ from typing import Optional
 from inspector.model.fixes import Where
 from inspector.model.timing import Timing
 from inspector.model.words import Status, coerce
+from inspector.source import Place
 
 AS_WRITTEN = "as-written"  # the trial of the Python variant's own function under numba (no rewrite)
 
@@ -69,14 +70,12 @@ class RewriteCheck:
 
 
 @dataclass(frozen=True)
-class Declined:
+class Declined(Place):
     """A construct the rewriter left as it was: what (``construct``: while, print, ...), where, and why
     (``reason``: the rewriter's Reason's value; ``detail``: a name or value it is about)."""
 
     construct: str
     code: str
-    file: Optional[str]
-    line: Optional[int]
     reason: str
     detail: str
 

@@ -13,6 +13,7 @@ from inspector.model.timing import BreakEven, Speedups, Timing
 from inspector.model.why import Guard
 from inspector.model.words import NotTraced, Status, coerce
 from inspector.raw import JSON
+from inspector.source import Place
 
 
 @dataclass(frozen=True)
@@ -25,12 +26,10 @@ class InternalError:
 
 
 @dataclass(frozen=True)
-class CodeLocation:
+class CodeLocation(Place):
     """Where a function's code is: its file (as the stacks name it), first line, name and last line (None: not
     recorded)."""
 
-    file: Optional[str]
-    line: Optional[int]
     name: Optional[str]
     end_line: Optional[int]
 

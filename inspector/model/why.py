@@ -5,11 +5,12 @@ in hundreds of nests) keep their first ``LISTED`` items and count the rest in ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from inspector.model.machine import MachineCode
 from inspector.model.words import Backend, ReasonKind, Words, coerce
+from inspector.source import Place
 
 LISTED = 12  # items a listing keeps; the line verdict's ``nests`` and ``kernels`` name them all
 
@@ -84,13 +85,11 @@ class BackendFailed:
 
 
 @dataclass(frozen=True)
-class BreakAt:
+class BreakAt(Place):
     """A graph break at or under a line (``inside``: inside a call from it, at ``file``:``line``), torch's reason
     and explanation (``failed``: the compiler backend failed on the code, which says both)."""
 
     inside: bool
-    file: Optional[str]
-    line: Optional[int]
     reason: str
     explanation: Optional[str]
     failed: Optional[BackendFailed] = None
@@ -240,15 +239,15 @@ class Scaled(Words):
 
 
 @dataclass(frozen=True)
-class Guard:
+class Guard(Place):
     """A guard that failed, from torch's recompile reason: its first line (``text``, torch's words without the compile
     id and the source comment) and where the guarded code is (``file``, its base name, and ``line``; None where torch
     named no place): in the code after a graph break (``resumed``), whose line torch's resume function names
     (``after``) where the guard checks ``stacked``, a value Dynamo carried over that break."""
 
     text: str
-    file: Optional[str] = None
-    line: Optional[int] = None
+    file: Optional[str] = field(default=None, kw_only=True)
+    line: Optional[int] = field(default=None, kw_only=True)
     resumed: bool = False
     after: Optional[int] = None
     stacked: Optional[str] = None
@@ -326,7 +325,7 @@ class Problem:
 
 
 @dataclass(frozen=True)
-class LibraryFix:
+class LibraryFix(Place):
     """What to do about a graph break inside a library (``package``, at ``file``:``line``), not the user's code to
     rewrite: where torch itself called the library's code (``torch_file``, under torch/, ``torch_line``,
     ``torch_function``), report it, or, where torch wraps a tensor in a subclass of the package's (``subclass``), give
@@ -335,8 +334,7 @@ class LibraryFix:
     would stay compiled, and compiling it gains nothing)."""
 
     package: str
-    file: str
-    line: Optional[int]
+    file: str = field(kw_only=True)
     torch_file: Optional[str] = None
     torch_line: Optional[int] = None
     torch_function: Optional[str] = None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable
 from typing import Optional
 
@@ -11,7 +10,7 @@ from inspector.model import (CodePair, ComparedCandidate, ComparedHotspot, Compa
                              Regression, RegressionKind, RunKind, RunPair, TimeRow)
 from inspector.render.hotspots import LABELS, shape, the
 from inspector.render.said import break_reason
-from inspector.render.words import ratio, seconds, spans, spread
+from inspector.render.words import function_at, line_at, ratio, seconds, spans, spread
 
 UNIT = {RunKind.SAMPLE: "variant", RunKind.PROGRAM: "function"}  # what a comparison compares, of each kind of run
 NO_CONTROL = {RunKind.SAMPLE: "no eager variant of its family ran under both",
@@ -120,7 +119,7 @@ def notes(pair: RunPair, v: ComparedVariant) -> list[str]:
         if one:
             how = ", ".join(sorted({h for e in one for verdicts in (e.a, e.b) if verdicts for h in verdicts.how}))
             out.append(f"{_lines(one)}: a verdict under {name} only ({how}), no evidence under {other}")
-    out += [f"graph break {x.change} at {x.where}: {break_reason(x)}" for x in v.breaks]
+    out += [f"graph break {x.change} at {line_at(x)}: {break_reason(x)}" for x in v.breaks]
     if v.cache:
         out.append(f"Inductor's FX graph cache: {v.cache[0]} under {a}, {v.cache[1]} under {b} "
                    "(compile times are not comparable)")
@@ -161,7 +160,7 @@ def hot_sentence(pair: RunPair, h: ComparedHotspot) -> str:
                else "; ".join(f"{best} under {name}" for best, name in bests))
     ran = [m for c in h.candidates for m in c.matches if m is not None]
     checked = " Every candidate's output matched the program's own." if ran and all(ran) else ""
-    return (f"{h.function} ({os.path.basename(h.file)}:{h.line}), {shape(h.shape)}: {shares}. Fastest over the "
+    return (f"{function_at(h)}, {shape(h.shape)}: {shares}. Fastest over the "
             f"whole run, its compile included, against the function as written: {fastest}.{checked}")
 
 
@@ -196,7 +195,7 @@ def candidate_line(pair: RunPair, c: ComparedCandidate) -> str:
 def regression(r: Regression) -> str:
     """A Regression in one line, as ``compare --fail-on-regression`` prints it: where (the variant and its two runs,
     a line's place), then what got worse (``worse``)."""
-    return f"{r.variant} ({r.a} → {r.b}): " + (f"{r.line.where}: " if r.line else "") + worse(r)
+    return f"{r.variant} ({r.a} → {r.b}): " + (f"{line_at(r.line)}: " if r.line else "") + worse(r)
 
 
 def worse(r: Regression) -> str:
@@ -205,7 +204,7 @@ def worse(r: Regression) -> str:
     if r.kind == RegressionKind.LINE and r.line and r.line.a and r.line.b:
         return f"{r.line.a.describe()} → {r.line.b.describe()}"
     if r.kind == RegressionKind.BREAK and r.graph_break:
-        return f"a graph break gained at {r.graph_break.where}: {break_reason(r.graph_break)}"
+        return f"a graph break gained at {line_at(r.graph_break)}: {break_reason(r.graph_break)}"
     if r.kind == RegressionKind.RAISED:
         return f"raised at call {r.call}: {r.error}"
     if r.kind == RegressionKind.RECOMPILES and r.recompiles:

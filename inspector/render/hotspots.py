@@ -3,13 +3,12 @@ inputs measured, and the code to copy; one view per function, read by the termin
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Optional
 
 from inspector.model.hotspots import ExperimentRun, HotLine, Hotspot
 from inspector.render import rewrites, said
-from inspector.render.words import ratio, seconds
+from inspector.render.words import function_at, ratio, seconds
 
 LABELS = {"as-written": "as written", "numpy": "NumPy rewrite", "numpy-compiled-cpu": "NumPy rewrite compiled",
           "torch": "torch rewrite", "torch-compiled-cpu": "torch rewrite compiled",
@@ -44,7 +43,7 @@ class SampledRow:
 
 def sampled(hot: tuple[Hotspot, ...]) -> list[SampledRow]:
     """Every function of the program's the samples found holding time, the most first."""
-    return [SampledRow(f"{h.function} ({os.path.basename(h.file)}:{h.line})", f"{h.share:.0%}", seconds(h.total_s),
+    return [SampledRow(function_at(h), f"{h.share:.0%}", seconds(h.total_s),
                        ", ".join(f"line {c.line}" + (f" ({c.function})" if c.function != h.function else "")
                                  for c in h.callers) or "-",
                        shape(h.shape) + (f": {h.why}" if h.why else "")) for h in hot]
@@ -73,15 +72,14 @@ def _elsewhere(h: Hotspot) -> HotView:
     """A function whose time went mostly into code not the program's, line by line."""
     lines = "; ".join(f"{x.share:.0%} at line {x.line}" + (f" ({x.into_share:.0%} in {x.into}{_within(x)})"
                                                             if x.into else "") for x in h.lines)
-    return HotView(h.id, f"{h.function} ({os.path.basename(h.file)}:{h.line}) took {h.share:.0%} of the run "
+    return HotView(h.id, f"{function_at(h)} took {h.share:.0%} of the run "
                          f"({seconds(h.total_s)}, sampled): {lines}. Code not the program's (a library's or Python's) "
                          f"held that time: inspector rewrites and times the program's own functions, and "
                          f"{h.function} is {shape(h.shape)}" + (f" ({h.why})." if h.why else "."), (), (), ())
 
 
 def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
-    where = f"{h.function} ({os.path.basename(h.file)}:{h.line})"
-    share = f"{where} took {h.share:.0%} of the run ({seconds(h.total_s)}, sampled)"
+    share = f"{function_at(h)} took {h.share:.0%} of the run ({seconds(h.total_s)}, sampled)"
     if not h.runs:
         why = h.experiment_why or h.why or "inspector ran no experiment on it"
         return HotView(h.id, f"{share}: {shape(h.shape)}; {why}.", (), (), _notes(h))

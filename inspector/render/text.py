@@ -16,8 +16,8 @@ from inspector.model import (Analysis, BreaksView, Comparison, GraphBreak, Progr
 from inspector.render import comparison as comparison_words, fixes as fix_words, said, views
 from inspector.render.base import Renderer
 from inspector.render.hotspots import views as hot_views
-from inspector.render.words import (break_evens, child_process, compile_ids, error_parts, match, places, program_title,
-                                    ratio, recompile_why, run_notes, seconds, sentence)
+from inspector.render.words import (break_evens, child_process, compile_ids, error_parts, match, places,
+                                    line_at, program_title, ratio, recompile_why, run_notes, seconds, sentence)
 
 WIDTH = 110
 
@@ -267,7 +267,7 @@ def _failure(console: Console, name: str, status: str, error: Optional[str]) -> 
 
 def _graph_break(console: Console, b: GraphBreak) -> None:
     """One graph break of a variant's summary: where, torch's reason, and what became of the code after it."""
-    where = f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}"
+    where = line_at(b, b.where == "sample")
     then = f"; then {said.after(b)}" if b.failed_after else ""
     console.print(f"    graph break at {where}: {said.break_reason(b)}{then}", markup=False)
 

@@ -321,7 +321,8 @@ def rewrites(written: Sequence[Rewritten], variants: Sequence[SampleVariant] = (
             tuple(rewrite_words.run(r, x) for x in r.runs),
             rewrite_words.notes(r.notes),
             left,
-            tuple(LineRef(r.variant, f, n) for f, n in r.lines if n and (f, n - 1) not in r.lines)))  # spans' first
+            tuple(LineRef(r.variant, file=f, line=n)  # each span's first line
+                  for f, n in r.lines if n and (f, n - 1) not in r.lines)))
     stake = {v.id: v.timing.per_population_s if v.timing else 0.0 for v in variants}
     return sorted(found, key=lambda x: (not x.advice, not x.failed, -stake.get(x.variant, 0.0)))
 

@@ -4,13 +4,15 @@ the one way each is said), reasons and one-sentence summaries."""
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Literal, Optional, Union
 
-from inspector.model import (Backend, BreakEven, ChildProcess, CompiledCode, FunctionRun, Kernel, LineStatus, NotTraced,
-                             ProgramAnalysis, ProgramFunction, Reason, ReasonKind, Recompile, Replay, SampleVariant,
-                             Speedups, Status, TimeSplit, Vectorized, WarmCompile)
+from inspector.model import (Backend, BreakEven, ChildProcess, ComparedHotspot, CompiledCode, FunctionRun, Kernel,
+                             LineStatus, NotTraced, Place, ProgramAnalysis, ProgramFunction, Reason, ReasonKind,
+                             Recompile, Replay, SampleVariant, Speedups, Status, TimeSplit, Vectorized, WarmCompile)
+from inspector.model.hotspots import Hotspot
 from inspector.render import said
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
@@ -306,8 +308,8 @@ def sentence(v: SampleVariant | ProgramFunction, sample: str) -> str:
     for status, where in sorted(others.items(), key=lambda kv: str(kv[0])):
         parts.append(f"{status} at line{'s' if len(where) > 1 else ''} {places(where, sample)}")
     if code.breaks:
-        sites = ", ".join((f"line {b.line}" if b.where == "sample" else f"{b.file}:{b.line}")
-                          + (f" {b.count}x" if b.count > 1 else "") for b in code.breaks)
+        sites = ", ".join(line_at(b, b.where == "sample") + (f" {b.count}x" if b.count > 1 else "")
+                          for b in code.breaks)
         part = f"{len(code.breaks)} graph break{'s' if len(code.breaks) > 1 else ''} ({sites})"
         if code.break_cost:
             part += f" leave {code.break_cost.outside_fraction:.0%} of each call outside compiled graphs"
@@ -522,6 +524,17 @@ def untraced(run: FunctionRun, listed: int = 2) -> str:
     more = f" and {calls.count - listed} more" if calls.count > listed else ""
     after = f"call {run.traced_call} was traced instead" if run.traced_call else "no call was traced"
     return f"not traced for the lines that ran as Python: {told}{more}; {after}"
+
+
+def line_at(p: Place, home: bool = False) -> str:
+    """Where a place is, as the reports say it: "line 7" in the file being read (``home``) or where it names no
+    file, else "samples/helpers/penalties.py:7"."""
+    return f"line {p.line}" if home or p.file is None else f"{p.file}:{p.line}"
+
+
+def function_at(f: Union[Hotspot, ComparedHotspot]) -> str:
+    """A program's function as the reports name it: "fitness (plain_ga.py:12)"."""
+    return f"{f.function} ({os.path.basename(f.file)}:{f.line})"
 
 
 def places(where: Iterable[tuple[Optional[str], Optional[int]]], sample: str,

@@ -15,7 +15,8 @@ from inspector.rewrite.dialect import Spelling, call, name
 from inspector.rewrite.exprs import construct
 from inspector.rewrite.layout import Layout
 from inspector.rewrite.model import (Breaks, Change, ChangeKind, Declined, Dialect, Note, Reason, Renamed, Rewrite,
-                                     RewriteKind, Row, Span, Topic)
+                                     RewriteKind, Row, Topic)
+from inspector.source import Span
 from inspector.rewrite.program import Module, Program
 from inspector.rewrite.shapes import COLUMN, ZERO_D, Shapes
 from inspector.rewrite.unroll import unrolled
@@ -26,7 +27,7 @@ ARITHMETIC = (ast.BinOp, ast.Compare, ast.UnaryOp)
 HOST = {"item"}
 
 
-class Site:
+class Edit:
     """One top-level statement of the variant rewritten: its kinds of change and its new statements."""
 
     def __init__(self, statement: ast.stmt, kinds: list[ChangeKind], new: list[ast.stmt]) -> None:
@@ -46,7 +47,7 @@ class Rewriter:
         self.population = params[0].arg if params else ""
         self.sp = Spelling(dialect, like=self.population or None)
         self.shapes = Shapes(self.population)
-        self.sites: list[Site] = []
+        self.edits: list[Edit] = []
         self.declined: list[Declined] = []
         self.notes: list[Note] = []
         self.helpers: list[Rewrite] = []
@@ -70,7 +71,8 @@ class Rewriter:
                                       decline.reason, decline.detail))
 
     def note(self, topic: Topic, node: ast.AST) -> None:
-        found = Note(topic, self.module.path, node.lineno, self.module.line(node.lineno))  # type: ignore[attr-defined]
+        line: int = node.lineno  # type: ignore[attr-defined]
+        found = Note(topic, self.module.line(line), file=self.module.path, line=line)
         if found not in self.notes:
             self.notes.append(found)
 
@@ -97,7 +99,7 @@ class Rewriter:
                 replaced = loop
                 kinds.append(ChangeKind.LOOP)
         if kinds:
-            self.sites.append(Site(statement, kinds, replaced))
+            self.edits.append(Edit(statement, kinds, replaced))
         if ChangeKind.ITEM in kinds:
             self.note(Topic.HOST_SCALAR, statement)
         return replaced
@@ -323,7 +325,7 @@ def unmasked(node: ast.expr, mask: ast.expr) -> ast.expr:
     return found
 
 
-def spliced(module: Module, function: ast.FunctionDef, sites: list[Site], new_name: str) -> str:
+def spliced(module: Module, function: ast.FunctionDef, edits: list[Edit], new_name: str) -> str:
     """The variant's source with each rewritten statement's lines replaced by its new statements (the user's
     other lines as written), renamed ``new_name``."""
     lines = module.source.splitlines()
@@ -331,9 +333,9 @@ def spliced(module: Module, function: ast.FunctionDef, sites: list[Site], new_na
     text = lines[first - 1:last]
     keep = emit.originals([function])
     indent = " " * function.body[0].col_offset
-    for site in sorted(sites, key=lambda s: -s.statement.lineno):
-        start, end = site.statement.lineno - first, (site.statement.end_lineno or site.statement.lineno) - first
-        new = [line for s in site.new for line in Layout(module, keep).statement(s, indent)]
+    for edit in sorted(edits, key=lambda s: -s.statement.lineno):
+        start, end = edit.statement.lineno - first, (edit.statement.end_lineno or edit.statement.lineno) - first
+        new = [line for s in edit.new for line in Layout(module, keep).statement(s, indent)]
         text[start:end + 1] = new
     text[0] = re.sub(rf"\bdef\s+{re.escape(function.name)}\s*\(", f"def {new_name}(", text[0], count=1)
     return "\n".join(text) + "\n"
@@ -349,7 +351,7 @@ def rewrite_breaks(program: Program, function: str, dialect: Dialect) -> Breaks:
                                                 Span(program.main.path, line, line), Reason.NOT_A_FUNCTION),))
     rewriter = Rewriter(program, definition, dialect)
     rewriter.run()
-    if not rewriter.sites:
+    if not rewriter.edits:
         return Breaks(function, None, tuple(rewriter.declined))
     return Breaks(function, assembled(rewriter, program, definition, dialect), tuple(rewriter.declined))
 
@@ -359,7 +361,7 @@ def assembled(rewriter: Rewriter, program: Program, definition: ast.FunctionDef,
     module = program.main
     taken = set(module.functions) | set(module.constants) | {h.entry for h in rewriter.helpers}
     new_name = next(n for n in (f"{definition.name}_rewritten{i or ''}" for i in range(100)) if n not in taken)
-    text = spliced(module, definition, rewriter.sites, new_name)
+    text = spliced(module, definition, rewriter.edits, new_name)
     source = "\n\n".join([h.source for h in rewriter.helpers] + [text])
     helpers = [f for h in rewriter.helpers for f in h.functions]
     imports = {rewriter.sp.import_line, *(i for h in rewriter.helpers for i in h.imports)}
@@ -369,8 +371,8 @@ def assembled(rewriter: Rewriter, program: Program, definition: ast.FunctionDef,
                                       .functions[f.user]) for f in helpers]
     old = ast.get_source_segment(module.source, definition) or ""
     spans = tuple(Span(module.path, s.statement.lineno, s.statement.end_lineno or s.statement.lineno)
-                  for s in rewriter.sites)
-    changes = tuple(Change(kind, span, module.line(span.first)) for s, span in zip(rewriter.sites, spans)
+                  for s in rewriter.edits)
+    changes = tuple(Change(kind, span, module.line(span.first)) for s, span in zip(rewriter.edits, spans)
                     for kind in s.kinds)
     return Rewrite(RewriteKind.BREAKS, dialect, Row.POPULATION, definition.name, new_name, source,
                    tuple(sorted(imports, key=lambda line: (line.startswith("from"), line))),

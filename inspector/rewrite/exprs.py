@@ -64,7 +64,7 @@ class Expressions:
 
     def note(self, topic: Topic, node: ast.AST) -> None:
         line = getattr(node, "lineno", 0)
-        found = Note(topic, self.frame.module.path, line, self.frame.module.line(line))
+        found = Note(topic, self.frame.module.line(line), file=self.frame.module.path, line=line)
         if found not in self.frame.notes:
             self.frame.notes.append(found)
 

@@ -5,7 +5,9 @@ found (``Check``). No English here: ``inspector.render.rewrites`` says them."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from inspector.source import Place, Span
 
 
 class Dialect(enum.Enum):
@@ -76,15 +78,6 @@ class Reason(enum.Enum):
 
 
 @dataclass(frozen=True)
-class Span:
-    """Lines of a file, as the Program names the file (the path it was given)."""
-
-    file: str
-    first: int
-    last: int
-
-
-@dataclass(frozen=True)
 class Declined:
     """A construct left as it was: ``construct`` names it (``while``, ``print``, ...), ``code`` is the user's source
     of it, ``detail`` a name or value the reason is about."""
@@ -119,12 +112,12 @@ class Topic(enum.Enum):
 
 
 @dataclass(frozen=True)
-class Note:
+class Note(Place):
     """How the rewrite differs from the user's code, about the user's ``line`` of ``file`` (its ``code``)."""
 
     topic: Topic
-    file: str
-    line: int
+    file: str = field(kw_only=True)
+    line: int = field(kw_only=True)
     code: str
 
 

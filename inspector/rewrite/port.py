@@ -16,7 +16,8 @@ from inspector.rewrite.branches import Arms
 from inspector.rewrite.dialect import CONSTANTS, NUMPY, attr, call
 from inspector.rewrite.emit import diff, function, originals, substitute, unparse
 from inspector.rewrite.model import (Change, ChangeKind, Check, Declined, Dialect, Reason, Renamed, Rewrite,
-                                     RewriteKind, Row, Span, Unit)
+                                     RewriteKind, Row, Unit)
+from inspector.source import Span
 from inspector.rewrite.program import Program, literal
 from inspector.tolerance import RTOL
 

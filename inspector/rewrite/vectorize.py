@@ -15,7 +15,8 @@ from inspector.rewrite.exprs import Frame
 from inspector.rewrite.flow import Body, Steps, result
 from inspector.rewrite.layout import Layout
 from inspector.rewrite.model import (Change, ChangeKind, Declined, Dialect, Note, Reason, Renamed, Rewrite,
-                                     RewriteKind, Row, Span)
+                                     RewriteKind, Row)
+from inspector.source import Span
 from inspector.rewrite.program import Module, Program
 from inspector.rewrite.values import WHOLE, Binding, Decline, Kind, SCALAR
 

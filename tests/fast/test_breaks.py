@@ -230,7 +230,7 @@ def test_breaks_inside_a_library_under_one_call_are_one_change_said_once(whole):
     found, _ = breaks.distinct([_library_break(site, n, call) for n in (11, 23, 37, 52)], files, ("/proj/run.py",
                                                                                                    "rastrigin"))
     assert len(found) == 4 and {b.fix for b in found} == {
-        LibraryFix("lib", "lib/core.py", n, call=("run.py", call), whole=whole) for n in (11, 23, 37, 52)}
+        LibraryFix("lib", call=("run.py", call), whole=whole, file="lib/core.py", line=n) for n in (11, 23, 37, 52)}
     fixes_found = [Fix(FixKind.BREAK, "torch-compiled-cpu", ((b.file, b.line),), 0.412, None, b) for b in found]
     (change,) = fixes.changes(fixes_found)
     assert change.stake_s == 0.412 and len(change.lines) == 4
@@ -254,6 +254,7 @@ def test_a_library_call_that_is_all_the_function_does_is_said_with_how_it_ran_ea
     expected = compiled.timing.per_population_s / a.variant("numpy").timing.per_population_s
     assert fix.eager_faster == pytest.approx(expected)
     assert f"gains nothing (eagerly it ran {ratio(expected, 'change')})" in advice(fix)
-    partial = LibraryFix("lib", "lib/core.py", 11, call=("run.py", 6))  # the rest stays compiled: no such figure
+    # the rest stays compiled: no such figure
+    partial = LibraryFix("lib", call=("run.py", 6), file="lib/core.py", line=11)
     other = Fix(FixKind.BREAK, compiled.id, (), None, None, dataclasses.replace(b, fix=partial))
     assert fixes._measured(other, compiled, a.variants).eager_faster is None

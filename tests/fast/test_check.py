@@ -76,7 +76,7 @@ def test_vectorized_on_polys_constraint_line_holds_under_2_1_and_is_violated_und
         poly_vectorized):
     result = check([poly_vectorized], records=records_of_both("poly"))
     (v,) = result.verdicts
-    assert (v.place.path, v.place.line, v.place.column, v.outcome) == ("poly.py", 60, 5, Outcome.VIOLATED)
+    assert (v.place.file, v.place.line, v.place.column, v.outcome) == ("poly.py", 60, 5, Outcome.VIOLATED)
     assert {(j.run, j.outcome) for j in v.judgements} == {("torch 2.1.2", Outcome.HOLDS),
                                                            ("torch 2.13.0", Outcome.VIOLATED)}
     said = message(v)
@@ -115,13 +115,13 @@ def test_our_samples_keep_the_promises_the_readme_makes_under_both_torch_version
     result = check(records=[RECORDS / f"torch-{v}" for v in VERSIONS], strict=True)
     assert result.exit_code == 0 and result.problems == () and len(result.verdicts) == 10
     assert {v.outcome for v in result.verdicts} == {Outcome.HOLDS}
-    promised = {(v.place.path, v.place.line, v.promise) for v in result.verdicts}
+    promised = {(v.place.file, v.place.line, v.promise) for v in result.verdicts}
     assert {("samples/poly.py", line, "parallel") for line in (55, 56, 57, 58)} <= promised
     assert {("samples/trig.py", 61, "graphs=1"), ("samples/trig.py", 76, "graphs=1")} <= promised
     (limit,) = [v for v in result.verdicts if v.promise == "limit-hit"]
     assert [j.run for j in limit.judgements] == ["torch 2.13.0"]  # torch>=2.13: under 2.1.2 it never hit it
-    ga = [v for v in result.verdicts if v.place.path == "samples/programs/ga.py"]
-    assert {v.site.path for v in ga} == {"pyproject.toml"} and len(ga) == 3
+    ga = [v for v in result.verdicts if v.place.file == "samples/programs/ga.py"]
+    assert {v.site.file for v in ga} == {"pyproject.toml"} and len(ga) == 3
 
 
 def test_a_programs_contract_is_checked_with_program(monkeypatch):
@@ -282,7 +282,7 @@ def test_update_writes_a_lock_and_baseline_fails_on_what_got_worse_by_compares_r
     same = check(records=old, baseline=lock)
     assert same.exit_code == 0 and {v.outcome for v in same.verdicts} == {Outcome.HOLDS}
     result = check(records=[record_path("2.13.0", s) for s in ("poly", "ga")], baseline=lock)
-    worse = {(v.place.path, v.place.line): message(v) for v in result.verdicts if v.outcome == Outcome.VIOLATED}
+    worse = {(v.place.file, v.place.line): message(v) for v in result.verdicts if v.outcome == Outcome.VIOLATED}
     assert result.exit_code == 3 and len(worse) == 13
     assert worse[("samples/poly.py", 58)].startswith("parallel, vectorized → parallel, not vectorized under torch "
                                                      "2.13.0: worse than inspector.lock (its run under torch 2.1.2)")

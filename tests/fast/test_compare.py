@@ -461,7 +461,7 @@ def test_lines_of_two_files_with_one_number_are_compared_apart():
     assert (None, 12, "import torch", "parallel, vectorized") in {
         (e.file, e.line, e.text, e.b.describe()) for e in v.same_lines}
     assert [r.split(": ", 1)[1] for r in _said(result) if "torch-compiled-cpu" in r] == [
-        "line 12 of samples/helpers/penalties.py: parallel, vectorized → parallel, not vectorized"]
+        "samples/helpers/penalties.py:12: parallel, vectorized → parallel, not vectorized"]
     text = renderer("text").comparison(result)
     assert ("line 12 of samples/helpers/penalties.py (box_violation): parallel, vectorized under torch 2.13.0 (#1) → "
             "parallel, not vectorized under torch 2.13.0 (#2)") in text

@@ -33,3 +33,25 @@ def test_no_other_module_reads_source_files_its_own_way():
     found = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "inspector").rglob("*.py"))
              if p.name != "source.py" and own.search(p.read_text(encoding="utf-8"))]
     assert found == []
+
+
+def test_every_value_that_names_a_file_and_a_line_is_a_place():
+    """One source model: a value with a ``file`` and a ``line`` is an ``inspector.source.Place``, wherever it is made
+    (the frames of torch's output, the parsers, the model, the rewriter, contracts), so that one function says where
+    it is. The raw record's values (``inspector.raw``) are the probe's JSON as it wrote it, every field optional:
+    the analysis makes Places of them."""
+    import dataclasses
+    import importlib
+    import pkgutil
+
+    import inspector
+    found = []
+    for module in pkgutil.walk_packages(inspector.__path__, "inspector."):
+        if module.name.startswith(("inspector.probe", "inspector.__main__", "inspector.raw")):
+            continue  # the probe's modules import torch where they run; the frames it reads are inspector.frames'
+        for name, value in vars(importlib.import_module(module.name)).items():
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.name:
+                names = {f.name for f in dataclasses.fields(value)}
+                if {"file", "line"} <= names and not issubclass(value, source.Place):
+                    found.append(f"{module.name}.{name}")
+    assert found == []

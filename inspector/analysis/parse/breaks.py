@@ -11,6 +11,7 @@ from inspector import frames as parse_frames
 from inspector.frames import Frame
 from inspector.model import BackendFailed
 from inspector.raw import RawBreak
+from inspector.source import Place
 
 AT = re.compile(r"Graph break(?: in user code)? at (.+?):(\d+)")
 REASON = re.compile(r"^\s*(?:Graph Break Reason|Reason):\s*(.+)$", re.M)
@@ -94,14 +95,12 @@ class Cause:
 
 
 @dataclass(frozen=True)
-class BreakFacts:
+class BreakFacts(Place):
     """One break message's facts: where (``file``/``line`` None when it names no location: the caller counts that as
     not understood) and the frames of its user code, outermost first; the reason in torch's words and its normalised
     ``cause`` (``unknown`` where none matched) with the usual ``fix`` and ``flag``; ``resumes``: the line of the break
     whose following code the compiler backend failed on (torch's WON'T CONVERT message), else None."""
 
-    file: Optional[str]
-    line: Optional[int]
     frames: list[Frame]
     reason: str
     resumable: bool
