@@ -11,11 +11,25 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional
-
-from inspector.raw import RawEnv
+from typing import Optional, Protocol
 
 LIBRARY = re.compile(r"(?:^<site-packages>|[/\\](?:site|dist)-packages)[/\\]")  # <site-packages>: redacted
+
+
+class Folders(Protocol):
+    """Where a run's own folders are: the probe's ``RawEnv`` as collect reads it, the analysis' ``Env``."""
+
+    @property
+    def stdlib(self) -> Optional[str]: ...
+
+    @property
+    def torch_dir(self) -> Optional[str]: ...
+
+    @property
+    def inspector_dir(self) -> Optional[str]: ...
+
+    @property
+    def inductor_cache_dir(self) -> Optional[str]: ...
 
 
 def same_path(a: str, b: str) -> bool:
@@ -23,7 +37,7 @@ def same_path(a: str, b: str) -> bool:
     return a == b or a.endswith("/" + b.lstrip("./")) or b.endswith("/" + a.lstrip("./"))
 
 
-def kind(path: str, env: RawEnv, sample_file: Optional[str]) -> Optional[str]:
+def kind(path: str, env: Folders, sample_file: Optional[str]) -> Optional[str]:
     """sample | user | library | stdlib (a library too: the standard library's), or None for a file no report
     annotates (torch's, inspector's, Inductor's generated modules, no file)."""
     if sample_file and same_path(path, sample_file):
@@ -42,7 +56,7 @@ def kind(path: str, env: RawEnv, sample_file: Optional[str]) -> Optional[str]:
     return "stdlib" if stdlib and path.startswith(stdlib.rstrip("/") + "/") else "user"
 
 
-def display(path: str, kind_: str, sample_path: str, sample_file: Optional[str], env: RawEnv) -> str:
+def display(path: str, kind_: str, sample_path: str, sample_file: Optional[str], env: Folders) -> str:
     """How a report names a file: the sample as the user gave it, a library from its package folder
     (``pymoo/problems/single/g.py``), a user module beside the sample relative to it, one elsewhere as the sample
     is named: relative to where it was given from (``../lib/util.py``), or absolute."""

@@ -20,12 +20,11 @@ from inspector.analysis import hotspots as hotspots_mod
 from inspector.analysis.headlines import headlines
 from inspector.analysis.compiled import ARTIFACTS, Context, Seen
 from inspector.analysis.functions import functions
-from inspector.analysis.load import run_load
-from inspector.analysis.variants import crossovers, sweep, variants
-from inspector.model import (Bandwidth, ChildProcess, Env, Ignored, InternalError, ParseCount, Problem, Program,
-                             ProgramAnalysis, ProgramFunction, RecordInfo, Rounds, RunEnd, Sample, SampleAnalysis,
-                             SampleVariant, SourceFile, Trace, Unread, UnreadKind)
-from inspector.raw import RawEnv, RawError, RawProbeMessages, RawProgram, RawRecord, RawRounds, RawSample
+from inspector.analysis.variants import crossovers, run_load, sweep, variants
+from inspector.model import (ChildProcess, Env, InternalError, ParseCount, Problem, Program, ProgramAnalysis,
+                             ProgramFunction, RecordInfo, Rounds, RunEnd, Sample, SampleAnalysis, SampleVariant,
+                             SourceFile, Trace, Unread, UnreadKind, of_raw)
+from inspector.raw import RawEnv, RawProbeMessages, RawProgram, RawRecord, RawSample
 
 
 def analyze(record: RawRecord) -> Union[SampleAnalysis, ProgramAnalysis]:
@@ -33,8 +32,10 @@ def analyze(record: RawRecord) -> Union[SampleAnalysis, ProgramAnalysis]:
     SampleAnalysis; TypeError for anything else (a dict)."""
     if not isinstance(record, RawRecord):
         raise TypeError(f"analyze takes a RawRecord (inspector.raw), not {type(record).__name__}")
-    sample, env = _sample(record.sample or RawSample()), _env(record.env or RawEnv())
-    sources = lines.Sources(_files(record, sample))
+    raw_sample = record.sample or RawSample()
+    sample = of_raw(Sample, raw_sample, title=raw_sample.title or raw_sample.path or "")
+    env = of_raw(Env, record.env or RawEnv())
+    sources = lines.Sources(_files(record.files or {}, sample, env))
     context = Context(sources, env, tuple(sample.shape))
     if record.program:
         made, seen = functions(record, context)
@@ -45,7 +46,8 @@ def analyze(record: RawRecord) -> Union[SampleAnalysis, ProgramAnalysis]:
     points = sweep(record)
     return SampleAnalysis(
         **_header(record, sample, env, sources, seen, found), variants=found, sweep=points,
-        findings=breaks.findings(found), rounds=_rounds(record.rounds), rewrites=written, fixes=fixes,
+        findings=breaks.findings(found), rewrites=written,
+        rounds=of_raw(Rounds, record.rounds, count=record.rounds.rounds or 0) if record.rounds else None, fixes=fixes,
         changes=fixes_mod.changes(fixes), headlines=headlines(found, written, crossovers(points)))
 
 
@@ -62,9 +64,10 @@ def _header(record: RawRecord, sample: Sample, env: Env, sources: lines.Sources,
             units: Sequence[Union[SampleVariant, ProgramFunction]]) -> dict[str, Any]:
     """The fields every run's analysis holds (``Analysis``'s): what ran, where, what the parsers read, every internal
     error (the record's, each variant's or function's, each trial's)."""
-    internal = [_internal(e) for e in record.internal_errors or []]
+    internal = [of_raw(InternalError, e) for e in record.internal_errors or []]
     internal += [InternalError(f"{v.id}: {e.where}", e.error, e.detail) for v in units for e in v.internal_errors]
-    internal += [_internal(e, f"{t.id}: ") for t in record.trials or [] for e in t.internal_errors or []]
+    internal += [of_raw(InternalError, e, where=f"{t.id}: {e.where or ''}") for t in record.trials or []
+                 for e in t.internal_errors or []]
     return dict(
         record=RecordInfo(record.schema or "", record.given("inspector", "?") or "?",
                           record.given("created", "") or ""),
@@ -95,49 +98,23 @@ def _not_known(record: RawRecord) -> list[ParseCount]:
     return [row for row in rows if row.problems]
 
 
-def _internal(raw: RawError, where: str = "") -> InternalError:
-    return InternalError(where + (raw.where or ""), raw.error or "", raw.detail)
-
-
 def _program(raw: RawProgram, made: tuple[ProgramFunction, ...]) -> Program:
-    given = {k: getattr(raw, k) for k in Program.__dataclass_fields__
-             if k not in ("functions", "load", "children", "hotspots") and k not in raw.absent}
-    children = tuple(ChildProcess(c.name or "", c.pid, c.start_method or "fork", c.exit, bool(c.followed), c.wall_s,
-                                  [f.id for f in made if f.process is not None and f.process == c.name])
+    children = tuple(of_raw(ChildProcess, c, start_method=c.start_method or "fork",
+                            functions=[f.id for f in made if f.process is not None and f.process == c.name])
                      for c in raw.children or [])
-    return Program(**given, functions=made, load=raw.load.to_json() if raw.load else None, children=children,
-                   hotspots=hotspots_mod.hotspots(raw.hotspots, raw.wall_s))
+    return of_raw(Program, raw, functions=made, load=raw.load.to_json() if raw.load else None, children=children,
+                  hotspots=hotspots_mod.hotspots(raw.hotspots, raw.wall_s))
 
 
-def _rounds(raw: RawRounds | None) -> Rounds | None:
-    return Rounds(raw.session or "", raw.runs or 0, raw.position or 0, raw.rounds or 0, raw.budget_s or 0.0) \
-        if raw else None
-
-
-def _sample(raw: RawSample) -> Sample:
-    return Sample(path=raw.path or "", file=raw.file, title=raw.title or raw.path or "",
-                  description=raw.description or "", population=raw.population,
-                  default_population=raw.default_population, seed=raw.seed,
-                  shape=list(raw.shape or []), dtype=raw.dtype, source=raw.source or "",
-                  tolerance=raw.tolerance, ignored=[Ignored(i.name or "", i.reason or "") for i in raw.ignored or []])
-
-
-def _files(record: RawRecord, sample: Sample) -> list[SourceFile]:
-    """The sample and every user or library file the record's evidence names, as SourceFiles, in that order."""
+def _files(kept: dict[str, str], sample: Sample, env: Env) -> list[SourceFile]:
+    """The sample and every user or library file the record's evidence names (``kept``: {path: source}, the
+    record's), as SourceFiles, in that order."""
     sample_file = sample.file or sample.path
     found = [SourceFile(sample_file, sample.path, "sample", sample.source)]
-    env = record.env or RawEnv()
-    for path, source in sorted((record.files or {}).items()):
+    for path, source in sorted(kept.items()):
         kind = files_mod.kind(path, env, sample_file)
         if kind and kind != "sample":
             found.append(SourceFile(path, files_mod.display(path, kind, sample.path, sample_file, env), kind, source))
     order = {"sample": 0, "user": 1, "library": 2, "stdlib": 3}
     return sorted(found, key=lambda f: (order[f.kind], f.display))
 
-
-def _env(raw: RawEnv) -> Env:
-    bandwidth = raw.memory_bandwidth
-    fields = Env.__dataclass_fields__
-    return Env(**{k: getattr(raw, k) for k in fields if k != "memory_bandwidth"},
-               memory_bandwidth=Bandwidth(**{k: getattr(bandwidth, k) for k in Bandwidth.__dataclass_fields__})
-               if bandwidth else None)

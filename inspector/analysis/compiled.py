@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from inspector import frames
-from inspector.analysis import breaks, cost, kernels as kernels_mod, lines, machine, recompiles
+from inspector.analysis import breaks, cost, kernels as kernels_mod, lines, machine
 from inspector.model import (CompiledCode, CompileWarning, Env, Graph, Kernel, LineVerdict, Problem, SizeCall,
                              SourceFile, Unread, UnreadKind, WarningKind)
 from inspector.model.lines import FunctionSpan
@@ -103,7 +103,7 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
     bandwidth = context.env.memory_bandwidth.gb_s if context.env.memory_bandwidth else None
     kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, bandwidth,
                                          broken=bool(breaks_raw), timed_s=pieces.timed_s, timed_apart=pieces.watched)
-    again = recompiles.recompilation(pieces.capture, pieces.recompiles, pieces.watched, pieces.calls,
+    again = breaks.recompilation(pieces.capture, pieces.recompiles, pieces.watched, pieces.calls,
                                      pieces.recompiled_in)
     warnings: list[CompileWarning] = []
     verdicts: list[LineVerdict] = []

@@ -9,13 +9,13 @@ from dataclasses import replace
 from typing import Optional
 
 from inspector import frames
-from inspector.analysis import compiled, recompiles, rounds
+from inspector.analysis import breaks, compiled, rounds
 from inspector.analysis.compiled import Context, Seen
 from inspector.analysis.parse import breaks as parse_breaks
-from inspector.analysis.variants import compile_time, internal_errors, location_of, target_of, timing_of, warm
-from inspector.model import (Argument, BreakEven, CallKinds, CallRun, FunctionRun, GaveUp, LimitHit, NotTraced,
-                             ProgramFunction, Recompile, Replay, StanceRun, Status, UncompiledMethod, Untraced,
-                             UntracedCalls)
+from inspector.analysis.variants import compile_time, target_of, timing_of, warm
+from inspector.model import (Argument, BreakEven, CallKinds, CallRun, CodeLocation, FunctionRun, GaveUp,
+                             InternalError, LimitHit, NotTraced, ProgramFunction, Recompile, Replay, StanceRun, Status,
+                             UncompiledMethod, Untraced, UntracedCalls, of_raw)
 from inspector.raw import JSON, RawFallbacks, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
 
@@ -26,28 +26,22 @@ def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunctio
     made_by = record.program.given("made_by", "run") if record.program else "run"
     found, seen = [], []
     for raw in raws:
-        location = location_of(raw.code)
+        location = of_raw(CodeLocation, raw.code) if raw.code else None
         target = target_of(location, raw.given("function", ""), context) if raw.status == Status.OK else None
         code, s = compiled.build(compiled.of_variant(raw), target, context)
         run = _run(raw, raws)
         found.append(ProgramFunction(
             id=raw.id or "", function=raw.given("function", ""), location=location, device=raw.given("device", "cpu"),
             status=Status(raw.status), error=raw.error, timing=timing_of(raw, [], None), run=run,
-            code=code, internal_errors=internal_errors(raw), arguments=_arguments(raw),
+            code=code, internal_errors=tuple(of_raw(InternalError, e) for e in raw.internal_errors or []),
+            arguments=tuple(of_raw(Argument, a) for a in raw.run.arguments) if raw.run and raw.run.arguments is not None
+            else None,
             compile_options=raw.run.compile_options if raw.run else None,
             uncompiled=tuple(UncompiledMethod(name, calls)
                              for name, calls in sorted(((raw.run and raw.run.other_methods) or {}).items())),
             process=raw.process, replay=replay(raw, run, made_by)))
         seen.append((raw.id or "", s))
     return tuple(found), seen
-
-
-def _arguments(raw: RawVariant) -> Optional[tuple[Argument, ...]]:
-    """The first call's arguments, where the record has them."""
-    given = raw.run.arguments if raw.run else None
-    return None if given is None else tuple(
-        Argument(a.name or "", a.type or "", tuple(a.shape) if a.shape is not None else None,
-                 tuple(a.strides) if a.strides is not None else None) for a in given)
 
 
 def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
@@ -63,7 +57,7 @@ def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
     return FunctionRun(
         calls=run.calls or 0, total_s=run.total_s or 0.0, compile_s=compile_time(graphs),
         steady_calls=run.steady_calls or 0, steady_s=run.steady_s or 0.0,
-        recompiles=[Recompile(c.call or 0, c.seconds or 0.0, [recompiles.failed_guard(r) for r in c.reasons or []],
+        recompiles=[Recompile(c.call or 0, c.seconds or 0.0, [breaks.failed_guard(r) for r in c.reasons or []],
                               len({compile_key(i) or i for i in c.compile_ids or []}), list(c.compile_ids or []))
                     for c in run.compiles or [] if c.given("kind", "recompile") == "recompile"],
         traced_call=run.traced_call, profiled_call=run.profiled_call,
@@ -83,10 +77,10 @@ def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
     kinds = run.kinds
     hit = next((c for c in run.compiles or [] if c.kind == "limit"), None)
     texts = [t for c in (raw.capture, raw.recompiles) if c for t in c.limits or []]
-    found = next((m for t in texts if (m := recompiles.LIMIT.search(t))), None)
-    last = next((m.group(1) for t in texts if (m := recompiles.LAST_REASON.search(t))), None)
+    found = next((m for t in texts if (m := breaks.LIMIT.search(t))), None)
+    last = next((m.group(1) for t in texts if (m := breaks.LAST_REASON.search(t))), None)
     limit = LimitHit(hit.call if hit else None, f"{found.group(1)} = {found.group(2)}",
-                     recompiles.failed_guard(last) if last else None) if found else None
+                     breaks.failed_guard(last) if last else None) if found else None
     return CallKinds(counts=dict((kinds.counts if kinds else None) or {}),
                      runs=[CallRun(r.first or 0, r.last or 0, r.kind or "unknown", list(r.compile_ids or []), r.entry)
                            for r in (kinds.runs if kinds else None) or []],
@@ -114,7 +108,7 @@ def _untraced(run: RawRun) -> UntracedCalls | None:
         return None
     return UntracedCalls(run.untraced.count or 0, [
         Untraced(u.call or 0, NotTraced(u.why or "recompile"),
-                 tuple(recompiles.failed_guard(g) for g in u.guard.split("; ")) if u.guard else ())
+                 tuple(breaks.failed_guard(g) for g in u.guard.split("; ")) if u.guard else ())
         for u in run.untraced.first or []])
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import statistics
 from typing import Optional
 
-from inspector.analysis.load import over
+from inspector.analysis.variants import over
+from inspector.model import of_raw
 from inspector.model.hotspots import Captured, ExperimentRun, HotLine, HotRewrite, Hotspot, Site
 from inspector.model.rewrites import Note
-from inspector.raw import RawCaptured, RawExperiment, RawExperimentRun, RawHotLine, RawHotspot, RawRewrite, RawSite
+from inspector.raw import RawCaptured, RawExperiment, RawExperimentRun, RawHotLine, RawHotspot, RawRewrite
 
 # the sampled rounds are counted as the run's where each round is long enough for samples to fall in it (about 4
 # samples of 5 ms) and the rounds are apart by enough samples that none merged
@@ -54,7 +55,7 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
     load = over([x.load for r in e.runs or [] for x in r.rounds or [] if x.load])
     return Hotspot(id=h.id or "", function=h.function or "", file=h.file or "", line=h.line or 0,
                    share=h.share or 0.0, total_s=h.total_s or 0.0, shape=h.shape or "unknown", why=h.why or "",
-                   callers=tuple(_site(s) for s in h.callers or []), captured=captured,
+                   callers=tuple(of_raw(Site, s) for s in h.callers or []), captured=captured,
                    rewrites=tuple(_rewrite(r) for r in e.rewrites or []), runs=tuple(ordered), rounds=rounds,
                    best=best.id if best else None, projected_s=projected, experiment_why=e.why or "",
                    load=load, run_s=run_s, lines=tuple(_line(x, h) for x in h.lines or []), rounds_counted=counted)
@@ -67,13 +68,9 @@ def _line(x: RawHotLine, h: RawHotspot) -> HotLine:
                    x.within, x.within_samples * per if x.within_samples else None)
 
 
-def _site(s: RawSite) -> Site:
-    return Site(s.function or "", s.samples, file=s.file or "", line=s.line or 0)
-
-
 def _captured(c: RawCaptured) -> Captured:
     return Captured(rows=c.rows or 0, calls=c.calls or c.rows or 0, genes=c.genes, dtype=c.dtype or "",
-                    sampled=bool(c.sampled), via=c.via or "", site=_site(c.site) if c.site else None)
+                    sampled=bool(c.sampled), via=c.via or "", site=of_raw(Site, c.site) if c.site else None)
 
 
 def _runs(raw: list[RawExperimentRun], scale: float) -> list[ExperimentRun]:

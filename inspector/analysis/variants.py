@@ -1,7 +1,8 @@
 """A sample's variants, each built once from its raw facts (``variants``): what it is, how its run ended and was
 checked, its timing and speedups against its family's eager variants, what torch.compile made of it, and the fixes
 tried on it; and each size of a population sweep (``sweep``), timed only. Timings and speedups are shared with a
-program's functions and the fixes tried (``timing``)."""
+program's functions and the fixes tried (``timing``), as is how busy the machine was while a variant was timed, and
+when that makes its time suspect (``machine_load``, ``run_load``)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Optional
 
-from inspector.analysis import compiled, cost, fixes, load as load_mod, rounds
+from inspector.analysis import compiled, cost, fixes, rounds
 from inspector.analysis.compiled import Context, Seen, Target
 from inspector.model import (BreakEven, CodeLocation, CompiledCode, CrossCheck, Crossover, InternalError, MachineLoad,
                              SampleVariant, Speedups, Status, SweepEntry, SweepPoint, Timing, Transfer, TrialResult,
-                             WarmCompile)
-from inspector.raw import JSON, RawCode, RawGraph, RawRecord, RawRoundTiming, RawTiming, RawTrial, RawVariant, RawWarm
+                             WarmCompile, of_raw)
+from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
+from inspector.raw import JSON, RawGraph, RawLoad, RawRecord, RawRoundTiming, RawTiming, RawTrial, RawVariant, RawWarm
+MIN_WINDOW_CPU_S = 0.5  # /proc/stat counts in 10 ms ticks: a shorter window (wall x CPUs) cannot tell
 
 
 def variants(record: RawRecord, context: Context) -> tuple[tuple[SampleVariant, ...], list[tuple[str, Seen]]]:
@@ -38,7 +41,7 @@ def _variant(raw: RawVariant, timing: Optional[Timing], speeds: Speedups, tried:
              timed: dict[str, list[RawRoundTiming]], population: Optional[int],
              context: Context) -> tuple[SampleVariant, Seen]:
     """One SampleVariant, and what its parsers read."""
-    location = location_of(raw.code)
+    location = of_raw(CodeLocation, raw.code) if raw.code else None
     target = target_of(location, raw.given("function", ""), context) if raw.compiled else None
     # its call set against its parts: the probe's own timings (never the rounds after the trials, which would change
     # a precondition between the trials' choice and the report)
@@ -51,7 +54,7 @@ def _variant(raw: RawVariant, timing: Optional[Timing], speeds: Speedups, tried:
         location=location, status=Status(raw.status), error=raw.error, error_line=raw.error_line,
         error_stage=raw.error_stage, error_detail=raw.error_detail,
         check=CrossCheck(raw.checked_against, raw.matches_reference, raw.mismatch), timing=timing, speedups=speeds,
-        code=code, trials=trials, internal_errors=internal_errors(raw),
+        code=code, trials=trials, internal_errors=tuple(of_raw(InternalError, e) for e in raw.internal_errors or []),
         peak_memory_bytes=raw.peak_memory.bytes if raw.peak_memory else None), seen
 
 
@@ -65,11 +68,6 @@ def _trial(raw: RawTrial, timing: Optional[Timing], code: CompiledCode, target: 
     return fixes.result(raw, timing, code, after_timing, after)
 
 
-def location_of(raw: Optional[RawCode]) -> Optional[CodeLocation]:
-    """Where a function's code is, as the probe recorded it (None: not recorded)."""
-    return CodeLocation(raw.name, raw.end_line, file=raw.file, line=raw.line) if raw else None
-
-
 def target_of(location: Optional[CodeLocation], function: str, context: Context) -> Target:
     """The function whose lines a compiled variant's verdicts cover: where its code is (else the sample), named as
     its file names it (a sample's variant: as the sample does)."""
@@ -77,15 +75,12 @@ def target_of(location: Optional[CodeLocation], function: str, context: Context)
     return Target(file, location.name or function if location and file.kind != "sample" else function)
 
 
-def internal_errors(raw: RawVariant) -> tuple[InternalError, ...]:
-    return tuple(InternalError(e.where or "", e.error or "", e.detail) for e in raw.internal_errors or [])
-
-
 def timing_of(raw: RawVariant, timed: Sequence[RawRoundTiming], population: Optional[int]) -> Optional[Timing]:
     """A variant's Timing (``timed``: its alternating rounds)."""
     t = timing_from(raw.timing, timed, graphs=(raw.capture.graphs if raw.capture else None) or [] if raw.compiled
                     else None, measured=raw.measured_population, population=population,
-                    load=load_mod.machine_load(raw.load), transfer=_transfer(raw))
+                    load=machine_load(raw.load),
+                    transfer=of_raw(Transfer, raw.transfer) if raw.transfer else None)
     return replace(t, warm=warm(raw.warm)) if t and raw.warm else t
 
 
@@ -145,12 +140,6 @@ def compile_time(graphs: Sequence[RawGraph], first: bool = False) -> Optional[fl
     times = [t for g in graphs if (t := (((g.kept or {}).get("metrics") if first and g.kept else g.metrics) or {})
                                    .get("entire_frame_compile_time_s"))]
     return sum(times) if times else None
-
-
-def _transfer(raw: RawVariant) -> Optional[Transfer]:
-    """A CUDA variant's copies to and from the device (None without any)."""
-    t = raw.transfer
-    return Transfer(t.to_device_s, t.to_device_bytes, t.to_host_s, t.to_host_bytes) if t else None
 
 
 def speedups(timed: Sequence[tuple[RawVariant, Optional[Timing]]]) -> dict[str, Speedups]:
@@ -247,3 +236,39 @@ def sweep(record: RawRecord) -> tuple[SweepPoint, ...]:
             SweepEntry(raw.id or "", raw.kind or "", bool(raw.compiled), raw.given("family", ""), Status(raw.status),
                        timings[raw.id], speeds[raw.id or ""]) for raw in raws)))
     return tuple(points)
+
+
+def run_load(record: RawRecord) -> Optional[MachineLoad]:
+    """The MachineLoad over every timing window of a run: each variant's first timing and its alternating rounds
+    (their CPU seconds added up), or a program's whole run, what the page's one caution about the machine reads; None
+    without any."""
+    windows = [v.load for v in record.variants or [] if v.load] + [
+        r.load for rounds in ((record.rounds.variants if record.rounds else None) or {}).values() for r in rounds
+        if r.load] + [w for w in [record.program.load if record.program else None] if w]
+    return over(windows)
+
+
+def over(windows: list[RawLoad]) -> Optional[MachineLoad]:
+    """The MachineLoad over timing windows (their CPU seconds added up); None without any."""
+    if not windows:
+        return None
+    cpus = max(w.cpus or 1 for w in windows)
+    return machine_load(RawLoad(others_cpu_s=sum(w.others_cpu_s or 0.0 for w in windows),
+                                steal_s=sum(w.steal_s or 0.0 for w in windows),
+                                cpu_total_s=sum(w.cpu_total_s or 0.0 for w in windows),
+                                wall_s=sum((w.wall_s or 0.0) * (w.cpus or 1) for w in windows) / cpus, cpus=cpus,
+                                loadavg=[x for w in windows for x in w.loadavg or []]))
+
+
+def machine_load(facts: Optional[RawLoad]) -> Optional[MachineLoad]:
+    """The MachineLoad of one timing window's ``load`` facts (None when the record has none)."""
+    if not facts:
+        return None
+    wall, cpus = facts.wall_s or 0.0, facts.cpus or 1
+    long_enough = wall * cpus >= MIN_WINDOW_CPU_S
+    others = facts.others_cpu_s / (wall * cpus) if facts.others_cpu_s is not None and long_enough else None
+    steal = facts.steal_s / facts.cpu_total_s if facts.steal_s is not None and facts.cpu_total_s and long_enough \
+        else None
+    loadavg = max((x for x in facts.loadavg or [] if x is not None), default=None)
+    return MachineLoad(others, steal, loadavg, cpus, others is not None and others >= OTHERS_BUSY,
+                       steal is not None and steal >= STEAL_BUSY)

@@ -3,7 +3,8 @@ words (``words``), compiled code (``code``), line verdicts (``lines``), graph br
 runs (``runs``), fixes (``fixes``), the analysis of a record (``analysis``) and the comparison of records
 (``comparison``). ``from inspector.model import X`` reads any of them.
 
-No torch here, and no JSON but at the boundary: ``to_json`` turns any of these into plain data (the JSON
+No torch here, and no JSON but at the boundaries: ``of_raw`` reads a value from its counterpart in the raw record
+(``inspector.raw``) where it is one field for one, ``to_json`` turns any of these into plain data (the JSON
 renderer's output, versioned as FORMAT). Values are frozen: a later step makes a new value with
 ``dataclasses.replace`` instead of changing what an earlier step produced. The closed sets of words (a run's status,
 a kernel's backend, a line's verdict, a reason's kind, the evidence used) are string-valued enums: a member equals,
@@ -13,9 +14,11 @@ hashes and prints as its value, so the JSON and the templates read the words.
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from enum import Enum
 from collections.abc import Callable
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
 from inspector.model.analysis import (Analysis, Bandwidth, BreaksView, Env, Finding, Headline, Ignored, ParseCount,
                                       ProgramAnalysis, RecordInfo, RunAnalysis, RunEnd, Sample, SampleAnalysis,
@@ -71,8 +74,51 @@ __all__ = [
     "SizeCall", "SizeCompared", "SourceFile", "Span", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
     "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
     "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod", "Unprofiled", "Untraced", "UntracedCalls",
-    "VECTORIZED", "Vectorized", "WarmCompile", "WarningKind", "Words", "to_json",
+    "VECTORIZED", "Vectorized", "WarmCompile", "WarningKind", "Words", "of_raw", "to_json",
 ]
+
+
+T = TypeVar("T")
+_HINTS: dict[type, dict[str, Any]] = {}  # each model type's fields' types, resolved once
+
+
+def of_raw(cls: type[T], raw: object, /, **given: Any) -> T:
+    """The value of type ``cls`` read from ``raw`` (its counterpart in the raw record): each field from the raw
+    field of its name, but those ``given`` (what the analysis derives). A field the raw value lacks or holds None in
+    takes its default, else its type's empty value (None where it is Optional, else "", 0, False, an empty list); a
+    value of this package inside (or a list or tuple of them) is read the same way, an enum from its value."""
+    hints = _HINTS.get(cls) or _HINTS.setdefault(cls, typing.get_type_hints(cls))
+    read = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        value = getattr(raw, f.name, None)
+        if f.name in given or value is None and (f.default is not dataclasses.MISSING
+                                                 or f.default_factory is not dataclasses.MISSING):
+            continue
+        read[f.name] = _empty(hints[f.name]) if value is None else _read(hints[f.name], value)
+    return cls(**read, **given)
+
+
+def _empty(hint: Any) -> Any:
+    """The empty value of a field's type, for a value the raw record does not hold."""
+    origin = typing.get_origin(hint) or hint
+    if origin in (typing.Union, types.UnionType) and type(None) in typing.get_args(hint):
+        return None
+    if origin in (str, int, float, bool, list, tuple, dict):
+        return origin()
+    raise TypeError(f"of_raw: no empty value of {hint} (give it)")
+
+
+def _read(hint: Any, value: Any) -> Any:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return _read(next(a for a in args if a is not type(None)), value)
+    if origin in (list, tuple) and args and isinstance(value, (list, tuple)):
+        return origin(_read(args[0], v) for v in value)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return hint(value)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint) and not isinstance(value, hint):
+        return of_raw(hint, value)
+    return value
 
 
 def to_json(value: object, said: Optional[Callable[[object], dict[str, Any]]] = None) -> Any:

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from conftest import FIXTURES, VERSIONS, analysis, line_of
-from inspector.analysis import breaks, fixes, recompiles
+from inspector.analysis import breaks, fixes
 from inspector.analysis.lines import Sources
 from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, Fix, FixKind, LibraryFix, SourceFile
@@ -154,14 +154,14 @@ def test_a_failed_guard_keeps_where_the_guarded_code_is(stack):
     the guard's source comment, whose path torch cuts short."""
     resumed, plain = (r if stack else r.partition("\nUser stack trace:")[0] for r in PSO["recompile_reasons"])
     # the code after a break: torch names it with the break's line, and ___stack0 a value carried over that break
-    found = recompiles.failed_guard(resumed)
+    found = breaks.failed_guard(resumed)
     assert (found.text, found.file, found.line, found.resumed, found.after, found.stacked) == (
         "___stack0 == 724", "pso.py", 22, True, 21, "___stack0")
     assert guard(found) == ("___stack0 == 724 (at pso.py:22, in the code after the graph break at line 21; ___stack0 "
                             "is a value Dynamo carried over that break)")
     other = resumed.replace("___stack0 == 724", "L['x'] == 3")
-    assert guard(recompiles.failed_guard(other)).endswith("(at pso.py:22, in the code after a graph break)")
-    assert guard(recompiles.failed_guard(plain)) == "it == 0 (at guards.py:21)"
+    assert guard(breaks.failed_guard(other)).endswith("(at pso.py:22, in the code after a graph break)")
+    assert guard(breaks.failed_guard(plain)) == "it == 0 (at guards.py:21)"
 
 
 def test_a_break_streamed_before_any_record_exists_is_told_at_its_site():

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import VERSIONS, analysis, record_path
 from inspector.analysis import analyze, cost, kernels
-from inspector.analysis.load import machine_load
+from inspector.analysis.variants import machine_load
 from inspector.raw import RawLoad
 from inspector.record import load
 from inspector.render import charts

@@ -189,7 +189,8 @@ def test_no_dict_reaches_a_template_and_no_threshold_or_path_is_written_in_one(m
 
     import jinja2
 
-    from inspector.analysis import compare, load as machine_load
+    from inspector.analysis import compare
+    from inspector.model import timing as machine_load
     from inspector.render.words import NOISY
     seen = []
 

@@ -12,9 +12,9 @@ import re
 from conftest import ROOT, analysis, record_path
 from inspector import model
 from inspector.analysis import compiled, lines
-from inspector.analysis.variants import location_of, target_of
-from inspector.model import (CompiledCode, ProgramAnalysis, ProgramFunction, SampleAnalysis, SampleVariant, SweepEntry,
-                             TrialResult)
+from inspector.analysis.variants import target_of
+from inspector.model import (CodeLocation, CompiledCode, ProgramAnalysis, ProgramFunction, SampleAnalysis,
+                             SampleVariant, SweepEntry, TrialResult, of_raw)
 from inspector.record import load
 
 MAX_FIELDS = 20
@@ -140,7 +140,7 @@ def test_a_variants_compiled_code_is_built_once_by_one_function_from_its_raw_pie
     a = analysis("2.13.0", "ten_genes-fixes")
     raw = next(r for r in load(record_path("2.13.0", "ten_genes-fixes")).variants if r.id == "torch-compiled-cpu")
     v = a.variant(raw.id)
-    target = target_of(location_of(raw.code), raw.function, _context(a))
+    target = target_of(of_raw(CodeLocation, raw.code), raw.function, _context(a))
     code, seen = compiled.build(compiled.of_variant(raw), target, _context(a))
     assert code == v.code and set(seen) == set(compiled.ARTIFACTS)
     # the line verdicts say the time of their kernels, made with the verdicts, not added to them afterwards
@@ -152,7 +152,7 @@ def test_a_fix_tried_reads_its_own_pieces_against_its_variants_source():
     record = load(record_path("2.13.0", "ten_genes-fixes"))
     raw = next(t for t in record.trials if t.fix == "column-major")
     variant = next(r for r in record.variants if r.id == raw.variant)
-    target = target_of(location_of(variant.code), variant.function, _context(a))
+    target = target_of(of_raw(CodeLocation, variant.code), variant.function, _context(a))
     after, _ = compiled.build(compiled.of_trial(raw), target, _context(a))
     v = a.variant(raw.variant)
     (t,) = [t for t in v.trials if t.id == raw.id]
