@@ -20,7 +20,7 @@ from inspector.analysis import hotspots as hotspots_mod
 from inspector.analysis.headlines import headlines
 from inspector.analysis.compiled import ARTIFACTS, Context, Seen
 from inspector.analysis.functions import functions
-from inspector.analysis.variants import crossovers, run_load, sweep, variants
+from inspector.analysis.variants import crossovers, over, sweep, variants
 from inspector.model import (ChildProcess, Env, InternalError, ParseCount, Problem, Program, ProgramAnalysis,
                              ProgramFunction, RecordInfo, Rounds, RunEnd, Sample, SampleAnalysis, SampleVariant,
                              SourceFile, Trace, Unread, UnreadKind, of_raw)
@@ -39,7 +39,9 @@ def analyze(record: RawRecord) -> Union[SampleAnalysis, ProgramAnalysis]:
     context = Context(sources, env, tuple(sample.shape))
     if record.program:
         made, seen = functions(record, context)
-        return _of_program(record, record.program, made, _header(record, sample, env, sources, seen, made))
+        program, fixes = _program(record.program, made), tuple(fixes_mod.candidates(made, ()))
+        return ProgramAnalysis(**_header(record, sample, env, sources, seen, made), program=program, fixes=fixes,
+                               could_try=fixes_mod.could_try(made, fixes, bool(program.try_fixes)))
     found, seen = variants(record, context)
     written = rewrites.rewrites(record, found)
     fixes = tuple(fixes_mod.of_variants(found))
@@ -51,19 +53,15 @@ def analyze(record: RawRecord) -> Union[SampleAnalysis, ProgramAnalysis]:
         changes=fixes_mod.changes(fixes), headlines=headlines(found, written, crossovers(points)))
 
 
-def _of_program(record: RawRecord, raw: RawProgram, made: tuple[ProgramFunction, ...],
-                header: dict[str, Any]) -> ProgramAnalysis:
-    """A program's run: its program, and the fixes of its functions."""
-    program = _program(raw, made)
-    fixes = tuple(fixes_mod.candidates(made, ()))
-    return ProgramAnalysis(**header, program=program, fixes=fixes,
-                           could_try=fixes_mod.could_try(made, fixes, bool(program.try_fixes)))
-
-
 def _header(record: RawRecord, sample: Sample, env: Env, sources: lines.Sources, seen: list[tuple[str, Seen]],
             units: Sequence[Union[SampleVariant, ProgramFunction]]) -> dict[str, Any]:
     """The fields every run's analysis holds (``Analysis``'s): what ran, where, what the parsers read, every internal
-    error (the record's, each variant's or function's, each trial's)."""
+    error (the record's, each variant's or function's, each trial's), and the machine's load over every timing window
+    (each variant's first timing and its alternating rounds, or a program's whole run: what the page's one caution
+    about the machine reads)."""
+    windows = [v.load for v in record.variants or [] if v.load] + [
+        r.load for rounds in ((record.rounds.variants if record.rounds else None) or {}).values() for r in rounds
+        if r.load] + [w for w in [record.program.load if record.program else None] if w]
     internal = [of_raw(InternalError, e) for e in record.internal_errors or []]
     internal += [InternalError(f"{v.id}: {e.where}", e.error, e.detail) for v in units for e in v.internal_errors]
     internal += [of_raw(InternalError, e, where=f"{t.id}: {e.where or ''}") for t in record.trials or []
@@ -75,27 +73,21 @@ def _header(record: RawRecord, sample: Sample, env: Env, sources: lines.Sources,
         config=record.config or [], compile_options=record.compile_options or {}, reference=record.reference,
         end=RunEnd(bool(record.interrupted), record.given("probe_restarts", 0) or 0),
         trace=Trace(record.trace_dir, tuple(record.trace_logs or ())) if record.trace_dir or record.trace_logs
-        else None, parse=_parse(seen, record), internal_errors=internal, load=run_load(record))
+        else None, parse=_parse(seen, record.unknown(), record.probe_messages or RawProbeMessages()),
+        internal_errors=internal, load=over(windows))
 
 
-def _parse(seen: list[tuple[str, Seen]], record: RawRecord) -> list[ParseCount]:
+def _parse(seen: list[tuple[str, Seen]], keys: list[str], messages: RawProbeMessages) -> list[ParseCount]:
     """Per kind of torch output, over every variant or function: how many were read, and what was not understood
-    (each problem after the id of the variant it is in); what this version does not know, if any."""
+    (each problem after the id of the variant it is in); then what this version does not know, each only where there
+    is some: the record's ``keys``, and the kinds of the probe's messages (counted by collect)."""
     counts = [ParseCount(artifact, sum(s[artifact][0] for _, s in seen),
                          [replace(p, unit=vid) for vid, s in seen for p in s[artifact][1]]) for artifact in ARTIFACTS]
-    return counts + _not_known(record)
-
-
-def _not_known(record: RawRecord) -> list[ParseCount]:
-    """The parse statistics' rows of what this version does not know, each only where there is some: the record's
-    keys, and the kinds of the probe's messages (counted by collect: ``probe_messages``)."""
-    keys = record.unknown()
-    rows = [ParseCount("record keys", len(keys), [Problem((Unread(UnreadKind.RECORD_KEY, k),)) for k in keys])]
-    messages = record.probe_messages or RawProbeMessages()
-    rows.append(ParseCount("probe messages", messages.read or 0, [
-        Problem((Unread(UnreadKind.MESSAGE_KIND, kind),))
-        for kind, count in (messages.unknown_kinds or {}).items() for _ in range(count)]))
-    return [row for row in rows if row.problems]
+    unknown = [ParseCount("record keys", len(keys), [Problem((Unread(UnreadKind.RECORD_KEY, k),)) for k in keys]),
+               ParseCount("probe messages", messages.read or 0, [
+                   Problem((Unread(UnreadKind.MESSAGE_KIND, kind),))
+                   for kind, count in (messages.unknown_kinds or {}).items() for _ in range(count)])]
+    return counts + [row for row in unknown if row.problems]
 
 
 def _program(raw: RawProgram, made: tuple[ProgramFunction, ...]) -> Program:
@@ -103,7 +95,7 @@ def _program(raw: RawProgram, made: tuple[ProgramFunction, ...]) -> Program:
                             functions=[f.id for f in made if f.process is not None and f.process == c.name])
                      for c in raw.children or [])
     return of_raw(Program, raw, functions=made, load=raw.load.to_json() if raw.load else None, children=children,
-                  hotspots=hotspots_mod.hotspots(raw.hotspots, raw.wall_s))
+                  hotspots=tuple(hotspots_mod.hotspot(h, raw.wall_s) for h in raw.hotspots or []))
 
 
 def _files(kept: dict[str, str], sample: Sample, env: Env) -> list[SourceFile]:

@@ -20,7 +20,7 @@ from inspector.frames import Frame
 from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, Guard, LibraryFix, Problem,
                              ProgramFunction, Recompilation, SampleVariant, SizeRecompile, SourceFile, Status, Unread,
                              UnreadKind, Unrolled, WarningKind)
-from inspector.raw import RawBreak, RawCapture, RawEnv, RawGraph, RawRegions, RawSize
+from inspector.raw import RawBreak, RawCapture, RawEnv, RawGraph, RawSize
 from inspector.record import compile_key
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
@@ -183,12 +183,13 @@ def _library_fix(site: SourceFile, line: Optional[int], chain: list[tuple[Source
                       file=site.display, line=line)
 
 
-def cost(regions: Optional[RawRegions]) -> Optional[BreakCost]:
-    """Seconds per call outside compiled graphs (Python between graphs), from the profiler pass's ``regions``."""
-    if not regions or regions.total_s is None or regions.graphs_s is None:
+def cost(total_s: Optional[float], graphs_s: Optional[float]) -> Optional[BreakCost]:
+    """Seconds per call outside compiled graphs (Python between graphs), from the profiler pass's regions: a call's
+    ``total_s``, and ``graphs_s`` of it in compiled graphs."""
+    if total_s is None or graphs_s is None:
         return None
-    outside = max(0.0, regions.total_s - regions.graphs_s)
-    return BreakCost(outside, regions.graphs_s, outside / regions.total_s if regions.total_s else 0.0)
+    outside = max(0.0, total_s - graphs_s)
+    return BreakCost(outside, graphs_s, outside / total_s if total_s else 0.0)
 
 
 def warnings(graphs: Sequence[RawGraph], again: Optional[Recompilation], sizes: Sequence[RawSize],
@@ -253,7 +254,10 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool, ca
     ``watched``: a program's function (its whole run watched), whose first compile torch may have made as a
     recompile (a shared code object); ``recompiled_in``: its calls in which torch recompiled (several recompiles in
     one call, nested frames', are not a recompile on every call)."""
-    graphs = [g for g in recompiles.graphs or [] if not _limit_attempt(g)]
+    # not Dynamo's attempts that stopped at the recompile limit (no graph: not a recompile)
+    graphs = [g for g in recompiles.graphs or [] if not (
+        "recompile limit" in str((g.metrics or {}).get("fail_reason") or "").lower() and not g.output_code
+        and not g.fx_graph)]
     if watched:
         graphs = [g for g in capture.graphs or [] if (compile_key(g.compile_id) or (0, 0))[1] > 0] + graphs
     texts = (capture.limits or []) + (recompiles.limits or [])
@@ -274,12 +278,6 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool, ca
     guards = sorted(counted.items(), key=lambda kv: -kv[1])
     last = next((m.group(1) for text in texts if (m := LAST_REASON.search(text))), None)
     return Recompilation(count, calls, every_call, limit, guards, failed_guard(last) if limit and last else None)
-
-
-def _limit_attempt(graph: RawGraph) -> bool:
-    """Whether a compile id is Dynamo's attempt that stopped at the recompile limit (no graph: not a recompile)."""
-    reason = str((graph.metrics or {}).get("fail_reason") or "")
-    return "recompile limit" in reason.lower() and not graph.output_code and not graph.fx_graph
 
 
 def failed_guard(reason: str) -> Guard:

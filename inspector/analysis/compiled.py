@@ -119,8 +119,9 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
                            [Problem((Unread(UnreadKind.PROBE, p),)) for p in pieces.capture.problems or []])
     return CompiledCode(
         kernels=tuple(kernels), graphs=tuple(graphs), breaks=tuple(graph_breaks),
-        break_cost=breaks.cost(pieces.regions),
-        warnings=tuple(warnings), lines=tuple(verdicts), time_split=split, compile_phases=cost.phases(graphs_raw),
+        break_cost=breaks.cost(pieces.regions.total_s, pieces.regions.graphs_s) if pieces.regions else None,
+        warnings=tuple(warnings), lines=tuple(verdicts), time_split=split,
+        compile_phases=cost.phases([(g.metrics, g.fx_graph_cache) for g in graphs_raw if g.metrics]),
         threads=threads, recompile_count=len(pieces.recompiles.graphs or []), recompilation=again,
         sizes=tuple(_size(s) for s in pieces.sizes), bounds=tuple(pieces.bounds),
         functions=_functions(verdicts, context.sources)), seen

@@ -10,15 +10,15 @@ from typing import Optional
 from inspector.model.lines import EAGER
 from inspector.model import (CompilePhases, Kernel, KernelCost, LineStatus, Reason, ReasonKind, Scaled,
                              ThreadScaling, ThreadSpeedups, TimeSplit, Unprofiled)
-from inspector.raw import RawEvent, RawGraph, RawKernelTimes, RawThreadScaling
+from inspector.raw import JSON, RawKernelTimes, RawThreadScaling
 
 PAID = 1.1  # a parallel kernel this much faster on all threads than on one paid for its threads
 PHASE_KEYS = ("dynamo_s", "aot_s", "inductor_s", "codegen_s", "build_s")
 
 
-def phases(graphs: Sequence[RawGraph]) -> Optional[CompilePhases]:
-    """Compile seconds split as torch reports them, summed over the (raw) graphs, and cache outcomes."""
-    metrics = [(g.metrics, g.fx_graph_cache) for g in graphs if g.metrics]
+def phases(metrics: Sequence[tuple[JSON, Optional[str]]]) -> Optional[CompilePhases]:
+    """Compile seconds split as torch reports them, summed over compiled frames (each one's metrics and what Inductor's
+    FX graph cache did for it, as the trace names it), and cache outcomes."""
     if not metrics:
         return None
     total, cache = dict.fromkeys(PHASE_KEYS, 0.0), dict[str, int]()
@@ -57,12 +57,16 @@ def costs(kernels: Sequence[Kernel], kt: Optional[RawKernelTimes], scaling: Opti
     pause only slow it down. ``timed_apart``: ``timed_s`` is of other arguments (a program's steady calls, the pass
     on copies of one call's), taken only where the pass has no calls without the profiler."""
     times, split = _kernel_times(kt, kernels, broken, timed_s, timed_apart)
-    medians = _thread_medians(scaling, kernels)
+    medians: dict[str, dict[int, float]] = {}  # {kernel id: {threads: median s per launch}}: a pass on fewer threads
+    for e in (scaling.events or []) if scaling and not scaling.specialised else []:
+        k = _kernel_of(e.name or "", e.graph, kernels) if e.threads else None
+        if k is not None and e.threads and e.median_s is not None:
+            medians.setdefault(k.id, {})[e.threads] = e.median_s
     total = kt.total_s if kt else None
     threads = scaling.threads if scaling else None
     costed = [replace(k, cost=_cost(times.get(k.id), total, _bytes(k), bandwidth_gb_s, medians.get(k.id, {}),
                                     threads)) for k in kernels]
-    return costed, split, _scaling(scaling, costed)
+    return costed, split, _scaling(scaling.threads or 1, scaling.specialised, costed) if scaling else None
 
 
 def _bytes(kernel: Kernel) -> Optional[tuple[int, int]]:
@@ -95,7 +99,7 @@ def _kernel_times(kt: Optional[RawKernelTimes], kernels: Sequence[Kernel], broke
     times: dict[str, tuple[float, float]] = {}
     unmatched = []
     for e in kt.events:
-        found = _kernel_of(e, kernels)
+        found = _kernel_of(e.name or "", e.graph, kernels)
         if found is None:
             unmatched.append(e.name or "")
             continue
@@ -135,31 +139,18 @@ def _unprofiled(split: TimeSplit, held: dict[str, float]) -> Optional[Unprofiled
                                                                                     split.outside_graphs_s))
 
 
-def _kernel_of(event: RawEvent, kernels: Sequence[Kernel]) -> Optional[Kernel]:
-    """The one kernel a profiler event names (by name, and by graph where the event knows it), or None."""
-    found = [k for k in kernels if _op(k.name) == _op(event.name or "")]
-    found = [k for k in found if k.graph == event.graph] or found
+def _kernel_of(name: str, graph: Optional[str], kernels: Sequence[Kernel]) -> Optional[Kernel]:
+    """The one kernel a profiler event's ``name`` names (and its ``graph``, where the event knows it), or None."""
+    found = [k for k in kernels if _op(k.name) == _op(name)]
+    found = [k for k in found if k.graph == graph] or found
     return found[0] if len(found) == 1 else None
 
 
-def _thread_medians(scaling: Optional[RawThreadScaling], kernels: Sequence[Kernel]) -> dict[str, dict[int, float]]:
-    """{kernel id: {threads: median seconds per launch}} from the pass whose launches took torch's thread count and
-    fewer in turn (none where the count was compiled in)."""
-    medians: dict[str, dict[int, float]] = {}
-    for e in (scaling.events or []) if scaling and not scaling.specialised else []:
-        k = _kernel_of(e, kernels) if e.threads else None
-        if k is not None and e.threads and e.median_s is not None:
-            medians.setdefault(k.id, {})[e.threads] = e.median_s
-    return medians
-
-
-def _scaling(scaling: Optional[RawThreadScaling], kernels: Sequence[Kernel]) -> Optional[ThreadScaling]:
-    """Whether the parallel ``kernels`` (their costs' ``threads_s``) ran faster on torch's threads than on one."""
-    if not scaling:
-        return None
-    n = scaling.threads or 1
-    if scaling.specialised:
-        return ThreadScaling(n, [], None, scaling.specialised, None)
+def _scaling(n: int, specialised: Optional[str], kernels: Sequence[Kernel]) -> Optional[ThreadScaling]:
+    """Whether the parallel ``kernels`` (their costs' ``threads_s``) ran faster on torch's ``n`` threads than on one
+    (``specialised``: why the pass on fewer threads could not run: the count was compiled in)."""
+    if specialised:
+        return ThreadScaling(n, [], None, specialised, None)
     parallel = [k for k in kernels if k.parallel and k.cost.thread_speedup]
     if not parallel:
         return None

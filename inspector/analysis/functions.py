@@ -55,7 +55,7 @@ def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
     graphs = compiled.of_variant(raw).graphs
     shares_code, inlined_into = _shared(raw, raws)
     return FunctionRun(
-        calls=run.calls or 0, total_s=run.total_s or 0.0, compile_s=compile_time(graphs),
+        calls=run.calls or 0, total_s=run.total_s or 0.0, compile_s=compile_time([g.metrics for g in graphs]),
         steady_calls=run.steady_calls or 0, steady_s=run.steady_s or 0.0,
         recompiles=[Recompile(c.call or 0, c.seconds or 0.0, [breaks.failed_guard(r) for r in c.reasons or []],
                               len({compile_key(i) or i for i in c.compile_ids or []}), list(c.compile_ids or []))
@@ -144,7 +144,8 @@ def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
     graphs = compiled.of_variant(raw).graphs  # those torch found in its caches: their first compile, as kept
     base = Replay(call=facts.call, copied_bytes=facts.bytes or 0, compiles=facts.compiles or 0,
                   compile_s=run.compile_s, calls=_compiled_calls(run),
-                  first_compile_s=compile_time(graphs, first=True) if any(g.kept for g in graphs) else None)
+                  first_compile_s=compile_time([(g.kept or {}).get("metrics") if g.kept else g.metrics for g in graphs])
+                  if any(g.kept for g in graphs) else None)
     eager, compiled_ = _medians(facts.eager or []), _medians(facts.compiled or [])
     side = rounds.side_by_side(eager, compiled_)
     if facts.why or not side or run.compile_s is None:

@@ -18,10 +18,6 @@ COUNTED_ROUND_S = 0.02
 COUNTED_GAP = 3
 
 
-def hotspots(raw: list[RawHotspot] | None, wall_s: Optional[float]) -> tuple[Hotspot, ...]:
-    return tuple(hotspot(h, wall_s) for h in raw or [])
-
-
 def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
     captured = _captured(h.captured) if h.captured else None
     e = h.experiment or RawExperiment()

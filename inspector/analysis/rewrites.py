@@ -13,7 +13,7 @@ from inspector.analysis.variants import timing_from
 from inspector.model import (Arm, Declined, Drawn, Note, RewriteCheck, RewriteRun, Rewritten, SampleVariant, Status,
                              Timing)
 from inspector.model.rewrites import AS_WRITTEN
-from inspector.raw import RawRecord, RawRewrite, RawRewriteCheck, RawRoundTiming, RawSpan, RawTrial
+from inspector.raw import RawRecord, RawRewriteCheck, RawRoundTiming, RawTrial
 
 
 
@@ -27,11 +27,14 @@ def rewrites(record: RawRecord, variants: Sequence[SampleVariant]) -> tuple[Rewr
         replaced = next((v for v in variants if v.id == raw.variant), None)
         mine = [t for t in record.trials or [] if t.rewrite == raw.id]
         checked = next((check_of(t.check) for t in mine if t.check), None)
+        # the user's lines it is about: those a break's rewrite changes, the functions a vectorized one replaces
+        spans = [c.span for c in raw.changes or [] if c.span] if raw.kind == "breaks" else []
+        spans = spans or list(raw.replaces or [])
         found.append(Rewritten(
             id=raw.id or "", variant=raw.variant or "", function=raw.target or "",
             family=replaced.family if replaced else "", kind=raw.kind or "", dialect=raw.dialect or "",
             source=raw.source, diff=raw.diff,
-            lines=tuple((s.file, line) for s in _spans(raw) for line in range(s.first or 0, (s.last or 0) + 1)),
+            lines=tuple((s.file, line) for s in spans for line in range(s.first or 0, (s.last or 0) + 1)),
             changes=tuple(c.kind or "" for c in raw.changes or []),
             notes=tuple(Note(n.topic or "", n.line, n.code or "") for n in raw.notes or []),
             declined=tuple(Declined(d.construct or "", d.code or "", d.reason or "", d.detail or "",
@@ -41,13 +44,6 @@ def rewrites(record: RawRecord, variants: Sequence[SampleVariant]) -> tuple[Rewr
                                           replaced.family if replaced else "", variants, timed.get(t.id or "") or [],
                                           population) for t in mine)))
     return tuple(found)
-
-
-def _spans(raw: RawRewrite) -> list[RawSpan]:
-    """The user's lines a rewrite is about: those a break's rewrite changes, the functions a vectorized one
-    replaces."""
-    changed = [c.span for c in raw.changes or [] if c.span] if raw.kind == "breaks" else []
-    return changed or list(raw.replaces or [])
 
 
 def run(raw: RawTrial, replaced: Optional[SampleVariant], family: str, variants: Sequence[SampleVariant],

@@ -2,7 +2,7 @@
 checked, its timing and speedups against its family's eager variants, what torch.compile made of it, and the fixes
 tried on it; and each size of a population sweep (``sweep``), timed only. Timings and speedups are shared with a
 program's functions and the fixes tried (``timing``), as is how busy the machine was while a variant was timed, and
-when that makes its time suspect (``machine_load``, ``run_load``)."""
+when that makes its time suspect (``over``)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def timing_of(raw: RawVariant, timed: Sequence[RawRoundTiming], population: Opti
     """A variant's Timing (``timed``: its alternating rounds)."""
     t = timing_from(raw.timing, timed, graphs=(raw.capture.graphs if raw.capture else None) or [] if raw.compiled
                     else None, measured=raw.measured_population, population=population,
-                    load=machine_load(raw.load),
+                    load=over([raw.load] if raw.load else []),
                     transfer=of_raw(Transfer, raw.transfer) if raw.transfer else None)
     return replace(t, warm=warm(raw.warm)) if t and raw.warm else t
 
@@ -87,14 +87,14 @@ def timing_of(raw: RawVariant, timed: Sequence[RawRoundTiming], population: Opti
 def warm(raw: RawWarm) -> WarmCompile:
     """A compile on a rerun (``inspector.probe.warm``): torch's compile time for it (else its first call minus its
     steady one), by phase, with the caches' outcomes."""
-    graphs = [RawGraph(metrics=m, fx_graph_cache=_outcome(m)) for m in raw.metrics or []]
-    compile_s = compile_time(graphs) if raw.metrics is not None else None
+    compile_s = compile_time(raw.metrics) if raw.metrics is not None else None
     if compile_s is None and raw.first_call_s is not None:
         compile_s = max(0.0, raw.first_call_s - (raw.steady_s or 0.0))
     if raw.error or compile_s is None:
         return WarmCompile(None, None, None, None, raw.processes or 0, raw.cache_dir, raw.compiler_start_s,
                            raw.error or "the rerun compiled nothing of it")
-    return WarmCompile(compile_s, raw.first_call_s, raw.steady_s, cost.phases(graphs), raw.processes or 1,
+    phases = cost.phases([(m, _outcome(m)) for m in raw.metrics or [] if m])
+    return WarmCompile(compile_s, raw.first_call_s, raw.steady_s, phases, raw.processes or 1,
                        raw.cache_dir, raw.compiler_start_s, during_run=bool(raw.during_run))
 
 
@@ -123,7 +123,7 @@ def timing_from(t: Optional[RawTiming], timed: Sequence[RawRoundTiming], *, grap
     median = t.median_s or 0.0
     compile_s = None
     if graphs is not None:
-        compile_s = compile_time(graphs)
+        compile_s = compile_time([g.metrics for g in graphs])
         if compile_s is None and t.first_call_s is not None:
             compile_s = max(0.0, t.first_call_s - median)
     scale = population / (measured or population) if population else 1.0
@@ -134,11 +134,10 @@ def timing_from(t: Optional[RawTiming], timed: Sequence[RawRoundTiming], *, grap
                   measured_population=measured, load=load, transfer=transfer)
 
 
-def compile_time(graphs: Sequence[RawGraph], first: bool = False) -> Optional[float]:
-    """torch's compile time over ``graphs`` (their metrics' entire_frame_compile_time_s), or None where none says;
-    ``first``: a graph torch found in its caches counted as it compiled when capture kept it (``RawGraph.kept``)."""
-    times = [t for g in graphs if (t := (((g.kept or {}).get("metrics") if first and g.kept else g.metrics) or {})
-                                   .get("entire_frame_compile_time_s"))]
+def compile_time(metrics: Sequence[Optional[JSON]]) -> Optional[float]:
+    """torch's compile time over compiled frames, from their ``metrics`` (entire_frame_compile_time_s), or None where
+    none says."""
+    times = [t for m in metrics if (t := (m or {}).get("entire_frame_compile_time_s"))]
     return sum(times) if times else None
 
 
@@ -238,37 +237,19 @@ def sweep(record: RawRecord) -> tuple[SweepPoint, ...]:
     return tuple(points)
 
 
-def run_load(record: RawRecord) -> Optional[MachineLoad]:
-    """The MachineLoad over every timing window of a run: each variant's first timing and its alternating rounds
-    (their CPU seconds added up), or a program's whole run, what the page's one caution about the machine reads; None
-    without any."""
-    windows = [v.load for v in record.variants or [] if v.load] + [
-        r.load for rounds in ((record.rounds.variants if record.rounds else None) or {}).values() for r in rounds
-        if r.load] + [w for w in [record.program.load if record.program else None] if w]
-    return over(windows)
-
-
 def over(windows: list[RawLoad]) -> Optional[MachineLoad]:
-    """The MachineLoad over timing windows (their CPU seconds added up); None without any."""
+    """The MachineLoad over timing windows (one, or several with their CPU seconds added up; a share none of them
+    measured is None); None without any."""
     if not windows:
         return None
     cpus = max(w.cpus or 1 for w in windows)
-    return machine_load(RawLoad(others_cpu_s=sum(w.others_cpu_s or 0.0 for w in windows),
-                                steal_s=sum(w.steal_s or 0.0 for w in windows),
-                                cpu_total_s=sum(w.cpu_total_s or 0.0 for w in windows),
-                                wall_s=sum((w.wall_s or 0.0) * (w.cpus or 1) for w in windows) / cpus, cpus=cpus,
-                                loadavg=[x for w in windows for x in w.loadavg or []]))
-
-
-def machine_load(facts: Optional[RawLoad]) -> Optional[MachineLoad]:
-    """The MachineLoad of one timing window's ``load`` facts (None when the record has none)."""
-    if not facts:
-        return None
-    wall, cpus = facts.wall_s or 0.0, facts.cpus or 1
+    wall = sum((w.wall_s or 0.0) * (w.cpus or 1) for w in windows) / cpus
     long_enough = wall * cpus >= MIN_WINDOW_CPU_S
-    others = facts.others_cpu_s / (wall * cpus) if facts.others_cpu_s is not None and long_enough else None
-    steal = facts.steal_s / facts.cpu_total_s if facts.steal_s is not None and facts.cpu_total_s and long_enough \
-        else None
-    loadavg = max((x for x in facts.loadavg or [] if x is not None), default=None)
+    others_s = [w.others_cpu_s for w in windows if w.others_cpu_s is not None]
+    steal_s = [w.steal_s for w in windows if w.steal_s is not None]
+    total_s = sum(w.cpu_total_s or 0.0 for w in windows)
+    others = sum(others_s) / (wall * cpus) if others_s and long_enough else None
+    steal = sum(steal_s) / total_s if steal_s and total_s and long_enough else None
+    loadavg = max((x for w in windows for x in w.loadavg or [] if x is not None), default=None)
     return MachineLoad(others, steal, loadavg, cpus, others is not None and others >= OTHERS_BUSY,
                        steal is not None and steal >= STEAL_BUSY)

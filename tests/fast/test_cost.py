@@ -9,7 +9,7 @@ import pytest
 
 from conftest import VERSIONS, analysis, record_path
 from inspector.analysis import analyze, cost, kernels
-from inspector.analysis.variants import machine_load
+from inspector.analysis.variants import over
 from inspector.raw import RawLoad
 from inspector.record import load
 from inspector.render import charts
@@ -219,17 +219,20 @@ def test_heat_colours_keep_their_text_readable(share, contrast):
 
 def test_machine_load_is_the_other_processes_share_and_unknown_without_proc():
     quiet = {"wall_s": 2.0, "cpus": 2, "others_cpu_s": 0.1, "steal_s": 0.0, "cpu_total_s": 4.0, "loadavg": [0.3, 1.1]}
-    load = machine_load(RawLoad(**quiet))
+    load = over([RawLoad(**quiet)])
     assert load.others_share == pytest.approx(0.025) and load.loadavg == 1.1 and not load.busy
-    stolen = machine_load(RawLoad(**dict(quiet, steal_s=0.4)))
+    stolen = over([RawLoad(**dict(quiet, steal_s=0.4))])
     assert stolen.steal_share == pytest.approx(0.1)
     assert "the hypervisor stole 10% of their time" in (words_said.busy(stolen) or "")
-    no_proc = machine_load(RawLoad(wall_s=2.0, cpus=2, others_cpu_s=None, steal_s=None,
-                                                    cpu_total_s=None, loadavg=[None, None]))
-    assert (no_proc.others_share, no_proc.steal_share, no_proc.loadavg, no_proc.busy) == (None, None, None, False)
-    assert machine_load(None) is None  # a record made before inspector measured the load
+    # two windows: their CPU seconds added up
+    both = over([RawLoad(**quiet), RawLoad(**dict(quiet, others_cpu_s=0.7, steal_s=0.4, loadavg=[2.5]))])
+    assert (both.others_share, both.steal_share, both.loadavg) == (pytest.approx(0.1), pytest.approx(0.05), 2.5)
+    no_proc = RawLoad(wall_s=2.0, cpus=2, others_cpu_s=None, steal_s=None, cpu_total_s=None, loadavg=[None, None])
+    for unknown in (over([no_proc]), over([no_proc, no_proc])):  # none measured: unknown, not 0
+        assert (unknown.others_share, unknown.steal_share, unknown.loadavg, unknown.busy) == (None, None, None, False)
+    assert over([]) is None  # a record made before inspector measured the load
     # one 10 ms tick: 50 %, or noise
-    short = machine_load(RawLoad(**dict(quiet, wall_s=0.01, others_cpu_s=0.01)))
+    short = over([RawLoad(**dict(quiet, wall_s=0.01, others_cpu_s=0.01))])
     assert (short.others_share, short.busy) == (None, False)
 
 

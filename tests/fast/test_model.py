@@ -95,3 +95,23 @@ def test_every_field_of_the_json_output_is_documented():
         assert f"`{enum.__name__}`" in analysis_doc
         words = [m.value.removeprefix("not-vectorized-") for m in enum]
         assert all(w in analysis_doc for w in words), enum
+
+
+def test_a_model_value_is_read_from_its_raw_counterpart_field_for_field():
+    """``model.of_raw``: same-named fields copied, nested values and enums read the same way, lists made the
+    model's tuples; a field the raw value lacks takes its default, else its type's empty value; ``given`` wins."""
+    from inspector.model import Argument, InternalError, Sample, of_raw
+    from inspector.model.hotspots import Site
+    from inspector.raw import RawArgument, RawError, RawIgnored, RawSample, RawSite
+    sample = of_raw(Sample, RawSample(path="ga.py", shape=[4, 3], ignored=[RawIgnored(name="f", reason="r")]),
+                    title="GA")
+    assert (sample.path, sample.title, sample.shape, sample.description, sample.population) == (
+        "ga.py", "GA", [4, 3], "", None)
+    assert sample.ignored == [model.Ignored("f", "r")] and sample.tolerance is None
+    assert of_raw(Argument, RawArgument(name="x", type="Tensor", shape=[2, 3])) == Argument("x", "Tensor", (2, 3))
+    assert of_raw(InternalError, RawError(where="probe")) == InternalError("probe", "", None)
+    site = of_raw(Site, RawSite(file="ga.py", line=7, function="main"))  # a Place: file and line by name
+    assert (site.file, site.line, site.function, site.samples) == ("ga.py", 7, "main", None)
+    assert of_raw(model.CrossCheck, object(), against="numpy") == model.CrossCheck("numpy", None, None)  # defaults
+    with pytest.raises(TypeError, match="no empty value"):
+        of_raw(model.SampleVariant, object())  # a field with no empty value (a Status) must be given
