@@ -95,9 +95,10 @@ def test_a_ga_program_runs_as_it_is_and_the_report_shows_what_compiled(tmp_path)
     assert "inspector: rerunning the program bare" in proc.stderr
     raw = load(tmp_path / "ga.json").variants[0]
     # the replay's profiled calls, their events counted by the part of the call that paid for recording them: the
-    # parts less that cost (estimated) add to the call timed without the profiler
-    split = f.code.time_split
-    assert sum(raw.run.replay.kernel_times.part_events.values()) >= 3
+    # parts less that cost (estimated) add to the call timed without the profiler (on a busy machine the replay's
+    # budget may leave no time for its profiled pass: the program's own profiled call then stays the split's)
+    split, replayed = f.code.time_split, raw.run.replay.kernel_times
+    assert replayed is None or sum(replayed.part_events.values()) >= 3
     assert split.call_s >= split.total_s or split.without_profiler.events >= 3
     compiles = {g.compile_id.split("_")[0] for c in (raw.capture, raw.recompiles) if c for g in c.graphs or []}
     assert len(raw.warm.metrics) == len(compiles) and raw.warm.processes == 1
