@@ -1,6 +1,7 @@
 """Count how far the record travels through ``analyze``: the measure of issue 38, item 7 (no torch needed).
 
-    python scripts/flow.py [--list] [RECORD.json ...]   (default: every record under tests/fixtures/records)
+    python scripts/flow.py [--list] [--hand-offs] [RECORD.json ...]   (default: every record under
+                                                                    tests/fixtures/records)
 
 It runs ``inspector.analysis.analyze`` on each record under ``sys.setprofile`` and follows the record:
 
@@ -17,6 +18,8 @@ It runs ``inspector.analysis.analyze`` on each record under ``sys.setprofile`` a
   but None).
 
 It prints each figure over every record of a kind (sample runs, program runs: the union of what each visits).
+``--hand-offs`` counts only the calls that pass the record from one module to another (a module's calls of its own
+helpers left out): how many stages the record crosses, not how its readers are cut into functions.
 """
 
 import dataclasses
@@ -78,8 +81,9 @@ def _parts(record: RawRecord, text: bool) -> dict[int, Any]:
     return parts
 
 
-def follow(record: RawRecord, text: bool = False) -> Flow:
-    """The modules and returning helpers that ``analyze(record)`` passes the record on to."""
+def follow(record: RawRecord, text: bool = False, hand_offs: bool = False) -> Flow:
+    """The modules and returning helpers that ``analyze(record)`` passes the record on to (``hand_offs``: from
+    another module)."""
     parts = _parts(record, text)
     modules, returns, calls = set(), set(), []
 
@@ -93,7 +97,8 @@ def follow(record: RawRecord, text: bool = False) -> Flow:
             count = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & ARGS) + bool(
                 code.co_flags & KWARGS)
             passes = module.startswith("inspector") and not module.startswith(OWN) and any(
-                holds(frame.f_locals.get(name)) for name in code.co_varnames[:count])
+                holds(frame.f_locals.get(name)) for name in code.co_varnames[:count]) and not (
+                hand_offs and frame.f_back is not None and frame.f_back.f_globals.get("__name__") == module)
             modules.update([module] if passes else [])
             calls.append(f"{module}.{code.co_qualname}" if passes else None)
         elif event == "return" and calls:
@@ -117,16 +122,17 @@ def _union(flows: Iterable[Flow]) -> Flow:
 
 
 def main(argv: list[str]) -> None:
-    listed = "--list" in argv
-    paths = [Path(a) for a in argv if a != "--list"] or sorted(RECORDS.rglob("*.json"))
+    listed, hand_offs = "--list" in argv, "--hand-offs" in argv
+    paths = [Path(a) for a in argv if not a.startswith("--")] or sorted(RECORDS.rglob("*.json"))
     records = [load(p) for p in paths]
     for text in (False, True):
         for kind, mine in (("sample", [r for r in records if not r.program]),
                            ("program", [r for r in records if r.program])):
             if not mine:
                 continue
-            flow = _union(follow(r, text) for r in mine)
+            flow = _union(follow(r, text, hand_offs) for r in mine)
             what = "its Raw values and text, and what is made of them" if text else "its Raw values"
+            what += ", from one module to another" if hand_offs else ""
             print(f"{kind} runs ({len(mine)} records), following {what}: "
                   f"{len(flow.modules)} modules, {len(flow.returns)} returns from helpers")
             for name in sorted(flow.modules) + sorted(flow.returns) if listed else []:
