@@ -153,7 +153,9 @@ def test_the_watch_lets_the_hook_go_between_rounds_from_one_frame_and_still_copi
     hot, _, _ = _sampled(path, GAPPED)
     (watch,) = [w for w in hot.watches.values() if w.code.co_name == "fitness"]
     kept = watch.kept
-    assert kept is not None and watch.rests >= 1, watch.why  # the hook let go in a gap (its cost: bench/)
+    # the hook let go in a gap (its cost: bench/); the message says which functions were watched (another watch keeps
+    # the hook on) if not
+    assert kept is not None and watch.rests >= 1, (watch.why, [w.code.co_name for w in hot.watches.values()])
     assert len(kept.rows) == kept.calls == 3000 and not kept.sampled
     namespace = runpy.run_path(str(path), run_name="copy")
     assert [namespace["fitness"](list(r)) for r in kept.rows] == kept.outputs
