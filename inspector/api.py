@@ -772,6 +772,3 @@ def inspect(fn: Callable[..., Any], *args: Any, budget: float = 1.0, **kwargs: A
 
 def _record(header: ProgramHeader, end: ProgramEnd, status: int, made_by: str) -> RawRecord:
     return program_record(header, end, status, made_by=made_by)
-
-
-

@@ -109,4 +109,3 @@ def _files(kept: dict[str, str], sample: Sample, env: Env) -> list[SourceFile]:
             found.append(SourceFile(path, files_mod.display(path, kind, sample.path, sample_file, env), kind, source))
     order = {"sample": 0, "user": 1, "library": 2, "stdlib": 3}
     return sorted(found, key=lambda f: (order[f.kind], f.display))
-

@@ -18,6 +18,7 @@ from inspector.model import (BreakEven, CodeLocation, CompiledCode, CrossCheck, 
                              WarmCompile, of_raw)
 from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
 from inspector.raw import JSON, RawGraph, RawLoad, RawRecord, RawRoundTiming, RawTiming, RawTrial, RawVariant, RawWarm
+
 MIN_WINDOW_CPU_S = 0.5  # /proc/stat counts in 10 ms ticks: a shorter window (wall x CPUs) cannot tell
 
 

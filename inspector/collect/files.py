@@ -42,4 +42,3 @@ def read(record: RawRecord) -> dict[str, str]:
             if text is not None:
                 found[path] = text
     return found
-

@@ -206,14 +206,12 @@ def _children_cpu() -> float:
 
 
 def program_record(header: ProgramHeader, end: Optional[ProgramEnd], status: int, trace_dir: Optional[Path] = None,
-                   made_by: str = "run",
-                   probe_messages: Optional[RawProbeMessages] = None, children: Sequence[ProgramEnd] = ()
-                   ) -> RawRecord:
+                   made_by: str = "run", probe_messages: Optional[RawProbeMessages] = None,
+                   children: Sequence[ProgramEnd] = ()) -> RawRecord:
     """The RawRecord of a program's run from the probe's first and last messages (``end``: None when the program
-    ended without one); ``made_by``: run, or
-    the Python API's capture or inspect; ``probe_messages``: what was read, where some were not understood;
-    ``children``: the last messages of the child processes' probes (their functions join the program's, named with
-    their process)."""
+    ended without one); ``made_by``: run, or the Python API's capture or inspect; ``probe_messages``: what was read,
+    where some were not understood; ``children``: the last messages of the child processes' probes (their functions
+    join the program's, named with their process)."""
     program = header.program or ProgramTarget()
     path = Path(program.file) if program.file else None
     source = (source_mod.text(str(path)) or "") if path and path.is_file() else ""

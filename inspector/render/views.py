@@ -196,8 +196,6 @@ def _headline(h: model.Headline, analysis: SampleAnalysis) -> HeadlineView:
     return HeadlineView(**{f.name: getattr(h, f.name) for f in fields(h)}, sentences=tuple(said), short=short)
 
 
-
-
 def _overhead(v: SampleVariant, population: Optional[int]) -> str:
     """"At 2,000 individuals 61 % of a torch-compiled-cpu call is outside its kernels (guards 18 µs, ...)." where a
     profiled call of ``v`` spent OVERHEAD or more outside its kernels, else ""."""

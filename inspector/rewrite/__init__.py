@@ -17,9 +17,9 @@ from inspector.rewrite.breaks import rewrite_breaks
 from inspector.rewrite.check import check
 from inspector.rewrite.model import (Arm, Branch, Breaks, Change, ChangeKind, Check, Declined, Dialect, Drawn,
                                      Mismatch, Note, Reason, Renamed, Rewrite, RewriteKind, Row, Topic, Unit, Verdict)
-from inspector.source import Span
 from inspector.rewrite.program import Program, program_from_sources, read_program
 from inspector.rewrite.vectorize import vectorize
+from inspector.source import Span
 
 __all__ = ["Arm", "Branch", "Breaks", "Change", "ChangeKind", "Check", "Declined", "Dialect", "Drawn", "Mismatch",
            "Note", "Program", "Reason", "Renamed", "Rewrite", "RewriteKind", "Row", "Span", "Topic", "Unit", "Verdict",

@@ -17,8 +17,8 @@ from inspector.rewrite.dialect import CONSTANTS, NUMPY, attr, call
 from inspector.rewrite.emit import diff, function, originals, substitute, unparse
 from inspector.rewrite.model import (Change, ChangeKind, Check, Declined, Dialect, Reason, Renamed, Rewrite,
                                      RewriteKind, Row, Unit)
-from inspector.source import Span
 from inspector.rewrite.program import Program, literal
+from inspector.source import Span
 from inspector.tolerance import RTOL
 
 ARRAY, NUMBER, OTHER = "array", "number", "other"  # what an expression is: a tensor, a Python number, anything else

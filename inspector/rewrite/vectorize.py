@@ -16,9 +16,9 @@ from inspector.rewrite.flow import Body, Steps, result
 from inspector.rewrite.layout import Layout
 from inspector.rewrite.model import (Change, ChangeKind, Declined, Dialect, Note, Reason, Renamed, Rewrite,
                                      RewriteKind, Row)
-from inspector.source import Span
 from inspector.rewrite.program import Module, Program
 from inspector.rewrite.values import WHOLE, Binding, Decline, Kind, SCALAR
+from inspector.source import Span
 
 # what a person calls the population where the original called one individual
 PLURAL = {"individual": "population", "ind": "pop", "indiv": "pop", "chromosome": "chromosomes", "genes": "population",
