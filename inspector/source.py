@@ -2,7 +2,8 @@
 
 ``Place``: a line of a file, the base of every value that names one (a traceback's or FX graph's ``Frame``, a graph
 break's site, a line's verdict, a hot function, a contract's problem); ``Span``: lines of a file; ``text``: a
-source file's text, the one way inspector reads it (as Python decodes it; else from linecache: a notebook cell)."""
+source file's text, the one way inspector reads it (as Python decodes it; else from linecache: a notebook cell);
+``split``: its lines, numbered as Python numbers them."""
 
 from __future__ import annotations
 
@@ -49,8 +50,19 @@ def text(path: str) -> Optional[str]:
     return data.decode(encoding, "replace")
 
 
+def split(source: str) -> list[str]:
+    """The lines of a source's text without their ends, numbered as Python numbers them: a line ends at \\n, \\r\\n
+    or \\r, never at a form feed or another of the breaks ``str.splitlines`` knows."""
+    found = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return found[:-1] if found[-1] == "" else found
+
+
+def lines(path: str) -> list[str]:
+    """The lines of the source file at ``path``, as ``text`` reads it (``split``); [] where there is no such file."""
+    return split(text(path) or "")
+
+
 def line(path: str, number: int) -> str:
-    """Line ``number`` (from 1) of the source file at ``path``, as ``text`` reads it, without its line end; "" where
-    there is none (lines end where Python's do: at \\n, \\r\\n or \\r)."""
-    lines = (text(path) or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return lines[number - 1] if 0 < number <= len(lines) else ""
+    """Line ``number`` (from 1) of the source file at ``path`` (``lines``); "" where there is none."""
+    found = lines(path)
+    return found[number - 1] if 0 < number <= len(found) else ""

@@ -38,7 +38,7 @@ from typing import Any
 
 from inspector.contracts.source import LABEL, Function, Source, Statement, read
 from inspector.contracts.versions import Range, RangeError, parse_range
-from inspector.source import Place
+from inspector.source import Place, split
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -209,10 +209,10 @@ def from_comments(path: Path, text: str) -> tuple[list[Contract], list[Problem]]
                             Position(file=where, line=e.lineno or 1))]
     contracts, problems = [], []
     allowed = allowed_eager(source)
+    lines = split(text)
     for line, mark in sorted(source.marks.items()):
         words = parse_words(mark)
-        site = Position(file=where, line=line,
-                        column=1 + len(text.splitlines()[line - 1]) - len(text.splitlines()[line - 1].lstrip()))
+        site = Position(file=where, line=line, column=1 + len(lines[line - 1]) - len(lines[line - 1].lstrip()))
         problems += [Problem(p, site) for p in words.problems]
         statement = _marked(source, line)
         if statement is None:

@@ -14,6 +14,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
+from inspector.source import split
+
 MARK = re.compile(r"#\s*inspector:(.*)$")
 LABEL = re.compile(r"(?:^|\s)label=([\w.-]+)")
 
@@ -83,7 +85,7 @@ class Source:
 def read(text: str) -> Source:
     """The Source of ``text`` (SyntaxError when it is not Python)."""
     tree = ast.parse(text)
-    lines = text.splitlines()
+    lines = split(text)
     comments = _comments(text)
     code = tuple((line[:comments[n][0]] if n in comments else line).strip() for n, line in enumerate(lines, 1))
     marks = {n: found.group(1).strip() for n, (_, comment) in comments.items() if (found := MARK.search(comment))}

@@ -112,8 +112,9 @@ def _read(hint: Any, value: Any) -> Any:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         return _read(next(a for a in args if a is not type(None)), value)
-    if origin in (list, tuple) and args and isinstance(value, (list, tuple)):
-        return origin(_read(args[0], v) for v in value)
+    if origin in (list, tuple) and args and isinstance(value, (list, tuple)):  # tuple[X, ...], or one type a place
+        each = args[:1] * len(value) if origin is list or args[-1] is Ellipsis else args
+        return origin(_read(a, v) for a, v in zip(each, value))
     if isinstance(hint, type) and issubclass(hint, Enum):
         return hint(value)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint) and not isinstance(value, hint):

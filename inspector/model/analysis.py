@@ -14,6 +14,7 @@ from inspector.model.timing import MachineLoad, Rounds
 from inspector.model.why import Problem
 from inspector.model.words import RunKind, Status, coerce
 from inspector.raw import JSON
+from inspector.source import split
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class SourceFile:
 
     def text(self, line: int) -> str:
         """The stripped text of ``line`` (1-based), or ""."""
-        lines = self.source.splitlines()
+        lines = split(self.source)
         return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 

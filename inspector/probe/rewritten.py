@@ -105,7 +105,7 @@ def rows_module(fn: Callable[..., Any], namespace: dict[str, Any], sample: str, 
     decorator's wrapper, a function made at run time): ``over_rows`` then runs them as they are."""
     import numba
     try:
-        lines = (source_mod.text(sample) or "").splitlines()
+        lines = source_mod.lines(sample)
         tree = ast.parse("\n".join(lines))
     except SyntaxError:
         return None

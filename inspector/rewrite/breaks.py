@@ -16,12 +16,12 @@ from inspector.rewrite.exprs import construct
 from inspector.rewrite.layout import Layout
 from inspector.rewrite.model import (Breaks, Change, ChangeKind, Declined, Dialect, Note, Reason, Renamed, Rewrite,
                                      RewriteKind, Row, Topic)
-from inspector.source import Span
 from inspector.rewrite.program import Module, Program
 from inspector.rewrite.shapes import COLUMN, ZERO_D, Shapes
 from inspector.rewrite.unroll import unrolled
 from inspector.rewrite.values import Decline
 from inspector.rewrite.vectorize import vectorize
+from inspector.source import Span, split
 
 ARITHMETIC = (ast.BinOp, ast.Compare, ast.UnaryOp)
 HOST = {"item"}
@@ -328,7 +328,7 @@ def unmasked(node: ast.expr, mask: ast.expr) -> ast.expr:
 def spliced(module: Module, function: ast.FunctionDef, edits: list[Edit], new_name: str) -> str:
     """The variant's source with each rewritten statement's lines replaced by its new statements (the user's
     other lines as written), renamed ``new_name``."""
-    lines = module.source.splitlines()
+    lines = split(module.source)
     first, last = function.lineno, function.end_lineno or function.lineno
     text = lines[first - 1:last]
     keep = emit.originals([function])

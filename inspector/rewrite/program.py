@@ -43,7 +43,7 @@ class Module:
 
     def line(self, number: int) -> str:
         """Line ``number`` of the source, stripped."""
-        lines = self.source.splitlines()
+        lines = source_mod.split(self.source)
         return lines[number - 1].strip() if 0 < number <= len(lines) else ""
 
 

@@ -22,6 +22,7 @@ def test_a_line_is_numbered_as_python_numbers_it():
     linecache.cache[path] = (0, None, ["a = 1\r\n", "b = '\x0c'\r\n", "c = 3\n"], path)  # as IPython keeps a cell
     try:
         assert source.text(path) == "a = 1\r\nb = '\x0c'\r\nc = 3\n"
+        assert source.lines(path) == ["a = 1", "b = '\x0c'", "c = 3"]  # str.splitlines would break at the form feed
         assert [source.line(path, n) for n in (0, 1, 2, 3, 4, 5)] == ["", "a = 1", "b = '\x0c'", "c = 3", "", ""]
     finally:
         del linecache.cache[path]
