@@ -69,6 +69,17 @@ class ExperimentRun:
 
 
 @dataclass(frozen=True)
+class CheckFailure:
+    """How a rewrite failed its check: what it raised (``error``), else the first individual whose value differed
+    (``individual``: the program's value, ``expected``, and the rewrite's, ``got``)."""
+
+    error: Optional[str]
+    individual: Optional[int] = None
+    expected: Optional[str] = None
+    got: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class HotRewrite:
     """inspector's rewrite of the function over the population in one dialect: its code and its check, or the
     construct it declined (``declined``: the construct, its line, why); ``notes``: how it may differ from the user's
@@ -80,7 +91,7 @@ class HotRewrite:
     #                                  calling the rewrite once on the population
     matched: Optional[bool]
     checked: int  # individuals it was checked on
-    problem: str  # the check's first mismatch or error
+    problem: Optional[CheckFailure]  # the JSON's words (render/said.py)
     declined: Optional[tuple[str, int, str]]
     notes: tuple[Note, ...] = ()
 

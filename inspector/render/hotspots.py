@@ -186,7 +186,7 @@ def _notes(h: Hotspot) -> tuple[str, ...]:
         if w.declined:
             continue
         if w.matched is False:
-            notes.append(f"the {name} rewrite failed its check (not advice): {w.problem}")
+            notes.append(f"the {name} rewrite failed its check (not advice): {said.check_failure(w.problem)}")
         elif w.matched:
             notes.append(f"the {name} rewrite matched the function on {w.checked:,} individuals")
     differ: dict[str, list[str]] = {}  # how a rewrite may differ: said once for the dialects it is about

@@ -16,6 +16,7 @@ from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, BreakChang
                              Scaled, Sequential, Serial, SerialCause, SizeRecompile, SmallLoops, SourceChanged, Tail,
                              ThreadScaling, ThreadSpeedups, TimeRow, TimedApart, TimedBusy, TritonLaunch, TritonLoads,
                              Undecided, Unfused, Unread, UnreadKind, Unrecorded, Unrolled, Untraced, UsualFix)
+from inspector.model.hotspots import CheckFailure, HotRewrite
 
 
 def json_words(value: object) -> dict[str, Any]:
@@ -71,6 +72,14 @@ def library(f: LibraryFix, eagerly: str = "") -> str:
                 f"to {f.package}")
     return (f"{inside}, not in your code: wrap the call into it{call} with torch.compiler.disable (it runs eagerly, "
             f"the rest stays compiled), call a function torch.compile supports instead, or report it to {f.package}")
+
+
+def check_failure(f: Optional[CheckFailure]) -> str:
+    """How a rewrite of a hot function failed its check: what it raised, else its first differing individual ("" where
+    it did not fail)."""
+    if f is None:
+        return ""
+    return f.error or f"individual {f.individual}: expected {f.expected}, got {f.got}"
 
 
 def rewrite(u: UsualFix, eagerly: str = "") -> Optional[str]:
@@ -527,4 +536,5 @@ WORDS: dict[type, dict[str, tuple[Any, Callable[[Any], Any]]]] = {
     LimitHit: {"guard": (Optional[str], lambda h: guard(h.guard) if h.guard else None)},
     Untraced: {"guard": (Optional[str], lambda u: guards(u.guard))},
     SizeRecompile: {"guard": (str, lambda s: guard(s.guard))},
+    HotRewrite: {"problem": (str, lambda w: check_failure(w.problem))},
 }

@@ -12,6 +12,7 @@ from inspector.model import to_json
 from inspector.raw import RawRecord
 from inspector.record import load
 from inspector.render.hotspots import view, views
+from inspector.render.said import json_words
 from inspector.rewrite import Dialect, Row, program_from_sources, vectorize
 from inspector.rewrite.codec import to_json as rewrite_json
 
@@ -93,6 +94,8 @@ def test_a_rewrite_that_failed_its_check_or_a_run_that_differs_from_the_program_
     (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
     assert "numpy" not in dict(view.code)
     assert any("NumPy rewrite failed its check (not advice): individual 3" in n for n in view.notes)
+    (numpy,) = [w for w in to_json(hot, json_words)["rewrites"] if w["dialect"] == "numpy"]
+    assert numpy["problem"] == "individual 3: expected 1.0, got 2.0"  # the JSON's words, as format 4 wrote them
     assert "NumPy rewrite 1" not in view.sentence and "NumPy rewrite compiled" not in view.sentence
 
 

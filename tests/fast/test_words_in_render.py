@@ -1,5 +1,6 @@
 """Words only in render: the analysis builds no sentence. An f-string, a ``%`` or ``.format`` template, or a ``+``
-concatenation in ``inspector/analysis/`` whose constant text holds two alphabetic words in a row builds prose, and
+concatenation in ``inspector/analysis/`` whose constant text holds two words (in a row, or apart: "individual {i}:
+expected {e}") builds prose, and
 belongs in ``inspector/render/`` (``said.py``), fed the facts the analysis keeps. Keys, ids and places, where only
 punctuation joins values (``f"{vid}: {p}"``, ``f"{file}:{line}"``, ``f"lines {a}-{b}"``), are not prose; nor is an
 exception's message (``raise``), which is for the developer, not the reader of a report."""
@@ -13,6 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 ANALYSIS = ROOT / "inspector" / "analysis"
 PROSE = re.compile(r"[A-Za-z]+[ ]+[A-Za-z]+")  # two words in a row
+WORD = re.compile(r"[A-Za-z]{2,}")  # a word, where the text's parts hold two apart
 
 
 def _texts(node: ast.AST) -> list[str]:
@@ -35,14 +37,15 @@ def prose(source: str) -> list[int]:
     tree = ast.parse(source)
     raised = {id(n) for r in ast.walk(tree) if isinstance(r, ast.Raise) for n in ast.walk(r)}
     return sorted({n.lineno for n in ast.walk(tree) if id(n) not in raised
-                   and any(PROSE.search(t) for t in _texts(n))})
+                   and (any(PROSE.search(t) for t in _texts(n)) or len(WORD.findall(" ".join(_texts(n)))) > 1)})
 
 
 def test_the_definition_catches_sentences_and_lets_keys_ids_and_places_pass():
     caught = ['f"{n} kernels ran serial"', '"ran as " + name', '"%d loops were unrolled" % n',
-              '"{} loop nests".format(n)', 'f"{a}" + " of the call"']
+              '"{} loop nests".format(n)', 'f"{a}" + " of the call"', 'f"individual {i}: expected {e}, got {g}"']
     passed = ['f"{vid}: {p}"', 'f"{file}:{line}"', 'f"lines {a}-{b}"', 'f"{k.id}#{n.index}"', '"; ".join(x)',
-              'raise ValueError(f"not a record: {x}")', '"x" + y', 'f"graph {g}"']
+              'raise ValueError(f"not a record: {x}")', '"x" + y', 'f"graph {g}"',
+              'rf"\\b{name}\\b"']
     assert all(prose(c) for c in caught), [c for c in caught if not prose(c)]
     assert not [p for p in passed if prose(p)]
 
