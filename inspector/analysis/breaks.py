@@ -17,7 +17,7 @@ from inspector.analysis.lines import Scope, Sources, only_call
 from inspector.analysis.parse import breaks as parse
 from inspector.analysis.parse.breaks import RESUMED_AT, BreakFacts
 from inspector.frames import Frame
-from inspector.model import (BreakCost, CompileWarning, Finding, GraphBreak, Guard, LibraryFix, Problem,
+from inspector.model import (BreakCost, BreakFix, CompileWarning, Finding, GraphBreak, Guard, LibraryFix, Problem,
                              ProgramFunction, Recompilation, SampleVariant, SizeRecompile, SourceFile, Status, Unread,
                              UnreadKind, Unrolled, WarningKind)
 from inspector.raw import RawBreak, RawCapture, RawEnv, RawGraph, RawSize
@@ -106,22 +106,20 @@ def _add(seen: Seen, b: BreakFacts, sources: Sources, within: Within) -> None:
         known = seen[key]
         seen[key] = replace(known, count=known.count + 1, resumable=known.resumable and b.resumable)
         return
-    fix: Optional[Union[str, LibraryFix]] = b.fix
+    fix: Optional[Union[BreakFix, LibraryFix]] = b.fix
     flag, where, file = b.flag, site.kind if site else None, site.display if site else b.file
     code = site.text(line) if site and line is not None else None
     form = fixes.branch_form(site.source, line) if b.cause == "data-dependent-branch" and site and line else None
-    fix = {"where": parse.WHERE_FIX, "cond": parse.COND_FIX}.get(form or "", fix)  # as the source's branches allow
+    fix = {"where": BreakFix.WHERE, "cond": BreakFix.COND}.get(form or "", fix)  # as the source's branches allow
     if b.cause == "dynamic-shape":  # as the operator torch named and the line show it
         fix = parse.shape_fix(b.operator, code)
     elif b.cause == "item" and parse.data_dependent_slice(code):
-        fix = parse.SLICE_FIX
+        fix = BreakFix.SLICE
     if site and site.kind == "library":
         fix, flag = _library_fix(site, line, chain, _torch_caller(b, site, sources)), None
     elif not site and b.file and TORCH_FILE.search(b.file):
         where, file, flag = "torch", "torch/" + TORCH_FILE.split(b.file)[-1], None
-        fix = ("the break is in torch's own code, before any line of yours ran: this torch could not trace the "
-               "call of the variant itself (a functools.partial or callable object, say); the functions it calls "
-               "are compiled as frames of their own. A plain function as the variant may avoid it")
+        fix = BreakFix.TORCH_CODE
     seen[key] = GraphBreak(
         file=file, line=line, code=code, where=where,
         chain=[(f.display, n) for f, n in chain], reason=b.reason, resumable=b.resumable, cause=b.cause,

@@ -19,9 +19,10 @@ from dataclasses import replace
 from typing import Optional, Union
 
 from inspector.analysis import rounds
-from inspector.model import (Change, ChangeAt, CompiledCode, Fix, FixKind, GraphBreak, LibraryFix, LineRef, LineStatus,
-                             LineVerdict, ProgramFunction, Recompilation, SampleAnalysis, SampleVariant, SizeCall,
-                             SizeCompared, Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized,
+from inspector.analysis.parse import breaks as parse_breaks
+from inspector.model import (BreakFix, Change, ChangeAt, CompiledCode, Fix, FixKind, GraphBreak, LibraryFix, LineRef,
+                             LineStatus, LineVerdict, ProgramFunction, Recompilation, SampleAnalysis, SampleVariant,
+                             SizeCall, SizeCompared, Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized,
                              WarningKind)
 from inspector.model.code import OVERHEAD
 from inspector.model.fixes import Where
@@ -78,8 +79,8 @@ def has_rewrite(b: GraphBreak) -> bool:
 def torch_hints(b: GraphBreak) -> list[str]:
     """torch's own hints for a break that name a change to make, less those naming what its rewrite or flag names and
     those removing a call the break's line does not make (a call in torch's or a library's code below it)."""
-    rewrite = b.fix if isinstance(b.fix, str) else ""
-    said = {n.split(".")[-1] for n in NAMED.findall(f"{rewrite} {b.flag or ''}")} | set(_library_names(b))
+    named = parse_breaks.NAMES.get(b.fix, set()) if isinstance(b.fix, BreakFix) else set()
+    said = named | {n.split(".")[-1] for n in NAMED.findall(b.flag or "")} | set(_library_names(b))
     return [h for h in b.hints if not NO_FIX_HINT.search(h)
             and not any(n.split(".")[-1] in said for n in NAMED.findall(h.replace("`", "")))
             and not ((m := REMOVE.match(h)) and m.group(1) not in (b.code or ""))]

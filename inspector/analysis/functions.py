@@ -15,7 +15,7 @@ from inspector.analysis.parse import breaks as parse_breaks
 from inspector.analysis.variants import compile_time, target_of, timing_of, warm
 from inspector.model import (Argument, BreakEven, CallKinds, CallRun, CodeLocation, FunctionRun, GaveUp,
                              InternalError, LimitHit, NotTraced, ProgramFunction, Recompile, Replay, StanceRun, Status,
-                             UncompiledMethod, Untraced, UntracedCalls, of_raw)
+                             UncompiledMethod, Unmeasured, Untraced, UntracedCalls, of_raw)
 from inspector.raw import JSON, RawFallbacks, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
 
@@ -129,10 +129,6 @@ def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[st
     return same, inlined
 
 
-# why a function in a run's record made before inspector replayed functions has no replay
-NO_REPLAY = "the record was made by an inspector that did not replay functions"
-
-
 def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
     """Whether compiling paid, from the replay's rounds (``run.replay``) and the run's compile time and calls (those
     that ran compiled code); None for the Python API's records and functions never called."""
@@ -140,7 +136,7 @@ def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
         return None
     facts = raw.run.replay if raw.run else None
     if facts is None:
-        return Replay(why=NO_REPLAY)
+        return Replay(why=Unmeasured.NO_REPLAY)
     graphs = compiled.of_variant(raw).graphs  # those torch found in its caches: their first compile, as kept
     base = Replay(call=facts.call, copied_bytes=facts.bytes or 0, compiles=facts.compiles or 0,
                   compile_s=run.compile_s, calls=_compiled_calls(run),
@@ -149,8 +145,7 @@ def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
     eager, compiled_ = _medians(facts.eager or []), _medians(facts.compiled or [])
     side = rounds.side_by_side(eager, compiled_)
     if facts.why or not side or run.compile_s is None:
-        return replace(base, why=facts.why or ("its replay timed no round" if not side else
-                                               "torch's compile time of it was not recorded"),
+        return replace(base, why=facts.why or (Unmeasured.NO_ROUND if not side else Unmeasured.NO_COMPILE_TIME),
                        needed_s=run.compile_s / base.calls if run.compile_s and base.calls else None)
     eager_s, compiled_s = statistics.median(eager.values()), statistics.median(compiled_.values())
     gain = eager_s - compiled_s

@@ -15,7 +15,7 @@ from inspector.analysis import compiled, cost, fixes, rounds
 from inspector.analysis.compiled import Context, Seen, Target
 from inspector.model import (BreakEven, CodeLocation, CompiledCode, CrossCheck, Crossover, InternalError, MachineLoad,
                              SampleVariant, Speedups, Status, SweepEntry, SweepPoint, Timing, Transfer, TrialResult,
-                             WarmCompile, of_raw)
+                             Unmeasured, WarmCompile, of_raw)
 from inspector.model.timing import OTHERS_BUSY, STEAL_BUSY
 from inspector.raw import JSON, RawGraph, RawLoad, RawRecord, RawRoundTiming, RawTiming, RawTrial, RawVariant, RawWarm
 
@@ -93,7 +93,7 @@ def warm(raw: RawWarm) -> WarmCompile:
         compile_s = max(0.0, raw.first_call_s - (raw.steady_s or 0.0))
     if raw.error or compile_s is None:
         return WarmCompile(None, None, None, None, raw.processes or 0, raw.cache_dir, raw.compiler_start_s,
-                           raw.error or "the rerun compiled nothing of it")
+                           raw.error or Unmeasured.NOTHING_COMPILED)
     phases = cost.phases([(m, _outcome(m)) for m in raw.metrics or [] if m])
     return WarmCompile(compile_s, raw.first_call_s, raw.steady_s, phases, raw.processes or 1,
                        raw.cache_dir, raw.compiler_start_s, during_run=bool(raw.during_run))

@@ -46,8 +46,8 @@ from inspector.model.why import (LISTED, BackendFailed, Backends, BreakAt, Facts
                                  Machine, Named, NestAt, NestRun, Nests, NoLoop, NonContiguous, Overruled, Problem,
                                  Reason, Scaled, Serial, SerialCause, SizeRecompile, SmallLoops, Tail, ThreadSpeedups,
                                  TritonLoads, Undecided, Unfused, Unread, UnreadKind, Unrecorded, Unrolled, UsualFix)
-from inspector.model.words import (STATUSES, Backend, FixKind, How, LineStatus, NotTraced, ReasonKind, RunKind,
-                                   Status, Vectorized, WarningKind, Words)
+from inspector.model.words import (STATUSES, Backend, BreakFix, FixKind, How, LineStatus, NotTraced, ReasonKind,
+                                   RunKind, Status, Unmeasured, Vectorized, WarningKind, Words)
 from inspector.source import Place, Span
 
 FORMAT = "inspector.analysis/4"  # the JSON renderer's output (docs/record.md, "The analysis")
@@ -58,8 +58,9 @@ __all__ = [
     "LISTED", "Backends", "BreakAt", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestAt", "NestRun",
     "Nests", "NoLoop", "NonContiguous", "Overruled", "Scaled", "Serial", "SerialCause", "SizeRecompile", "SmallLoops",
     "Tail", "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled", "Problem", "Unread",
-    "UnreadKind", "LibraryFix", "UsualFix", "BackendFailed", "Guard",
+    "UnreadKind", "LibraryFix", "UsualFix", "BackendFailed", "Guard", "Unmeasured",
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
+    "BreakFix",
     "BreaksView", "CallKinds", "CallSite", "CallRun", "CallsChange", "Change", "ChangeAt", "ChildProcess",
     "CodeLocation", "CodePair", "ComparedCandidate", "ComparedHotspot", "ComparedLine", "ComparedRun",
     "ComparedVariant", "Comparison", "CompilePhases", "CompileWarning",

@@ -7,7 +7,7 @@ from typing import Optional, Union
 
 from inspector.model.lines import CallSite
 from inspector.model.why import BackendFailed, Guard, LibraryFix, SizeRecompile, Unrolled, UsualFix
-from inspector.model.words import WarningKind, coerce
+from inspector.model.words import BreakFix, WarningKind, coerce
 from inspector.source import Place
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class GraphBreak(Place):
     hints: list[str]
     gb_id: Optional[str]
     url: Optional[str]
-    fix: Optional[Union[str, LibraryFix]]  # the rewrite that avoids it (inside a library: what to do there)
+    fix: Optional[Union[BreakFix, LibraryFix]]  # the rewrite that avoids it (inside a library: what to do there)
     flag: Optional[str]  # a config flag that removes it (a fix of its own, FixKind.FLAG)
     count: int
     compile_id: Optional[str]

@@ -4,14 +4,14 @@ one function of ``inspector.analysis`` from the record's raw facts."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
 from inspector.model.code import CompiledCode
 from inspector.model.fixes import TrialResult
 from inspector.model.hotspots import Hotspot
 from inspector.model.timing import BreakEven, Speedups, Timing
 from inspector.model.why import Guard
-from inspector.model.words import NotTraced, Status, coerce
+from inspector.model.words import NotTraced, Status, Unmeasured, coerce
 from inspector.raw import JSON
 from inspector.source import Place
 
@@ -214,16 +214,17 @@ class FunctionRun:
 
 @dataclass(frozen=True)
 class Replay:
-    """Whether compiling a program's function paid in its run, from its replay after the program (``inspector
-    run``): eager and compiled on copies of call ``call``'s arguments, in alternating rounds. ``why``: not measured,
-    and why (the rest then None). ``saved_s`` = ``calls`` x (``eager_s`` - ``compiled_s``); ``pays_after`` =
-    ``compile_s`` / (``eager_s`` - ``compiled_s``) calls (None: never, compiled code was not faster); ``warm``: the
-    same with its compile on a rerun, torch's caches warm (None: not measured, or this run's own compile was that);
-    ``first``: where this run found its graphs in torch's caches, the same with their first compile
-    (``first_compile_s``, kept by capture when they compiled); ``needed_s``: where it was not measured, what each
-    compiled call would have had to save for the compile to pay in the run (``compile_s`` / ``calls``)."""
+    """Whether compiling a program's function paid in its run, from its replay after the program (``inspector run``):
+    eager and compiled on copies of call ``call``'s arguments, in alternating rounds. ``why``: not measured, and why
+    (the probe's words, or an Unmeasured whose words the JSON writes; the rest then None). ``saved_s`` = ``calls`` x
+    (``eager_s`` - ``compiled_s``); ``pays_after`` = ``compile_s`` / (``eager_s`` - ``compiled_s``) calls (None: never,
+    compiled code was not faster); ``warm``: the same with its compile on a rerun, torch's caches warm (None: not
+    measured, or this run's own compile was that); ``first``: where this run found its graphs in torch's caches, the
+    same with their first compile (``first_compile_s``, kept by capture when they compiled); ``needed_s``: where it was
+    not measured, what each compiled call would have had to save for the compile to pay in the run (``compile_s`` /
+    ``calls``)."""
 
-    why: Optional[str] = None
+    why: Optional[Union[Unmeasured, str]] = None
     call: Optional[int] = None
     eager_s: Optional[float] = None  # per call, the median of its rounds' medians
     compiled_s: Optional[float] = None

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 from inspector.model.code import CompilePhases
+from inspector.model.words import Unmeasured
 
 OTHERS_BUSY = 0.2  # other processes using this share of all CPUs contend with a variant's threads (a busy machine)
 STEAL_BUSY = 0.05  # the hypervisor stealing this share of the CPUs makes a machine busy too
@@ -51,11 +52,12 @@ class Transfer:
 @dataclass(frozen=True)
 class WarmCompile:
     """A compiled variant's compile on a rerun: compiled again in a fresh process with torch's caches as an earlier
-    process left them, in inspector's own cache folder (``cache_dir``), never the user's. ``compile_s``: torch's
-    compile time there (else the first call minus the steady one); ``phases``: by phase, with the caches' outcomes;
+    process left them, in inspector's own cache folder (``cache_dir``), never the user's. ``compile_s``: torch's compile
+    time there (else the first call minus the steady one); ``phases``: by phase, with the caches' outcomes;
     ``processes``: 2 where the first filled the caches; ``compiler_start_s``: what that process's first compile paid
-    once, to load torch's compiler and its kernel loader (measured apart); ``error``: why it was not measured (the
-    rest None); ``during_run``: measured in the run itself, torch having found all its graphs in its caches there."""
+    once, to load torch's compiler and its kernel loader (measured apart); ``error``: why it was not measured (what the
+    probe caught, or an Unmeasured whose words the JSON writes; the rest None); ``during_run``: measured in the run
+    itself, torch having found all its graphs in its caches there."""
 
     compile_s: Optional[float]
     first_call_s: Optional[float]
@@ -64,7 +66,7 @@ class WarmCompile:
     processes: int
     cache_dir: Optional[str]
     compiler_start_s: Optional[float] = None
-    error: Optional[str] = None
+    error: Optional[Union[Unmeasured, str]] = None
     during_run: bool = False
 
 

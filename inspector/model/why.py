@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from inspector.model.machine import MachineCode
-from inspector.model.words import Backend, ReasonKind, Words, coerce
+from inspector.model.words import Backend, BreakFix, ReasonKind, Words, coerce
 from inspector.source import Place
 
 LISTED = 12  # items a listing keeps; the line verdict's ``nests`` and ``kernels`` name them all
@@ -346,9 +346,10 @@ class LibraryFix(Place):
 @dataclass(frozen=True)
 class UsualFix:
     """A graph break's usual fix: its rewrite (its cause's words, or, for a break inside a library, what to do
-    there) and the config flag that removes it."""
+    there) and the config flag that removes it. The model holds a cause's rewrite as a ``BreakFix``, whose words the
+    JSON writes (render/said.py)."""
 
-    rewrite: Optional[Union[str, LibraryFix]]
+    rewrite: Optional[Union[BreakFix, LibraryFix]]
     flag: Optional[str]
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from inspector.raw import Status, Words
 
-__all__ = ["STATUSES", "Backend", "FixKind", "How", "LineStatus", "NotTraced", "ReasonKind", "RunKind", "Status",
-           "Vectorized", "WarningKind", "Words", "coerce"]
+__all__ = ["STATUSES", "Backend", "BreakFix", "FixKind", "How", "LineStatus", "NotTraced", "ReasonKind", "RunKind",
+           "Status", "Unmeasured", "Vectorized", "WarningKind", "Words", "coerce"]
 
 
 class RunKind(Words):
@@ -25,6 +25,40 @@ class Backend(Words):
     CPP = "cpp"
     TRITON = "triton"
     EXTERN = "extern"
+
+
+class BreakFix(Words):
+    """A graph break's usual rewrite (its words: ``inspector/render/said.py``): its cause's
+    (``inspector.analysis.parse.breaks``), a data-dependent branch's as the source's branches allow (``where``,
+    ``cond``), an operator's whose output's shape follows the data, a slice's whose bounds are read out of a tensor,
+    or, for a break in torch's own code before any line of the user's ran, a plain function as the variant."""
+
+    MASK = "mask"
+    NOT_COMPILED = "not-compiled"
+    BRANCH = "branch"
+    WHERE = "where"
+    COND = "cond"
+    ITEM = "item"
+    PRINT = "print"
+    APPLY_ALONG_AXIS = "apply-along-axis"
+    SKIPPED_FUNCTION = "skipped-function"
+    SLICE = "slice"
+    BINCOUNT = "bincount"
+    UNIQUE = "unique"
+    MASKED_SELECT = "masked-select"
+    REPEAT_INTERLEAVE = "repeat-interleave"
+    TORCH_CODE = "torch-code"
+
+
+class Unmeasured(Words):
+    """Why the analysis has no figure where the probe gave no words of its own (its words: render/said.py): the
+    record was made before inspector replayed a program's functions, the replay timed no round, torch recorded no
+    compile time of the function, or a rerun compiled nothing of it."""
+
+    NO_REPLAY = "no-replay"
+    NO_ROUND = "no-round"
+    NO_COMPILE_TIME = "no-compile-time"
+    NOTHING_COMPILED = "nothing-compiled"
 
 
 class NotTraced(Words):

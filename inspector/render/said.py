@@ -8,15 +8,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Optional, Union
 
-from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, BreakChange,
+from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, BreakChange, BreakFix,
                              ComparedRun, CompileWarning, Confounder, Env,
                              ExitChanged, Facts, Gathered, GraphBreak, Guard, LaneOps, LibraryFix, LimitHit, Machine,
                              MachineLoad, Named, NestAt, Nests, NoLoop, NonContiguous, Overruled, PairWarning,
                              ParseCount, Populations, Problem, Reason, ReasonKind, Recompilation, Recompile, RunPair,
                              Scaled, Sequential, Serial, SerialCause, SizeRecompile, SmallLoops, SourceChanged, Tail,
                              ThreadScaling, ThreadSpeedups, TimeRow, TimedApart, TimedBusy, TritonLaunch, TritonLoads,
-                             Undecided, Unfused, Unread, UnreadKind, Unrecorded, Unrolled, Untraced, UsualFix)
+                             Undecided, Unfused, Unmeasured, Unread, UnreadKind, Unrecorded, Unrolled, Untraced,
+                             UsualFix, to_json)
 from inspector.model.hotspots import CheckFailure, HotRewrite
+from inspector.model.runs import Replay
+from inspector.model.timing import WarmCompile
 
 
 def json_words(value: object) -> dict[str, Any]:
@@ -82,10 +85,64 @@ def check_failure(f: Optional[CheckFailure]) -> str:
     return f.error or f"individual {f.individual}: expected {f.expected}, got {f.got}"
 
 
+# a graph break's usual rewrite (the names each gives, dotted or snake_case, are the analysis' parse.breaks.NAMES)
+BREAK_FIXES = {
+    BreakFix.MASK: "avoid boolean-mask indexing: use np.where / torch.where with a mask",
+    BreakFix.NOT_COMPILED: "the compiler backend failed on this code (see torch's message) and Dynamo ran it as "
+                           "Python; report it to the backend if the code is supported",
+    BreakFix.BRANCH: "make the branch a mask: compute both sides and select with np.where / torch.where, or use "
+                     "torch.cond",
+    # torch's fix for an `if` on a tensor (its graph-break hint and torch.cond's documentation), where the source shows
+    # the branches: both tensor expressions (WHERE), or not (COND)
+    BreakFix.WHERE: "both branches are tensor expressions: compute both and select with torch.where(condition, a, b) "
+                    "(np.where for NumPy), which stays in one graph; or torch.cond(condition, true_fn, false_fn, "
+                    "operands)",
+    BreakFix.COND: "express the branch with torch.cond(condition, true_fn, false_fn, operands), which compiles both "
+                   "branches into the graph",
+    BreakFix.ITEM: "keep the value in a tensor rather than reading it out as a Python number",
+    BreakFix.PRINT: "remove the print from the compiled function, or log outside it",
+    BreakFix.APPLY_ALONG_AXIS: "vectorise the row function over the whole population (axis=1 reductions, "
+                               "broadcasting) instead of np.apply_along_axis",
+    BreakFix.SKIPPED_FUNCTION: "the function it calls is one Dynamo never traces: call it outside the compiled "
+                               "function",
+    # slice bounds read out of a tensor (x[ptr[i]:ptr[i + 1]], a CSR row): Python ints, so an implied .item()
+    BreakFix.SLICE: "the slice's bounds are read out of a tensor, and a slice needs Python ints: a data-dependent "
+                    "slice. Reduce over all the segments at once instead (torch.segment_reduce(values, 'sum', "
+                    "offsets=ptr), np.add.reduceat(values, ptr[:-1]))",
+    BreakFix.BINCOUNT: "torch.bincount's length follows the largest value: count into a tensor of fixed length "
+                       "instead (torch.zeros(bins).index_add_(0, x, torch.ones_like(x, dtype=torch.float)), or "
+                       "scatter_add_)",
+    BreakFix.UNIQUE: "torch.unique's length follows how many values differ: where a count or the first occurrences "
+                     "is what is needed, sort and compare neighbours (torch.sort, then x[1:] != x[:-1]), which keeps "
+                     "the shape",
+    BreakFix.MASKED_SELECT: "torch.masked_select's length follows the mask: keep the shape with torch.where(mask, x, "
+                            "0)",
+    BreakFix.REPEAT_INTERLEAVE: "repeat_interleave with repeats read from a tensor has a length that follows the "
+                                "data: there is no fixed-shape form in general",
+    BreakFix.TORCH_CODE: "the break is in torch's own code, before any line of yours ran: this torch could not trace "
+                         "the call of the variant itself (a functools.partial or callable object, say); the "
+                         "functions it calls are compiled as frames of their own. A plain function as the variant "
+                         "may avoid it",
+}
+
+
+UNMEASURED = {Unmeasured.NO_REPLAY: "the record was made by an inspector that did not replay functions",
+              Unmeasured.NO_ROUND: "its replay timed no round",
+              Unmeasured.NO_COMPILE_TIME: "torch's compile time of it was not recorded",
+              Unmeasured.NOTHING_COMPILED: "the rerun compiled nothing of it"}
+
+
+def unmeasured(why: Optional[Union[Unmeasured, str]]) -> Optional[str]:
+    """Why a figure was not measured: the probe's words, or inspector's (an Unmeasured)."""
+    return UNMEASURED[why] if isinstance(why, Unmeasured) else why
+
+
 def rewrite(u: UsualFix, eagerly: str = "") -> Optional[str]:
     """A break's rewrite: its cause's, or what to do about it inside a library (the JSON's ``fix``; ``eagerly``:
     ``library``'s)."""
-    return library(u.rewrite, eagerly) if isinstance(u.rewrite, LibraryFix) else u.rewrite
+    if isinstance(u.rewrite, LibraryFix):
+        return library(u.rewrite, eagerly)
+    return BREAK_FIXES[u.rewrite] if u.rewrite else None
 
 
 def usual_fix(u: UsualFix) -> Optional[str]:
@@ -537,4 +594,8 @@ WORDS: dict[type, dict[str, tuple[Any, Callable[[Any], Any]]]] = {
     Untraced: {"guard": (Optional[str], lambda u: guards(u.guard))},
     SizeRecompile: {"guard": (str, lambda s: guard(s.guard))},
     HotRewrite: {"problem": (str, lambda w: check_failure(w.problem))},
+    Replay: {"why": (Optional[str], lambda r: unmeasured(r.why))},
+    WarmCompile: {"error": (Optional[str], lambda w: unmeasured(w.error))},
+    UsualFix: {"rewrite": (Optional[Union[str, LibraryFix]], lambda u: to_json(u.rewrite, json_words)
+                           if isinstance(u.rewrite, LibraryFix) else rewrite(u))},
 }

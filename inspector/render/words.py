@@ -141,7 +141,7 @@ def break_evens(s: Speedups) -> str:
 def warm_compile(w: WarmCompile) -> str:
     """A compile on a rerun in one sentence: what it cost, by phase, the caches' outcomes and how it was measured."""
     if w.compile_s is None:
-        return f"The compile on a rerun, with torch's caches warm, could not be measured: {w.error}."
+        return f"The compile on a rerun, with torch's caches warm, could not be measured: {said.unmeasured(w.error)}."
     parts = [f"{label} {seconds(getattr(w.phases, key))}" for key, label, _ in PHASES
              if w.phases and getattr(w.phases, key) >= 0.0005]
     cache = ", ".join(f"{n} {k}" for k, n in sorted(w.phases.cache.items())) if w.phases else ""
@@ -167,7 +167,7 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None, run: Optional[F
     set beside the replay's compiled figure where the two are over NOISY apart (``run``: the function's calls, to
     say where those steady calls came right after inspector's passes)."""
     if r.why:
-        return f"Whether compiling {name} paid: not measured: {r.why}." + _needed(r, steady_s)
+        return f"Whether compiling {name} paid: not measured: {said.unmeasured(r.why)}." + _needed(r, steady_s)
     low, high = r.spread or (None, None)
     unsteady = bool(low and high and high > NOISY * low)  # the machine's speed changed between rounds
     how = (f"eager {seconds(r.eager_s)} against compiled {seconds(r.compiled_s)} per call, on copies of call "

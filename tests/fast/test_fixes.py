@@ -12,7 +12,7 @@ import pytest
 from conftest import analysis, line_of, record_path
 from inspector.analysis import analyze, fixes
 from inspector.analysis.parse import breaks as parse_breaks
-from inspector.model import FixKind
+from inspector.model import BreakFix, FixKind
 from inspector.model.code import OVERHEAD
 from inspector.raw import TENSOR_GUARDS, RawRecord
 from inspector.record import load
@@ -337,7 +337,7 @@ def test_a_function_already_dynamic_false_is_never_advised_dynamic_false():
 def test_a_data_dependent_branch_gets_torch_where_where_both_branches_are_tensor_expressions_else_torch_cond():
     a = analysis("2.13.0", "data_dependent_if")
     (b,) = a.program.functions[0].code.breaks
-    assert b.cause == "data-dependent-branch" and b.fix == parse_breaks.WHERE_FIX
+    assert b.cause == "data-dependent-branch" and b.fix == BreakFix.WHERE
     (fix,) = _of(a, FixKind.BREAK)
     said = " ".join(f.text for f in views.program_fixes(a))
     assert f"graph break at line {b.line}" in said and "torch.where(condition, a, b)" in said
@@ -357,12 +357,12 @@ def test_a_data_dependent_branch_gets_torch_where_where_both_branches_are_tensor
 
 def test_a_breaks_advice_is_torchs_hint_where_it_gave_one_said_as_torchs_and_nothing_where_none_is_known():
     (b,) = analysis("2.13.0", "data_dependent_if").program.functions[0].code.breaks
-    logging = dataclasses.replace(b, fix="remove the print from the compiled function", hints=[
+    logging = dataclasses.replace(b, fix=BreakFix.PRINT, hints=[
         "Please report an issue to PyTorch.",
         "you can try adding it to `torch._dynamo.config.reorderable_logging_functions`."])
     assert fixes.torch_hints(logging) == logging.hints[1:]
     assert fix_words.rewrite(logging, fixes.torch_hints(logging)) == (
-        "Remove the print from the compiled function. Torch's hint: you can try adding it to "
+        "Remove the print from the compiled function, or log outside it. Torch's hint: you can try adding it to "
         "`torch._dynamo.config.reorderable_logging_functions`.")
     # torch's hint to remove a call the break's line does not make (the call is in torch's code below it): not said
     removing = dataclasses.replace(b, fix=None, hints=["Remove the `torch._dynamo.graph_break()` call."])

@@ -16,6 +16,7 @@ from inspector.render.words import timing_notes
 from inspector.model import FORMAT, BreaksView, Reason, ReasonKind, Status
 from inspector.raw import RawRecord
 from inspector.render import renderer
+from inspector.render.said import WORDS
 
 
 def _strings(data):
@@ -67,13 +68,14 @@ def test_every_json_output_carries_its_format_and_plain_strings():
 
 
 def _output_types():
-    """Every dataclass a run's analysis (a sample's, a program's) or a BreaksView holds, by its fields' types."""
+    """Every dataclass a run's analysis (a sample's, a program's) or a BreaksView holds, by the types of what the JSON
+    writes for its fields (a field's words, ``said.WORDS``, in its place)."""
     found, todo = [], [model.SampleAnalysis, model.ProgramAnalysis, model.BreaksView]
     while todo:
         t = todo.pop()
         if dataclasses.is_dataclass(t) and t not in found:
             found.append(t)
-            todo += typing.get_type_hints(t).values()
+            todo += {**typing.get_type_hints(t), **{key: hint for key, (hint, _) in WORDS.get(t, {}).items()}}.values()
         else:
             todo += [a for a in typing.get_args(t) if not (isinstance(a, type) and issubclass(a, Enum))]
     return found

@@ -12,11 +12,11 @@ from markupsafe import escape
 
 from conftest import analysis, record_path
 from inspector.analysis import analyze
-from inspector.analysis.functions import NO_REPLAY
-from inspector.model import Replay
+from inspector.model import Replay, Unmeasured
 from inspector.raw import RawRecord
 from inspector.record import load
 from inspector.render import renderer, views
+from inspector.render.said import UNMEASURED
 from inspector.render.words import paid, seconds
 
 
@@ -120,9 +120,9 @@ def test_a_replay_far_from_the_programs_own_steady_calls_says_so_and_why_only_as
 def test_records_made_before_the_replay_still_render_and_say_why_not_measured(stem):
     a = analysis("2.1.2", stem)
     called = [f for f in a.program.functions if f.run.calls]
-    assert called and all(f.replay.why == NO_REPLAY for f in called)
+    assert called and all(f.replay.why == Unmeasured.NO_REPLAY for f in called)
     assert all(f.replay is None for f in a.program.functions if not f.run.calls)
-    assert f"not measured: {NO_REPLAY}" in renderer("text").program(a)
+    assert f"not measured: {UNMEASURED[Unmeasured.NO_REPLAY]}" in renderer("text").program(a)
 
 
 def test_a_replay_that_was_not_measured_keeps_its_why_and_the_python_apis_records_have_none():

@@ -54,3 +54,18 @@ def test_the_analysis_builds_no_sentence():
     found = {str(p.relative_to(ROOT)): prose(p.read_text(encoding="utf-8")) for p in sorted(ANALYSIS.rglob("*.py"))}
     built = {f: lines for f, lines in found.items() if lines}
     assert not built, f"prose built in the analysis (words belong in inspector/render/said.py): {built}"
+
+
+def test_every_closed_reason_the_analysis_keeps_has_its_words_and_a_rewrite_names_what_the_analysis_says():
+    """A break's usual rewrite and why a figure is missing are kept as words of a closed set (``BreakFix``,
+    ``Unmeasured``): each has its sentence in render, and the names a rewrite's sentence gives are those the analysis
+    leaves out of torch's hints (``parse.breaks.NAMES``: a hint naming torch.where is not said again beside a
+    rewrite that does)."""
+    from inspector.analysis.fixes import NAMED
+    from inspector.analysis.parse.breaks import NAMES
+    from inspector.model import BreakFix, Unmeasured
+    from inspector.render.said import BREAK_FIXES, UNMEASURED
+
+    assert set(BREAK_FIXES) == set(BreakFix) and set(UNMEASURED) == set(Unmeasured)
+    named = {fix: {n.split(".")[-1] for n in NAMED.findall(words)} for fix, words in BREAK_FIXES.items()}
+    assert named == {fix: NAMES.get(fix, set()) for fix in BreakFix}

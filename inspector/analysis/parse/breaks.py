@@ -9,7 +9,7 @@ from typing import Optional
 
 from inspector import frames as parse_frames
 from inspector.frames import Frame
-from inspector.model import BackendFailed
+from inspector.model import BackendFailed, BreakFix
 from inspector.raw import RawBreak
 from inspector.source import Place
 
@@ -37,35 +37,23 @@ RESUMED_AT = re.compile(r"torch_dynamo_resume_in_\w+?_at_(\d+)")  # the code aft
 
 SCALARS = "dynamo.capture_scalar_outputs=True"
 DYNAMIC_SHAPES = "dynamo.capture_dynamic_output_shape_ops=True"
-BRANCH_FIX = "make the branch a mask: compute both sides and select with np.where / torch.where, or use torch.cond"
-# torch's fix for an `if` on a tensor (its graph-break hint and torch.cond's documentation), where the record's source
-# shows the branches: both tensor expressions (WHERE), or not (COND)
-WHERE_FIX = ("both branches are tensor expressions: compute both and select with torch.where(condition, a, b) "
-             "(np.where for NumPy), which stays in one graph; or torch.cond(condition, true_fn, false_fn, operands)")
-COND_FIX = ("express the branch with torch.cond(condition, true_fn, false_fn, operands), which compiles both branches "
-            "into the graph")
-
-
 OPERATOR = re.compile(r"\baten\.(\w+?)(?:\.\w+)?\b")  # Operator `aten.bincount.default`'s output shape ...
 # torch's operators whose output shape depends on the data, but for nonzero (a boolean mask's index, or a call):
 # the fixed-size form of each, beside Dynamo's flag
-SHAPE_FIXES = {
-    "bincount": "torch.bincount's length follows the largest value: count into a tensor of fixed length instead "
-                "(torch.zeros(bins).index_add_(0, x, torch.ones_like(x, dtype=torch.float)), or scatter_add_)",
-    "unique": "torch.unique's length follows how many values differ: where a count or the first occurrences is what "
-              "is needed, sort and compare neighbours (torch.sort, then x[1:] != x[:-1]), which keeps the shape",
-    "masked_select": "torch.masked_select's length follows the mask: keep the shape with torch.where(mask, x, 0)",
-    "repeat_interleave": "repeat_interleave with repeats read from a tensor has a length that follows the data: "
-                         "there is no fixed-shape form in general",
-}
-SHAPE_FIXES["unique_consecutive"] = SHAPE_FIXES["_unique2"] = SHAPE_FIXES["unique_dim"] = SHAPE_FIXES["unique"]
-# slice bounds read out of a tensor (x[ptr[i]:ptr[i + 1]], a CSR row): Python ints, so an implied .item()
-SLICE_FIX = ("the slice's bounds are read out of a tensor, and a slice needs Python ints: a data-dependent slice. "
-             "Reduce over all the segments at once instead (torch.segment_reduce(values, 'sum', offsets=ptr), "
-             "np.add.reduceat(values, ptr[:-1]))")
+SHAPE_FIXES = {"bincount": BreakFix.BINCOUNT, "unique": BreakFix.UNIQUE, "unique_consecutive": BreakFix.UNIQUE,
+               "_unique2": BreakFix.UNIQUE, "unique_dim": BreakFix.UNIQUE, "masked_select": BreakFix.MASKED_SELECT,
+               "repeat_interleave": BreakFix.REPEAT_INTERLEAVE}
+# the names each rewrite gives (its words' dotted and snake_case names, last part: render/said.py's BREAK_FIXES), so
+# that torch's hints naming the same are not said again
+NAMES = {BreakFix.MASK: {"where"}, BreakFix.BRANCH: {"cond", "where"},
+         BreakFix.WHERE: {"cond", "false_fn", "true_fn", "where"}, BreakFix.COND: {"cond", "false_fn", "true_fn"},
+         BreakFix.SLICE: {"reduceat", "segment_reduce"}, BreakFix.APPLY_ALONG_AXIS: {"apply_along_axis"},
+         BreakFix.BINCOUNT: {"bincount", "float", "index_add_", "ones_like", "scatter_add_", "zeros"},
+         BreakFix.UNIQUE: {"sort", "unique"}, BreakFix.MASKED_SELECT: {"masked_select", "where"},
+         BreakFix.REPEAT_INTERLEAVE: {"repeat_interleave"}, BreakFix.TORCH_CODE: {"partial"}}
 
 
-def shape_fix(operator: Optional[str], code: Optional[str]) -> Optional[str]:
+def shape_fix(operator: Optional[str], code: Optional[str]) -> Optional[BreakFix]:
     """The fix for an operator whose output shape depends on data, as the break's operator and line show it: a
     boolean mask's index (nonzero, not called by name) keeps the usual fix; another operator its own (None: only
     Dynamo's flag and torch's hints)."""
@@ -90,7 +78,7 @@ class Cause:
 
     kind: str
     phrases: tuple[str, ...]
-    fix: Optional[str]  # None: none documented beyond torch's own hints
+    fix: Optional[BreakFix]  # None: none documented beyond torch's own hints
     flag: Optional[str] = None  # a config flag that removes the break
 
 
@@ -109,7 +97,7 @@ class BreakFacts(Place):
     gb_id: Optional[str]
     url: Optional[str]
     cause: str
-    fix: Optional[str]
+    fix: Optional[BreakFix]
     flag: Optional[str]
     resumes: Optional[int]
     compile_id: Optional[str]
@@ -121,25 +109,19 @@ class BreakFacts(Place):
 
 
 DYNAMIC_SHAPE = Cause("dynamic-shape", ("dynamic shape operator", "nonzero", "output shape depends on input"),
-                      "avoid boolean-mask indexing: use np.where / torch.where with a mask", DYNAMIC_SHAPES)
-NOT_COMPILED = Cause("not-compiled", ("backend compiler exception",),
-                     "the compiler backend failed on this code (see torch's message) and Dynamo ran it as Python; "
-                     "report it to the backend if the code is supported")
+                      BreakFix.MASK, DYNAMIC_SHAPES)
+NOT_COMPILED = Cause("not-compiled", ("backend compiler exception",), BreakFix.NOT_COMPILED)
 CAUSES = (
     NOT_COMPILED,  # first: its explanation names the exception the backend raised, which may name any cause's operator
-    Cause("data-dependent-branch", ("data-dependent branching", "generic_jump"), BRANCH_FIX),
+    Cause("data-dependent-branch", ("data-dependent branching", "generic_jump"), BreakFix.BRANCH),
     # a Python number read out of a tensor: .item(), int(t), or an operator that needs one (torch.arange(t.max()));
     # aten._local_scalar_dense is what .item() calls, and torch's own hint for it names the flag
     Cause("item", (".item()", "tensor.item", "aten._local_scalar_dense", "aten.item"),
-          "keep the value in a tensor rather than reading it out as a Python number", SCALARS),
+          BreakFix.ITEM, SCALARS),
     DYNAMIC_SHAPE,
-    Cause("print", ("builtin operator `print`", "builtin print", "builtinvariable(print)"),
-          "remove the print from the compiled function, or log outside it"),
-    Cause("apply-along-axis", ("apply_along_axis",),
-          "vectorise the row function over the whole population (axis=1 reductions, broadcasting) instead of "
-          "np.apply_along_axis"),
-    Cause("skipped-function", ("marked as skipped", "skipfiles", "skip_files"),
-          "the function it calls is one Dynamo never traces: call it outside the compiled function"),
+    Cause("print", ("builtin operator `print`", "builtin print", "builtinvariable(print)"), BreakFix.PRINT),
+    Cause("apply-along-axis", ("apply_along_axis",), BreakFix.APPLY_ALONG_AXIS),
+    Cause("skipped-function", ("marked as skipped", "skipfiles", "skip_files"), BreakFix.SKIPPED_FUNCTION),
     Cause("unsupported", ("unsupported", "not supported", "missing bytecode handler"), None),
 )
 
