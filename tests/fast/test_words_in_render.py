@@ -1,7 +1,7 @@
-"""Words only in render: the analysis builds no sentence. An f-string, a ``%`` or ``.format`` template, or a ``+``
-concatenation in ``inspector/analysis/`` whose constant text holds two words (in a row, or apart: "individual {i}:
-expected {e}") builds prose, and
-belongs in ``inspector/render/`` (``said.py``), fed the facts the analysis keeps. Keys, ids and places, where only
+"""Words only in render: the analysis builds no sentence and keeps none. An f-string, a ``%`` or ``.format``
+template, or a ``+`` concatenation in ``inspector/analysis/`` whose constant text holds two words (in a row, or apart:
+"individual {i}: expected {e}") builds prose, and belongs in ``inspector/render/`` (``said.py``), fed the facts the
+analysis keeps. Keys, ids and places, where only
 punctuation joins values (``f"{vid}: {p}"``, ``f"{file}:{line}"``, ``f"lines {a}-{b}"``), are not prose; nor is an
 exception's message (``raise``), which is for the developer, not the reader of a report."""
 
