@@ -11,7 +11,7 @@ from typing import Optional
 from inspector import frames
 from inspector.analysis import breaks, cost, kernels as kernels_mod, lines, machine
 from inspector.model import (CompiledCode, CompileWarning, Env, Graph, Kernel, LineVerdict, Problem, SizeCall,
-                             SourceFile, Unread, UnreadKind, WarningKind)
+                             SourceFile, Unread, UnreadKind, WarningKind, of_raw)
 from inspector.model.lines import FunctionSpan
 from inspector.raw import (JSON, RawBreak, RawCapture, RawGraph, RawKernelTimes, RawMachineCode, RawPythonLine,
                            RawRegions, RawSize, RawThreadScaling, RawTrial, RawVariant)
@@ -123,7 +123,9 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
         warnings=tuple(warnings), lines=tuple(verdicts), time_split=split,
         compile_phases=cost.phases([(g.metrics, g.fx_graph_cache) for g in graphs_raw if g.metrics]),
         threads=threads, recompile_count=len(pieces.recompiles.graphs or []), recompilation=again,
-        sizes=tuple(_size(s) for s in pieces.sizes), bounds=tuple(pieces.bounds),
+        sizes=tuple(of_raw(SizeCall, s, recompiles=len(s.recompiles or []), guards=tuple(  # the guards that failed
+            r.reason for r in s.recompiles or [] if r.reason)) for s in pieces.sizes),  # (a frame re-entered: none)
+        bounds=tuple(pieces.bounds),
         functions=_functions(verdicts, context.sources)), seen
 
 
@@ -165,12 +167,4 @@ def _kernels(pieces: Pieces, graphs_raw: list[RawGraph]) -> tuple[list[Kernel], 
                                decision_problems),
         "machine code": machine_seen}
     return kernels, graphs, seen
-
-
-def _size(raw: RawSize) -> SizeCall:
-    """A call at a further population size, with the guards that failed there (frames re-entered without one say
-    nothing)."""
-    found = raw.recompiles or []
-    return SizeCall(raw.population or 0, raw.first_call_s, raw.steady_s, len(found),
-                    tuple(r.reason for r in found if r.reason), raw.steady_calls or 1)
 

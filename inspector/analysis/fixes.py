@@ -23,7 +23,7 @@ from inspector.analysis.parse import breaks as parse_breaks
 from inspector.model import (BreakFix, Change, ChangeAt, CompiledCode, Fix, FixKind, GraphBreak, LibraryFix, LineRef,
                              LineStatus, LineVerdict, ProgramFunction, Recompilation, SampleAnalysis, SampleVariant,
                              SizeCall, SizeCompared, Status, Timing, TrialEffect, TrialResult, TrialSpec, Vectorized,
-                             WarningKind)
+                             WarningKind, of_raw)
 from inspector.model.code import OVERHEAD
 from inspector.model.fixes import Where
 from inspector.raw import TENSOR_GUARDS, TILING_OFF, RawTrial
@@ -473,12 +473,6 @@ def rewrites(analysis: SampleAnalysis) -> list[Fix]:
                     for v in analysis.variants if breaks_rewritable(v)]
 
 
-def spec_of(raw: RawTrial) -> TrialSpec:
-    """How a recorded trial was made."""
-    return TrialSpec(raw.fix or (raw.id or "").split("~")[-1], raw.layout, tuple(raw.config or ()),
-                     dict(raw.compile_options or {}), tuple(s.population or 0 for s in raw.sizes or []))
-
-
 def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_timing: Optional[Timing],
            after: CompiledCode) -> TrialResult:
     """What a trial measured: ``before`` the CompiledCode of the variant it changed (``timing``: its Timing),
@@ -499,7 +493,8 @@ def result(raw: RawTrial, timing: Optional[Timing], before: CompiledCode, after_
                     and (own is None or own >= 1 / GAIN))
         first = _first_calls(at)
         covers = _covers(at, first) if fewer else None
-    spec = spec_of(raw)
+    spec = of_raw(TrialSpec, raw, name=raw.fix or (raw.id or "").split("~")[-1],  # how it was made
+                  sizes=tuple(s.population or 0 for s in raw.sizes or []))
     return TrialResult(
         id=raw.id or "", variant=raw.variant or "", kind=FixKind(raw.kind), spec=spec,
         status=Status(raw.status or "error"),

@@ -10,7 +10,7 @@ from inspector.analysis.variants import over
 from inspector.model import of_raw
 from inspector.model.hotspots import Captured, CheckFailure, ExperimentRun, HotLine, HotRewrite, Hotspot, Site
 from inspector.model.rewrites import Note
-from inspector.raw import (RawCaptured, RawExperiment, RawExperimentRun, RawHotLine, RawHotspot, RawMismatch,
+from inspector.raw import (RawExperiment, RawExperimentRun, RawHotLine, RawHotspot, RawMismatch,
                            RawRewrite)
 
 # the sampled rounds are counted as the run's where each round is long enough for samples to fall in it (about 4
@@ -20,7 +20,7 @@ COUNTED_GAP = 3
 
 
 def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
-    captured = _captured(h.captured) if h.captured else None
+    captured = of_raw(Captured, h.captured, calls=h.captured.calls or h.captured.rows or 0) if h.captured else None
     e = h.experiment or RawExperiment()
     # a round's time from the copied rows' (per-individual calls scale with the individuals; a population is whole)
     scale = captured.calls / captured.rows if captured and captured.rows and h.shape == "individual" else 1.0
@@ -65,21 +65,16 @@ def _line(x: RawHotLine, h: RawHotspot) -> HotLine:
                    x.within, x.within_samples * per if x.within_samples else None)
 
 
-def _captured(c: RawCaptured) -> Captured:
-    return Captured(rows=c.rows or 0, calls=c.calls or c.rows or 0, genes=c.genes, dtype=c.dtype or "",
-                    sampled=bool(c.sampled), via=c.via or "", site=of_raw(Site, c.site) if c.site else None)
-
-
 def _runs(raw: list[RawExperimentRun], scale: float) -> list[ExperimentRun]:
     """Each run's figures for a whole round; the compiled ones' break-even against the fastest eager run."""
-    timed = {r.id or "": _median(r) for r in raw}
+    medians = {r.id or "": [x.median_s for x in r.rounds or [] if x.median_s] for r in raw}  # each round's
+    timed = {run: statistics.median(rounds) if rounds else None for run, rounds in medians.items()}
     eager = [s for r in raw if not r.compiled and r.matches is not False and (s := timed[r.id or ""]) is not None]
     fastest_eager = min(eager, default=None)
     written = timed.get("as-written")
     found = []
     for r in raw:
-        median = timed[r.id or ""]
-        rounds = [x.median_s for x in r.rounds or [] if x.median_s]
+        median, rounds = timed[r.id or ""], medians[r.id or ""]
         compile_s = max(0.0, r.first_call_s - median) if r.compiled and r.first_call_s and median else None
         pays = None
         if compile_s is not None and median is not None and fastest_eager is not None and median < fastest_eager:
@@ -91,11 +86,6 @@ def _runs(raw: list[RawExperimentRun], scale: float) -> list[ExperimentRun]:
             compile_s=compile_s, matches=r.matches, problem=r.error or r.mismatch or "",
             faster=written / median if written and median else None, pays_after=pays))
     return found
-
-
-def _median(r: RawExperimentRun) -> Optional[float]:
-    medians = [x.median_s for x in r.rounds or [] if x.median_s]
-    return statistics.median(medians) if medians else None
 
 
 def _rewrite(r: RawRewrite) -> HotRewrite:
