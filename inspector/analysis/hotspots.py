@@ -10,8 +10,7 @@ from inspector.analysis.variants import over
 from inspector.model import of_raw
 from inspector.model.hotspots import Captured, CheckFailure, ExperimentRun, HotLine, HotRewrite, Hotspot, Site
 from inspector.model.rewrites import Note
-from inspector.raw import (RawExperiment, RawExperimentRun, RawHotLine, RawHotspot, RawMismatch,
-                           RawRewrite)
+from inspector.raw import RawExperiment, RawExperimentRun, RawHotLine, RawHotspot, RawRewrite
 
 # the sampled rounds are counted as the run's where each round is long enough for samples to fall in it (about 4
 # samples of 5 ms) and the rounds are apart by enough samples that none merged
@@ -97,8 +96,8 @@ def _rewrite(r: RawRewrite) -> HotRewrite:
         dialect=r.dialect or r.id or "", source=source,
         call=(call.span.first or 0, call.code or "") if call and call.span else None,
         matched=(check.verdict == "matched") if check else None, checked=(check.evaluations or 0) if check else 0,
-        problem=of_raw(CheckFailure, check.mismatch or RawMismatch(), error=check.error)
-        if check and (check.error or check.mismatch) else None,
+        problem=of_raw(CheckFailure, check.mismatch, error=check.error) if check and (check.error or check.mismatch)
+        else None,
         declined=(declined.construct or "", declined.span.first or 0 if declined.span else 0,
                   declined.reason or "") if declined else None,
         notes=tuple(Note(n.topic or "", n.line, n.code or "") for n in r.notes or []))

@@ -58,7 +58,7 @@ __all__ = [
     "LISTED", "Backends", "BreakAt", "Facts", "Gathered", "LaneOps", "Machine", "Named", "NestAt", "NestRun",
     "Nests", "NoLoop", "NonContiguous", "Overruled", "Scaled", "Serial", "SerialCause", "SizeRecompile", "SmallLoops",
     "Tail", "ThreadSpeedups", "TritonLoads", "Undecided", "Unfused", "Unrecorded", "Unrolled", "Problem", "Unread",
-    "UnreadKind", "LibraryFix", "UsualFix", "BackendFailed", "Guard", "Unmeasured",
+    "UnreadKind", "LibraryFix", "UsualFix", "BackendFailed", "Guard",
     "FORMAT", "Analysis", "Argument", "Arm", "Backend", "Bandwidth", "BreakChange", "BreakCost", "BreakEven",
     "BreakFix",
     "BreaksView", "CallKinds", "CallSite", "CallRun", "CallsChange", "Change", "ChangeAt", "ChildProcess",
@@ -74,8 +74,8 @@ __all__ = [
     "RunEnd", "RunKind", "RunPair", "STATUSES", "STEADY", "Sample", "SampleAnalysis", "SampleVariant",
     "SizeCall", "SizeCompared", "SourceFile", "Span", "Speedups", "StanceRun", "Status", "SweepEntry", "SweepPoint",
     "ThreadScaling", "Tiling", "TimeGoes", "TimeRow", "TimeSplit", "Timing", "Trace", "Transfer", "TrialEffect",
-    "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod", "Unprofiled", "Untraced", "UntracedCalls",
-    "VECTORIZED", "Vectorized", "WarmCompile", "WarningKind", "Words", "of_raw", "to_json",
+    "TrialResult", "TrialSpec", "TritonLaunch", "UncompiledMethod", "Unmeasured", "Unprofiled", "Untraced",
+    "UntracedCalls", "VECTORIZED", "Vectorized", "WarmCompile", "WarningKind", "Words", "of_raw", "to_json",
 ]
 
 
