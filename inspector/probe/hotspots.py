@@ -522,16 +522,26 @@ class Hotspots:
 
     def _traced(self, frame: Any, event: str, arg: Any) -> Any:
         """The call hook (every call of the program while it is on: the common case, neither a watched function's
-        call nor one from a round's caller frame, is two dictionary look-ups)."""
-        watch = self.watches.get(frame.f_code)
-        if watch is None:
-            watch = self.by_caller.get(frame.f_back)
-            if watch is not None:
-                self._other(frame, watch)
+        call nor one from a round's caller frame, is two dictionary look-ups). Whatever goes wrong in it is
+        inspector's, never the program's: the hook is let go, its watches stop, and the record says why."""
+        try:
+            watch = self.watches.get(frame.f_code)
+            if watch is None:
+                watch = self.by_caller.get(frame.f_back)
+                if watch is not None:
+                    self._other(frame, watch)
+                return None
+            if watch.done or watch.waiting:
+                return None
+            return self._called(watch, frame)
+        except Exception as e:
+            failed = f"inspector's call hook stopped ({type(e).__name__}: {e})"
+            for watch in self.watches.values():
+                if not watch.done:
+                    watch.stop(f"{failed}: its inputs were not copied", "unknown")
+            self._unhook()
+            self.problems.append(failed)
             return None
-        if watch.done or watch.waiting:
-            return None
-        return self._called(watch, frame)
 
     @without_dynamo
     def _called(self, watch: Watch, frame: Any) -> Any:
@@ -545,8 +555,9 @@ class Hotspots:
         """A call from a round's caller frame: outside the round's loop, the round's end (and the hook let go
         until the next, where it can be)."""
         back = frame.f_back
-        if watch.caller is not back or watch.done or watch.within(back.f_lineno) or \
-                frame.f_code.co_filename.startswith(self.ours):
+        line = back.f_lineno  # None between two lines (3.11: a loop's jump back, where a signal's handler is called)
+        if watch.caller is not back or watch.done or frame.f_code.co_filename.startswith(self.ours) or \
+                line is None or watch.within(line):
             return
         watch.ended(time.process_time())
 

@@ -161,6 +161,39 @@ def test_the_watch_lets_the_hook_go_between_rounds_from_one_frame_and_still_copi
     assert [namespace["fitness"](list(r)) for r in kept.rows] == kept.outputs
 
 
+JUMPS = """
+def fitness(individual):
+    total = 0.0
+    for gene in individual:
+        total += (gene - 0.5) ** 2
+    return total
+
+def main():
+    population = [[i % 97 / 97, i % 89 / 89] for i in range(60000)]
+    best = 4.0
+    for generation in range(12):
+        for individual in population:
+            fit = fitness(individual)
+            if fit < best:  # the jump back to the loop's head has no line (3.11), and Python takes signals there
+                best = fit
+        population = [p[::-1] for p in population]  # a call of its own: the round has ended
+    return best
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_sample_taken_between_two_lines_of_the_rounds_caller_neither_stops_the_program_nor_the_watch(tmp_path):
+    """The sampler's handler called at a jump with no line (``f_lineno`` None), from the frame that makes the rounds,
+    while the hook watches: once a TypeError raised in the program (each of 6 runs before the fix)."""
+    from inspector.probe.hotspots import MAX_ROWS
+    hot, _, _ = _sampled(tmp_path / "jumps.py", JUMPS)
+    (watch,) = [w for w in hot.watches.values() if w.code.co_name == "fitness"]
+    assert not hot.problems and watch.kept is not None, (hot.problems, watch.why)
+    assert watch.kept.calls == 60000 and len(watch.kept.rows) == MAX_ROWS  # the round whole, its first rows copied
+
+
 SUBCLASSED = """
 import numpy as np
 
