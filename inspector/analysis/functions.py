@@ -10,26 +10,26 @@ from typing import Optional
 
 from inspector import frames
 from inspector.analysis import breaks, compiled, rounds
-from inspector.analysis.compiled import Context, Seen
+from inspector.analysis.compiled import Context, Pieces, Seen
 from inspector.analysis.parse import breaks as parse_breaks
 from inspector.analysis.variants import compile_time, target_of, timing_of, warm
 from inspector.model import (Argument, BreakEven, CallKinds, CallRun, CodeLocation, FunctionRun, GaveUp,
                              InternalError, LimitHit, NotTraced, ProgramFunction, Recompile, Replay, StanceRun, Status,
                              UncompiledMethod, Unmeasured, Untraced, UntracedCalls, of_raw)
-from inspector.raw import JSON, RawFallbacks, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
+from inspector.raw import JSON, RawFallbacks, RawGraph, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
 
 
 def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunction, ...], list[tuple[str, Seen]]]:
     """The program's compiled functions, and what each one's parsers read ((function id, Seen))."""
-    raws = record.variants or []
+    made = [(raw, compiled.of_variant(raw)) for raw in record.variants or []]
     made_by = record.program.given("made_by", "run") if record.program else "run"
     found, seen = [], []
-    for raw in raws:
+    for raw, pieces in made:
         location = of_raw(CodeLocation, raw.code) if raw.code else None
         target = target_of(location, raw.given("function", ""), context) if raw.status == Status.OK else None
-        code, s = compiled.build(compiled.of_variant(raw), target, context)
-        run = _run(raw, raws)
+        code, s = compiled.build(pieces, target, context)
+        run = _run(raw, pieces.graphs, _shared(raw, made))
         found.append(ProgramFunction(
             id=raw.id or "", function=raw.given("function", ""), location=location, device=raw.given("device", "cpu"),
             status=Status(raw.status), error=raw.error, timing=timing_of(raw, [], None), run=run,
@@ -39,21 +39,21 @@ def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunctio
             compile_options=raw.run.compile_options if raw.run else None,
             uncompiled=tuple(UncompiledMethod(name, calls)
                              for name, calls in sorted(((raw.run and raw.run.other_methods) or {}).items())),
-            process=raw.process, replay=replay(raw, run, made_by)))
+            process=raw.process, replay=replay(raw, run, made_by, pieces.graphs)))
         seen.append((raw.id or "", s))
     return tuple(found), seen
 
 
-def _run(raw: RawVariant, raws: list[RawVariant]) -> FunctionRun:
-    """A program's compiled function over the run, from the program probe's ``run`` facts, with what it shares with
-    the program's other functions (``_shared``). Its recompiles are the compiles torch made of a frame it had
-    compiled before (records before the ``kind`` of a compile counted every compile after the first call)."""
+def _run(raw: RawVariant, graphs: list[RawGraph], shared: tuple[list[str], list[str]]) -> FunctionRun:
+    """A program's compiled function over the run, from the program probe's ``run`` facts and the graphs it compiled,
+    with what it ``shared`` with the program's other functions (``_shared``). Its recompiles are the compiles torch
+    made of a frame it had compiled before (records before the ``kind`` of a compile counted every compile after the
+    first call)."""
     run = raw.run
     assert run is not None  # a program's function always has its run
     eager = run.eager or RawTiming.from_json({})
     fallbacks = run.fallbacks or RawFallbacks.from_json({})
-    graphs = compiled.of_variant(raw).graphs
-    shares_code, inlined_into = _shared(raw, raws)
+    shares_code, inlined_into = shared
     return FunctionRun(
         calls=run.calls or 0, total_s=run.total_s or 0.0, compile_s=compile_time([g.metrics for g in graphs]),
         steady_calls=run.steady_calls or 0, steady_s=run.steady_s or 0.0,
@@ -112,7 +112,7 @@ def _untraced(run: RawRun) -> UntracedCalls | None:
         for u in run.untraced.first or []])
 
 
-def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[str]]:
+def _shared(raw: RawVariant, made: list[tuple[RawVariant, Pieces]]) -> tuple[list[str], list[str]]:
     """(the other functions with the same code object: torch compiles them as one function, recompiling for the
     second and counting both against one recompile limit; for a function torch never compiled itself (never called,
     or called only where its caller ran eagerly), those whose compiled graphs hold its code (their FX graphs' ``#
@@ -120,24 +120,24 @@ def _shared(raw: RawVariant, raws: list[RawVariant]) -> tuple[list[str], list[st
     code: Optional[JSON] = raw.code.to_json() if raw.code else None
     if not code:
         return [], []
-    raws = [w for w in raws if w.process == raw.process]  # another process's torch compiles on its own
-    same = [w.id or "" for w in raws if w is not raw and w.code and w.code.to_json() == code]
-    if compiled.of_variant(raw).graphs:
+    mine = [(w, p) for w, p in made if w.process == raw.process]  # another process's torch compiles on its own
+    same = [w.id or "" for w, _ in mine if w is not raw and w.code and w.code.to_json() == code]
+    if any(p.graphs for w, p in mine if w is raw):
         return same, []
-    inlined = [w.id or "" for w in raws if w.id != raw.id and any(
-        frames.inside(g.fx_graph or "", code) for g in compiled.of_variant(w).graphs)]
+    inlined = [w.id or "" for w, p in mine if w.id != raw.id and any(
+        frames.inside(g.fx_graph or "", code) for g in p.graphs)]
     return same, inlined
 
 
-def replay(raw: RawVariant, run: FunctionRun, made_by: str) -> Optional[Replay]:
+def replay(raw: RawVariant, run: FunctionRun, made_by: str, graphs: list[RawGraph]) -> Optional[Replay]:
     """Whether compiling paid, from the replay's rounds (``run.replay``) and the run's compile time and calls (those
-    that ran compiled code); None for the Python API's records and functions never called."""
+    that ran compiled code; ``graphs``: those torch found in its caches, their first compile as kept); None for the
+    Python API's records and functions never called."""
     if made_by != "run" or not run.calls:
         return None
     facts = raw.run.replay if raw.run else None
     if facts is None:
         return Replay(why=Unmeasured.NO_REPLAY)
-    graphs = compiled.of_variant(raw).graphs  # those torch found in its caches: their first compile, as kept
     base = Replay(call=facts.call, copied_bytes=facts.bytes or 0, compiles=facts.compiles or 0,
                   compile_s=run.compile_s, calls=_compiled_calls(run),
                   first_compile_s=compile_time([(g.kept or {}).get("metrics") if g.kept else g.metrics for g in graphs])
