@@ -55,10 +55,15 @@ LIBRARY_SHARE = 0.15  # of the run's samples in code not the program's, called f
 def views(hot: tuple[Hotspot, ...], wall_s: Optional[float]) -> list[HotView]:
     """The functions worth a word: those the experiment ran on, then the others that take an individual or a
     population (with why no experiment ran), then those whose lines spent much of the run in code not the
-    program's (a library's, Python's: what it called there)."""
+    program's (a library's, Python's: what it called there), then the others that held LIBRARY_SHARE of the run
+    and called none of the program's hot functions (their time their own: a method, a function over a list, with
+    why no experiment ran)."""
     chosen = sorted((h for h in hot if h.shape in ("individual", "population")), key=lambda h: not h.runs)
     elsewhere = [h for h in hot if h not in chosen and any((x.into_share or 0.0) >= LIBRARY_SHARE for x in h.lines)]
-    return [view(h, wall_s) for h in chosen] + [_elsewhere(h) for h in elsewhere]
+    callers = {(c.file, c.function) for h in hot for c in h.callers}
+    own = [h for h in hot if h not in chosen and h not in elsewhere and h.share >= LIBRARY_SHARE
+           and (h.file, h.function) not in callers]
+    return [view(h, wall_s) for h in chosen] + [_elsewhere(h) for h in elsewhere] + [view(h, wall_s) for h in own]
 
 
 def _within(x: HotLine) -> str:

@@ -2,6 +2,7 @@
 compiles nothing yet): the figures derived from the record agree with each other, the words say what the record
 shows, and a rewrite that failed its check or was declined is never advice."""
 
+import html
 import json
 
 import pytest
@@ -11,6 +12,7 @@ from inspector.analysis import analyze
 from inspector.model import to_json
 from inspector.raw import RawRecord
 from inspector.record import load
+from inspector.render import renderer
 from inspector.render.hotspots import view, views
 from inspector.render.said import json_words
 from inspector.rewrite import Dialect, Row, program_from_sources, vectorize
@@ -160,3 +162,18 @@ def test_a_hot_functions_generations_are_counted_where_the_samples_tell_its_roun
     assert not merged.rounds_counted and merged.rounds == estimated.rounds < 50
     apart = sampled(10_000, 8)  # rounds apart, too short to hold a sample each: a lower bound
     assert not apart.rounds_counted and apart.rounds == 10_000
+
+
+def test_a_hot_function_not_rewritten_is_said_with_why_where_its_time_is_its_own():
+    """plain_ga's breed (a function over a list of parents, calling none of the hot functions) is said with the
+    probe's reason for no experiment, terminal and page alike; main, whose time is in the functions it calls, is
+    not; a function under LIBRARY_SHARE of the run is not either."""
+    a = _analysis("plain_ga")
+    hot = {h.function: h for h in a.program.hotspots}
+    said = {v.id: v.sentence for v in views(a.program.hotspots, a.program.wall_s)}
+    breed = hot["breed"]
+    assert breed.shape == "neither" and breed.why and breed.why in said[breed.id]
+    assert f"took {breed.share:.0%} of the run" in said[breed.id]
+    assert hot["main"].id not in said and hot["random_individual"].id not in said
+    text, page = (renderer(f).render(a) for f in ("text", "html"))
+    assert breed.why in text and html.escape(breed.why) in page
