@@ -359,11 +359,12 @@ class Hotspots:
         self.line_frames.clear()
 
     def own(self, code: Any) -> bool:
-        """Whether ``code`` is the program's own (under its folders; not a library's, Python's or inspector's)."""
+        """Whether ``code`` is the program's own (a file under its folders; not a library's, Python's or
+        inspector's)."""
         name = code.co_filename
-        if name not in self.user:  # a relative name (runpy.run_path("ga.py")): from the folder the program is in now
-            path = os.path.abspath(name)
-            self.user[name] = (not name.startswith("<") and path.startswith(self.roots)
+        if name not in self.user:  # a relative name (runpy.run_path("ga.py")): from the folder the program is in now;
+            path = os.path.abspath(name)  # a compiled module's function names a source not there (_generator.pyx)
+            self.user[name] = (not name.startswith("<") and path.startswith(self.roots) and os.path.isfile(path)
                                and not path.startswith(self.ours) and not LIBRARY.search(path)
                                and not (path.startswith(self.stdlib) and not any(
                                    r.startswith(self.stdlib) for r in self.roots)))

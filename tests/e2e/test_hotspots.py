@@ -194,6 +194,33 @@ def test_a_sample_taken_between_two_lines_of_the_rounds_caller_neither_stops_the
     assert watch.kept.calls == 60000 and len(watch.kept.rows) == MAX_ROWS  # the round whole, its first rows copied
 
 
+DRAWS = """
+import numpy as np
+
+def fitness(pop):
+    return np.sum(pop ** 2, axis=1)
+
+def es(lam=20000, generations=20):
+    rng = np.random.default_rng(0)
+    mean = np.ones(50)
+    for _ in range(generations):
+        children = mean + rng.normal(0, 0.5, (lam, 50)) * rng.normal(1, 0.1, (lam, 1))
+        mean = children[np.argsort(fitness(children))[: lam // 10]].mean(axis=0)
+
+if __name__ == "__main__":
+    es()
+"""
+
+
+def test_a_compiled_modules_function_is_never_the_programs_own_run_from_the_programs_folder(tmp_path, monkeypatch):
+    """NumPy's Generator.normal names its source relatively (numpy/random/_generator.pyx): run from the program's
+    folder, as users do, it was the program's own hot function (half of the run, never watched)."""
+    monkeypatch.chdir(tmp_path)
+    hot, _, wall_s = _sampled(tmp_path / "draws.py", DRAWS)
+    found = {f["function"]: f["file"] for f in hot.facts(wall_s)}
+    assert "fitness" in found and all(os.path.isfile(file) for file in found.values()), found
+
+
 SUBCLASSED = """
 import numpy as np
 
