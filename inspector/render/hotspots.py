@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from inspector.model import Program
 from inspector.model.hotspots import ExperimentRun, HotLine, Hotspot
 from inspector.render import rewrites, said
 from inspector.render.words import function_at, ratio, seconds
@@ -52,17 +53,19 @@ def sampled(hot: tuple[Hotspot, ...]) -> list[SampledRow]:
 LIBRARY_SHARE = 0.15  # of the run's samples in code not the program's, called from one line, worth a word
 
 
-def views(hot: tuple[Hotspot, ...], wall_s: Optional[float]) -> list[HotView]:
-    """The functions worth a word: those the experiment ran on, then the others that take an individual or a
-    population (with why no experiment ran), then those whose lines spent much of the run in code not the
-    program's (a library's, Python's: what it called there), then the others that held LIBRARY_SHARE of the run
-    and called none of the program's hot functions (their time their own: a method, a function over a list, with
-    why no experiment ran)."""
+def views(program: Program) -> list[HotView]:
+    """A program's hot functions worth a word: those the experiment ran on, then the others that take an individual
+    or a population (with why no experiment ran), then those whose lines spent much of the run in code not the
+    program's (a library's, Python's: what it called there), then, in a program that compiled nothing, the others
+    that held LIBRARY_SHARE of the run and called none of the program's hot functions (their time their own: a
+    method, a function over a list, with why no experiment ran; the sampler counts a compiled call's time at the
+    line that made it, so that in a program that compiled, such time may be compiled code's)."""
+    hot, wall_s = program.hotspots, program.wall_s
     chosen = sorted((h for h in hot if h.shape in ("individual", "population")), key=lambda h: not h.runs)
     elsewhere = [h for h in hot if h not in chosen and any((x.into_share or 0.0) >= LIBRARY_SHARE for x in h.lines)]
     callers = {(c.file, c.function) for h in hot for c in h.callers}
     own = [h for h in hot if h not in chosen and h not in elsewhere and h.share >= LIBRARY_SHARE
-           and (h.file, h.function) not in callers]
+           and (h.file, h.function) not in callers and not program.functions]
     return [view(h, wall_s) for h in chosen] + [_elsewhere(h) for h in elsewhere] + [view(h, wall_s) for h in own]
 
 

@@ -103,7 +103,7 @@ class HtmlRenderer(Renderer):
         costliest = max((r.v for r in rows), key=lambda v: v.run.total_s, default=None)
         return environment(self.index_page).get_template("program.html.j2").render(
             a=analysis, p=p, title=program_title(analysis), headlines=views.program_headlines(analysis),
-            hot=hot_views(p.hotspots, p.wall_s), sampled=sampled(p.hotspots),
+            hot=hot_views(p), sampled=sampled(p.hotspots),
             fixes=views.program_fixes(analysis), caution=views.program_caution(analysis), sample=analysis.sample,
             env=analysis.env,
             rows=rows, tlparse=views.tlparse(analysis.trace), rewrites=(),

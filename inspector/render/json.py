@@ -52,7 +52,7 @@ class JsonRenderer(Renderer):
         return self._dumps(analysis, ReportExtras(tuple(views.changes(analysis))))
 
     def program(self, analysis: ProgramAnalysis) -> str:
-        hot = hot_views(analysis.program.hotspots, analysis.program.wall_s)
+        hot = hot_views(analysis.program)
         return self._dumps(analysis, ProgramExtras(tuple(views.program_fixes(analysis)), tuple(hot)))
 
     def breaks(self, view: BreaksView) -> str:

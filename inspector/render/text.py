@@ -91,7 +91,7 @@ class TextRenderer(Renderer):
         recompilations (each with the call it happened at and the guard that failed)."""
         console = self._console()
         p = analysis.program
-        for hot in hot_views(p.hotspots, p.wall_s):
+        for hot in hot_views(p):
             console.print(hot.sentence, markup=False, style="bold")
             for note in hot.notes:
                 console.print(f"  {note}", markup=False)

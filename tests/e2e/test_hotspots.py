@@ -53,7 +53,7 @@ def test_a_plain_ga_gets_its_hot_function_rewritten_checked_and_timed_against_it
     assert proc.stderr.startswith("fitness (plain_ga.py:")
     html = (tmp_path / "plain_ga.html").read_text()
     assert "Where the time went" in html and "fitness_numpy" in html and "NumPy rewrite" in html
-    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    (view,) = [v for v in views(a.program) if v.id == hot.id]
     code = dict(view.code)["numpy"]
     assert "def fitness_numpy(" in code and "fitnesses = fitness_numpy(np.asarray(population))" in code
 
@@ -74,7 +74,7 @@ def test_a_function_over_the_population_gets_its_torch_translation_checked_and_t
     assert all(r.matches and r.per_round_s for r in runs.values()), [(r.id, r.problem) for r in runs.values()]
     assert runs["torch-compiled-cpu"].compile_s and runs["torch-compiled-cpu"].compile_s > 0
     # the code to copy, with the change at the call site, on the page and in the summary's view
-    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    (view,) = [v for v in views(a.program) if v.id == hot.id]
     code = dict(view.code)["torch"]
     assert "def fitness_torch(pop):" in code and "torch.sum(outside, dim=1)" in code and "np." not in code
     assert "f = fitness_torch(torch.from_numpy(children)).numpy()" in code

@@ -56,7 +56,7 @@ def test_each_plain_programs_hot_function_has_figures_that_agree_with_each_other
         assert hot.projected_s == pytest.approx(a.program.wall_s - hot.total_s + hot.rounds * best.per_round_s
                                                 + (best.compile_s or 0.0))
         assert hot.rounds * best.per_round_s + (best.compile_s or 0) < hot.rounds * written.per_round_s
-    (view, *_) = views(a.program.hotspots, a.program.wall_s)
+    (view, *_) = views(a.program)
     assert view.sentence.startswith(f"{hot.function} (") and f"{hot.share:.0%} of the run" in view.sentence
     assert len(view.rows) == len(hot.runs) and view.rows[0][0] == "as written"
     # the JSON carries them as the page says them
@@ -74,7 +74,7 @@ def test_a_per_individual_functions_round_is_scaled_from_the_rows_copied_to_the_
                      ["rounds"])
     written = next(r for r in hot.runs if r.id == "as-written")
     assert written.per_round_s == pytest.approx(medians[len(medians) // 2] * c.calls / c.rows)
-    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    (view,) = [v for v in views(a.program) if v.id == hot.id]
     assert f"On {c.rows:,} of one generation's {c.calls:,} individuals" in view.sentence
     code = dict(view.code)
     assert set(code) == {"numpy", "torch"} and f"line {c.site.line}" in code["numpy"]
@@ -93,7 +93,7 @@ def test_a_rewrite_that_failed_its_check_or_a_run_that_differs_from_the_program_
     a = _analysis("plain_ga", failed)
     (hot,) = _experimented(a)
     assert hot.best is None or not hot.best.startswith("numpy")
-    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    (view,) = [v for v in views(a.program) if v.id == hot.id]
     assert "numpy" not in dict(view.code)
     assert any("NumPy rewrite failed its check (not advice): individual 3" in n for n in view.notes)
     (numpy,) = [w for w in to_json(hot, json_words)["rewrites"] if w["dialect"] == "numpy"]
@@ -118,7 +118,7 @@ def test_a_declined_rewrite_names_its_construct_and_line():
                         w["declined"] = [declined[Dialect(w["id"])]]
         a = _analysis("plain-lists_if_chain", declining)
         (hot,) = _experimented(a)
-        return [n for n in next(v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id).notes
+        return [n for n in next(v for v in views(a.program) if v.id == hot.id).notes
                 if n.startswith("no ")]
     # said as a sample's decline is (the reason in words), once for the dialects it stopped
     why = "the call to `random.random` at line 7 (a function the rewriter does not know)"
@@ -132,7 +132,7 @@ def test_a_function_whose_runs_never_repeat_the_programs_outputs_has_no_figure_s
     a = _analysis("plain-flowshop")
     hot = next(h for h in a.program.hotspots if h.function == "crossover")
     assert hot.runs and not any(r.matches for r in hot.runs) and hot.best is None
-    (view,) = [v for v in views(a.program.hotspots, a.program.wall_s) if v.id == hot.id]
+    (view,) = [v for v in views(a.program) if v.id == hot.id]
     assert view.sentence.endswith(f"On one generation's {hot.captured.rows:,} individuals: nothing measured repeated "
                                   "the program's outputs.")
     assert not view.code and any("did not repeat the program's outputs" in n for n in view.notes)
@@ -170,7 +170,7 @@ def test_a_hot_function_not_rewritten_is_said_with_why_where_its_time_is_its_own
     not; a function under LIBRARY_SHARE of the run is not either."""
     a = _analysis("plain_ga")
     hot = {h.function: h for h in a.program.hotspots}
-    said = {v.id: v.sentence for v in views(a.program.hotspots, a.program.wall_s)}
+    said = {v.id: v.sentence for v in views(a.program)}
     breed = hot["breed"]
     assert breed.shape == "neither" and breed.why and breed.why in said[breed.id]
     assert f"took {breed.share:.0%} of the run" in said[breed.id]
