@@ -3,8 +3,11 @@
 While the program runs, a sampler (``ITIMER_PROF``: every SAMPLE_S of CPU time, the main thread's stack; about 1 % of
 the run's time, where cProfile's hook on every call made a plain GA 2x slower) tells which of the program's own
 functions and lines hold the time, and which lines called them (not while a watch's hook runs: it slows what it
-watches). A function that holds ARM_SHARE of the samples and takes an individual or a population (the hottest such
-one, while none is armed, half that share: a library's loop, DEAP's, may hold most of the run), or one that a line
+watches). Python takes a signal where it next checks for one (a function's start, a loop's jump), so that a sample
+stands for the time since the one before (``_ticks``: a long call of C code, NumPy's arithmetic, is one sample), and
+one taken as a function not the program's began is its caller's (the C code of a line, before np.sum's dispatcher).
+A function that holds ARM_SHARE of the samples and takes an individual or a population (the hottest such one, while
+none is armed, half that share: a library's loop, DEAP's, may hold most of the run), or one that a line
 holding that share names (a comprehension's, ``map``'s, ``np.apply_along_axis``'s function, too short to be sampled
 itself: a sample falls where Python checks for signals, a loop's jump, seldom a short call), is *armed*: a call hook
 (``sys.settrace``, line events off) watches its next calls, for WINDOW_S at most (IDLE_S while it is not called), and
@@ -297,8 +300,10 @@ class Hotspots:
         self.roots = tuple(os.path.join(os.path.abspath(r), "") for r in roots)
         self.skip = skip  # code objects not the program's own to time (torch.compile's tracked functions)
         self.samples = 0
-        self.counts: dict[Any, int] = {}  # samples with the code on the stack
-        self.sites: dict[Any, dict[tuple[str, int, str], int]] = {}  # samples per line of the program calling it
+        self.ticks = 0  # the time the samples stood for, in SAMPLE_S (``_ticks``): what the counts below count
+        self.last_tick: Optional[tuple[float, float]] = None  # (CPU, wall) seconds at the last sample
+        self.counts: dict[Any, int] = {}  # ticks with the code on the stack
+        self.sites: dict[Any, dict[tuple[str, int, str], int]] = {}  # ticks per line of the program calling it
         self.direct: dict[Any, set[tuple[str, int, str]]] = {}  # those of its sites no library's frame stood between
         self.direct_of: dict[tuple[str, int, str], set[Any]] = {}  # ... and the functions each such line calls
         self.running: set[Any] = set()  # the functions and lines running at the last sample (``_rounds``)
@@ -307,11 +312,11 @@ class Hotspots:
         self.gaps: dict[Any, dict[int, int]] = {}  # samples between its rounds: {samples: times}
         self.watches: dict[Any, Watch] = {}
         self.deadline = 0.0  # when the watches end, whatever they have
-        self.lines: dict[tuple[str, int, str], int] = {}  # samples per line of the program's own innermost function
+        self.lines: dict[tuple[str, int, str], int] = {}  # ticks per line of the program's own innermost function
         self.line_frames: dict[tuple[str, int, str], Any] = {}  # the frame a line was last sampled in
         self.retries: dict[Any, int] = {}  # times a function was armed and not called while watched
         self.tried: set[tuple[str, int, str]] = set()  # hot lines whose callees were looked for
-        self.into: dict[tuple[str, int, str], dict[str, int]] = {}  # per line: samples in each function not the
+        self.into: dict[tuple[str, int, str], dict[str, int]] = {}  # per line: ticks in each function not the
         #                                                             program's that it called (``module.qualname``)
         self.within: dict[tuple[str, int, str], dict[str, int]] = {}  # ... and in the innermost function there
         self.line_of: dict[Any, tuple[str, int, str]] = {}  # a function found at a hot line: that line
@@ -380,6 +385,24 @@ class Hotspots:
         except Exception as e:
             signal.setitimer(signal.ITIMER_PROF, 0, 0)
             self.problems.append(f"inspector's sampler stopped ({type(e).__name__}: {e})")
+        self.last_tick = (time.process_time(), time.perf_counter())  # this handler's own time is not the program's
+
+    def _ticks(self) -> int:
+        """The time this sample stands for, in SAMPLE_S: since the last one's handler returned (the least of CPU and
+        wall time: the timer's signals during a long call of C code, NumPy's arithmetic, are one, taken where Python
+        next checks for them; another thread's CPU time is not this one's), at least one."""
+        last = self.last_tick
+        if last is None:
+            return 1
+        return max(1, round(min(time.process_time() - last[0], time.perf_counter() - last[1]) / SAMPLE_S))
+
+    def _spent_in(self, frame: Any) -> Any:
+        """The frame the time a sample stands for was spent in: the one it was taken in, or its caller where it was
+        taken as a function not the program's began (the C code of a line: NumPy's arithmetic before np.sum's
+        dispatcher, entered after it)."""
+        if frame.f_back is not None and not self.own(frame.f_code) and frame.f_lasti <= _begins(frame.f_code):
+            return frame.f_back
+        return frame
 
     def _take(self, frame: Any) -> None:
         if sys.gettrace() == self._traced:  # a watch slows the calls it watches: their time is not the program's
@@ -387,12 +410,14 @@ class Hotspots:
                 self._expire()
             return
         self.samples += 1
+        self.ticks += (ticks := self._ticks())
         seen: set[Any] = set()
         at: set[tuple[str, int, str]] = set()  # the program's lines on the stack
         waiting: Any = None  # the innermost function of the program's not yet given the line that called it
         through = False  # a frame not the program's (a library's) lies between ``waiting`` and this one
         inside: Any = None  # the outermost frame not the program's inside the innermost of the program's (None
         #                     within a call of a compiled function: inspector's wrapper is on the stack)
+        frame = self._spent_in(frame)
         compiled, innermost = False, frame
         while frame is not None:
             code = frame.f_code
@@ -405,23 +430,23 @@ class Hotspots:
                 code = self.codes.setdefault((code.co_filename, code.co_firstlineno, code.co_name), code)
                 if code not in seen:
                     seen.add(code)
-                    self.counts[code] = self.counts.get(code, 0) + 1
+                    self.counts[code] = self.counts.get(code, 0) + ticks
                     self._look(code, frame)
                 if code.co_name not in NESTED and frame.f_lineno is not None:  # a comprehension's line is its
                     #                   function's; a frame between two lines (3.11: f_lineno None) has none
                     key = (code.co_filename, frame.f_lineno, code.co_name)
                     at.add(key)
                     if waiting is None:  # the innermost: the line the time is at
-                        self.lines[key] = self.lines.get(key, 0) + 1
+                        self.lines[key] = self.lines.get(key, 0) + ticks
                         self.line_frames[key] = frame
                         if inside is not None:  # in a library's (or Python's) function that line called (a
                             #                     compiled function's call is said where its function is)
                             for found, name in ((self.into, _entry(inside)), (self.within, _entry(innermost))):
                                 at_line = found.setdefault(key, {})
-                                at_line[name] = at_line.get(name, 0) + 1
+                                at_line[name] = at_line.get(name, 0) + ticks
                     if waiting is not None and waiting is not code:
                         where = self.sites.setdefault(waiting, {})
-                        where[key] = where.get(key, 0) + 1
+                        where[key] = where.get(key, 0) + ticks
                         if not through:
                             self.direct.setdefault(waiting, set()).add(key)
                             if waiting not in self.direct_of.get(key, ()):
@@ -479,7 +504,7 @@ class Hotspots:
         comprehension's line calling a function too short to be sampled itself; ``map``'s, ``np.apply_along_axis``'s
         function: ``callees``), and those that hold that share and take an individual or a population (the hottest
         one half that, while none is watched)."""
-        share = ARM_SHARE * self.samples
+        share = ARM_SHARE * self.ticks
         hot = []
         for key in [k for k, n in self.lines.items() if n >= share and k not in self.tried]:
             self.tried.add(key)
@@ -592,6 +617,7 @@ class Hotspots:
         if self.hooked_at is not None:
             self.hooked_s += time.perf_counter() - self.hooked_at
             self.hooked_at = None
+            self.last_tick = (time.process_time(), time.perf_counter())  # the hook's time is not the program's
             for code, watch in self.watches.items():
                 (self.running.add if watch.open else self.running.discard)(code)
                 self.last_ran.pop(code, None)
@@ -609,7 +635,7 @@ class Hotspots:
             self.sites.setdefault(code, {}).setdefault(line, self.lines.get(line, 0))
         found = []
         for code in sorted(samples, key=lambda c: -samples[c])[:SHOWN]:
-            share = samples[code] / self.samples
+            share = samples[code] / self.ticks
             if share < MIN_SHARE:
                 break
             sites = sorted(self.sites.get(code, {}).items(), key=lambda x: -x[1])[:3]
@@ -629,7 +655,7 @@ class Hotspots:
         function not the program's it called that held the most of them (a library's, Python's), and the innermost
         function the most of them were in (its own time)."""
         own = sorted(((k, n) for k, n in self.lines.items() if k[0] == code.co_filename and k[2] == code.co_name
-                      and n >= MIN_SHARE * self.samples), key=lambda x: -x[1])[:LINES]
+                      and n >= MIN_SHARE * self.ticks), key=lambda x: -x[1])[:LINES]
         found = []
         for key, n in own:
             into, within = (max(d.get(key, {}).items(), key=lambda x: x[1], default=(None, None))
@@ -820,6 +846,14 @@ def round_size(caller: Any) -> Optional[int]:
                                                                   "tuple_iterator") else None
     except Exception:
         return None
+
+
+@functools.lru_cache(maxsize=None)
+def _begins(code: Any) -> int:
+    """The offset of the instruction at which a call of ``code`` begins and Python takes signals (3.11 on:
+    ``RESUME``), else -1."""
+    import dis
+    return next((i.offset for i in dis.get_instructions(code) if i.opname == "RESUME"), -1)
 
 
 def site(caller: Any) -> tuple[Optional[tuple[str, int, str]], str]:

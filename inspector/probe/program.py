@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from multiprocessing.process import BaseProcess
 from typing import Any, Optional, TypedDict
 
-from inspector.probe import replay, skip_last_collection
+from inspector.probe import ours_left_out_of_collections, replay, skip_last_collection
 from inspector.probe.hotspots import Hotspots
 from inspector.probe.function import Pass
 from inspector.probe.messages import ProgramHeader, ProgramTarget, Writer
@@ -81,7 +81,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         if tracker.hotspots:
             tracker.hotspots.install()
-        code = _run(args.target, args.args, args.module)
+        with ours_left_out_of_collections():
+            code = _run(args.target, args.args, args.module)
     finally:
         emit(tracker.end(code).but(children=[_child_facts(p) for p in children]))
         status.append(code)
@@ -149,7 +150,8 @@ def child(results: str, trace: bool, profile: bool) -> None:
     def _bootstrap(self: BaseProcess, *args: Any, **kwargs: Any) -> int:
         code = 1
         try:
-            code = bootstrap(self, *args, **kwargs)
+            with ours_left_out_of_collections():
+                code = bootstrap(self, *args, **kwargs)
         finally:
             emit(tracker.end(code).but(process=self.name, children=[_child_facts(p) for p in children]))
             emit(tracker.replayed(code, why=CHILD_NOT_REPLAYED))

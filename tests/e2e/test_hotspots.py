@@ -221,6 +221,49 @@ def test_a_compiled_modules_function_is_never_the_programs_own_run_from_the_prog
     assert "fitness" in found and all(os.path.isfile(file) for file in found.values()), found
 
 
+NUMPY_AND_PYTHON = """
+import numpy as np
+
+def fitness(pop):
+    return np.sum(pop ** 3 - 2.0 * pop ** 4 + pop * 0.5, axis=1)  # operators: Python takes no signal between them
+
+def breed(n):
+    total = 0.0
+    for i in range(n):
+        total += (i % 7) * 0.5
+    return total
+
+def main():
+    pop = np.random.default_rng(0).uniform(-1, 1, (20000, 60))
+    for _ in range(8):
+        fitness(pop)
+        breed(600000)
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_numpys_arithmetic_holds_its_share_of_the_run_and_is_the_lines_own_not_np_sums(tmp_path):
+    """A sample stands for the time since the one before: the timer's signals during one long NumPy operation are
+    one sample (a population's fitness held a third of the samples where it took 70 % of the time), and that sample,
+    taken as np.sum's dispatcher began, is the line's own time (NumPy's arithmetic), not np.sum's."""
+    import numpy as np
+    hot, namespace, wall_s = _sampled(tmp_path / "mixed.py", NUMPY_AND_PYTHON)
+    pop = np.random.default_rng(0).uniform(-1, 1, (20000, 60))
+    timed = {}
+    for name, arg in (("fitness", pop), ("breed", 600000)):
+        start = time.perf_counter()
+        for _ in range(8):
+            namespace[name](arg)
+        timed[name] = time.perf_counter() - start
+    share = {f["function"]: f["share"] for f in hot.facts(wall_s)}
+    sampled, measured = (d["fitness"] / (d["fitness"] + d["breed"]) for d in (share, timed))
+    assert abs(sampled - measured) < 0.15, (share, timed)
+    ((line, ticks),) = [(k, n) for k, n in hot.lines.items() if k[2] == "fitness"]
+    assert sum(hot.into.get(line, {}).values()) < ticks / 3, (hot.into.get(line), ticks)
+
+
 SUBCLASSED = """
 import numpy as np
 

@@ -79,3 +79,24 @@ def test_an_error_through_inspectors_wrapper_has_no_frame_of_it_and_the_call_is_
     except ValueError as e:
         files = [f.filename for f in traceback.extract_tb(e.__traceback__)]
     assert files == [__file__, __file__] and counts.other_methods == {"solve": 1}
+
+
+def test_what_the_probe_holds_is_left_out_of_the_programs_collections_and_tracked_again_after():
+    """The objects tracked before the program runs are frozen while it runs (a full collection the program triggers
+    does not scan torch's), tracked again after; a program that froze its own keeps them frozen."""
+    import gc
+    from inspector.probe import ours_left_out_of_collections
+    held = [[i] for i in range(1000)]  # the probe's: tracked before the program
+    with ours_left_out_of_collections():
+        assert gc.get_freeze_count() >= len(held)
+        mine = [[i] for i in range(10)]  # the program's own: collected as usual
+        assert all(gc.is_tracked(x) for x in mine)
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    try:
+        with ours_left_out_of_collections():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
