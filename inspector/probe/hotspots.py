@@ -629,7 +629,7 @@ class Hotspots:
         (``experiment`` reads ``rounds``)."""
         if not self.samples:
             return []
-        samples = {c: n for c, n in self.counts.items() if not c.co_name.startswith("<")}
+        samples = {c: n for c, n in self.counts.items() if self._told(c)}
         for code, line in self.line_of.items():  # a function found at a hot line: that line's own samples are its
             samples[code] = samples.get(code, 0) + self.lines.get(line, 0)
             self.sites.setdefault(code, {}).setdefault(line, self.lines.get(line, 0))
@@ -649,6 +649,14 @@ class Hotspots:
                           "round_gap_samples": _median(self.gaps[code]) if self.gaps.get(code) else None,
                           **self._shape(code)})
         return found
+
+    def _told(self, code: Any) -> bool:
+        """Whether ``code`` is told as a function of the program's: not a comprehension (its time is its function's),
+        and a module's top level only where its own lines held time (its imports, a library's loop run from there)."""
+        if code.co_name == "<module>":
+            own = sum(n for (file, _, name), n in self.lines.items() if (file, name) == (code.co_filename, "<module>"))
+            return own >= MIN_SHARE * self.ticks
+        return not code.co_name.startswith("<")
 
     def _lines(self, code: Any) -> list[dict[str, Any]]:
         """The lines of ``code`` the most samples fell at (at most LINES, each over MIN_SHARE), each with the

@@ -65,7 +65,7 @@ def views(program: Program) -> list[HotView]:
     elsewhere = [h for h in hot if h not in chosen and any((x.into_share or 0.0) >= LIBRARY_SHARE for x in h.lines)]
     callers = {(c.file, c.function) for h in hot for c in h.callers}
     own = [h for h in hot if h not in chosen and h not in elsewhere and h.share >= LIBRARY_SHARE
-           and (h.file, h.function) not in callers and not program.functions]
+           and (h.file, h.function) not in callers and h.function != "<module>" and not program.functions]
     return [view(h, wall_s) for h in chosen] + [_elsewhere(h) for h in elsewhere] + [view(h, wall_s) for h in own]
 
 
@@ -80,10 +80,12 @@ def _elsewhere(h: Hotspot) -> HotView:
     """A function whose time went mostly into code not the program's, line by line."""
     lines = "; ".join(f"{x.share:.0%} at line {x.line}" + (f" ({x.into_share:.0%} in {x.into}{_within(x)})"
                                                             if x.into else "") for x in h.lines)
-    return HotView(h.id, f"{function_at(h)} took {h.share:.0%} of the run "
-                         f"({seconds(h.total_s)}, sampled): {lines}. Code not the program's (a library's or Python's) "
-                         f"held that time: inspector rewrites and times the program's own functions, and "
-                         f"{h.function} is {shape(h.shape)}" + (f" ({h.why})." if h.why else "."), (), (), ())
+    held = f"{function_at(h)} took {h.share:.0%} of the run ({seconds(h.total_s)}, sampled): {lines}. Code not the " \
+           f"program's (a library's or Python's) held that time"
+    if h.function == "<module>":  # a module's top level: no function to rewrite
+        return HotView(h.id, f"{held}.", (), (), ())
+    return HotView(h.id, f"{held}: inspector rewrites and times the program's own functions, and {h.function} is "
+                         f"{shape(h.shape)}" + (f" ({h.why})." if h.why else "."), (), (), ())
 
 
 def view(h: Hotspot, wall_s: Optional[float]) -> HotView:

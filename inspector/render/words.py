@@ -533,7 +533,10 @@ def line_at(p: Place, home: bool = False) -> str:
 
 
 def function_at(f: Union[Hotspot, ComparedHotspot]) -> str:
-    """A program's function as the reports name it: "fitness (plain_ga.py:12)"."""
+    """A program's function as the reports name it: "fitness (plain_ga.py:12)"; a module's top level: "the top level
+    of evo.py"."""
+    if f.function == "<module>":
+        return f"the top level of {os.path.basename(f.file)}"
     return f"{f.function} ({os.path.basename(f.file)}:{f.line})"
 
 

@@ -331,6 +331,21 @@ def test_a_line_whose_time_is_in_code_not_the_programs_names_the_function_it_cal
         "into_samples"]
     assert loads not in lines or lines[loads]["into"] == "json.loads"
     assert sum(x["samples"] for x in main["lines"]) <= main["samples"]
+    # the script's top level only calls main: not told
+    assert "<module>" not in [f["function"] for f in hot.facts(wall_s)]
+
+
+def test_a_scripts_top_level_whose_own_lines_held_the_time_is_told_with_what_they_called(tmp_path):
+    """A script whose top level runs a library's loop (EvoTorch's searcher.run, pymoo's minimize) or spends its
+    time importing: that time was told nowhere."""
+    program = IN_A_LIBRARY.replace("def main():\n    for _ in range(30):\n        text = json.dumps(DATA)\n"
+                                   "        json.loads(text)\n\nmain()\n", "for _ in range(30):\n"
+                                   "    json.loads(json.dumps(DATA))\n")
+    assert "main" not in program
+    hot, _, wall_s = _sampled(tmp_path / "top_level.py", program)
+    (top,) = [f for f in hot.facts(wall_s) if f["function"] == "<module>"]
+    line = program.splitlines().index("    json.loads(json.dumps(DATA))") + 1
+    assert top["share"] > 0.5 and top["lines"][0]["line"] == line and top["lines"][0]["into"].startswith("json.")
 
 
 ROUNDS = """

@@ -177,3 +177,20 @@ def test_a_hot_function_not_rewritten_is_said_with_why_where_its_time_is_its_own
     assert hot["main"].id not in said and hot["random_individual"].id not in said
     text, page = (renderer(f).render(a) for f in ("text", "html"))
     assert breed.why in text and html.escape(breed.why) in page
+
+
+def test_a_scripts_top_level_is_told_by_the_file_with_what_its_lines_called_and_no_function_to_rewrite():
+    """A hot ``<module>`` (as the probe writes a script's top level whose own lines held the time) is "the top level
+    of" its file, with the library its line called, and no word of a function inspector could rewrite."""
+    def top_level(data):
+        hot = data["program"]["hotspots"]
+        main = next(h for h in hot if h["function"] == "main")
+        hot.append({**main, "id": "<module> (plain_ga.py:1)", "function": "<module>", "line": 1, "share": 0.4,
+                    "samples": 58, "callers": [], "why": "it takes no argument",
+                    "lines": [{"line": 90, "samples": 50, "into": "deap.algorithms.eaSimple", "into_samples": 50,
+                               "within": None, "within_samples": None}]})
+    a = _analysis("plain_ga", top_level)
+    (view,) = [v for v in views(a.program) if v.id == "<module> (plain_ga.py:1)"]
+    assert view.sentence.startswith("the top level of plain_ga.py took 40% of the run")
+    assert "at line 90 (34% in deap.algorithms.eaSimple)" in view.sentence
+    assert view.sentence.endswith("held that time.") and "neither" not in view.sentence
