@@ -234,10 +234,10 @@ def breed(n):
     return total
 
 def main():
-    pop = np.random.default_rng(0).uniform(-1, 1, (20000, 60))
+    pop = np.random.default_rng(0).uniform(-1, 1, (20000, 30))
     for _ in range(8):
         fitness(pop)
-        breed(600000)
+        breed(300000)
 
 if __name__ == "__main__":
     main()
@@ -250,9 +250,9 @@ def test_numpys_arithmetic_holds_its_share_of_the_run_and_is_the_lines_own_not_n
     taken as np.sum's dispatcher began, is the line's own time (NumPy's arithmetic), not np.sum's."""
     import numpy as np
     hot, namespace, wall_s = _sampled(tmp_path / "mixed.py", NUMPY_AND_PYTHON)
-    pop = np.random.default_rng(0).uniform(-1, 1, (20000, 60))
+    pop = np.random.default_rng(0).uniform(-1, 1, (20000, 30))
     timed = {}
-    for name, arg in (("fitness", pop), ("breed", 600000)):
+    for name, arg in (("fitness", pop), ("breed", 300000)):
         start = time.perf_counter()
         for _ in range(8):
             namespace[name](arg)
