@@ -301,7 +301,7 @@ class Hotspots:
         self.skip = skip  # code objects not the program's own to time (torch.compile's tracked functions)
         self.samples = 0
         self.ticks = 0  # the time the samples stood for, in SAMPLE_S (``_ticks``): what the counts below count
-        self.last_tick: Optional[tuple[float, float]] = None  # (CPU, wall) seconds at the last sample
+        self.last_tick: Optional[tuple[float, float]] = None  # (CPU, wall) seconds as the last handler returned
         self.counts: dict[Any, int] = {}  # ticks with the code on the stack
         self.sites: dict[Any, dict[tuple[str, int, str], int]] = {}  # ticks per line of the program calling it
         self.direct: dict[Any, set[tuple[str, int, str]]] = {}  # those of its sites no library's frame stood between
