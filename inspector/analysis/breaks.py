@@ -258,9 +258,8 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool, ca
         and not g.fx_graph)]
     if watched:
         graphs = [g for g in capture.graphs or [] if (compile_key(g.compile_id) or (0, 0))[1] > 0] + graphs
-    texts = (capture.limits or []) + (recompiles.limits or [])
-    limits = [m for text in texts if (m := LIMIT.search(text))]
-    if not graphs and not limits:
+    limit, last = limit_hit((capture.limits or []) + (recompiles.limits or []))
+    if not graphs and limit is None:
         return None
     counted: dict[Guard, int] = {}
     for g in graphs:
@@ -272,10 +271,18 @@ def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool, ca
     count = len({compile_key(g.compile_id) or g.compile_id for g in graphs})  # 2/1_1 is 2/1 again
     every_call = bool(calls and count >= EVERY_CALL_MIN and (
         count >= calls - 1 if recompiled_in is None else set(range(2, calls + 2)) <= set(recompiled_in)))
-    limit = f"{limits[0].group(1)} = {limits[0].group(2)}" if limits else None
     guards = sorted(counted.items(), key=lambda kv: -kv[1])
+    return Recompilation(count, calls, every_call, limit, guards, last)
+
+
+def limit_hit(texts: Sequence[str]) -> tuple[Optional[str], Optional[Guard]]:
+    """(the recompile limit torch's warnings ``texts`` say it hit, "recompile_limit = 8", and the guard that failed at
+    its last compile before it: its "last reason"), or (None, None) where none says it hit one."""
+    found = next((m for text in texts if (m := LIMIT.search(text))), None)
+    if found is None:
+        return None, None
     last = next((m.group(1) for text in texts if (m := LAST_REASON.search(text))), None)
-    return Recompilation(count, calls, every_call, limit, guards, failed_guard(last) if limit and last else None)
+    return f"{found.group(1)} = {found.group(2)}", failed_guard(last) if last else None
 
 
 def failed_guard(reason: str) -> Guard:

@@ -104,7 +104,7 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
     kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, bandwidth,
                                          broken=bool(breaks_raw), timed_s=pieces.timed_s, timed_apart=pieces.watched)
     again = breaks.recompilation(pieces.capture, pieces.recompiles, pieces.watched, pieces.calls,
-                                     pieces.recompiled_in)
+                                 pieces.recompiled_in)
     warnings: list[CompileWarning] = []
     verdicts: list[LineVerdict] = []
     if target:

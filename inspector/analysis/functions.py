@@ -76,15 +76,12 @@ def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
     hit its recompile limit, with torch's last reason (the guard that failed at the last compile before it)."""
     kinds = run.kinds
     hit = next((c for c in run.compiles or [] if c.kind == "limit"), None)
-    texts = [t for c in (raw.capture, raw.recompiles) if c for t in c.limits or []]
-    found = next((m for t in texts if (m := breaks.LIMIT.search(t))), None)
-    last = next((m.group(1) for t in texts if (m := breaks.LAST_REASON.search(t))), None)
-    limit = LimitHit(hit.call if hit else None, f"{found.group(1)} = {found.group(2)}",
-                     breaks.failed_guard(last) if last else None) if found else None
+    limit, last = breaks.limit_hit([t for c in (raw.capture, raw.recompiles) if c for t in c.limits or []])
     return CallKinds(counts=dict((kinds.counts if kinds else None) or {}),
                      runs=[CallRun(r.first or 0, r.last or 0, r.kind or "unknown", list(r.compile_ids or []), r.entry)
                            for r in (kinds.runs if kinds else None) or []],
-                     wrappers=run.given("wrappers", 1) or 1, limit=limit, inside=dict(run.inside or {}),
+                     wrappers=run.given("wrappers", 1) or 1, inside=dict(run.inside or {}),
+                     limit=LimitHit(hit.call if hit else None, limit, last) if limit is not None else None,
                      gave_up=_gave_up(raw))
 
 
