@@ -82,8 +82,8 @@ def _elsewhere(h: Hotspot) -> HotView:
                                                             if x.into else "") for x in h.lines)
     held = f"{function_at(h)} took {h.share:.0%} of the run ({seconds(h.total_s)}, sampled): {lines}. Code not the " \
            f"program's (a library's or Python's) held that time"
-    if h.function == "<module>":  # a module's top level: no function to rewrite
-        return HotView(h.id, f"{held}.", (), (), ())
+    if h.function == "<module>":  # a module's top level ("the top level of evo.py"): no function to rewrite
+        return HotView(h.id, f"{held[:1].upper()}{held[1:]}.", (), (), ())
     return HotView(h.id, f"{held}: inspector rewrites and times the program's own functions, and {h.function} is "
                          f"{shape(h.shape)}" + (f" ({h.why})." if h.why else "."), (), (), ())
 

@@ -191,6 +191,6 @@ def test_a_scripts_top_level_is_told_by_the_file_with_what_its_lines_called_and_
                                "within": None, "within_samples": None}]})
     a = _analysis("plain_ga", top_level)
     (view,) = [v for v in views(a.program) if v.id == "<module> (plain_ga.py:1)"]
-    assert view.sentence.startswith("the top level of plain_ga.py took 40% of the run")
+    assert view.sentence.startswith("The top level of plain_ga.py took 40% of the run")
     assert "at line 90 (34% in deap.algorithms.eaSimple)" in view.sentence
     assert view.sentence.endswith("held that time.") and "neither" not in view.sentence
