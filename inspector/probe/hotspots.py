@@ -176,10 +176,13 @@ class Watch:
         return self.span is not None and self.span[0] <= line <= self.span[1]
 
     def in_round(self) -> bool:
-        """Whether the frame that makes the rounds is at the line that made the last one's calls or inside its
-        loop."""
-        line = self.home.f_lineno if self.home is not None else None
-        return line is not None and (line == self.line or (self.home is self.caller and self.within(line)))
+        """Whether the frame that makes the rounds is at the line that made the last one's calls or inside its loop,
+        or may be: between two lines (3.11: at a loop's jump back), where a round the hook then sees may have begun
+        (so that it is not copied as whole)."""
+        if self.home is None:
+            return False
+        line = self.home.f_lineno
+        return line is None or line == self.line or (self.home is self.caller and self.within(line))
 
     @without_dynamo
     def ended(self, now: float) -> None:
