@@ -9,7 +9,7 @@ from typing import Optional
 from inspector.model import Program
 from inspector.model.hotspots import ExperimentRun, HotLine, Hotspot
 from inspector.render import rewrites, said
-from inspector.render.words import function_at, ratio, seconds
+from inspector.render.words import function_at, ratio, seconds, spans
 
 LABELS = {"as-written": "as written", "numpy": "NumPy rewrite", "numpy-compiled-cpu": "NumPy rewrite compiled",
           "torch": "torch rewrite", "torch-compiled-cpu": "torch rewrite compiled",
@@ -66,7 +66,7 @@ def views(program: Program) -> list[HotView]:
     callers = {(c.file, c.function) for h in hot for c in h.callers}
     own = [h for h in hot if h not in chosen and h not in elsewhere and h.share >= LIBRARY_SHARE
            and (h.file, h.function) not in callers and h.function != "<module>" and not program.functions]
-    return [view(h, wall_s) for h in chosen] + [_elsewhere(h) for h in elsewhere] + [view(h, wall_s) for h in own]
+    return [view(h, wall_s) for h in chosen] + [_elsewhere(h, hot) for h in elsewhere] + [view(h, wall_s) for h in own]
 
 
 def _within(x: HotLine) -> str:
@@ -76,12 +76,21 @@ def _within(x: HotLine) -> str:
             and x.within_share else "")
 
 
-def _elsewhere(h: Hotspot) -> HotView:
-    """A function whose time went mostly into code not the program's, line by line."""
+def _elsewhere(h: Hotspot, hot: tuple[Hotspot, ...]) -> HotView:
+    """A function whose time went mostly into code not the program's, line by line, then into the program's hot
+    functions it called (their whole share). A line of its own that calls one of them and no code not the program's
+    is left out: the probe gives such a line's own time (a loop's, a comprehension's) to the function it calls."""
+    called = [(g, [c.line for c in g.callers if (c.file, c.function) == (h.file, h.function)]) for g in hot]
+    called = [(g, at) for g, at in called if at and g is not h]
+    calling = {n for _, at in called for n in at}
     lines = "; ".join(f"{x.share:.0%} at line {x.line}" + (f" ({x.into_share:.0%} in {x.into}{_within(x)})"
-                                                            if x.into else "") for x in h.lines)
-    held = f"{function_at(h)} took {h.share:.0%} of the run ({seconds(h.total_s)}, sampled): {lines}. Code not the " \
-           f"program's (a library's or Python's) held that time"
+                                                            if x.into else "") for x in h.lines
+                      if x.into or x.line not in calling)
+    calls = ", ".join(f"{g.share:.0%} in {g.function} ({spans(at)})" for g, at in called)
+    into = [x.line for x in h.lines if x.into]
+    held = f"{function_at(h)} took {h.share:.0%} of the run ({seconds(h.total_s)}, sampled): {lines}" + (
+        f"; and in the program's functions it called, {calls}" if calls else "") + \
+        f". Code not the program's (a library's or Python's) held the time at {spans(into)}"
     if h.function == "<module>":  # a module's top level ("the top level of evo.py"): no function to rewrite
         return HotView(h.id, f"{held[:1].upper()}{held[1:]}.", (), (), ())
     return HotView(h.id, f"{held}: inspector rewrites and times the program's own functions, and {h.function} is "

@@ -193,4 +193,23 @@ def test_a_scripts_top_level_is_told_by_the_file_with_what_its_lines_called_and_
     (view,) = [v for v in views(a.program) if v.id == "<module> (plain_ga.py:1)"]
     assert view.sentence.startswith("The top level of plain_ga.py took 40% of the run")
     assert "at line 90 (34% in deap.algorithms.eaSimple)" in view.sentence
-    assert view.sentence.endswith("held that time.") and "neither" not in view.sentence
+    assert view.sentence.endswith("held the time at line 90.") and "neither" not in view.sentence
+
+
+def test_a_function_whose_time_went_into_a_library_and_the_programs_functions_says_both_shares():
+    """DEAP's nqueens: main's line calls eaSimple, which calls the program's evalNQueens; main's sentence gives the
+    library's share at that line and evalNQueens' share of the run, with the line it was called from. The page says
+    how the experiment ran only where one did, and that a program compiled nothing once."""
+    a = _analysis("deap-nqueens")
+    hot = {h.function: h for h in a.program.hotspots}
+    main, evaluate = hot["main"], hot["evalNQueens"]
+    (line,) = [x for x in main.lines if x.into]
+    (said,) = [v.sentence for v in views(a.program) if v.id == main.id]
+    assert f"{line.share:.0%} at line {line.line} ({line.into_share:.0%} in {line.into}" in said
+    assert f"in the program's functions it called, {evaluate.share:.0%} in evalNQueens (line {line.line})" in said
+    assert said.endswith("(its first argument (seed) is an int, not an individual or a population).")
+    assert evaluate.runs and "experiment ran" in renderer("html").render(a)
+    knapsack = _analysis("deap-knapsack")  # nothing experimented on
+    page = renderer("html").render(knapsack)
+    assert not any(h.runs for h in knapsack.program.hotspots) and "experiment ran" not in page
+    assert page.count("compiled nothing") == 1 and "Compiled functions" not in page
