@@ -78,15 +78,12 @@ def _within(x: HotLine) -> str:
 
 def _elsewhere(h: Hotspot, hot: tuple[Hotspot, ...]) -> HotView:
     """A function whose time went mostly into code not the program's, line by line, then into the program's hot
-    functions it called (their whole share). A line of its own that calls one of them and no code not the program's
-    is left out: the probe gives such a line's own time (a loop's, a comprehension's) to the function it calls."""
-    called = [(g, [c.line for c in g.callers if (c.file, c.function) == (h.file, h.function)]) for g in hot]
-    called = [(g, at) for g, at in called if at and g is not h]
-    calling = {n for _, at in called for n in at}
+    functions it called (their whole share: where the probe watched one's calls from a loop's or a comprehension's
+    line, that line's own time is in it too)."""
     lines = "; ".join(f"{x.share:.0%} at line {x.line}" + (f" ({x.into_share:.0%} in {x.into}{_within(x)})"
-                                                            if x.into else "") for x in h.lines
-                      if x.into or x.line not in calling)
-    calls = ", ".join(f"{g.share:.0%} in {g.function} ({spans(at)})" for g, at in called)
+                                                            if x.into else "") for x in h.lines)
+    called = [(g, [c.line for c in g.callers if (c.file, c.function) == (h.file, h.function)]) for g in hot]
+    calls = ", ".join(f"{g.share:.0%} in {g.function} ({spans(at)})" for g, at in called if at and g is not h)
     into = [x.line for x in h.lines if x.into]
     held = f"{function_at(h)} took {h.share:.0%} of the run ({seconds(h.total_s)}, sampled): {lines}" + (
         f"; and in the program's functions it called, {calls}" if calls else "") + \
