@@ -913,11 +913,13 @@ class RawExperimentRun(Raw):
 @dataclass(frozen=True, kw_only=True)
 class RawExperiment(Raw):
     """The experiment on a hot function's captured inputs (``inspector.probe.experiment``): its rewrites (each with
-    its check, or what it declined) and its runs; ``why``: why it did not run (or stopped)."""
+    its check, or what it declined) and its runs; ``to_array``: a population of lists made an array alone (each
+    rewrite's run does it at each call); ``why``: why it did not run (or stopped)."""
 
     rows: Optional[int] = None
     rewrites: Optional[list[RawRewrite]] = None
     runs: Optional[list[RawExperimentRun]] = None
+    to_array: Optional[RawRoundTiming] = None
     seconds: Optional[float] = None
     why: Optional[str] = None
 

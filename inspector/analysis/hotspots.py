@@ -49,12 +49,14 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
         projected = run_s - (h.total_s or 0.0) + rounds * best.per_round_s + (best.compile_s or 0.0)
     ordered = sorted(runs, key=lambda r: (r.id != "as-written", not r.matches, r.per_round_s or float("inf")))
     load = over([x.load for r in e.runs or [] for x in r.rounds or [] if x.load])
+    to_array = e.to_array.median_s * scale if e.to_array and e.to_array.median_s is not None else None
     return Hotspot(id=h.id or "", function=h.function or "", file=h.file or "", line=h.line or 0,
                    share=h.share or 0.0, total_s=h.total_s or 0.0, shape=h.shape or "unknown", why=h.why or "",
                    callers=tuple(of_raw(Site, s) for s in h.callers or []), captured=captured,
                    rewrites=tuple(_rewrite(r) for r in e.rewrites or []), runs=tuple(ordered), rounds=rounds,
                    best=best.id if best else None, projected_s=projected, experiment_why=e.why or "",
-                   load=load, run_s=run_s, lines=tuple(_line(x, h) for x in h.lines or []), rounds_counted=counted)
+                   load=load, run_s=run_s, lines=tuple(_line(x, h) for x in h.lines or []), rounds_counted=counted,
+                   to_array_s=to_array)
 
 
 def _line(x: RawHotLine, h: RawHotspot) -> HotLine:

@@ -104,7 +104,8 @@ class Hotspot(Place):
     written), ``rounds`` (the run's rounds: those the samples fell in, a lower bound, where ``rounds_counted``; else
     estimated from its time over one round's as written), ``projected_s`` (the run with the fastest checked run
     instead: the rest unchanged), ``load`` over the experiment's rounds,
-    ``run_s`` (the run ``projected_s`` starts from: its wall time less the time inspector's call hook slowed it)."""
+    ``run_s`` (the run ``projected_s`` starts from: its wall time less the time inspector's call hook slowed it),
+    ``to_array_s`` (a population of lists made an array, one generation's: in each rewrite's ``per_round_s``)."""
 
     id: str
     function: str
@@ -126,3 +127,4 @@ class Hotspot(Place):
     run_s: Optional[float] = None
     lines: tuple[HotLine, ...] = ()  # its own lines the samples fell at, the most first
     rounds_counted: bool = False  # ``rounds`` counted from the samples, not estimated from the time
+    to_array_s: Optional[float] = None

@@ -7,9 +7,11 @@ declines kept with their construct and line), each eager and compiled (``torch.c
 function already over the population ``torch.compile`` on it as it stands and its torch translation
 (``inspector.rewrite.port``, eager and compiled, under the torch rewrite's ids). A rewrite runs only where its check
 against the user's function on those inputs matched (``inspector.rewrite.check``, on CHECK_ROWS individuals at most);
-every run's output is compared with the program's own. One call of each first (a compiled run's compiles), then
-alternating rounds (``inspector.probe.rounds.turn``) within the budget; random state, printing and the program's
-objects are left as they were (the replay's ``_kept_state`` and ``_silenced``).
+every run's output is compared with the program's own. Where the program gave a list's individuals one at a time,
+each run over the population makes the list an array at each call (``np.asarray``), as the call to copy does in the
+program, and that conversion is timed alone too (``to_array``). One call of each first (a compiled run's compiles),
+then alternating rounds (``inspector.probe.rounds.turn``) within the budget; random state, printing and the
+program's objects are left as they were (the replay's ``_kept_state`` and ``_silenced``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import functools
 import gc
 import re
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any, Optional
@@ -33,6 +36,7 @@ ROUNDS = 3
 MAX_FUNCTIONS = 2  # the hottest functions the experiment runs on
 MIN_SHARE = 0.10  # of the run's wall time a function the experiment runs on holds at least
 COMPILED = "-compiled-cpu"
+TO_ARRAY = "to-array"  # the conversion of a population of lists, timed in the rounds beside the runs (not a run)
 
 
 def run(rounds: dict[str, tuple[Any, Round]], order: list[str], compile: Callable[..., Any], budget_s: float,
@@ -72,14 +76,36 @@ def experiment(code: Any, kept: Round, compile: Callable[..., Any], budget_s: fl
     runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]] = {"as-written": (_as_written(fn, kept, inputs),
                                                                                  {"id": "as-written"})}
     facts: dict[str, Any] = {"rows": int(inputs.shape[0]), "rewrites": []}
+    listed = _listed(kept, inputs)
     if kept.kind == "population":
         compiled = compile(fn)
         runs["compiled-cpu"] = (lambda: compiled(inputs, *extra), {"id": "compiled-cpu", "compiled": True})
         _ported(fn, code, kept, inputs, compile, runs, facts)
     else:
-        _rewrites(fn, code, kept, inputs, compile, runs, facts)
-    facts["runs"] = _timed(runs, expected, budget_s)
+        _rewrites(fn, code, kept, inputs, listed, compile, runs, facts)
+    if listed is not None and len(runs) > 1:  # the conversion alone, timed in the same rounds
+        runs[TO_ARRAY] = (functools.partial(np.asarray, listed), {"id": TO_ARRAY})
+    timed = _timed(runs, expected, budget_s)
+    facts["runs"] = [r for r in timed if r["id"] != TO_ARRAY]
+    conversion = [x["median_s"] for r in timed if r["id"] == TO_ARRAY for x in r.get("rounds", []) if "median_s" in x]
+    if conversion:
+        facts["to_array"] = {"median_s": statistics.median(conversion), "min_s": min(conversion),
+                             "max_s": max(conversion), "runs": len(conversion)}
     return facts
+
+
+def _listed(kept: Round, inputs: np.ndarray) -> Optional[list[Any]]:
+    """The population as the program held it where it is a list given one individual at a time (of lists, of tuples,
+    of DEAP's ndarray ``Individual``s): the call to copy makes it an array at each call (``np.asarray``), and so does
+    each run over the population here (the conversion is also timed alone: ``to_array``). None where it is an array
+    already: a function over the population, ``np.apply_along_axis``'s, rows of plain ndarrays (taken as a 2-D
+    array's rows)."""
+    if kept.kind == "population" or kept.via == "apply_along_axis":
+        return None
+    if kept.sequence == "array":
+        return [row.view(kept.row_type) for row in inputs] if kept.row_type else None
+    rows: list[Any] = inputs.tolist()
+    return rows
 
 
 def function_of(code: Any) -> Optional[Callable[..., Any]]:
@@ -104,9 +130,11 @@ def _as_written(fn: Callable[..., Any], kept: Round, inputs: np.ndarray) -> Call
     return lambda: [fn(row, *extra) for row in rows]
 
 
-def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, compile: Callable[..., Any],
-              runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], facts: dict[str, Any]) -> None:
-    """The rewrites in NumPy and torch (each checked first), their eager and compiled runs added to ``runs``."""
+def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, listed: Optional[list[Any]],
+              compile: Callable[..., Any], runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]],
+              facts: dict[str, Any]) -> None:
+    """The rewrites in NumPy and torch (each checked first), their eager and compiled runs added to ``runs``, each on
+    ``inputs``, or made an array from ``listed`` (the rows as the program had them) at each call."""
     from inspector.rewrite import Declined, Dialect, Row, check, vectorize
     from inspector.rewrite.check import converted, rewritten
     from inspector.rewrite.codec import to_json
@@ -115,6 +143,12 @@ def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray
     if program is None:
         return
     row = Row.ARRAY if kept.sequence == "array" else Row.LIST
+
+    def given(dialect: Dialect) -> Callable[[], Any]:
+        if listed is None:
+            data = converted(inputs, dialect)
+            return lambda: data
+        return lambda: converted(np.asarray(listed), dialect)
     for dialect in (Dialect.NUMPY, Dialect.TORCH):
         rid = dialect.value
         written = vectorize(program, code.co_name, dialect, row, suffix=dialect.value)
@@ -134,15 +168,14 @@ def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray
         if checked.verdict.value != "matched":
             continue
         entry = rewritten(written, fn.__globals__)
-        _eager_and_compiled(rid, entry, converted(inputs, dialect), (), compile, runs,
+        _eager_and_compiled(rid, entry, given(dialect), (), compile, runs,
                             not_compiled(written, int(inputs.shape[1])) is None)
         if dialect is Dialect.NUMPY and numba_version():
-            jitted_entry = _numba(functools.partial(jitted, written, entry))
-            runs[rid + "-numba"] = (functools.partial(jitted_entry, inputs), {"id": rid + "-numba", "rewrite": rid,
-                                                                              "compiled": True})
+            runs[rid + "-numba"] = (_on(_numba(functools.partial(jitted, written, entry)), given(dialect)),
+                                    {"id": rid + "-numba", "rewrite": rid, "compiled": True})
     if numba_version() and not kept.extra:
-        rows = _numba(functools.partial(over_rows, fn, fn.__globals__))
-        runs["numba"] = (functools.partial(rows, inputs), {"id": "numba", "compiled": True})
+        runs["numba"] = (_on(_numba(functools.partial(over_rows, fn, fn.__globals__)), given(Dialect.NUMPY)),
+                         {"id": "numba", "compiled": True})
 
 
 def _ported(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, compile: Callable[..., Any],
@@ -172,7 +205,8 @@ def _ported(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, 
             {"kind": "call", "span": {"file": file, "first": line, "last": line}, "code": new}]
     facts["rewrites"].append(made)
     if result.verdict.value == "matched":
-        _eager_and_compiled("torch", entry, converted(inputs, written.dialect), extra, compile, runs)
+        data = converted(inputs, written.dialect)
+        _eager_and_compiled("torch", entry, lambda: data, extra, compile, runs)
 
 
 def _program(code: Any, facts: dict[str, Any]) -> Any:
@@ -185,17 +219,20 @@ def _program(code: Any, facts: dict[str, Any]) -> Any:
         return None
 
 
-def _eager_and_compiled(rid: str, entry: Callable[..., Any], data: Any, extra: tuple[Any, ...],
+def _eager_and_compiled(rid: str, entry: Callable[..., Any], data: Callable[[], Any], extra: tuple[Any, ...],
                         compile: Callable[..., Any], runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]],
                         compiled_too: bool = True) -> None:
-    """A checked rewrite's runs on ``data``: eager (``rid``) and under ``compile`` (``rid`` + COMPILED, unless
-    not ``compiled_too``: the rewrite's notes say why)."""
-    runs[rid] = (functools.partial(entry, data, *extra), {"id": rid, "rewrite": rid})
-    if not compiled_too:
-        return
-    compiled = compile(entry)
-    runs[rid + COMPILED] = (functools.partial(compiled, data, *extra), {"id": rid + COMPILED, "rewrite": rid,
-                                                                         "compiled": True})
+    """A checked rewrite's runs on what ``data()`` gives at each call: eager (``rid``) and under ``compile`` (``rid``
+    + COMPILED, unless not ``compiled_too``: the rewrite's notes say why)."""
+    runs[rid] = (_on(entry, data, extra), {"id": rid, "rewrite": rid})
+    if compiled_too:
+        runs[rid + COMPILED] = (_on(compile(entry), data, extra), {"id": rid + COMPILED, "rewrite": rid,
+                                                                    "compiled": True})
+
+
+def _on(call: Callable[..., Any], data: Callable[[], Any], extra: tuple[Any, ...] = ()) -> Callable[[], Any]:
+    """A run: ``call`` on what ``data()`` gives at each call."""
+    return lambda: call(data(), *extra)
 
 
 def population_call_site(file: str, line: int, function: str, entry: str) -> str:
@@ -310,7 +347,7 @@ def _timed(runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], expected: 
             facts[rid]["error"] = f"{type(e).__name__}: {(said[0] if said else '')[:300]}"
             continue
         facts[rid]["first_call_s"] = time.perf_counter() - began
-        facts[rid].update(_agrees(got, expected))
+        facts[rid].update(_agrees(got, expected) if rid != TO_ARRAY else {})
         live[rid] = call
     slowest = max((facts[r]["first_call_s"] for r in live if not facts[r].get("compiled")), default=0.0)
     start, left = time.perf_counter(), budget_s  # the rounds' budget: the first calls (compiles) are apart

@@ -50,6 +50,7 @@ def sampled(hot: tuple[Hotspot, ...]) -> list[SampledRow]:
                        shape(h.shape) + (f": {h.why}" if h.why else "")) for h in hot]
 
 
+NEARLY_ALL = 0.9  # of a run's time, a conversion that leaves too little to tell from the noise
 LIBRARY_SHARE = 0.15  # of the run's samples in code not the program's, called from one line, worth a word
 
 
@@ -128,7 +129,7 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
     via = f", via {VIA.get(c.via, c.via)}" if h.shape == "individual" else ""
     others = len([r for r in h.runs if r.per_round_s]) - len(said)
     more = f"; {others} more below" if others > 0 else ""
-    measured = f"{on}: {'; '.join(said)}{more}.{pays}{projection}" if said else \
+    measured = f"{on}: {'; '.join(said)}{more}.{_as_array(h)}{pays}{projection}" if said else \
         f"{on}: nothing measured repeated the program's outputs."
     text = f"{share}: {calls}{rounds}{via}. {measured}"
     notes = list(_notes(h))
@@ -166,6 +167,22 @@ def _pays(run: ExperimentRun, rounds: Optional[float]) -> str:
     within = f"; this run had about {rounds:,.0f}, so compiling {verdict} here" if rounds else ""
     return (f" {name} took {seconds(run.compile_s)} to compile: it pays after about {run.pays_after:,.0f} "
             f"generations against the fastest eager run{within}.")
+
+
+def _as_array(h: Hotspot) -> str:
+    """What making the program's list of individuals an array costs each run over the population (at each call, as
+    the call to copy does), and the fastest such run with the population kept as an array (inferred: less that time;
+    no figure where the conversion is NEARLY_ALL of its time or more)."""
+    fastest = min((r for r in h.runs if r.id != "as-written" and r.matches and r.per_round_s), default=None,
+                  key=lambda r: r.per_round_s or 0.0)
+    if h.to_array_s is None or fastest is None or not fastest.per_round_s:
+        return ""
+    left = fastest.per_round_s - h.to_array_s
+    kept = (f"with the population kept as an array, {the(fastest.id)} would take about {seconds(left)} (inferred)"
+            if left > (1 - NEARLY_ALL) * fastest.per_round_s else
+            f"nearly all of the {seconds(fastest.per_round_s)} {the(fastest.id)} took")
+    return (f" {seconds(h.to_array_s)} of each run over the population is making the program's list of individuals "
+            f"an array (np.asarray, as the call to copy does); {kept}.")
 
 
 def the(rid: str) -> str:

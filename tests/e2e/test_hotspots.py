@@ -4,12 +4,16 @@ and the experiment on them (real compiles), checked against the bare run of the 
 import gc
 import io
 import os
+import random
 import runpy
+import statistics
 import subprocess
 import sys
 import time
+import timeit
 from contextlib import redirect_stdout
 
+import numpy as np
 import pytest
 
 from conftest import ROOT, line_of, run_cli
@@ -38,7 +42,13 @@ def test_a_plain_ga_gets_its_hot_function_rewritten_checked_and_timed_against_it
     runs = {r.id: r for r in hot.runs}
     assert {"as-written", "numpy", "numpy-compiled-cpu", "torch", "torch-compiled-cpu"} <= set(runs)
     assert all(r.matches for r in runs.values()), [(r.id, r.problem) for r in runs.values()]
-    assert runs["numpy"].faster and runs["numpy"].faster > 3 and runs["numpy-compiled-cpu"].compile_s > 0
+    assert runs["numpy"].faster and runs["numpy"].faster > 1 and runs["numpy-compiled-cpu"].compile_s > 0
+    # each run over the population makes the program's list of individuals an array at each call, as the call to copy
+    # does: the conversion, timed alone too, is in each run's time, and takes what it takes here on as many rows
+    listed = [[random.uniform(-25, 25) for _ in range(3)] for _ in range(c.rows)]
+    bare = statistics.median(timeit.repeat(lambda: np.asarray(listed), number=1, repeat=5)) * c.calls / c.rows
+    assert hot.to_array_s and 0.3 < hot.to_array_s / bare < 3, (hot.to_array_s, bare)
+    assert all(r.per_round_s > hot.to_array_s / 2 for r in hot.runs if r.id != "as-written")
     # the figures against the bare program's own, timed here over a whole run of it (at another moment than this
     # in-process run: a test beside it may be compiling): the time inside its fitness calls (the experiment's round
     # holds the comprehension over the copied rows too: about 1.7x that on a quiet machine), and its rounds of calls
