@@ -72,7 +72,7 @@ PROGRAMS = {"ga": ["3000", "8"], "odd_calls": ["5000"], "recompile_limit": [], "
 # arguments; one of a folder there is named with its folder ("plain-map_gene_loop": plain/map_gene_loop.py)
 TEST_PROGRAMS = {"recompile_on_float": [], "data_dependent_if": [], "method_on_self": [],
                  "plain-lists_if_chain": [], "plain-apply_along_axis_int8": [], "plain-map_gene_loop": [],
-                 "plain-vectorized_es": [], "plain-flowshop": []}
+                 "plain-vectorized_es": [], "plain-flowshop": [], "plain-list_of_arrays": []}
 # programs that need what an older torch lacks: the torch attribute they need
 NEEDS = {"control_flow": "while_loop"}
 # programs nobody on the team wrote (tests/fixtures/third_party), run as they are where their library is installed

@@ -96,16 +96,18 @@ def experiment(code: Any, kept: Round, compile: Callable[..., Any], budget_s: fl
 
 def _listed(kept: Round, inputs: np.ndarray) -> Optional[list[Any]]:
     """The population as the program held it where it is a list given one individual at a time (of lists, of tuples,
-    of DEAP's ndarray ``Individual``s): the call to copy makes it an array at each call (``np.asarray``), and so does
-    each run over the population here (the conversion is also timed alone: ``to_array``). None where it is an array
-    already: a function over the population, ``np.apply_along_axis``'s, rows of plain ndarrays (taken as a 2-D
-    array's rows)."""
+    of arrays each of its own, DEAP's ndarray ``Individual``s among them): the call to copy makes it an array at each
+    call (``np.asarray``), and so does each run over the population here (the conversion is also timed alone:
+    ``to_array``). None where it is an array already: a function over the population, ``np.apply_along_axis``'s, views
+    (a 2-D array's rows)."""
     if kept.kind == "population" or kept.via == "apply_along_axis":
         return None
-    if kept.sequence == "array":
-        return [row.view(kept.row_type) for row in inputs] if kept.row_type else None
-    rows: list[Any] = inputs.tolist()
-    return rows
+    if kept.sequence != "array":
+        rows: list[Any] = inputs.tolist()
+        return rows
+    if kept.row_type:
+        return [row.view(kept.row_type) for row in inputs]
+    return None if kept.rows_of_one else [row.copy() for row in inputs]
 
 
 def function_of(code: Any) -> Optional[Callable[..., Any]]:
@@ -119,14 +121,16 @@ def function_of(code: Any) -> Optional[Callable[..., Any]]:
 
 
 def _as_written(fn: Callable[..., Any], kept: Round, inputs: np.ndarray) -> Callable[[], Any]:
-    """The function as the program ran it on the round's inputs (each individual of the ndarray subclass it was)."""
+    """The function as the program ran it on the round's inputs: on the population, through ``np.apply_along_axis``,
+    or on each individual as the program held it (a list of its own: what the function does to one is not seen by
+    the other runs), else on each row of the array."""
     extra = kept.extra or ()
     if kept.kind == "population":
         return lambda: fn(inputs, *extra)
     if kept.via == "apply_along_axis" and not extra:
         return lambda: np.apply_along_axis(fn, 1, inputs)
-    rows = ([row.view(kept.row_type) for row in inputs] if kept.row_type else list(inputs)) \
-        if kept.sequence == "array" else inputs.tolist()
+    listed = _listed(kept, inputs)
+    rows = listed if listed is not None else list(inputs)
     return lambda: [fn(row, *extra) for row in rows]
 
 

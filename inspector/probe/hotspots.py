@@ -72,6 +72,7 @@ class Round:
     kind: str = ""  # individual (rows, a list's or an array's) | population (one 2-D array) | "" not yet known
     sequence: str = ""  # list | tuple | array: what each individual was
     row_type: Optional[type] = None  # the ndarray subclass each individual was (DEAP's Individual), None for ndarray
+    rows_of_one: bool = False  # each individual (an array) was a view, as a 2-D array's rows are: not one of its own
     rows: list[Any] = field(default_factory=list)
     outputs: list[Any] = field(default_factory=list)
     calls: int = 0
@@ -81,6 +82,15 @@ class Round:
     via: str = ""  # loop | map | apply_along_axis | vectorize | comprehension | call
     extra: Optional[tuple[Any, ...]] = None  # the other arguments, the first call's
     size: Optional[int] = None  # the round's calls, where the caller's iteration tells them (a comprehension's)
+
+    def took(self, value: Any, kind: str, sequence: str) -> None:
+        """A call's first argument, ``value``: what it is (``shape``'s kind and sequence), and for an individual that
+        is an array, of which type and whether it is one of its own (its first call's)."""
+        self.kind, self.sequence = kind, sequence
+        if kind == "individual" and type(value) is not np.ndarray and isinstance(value, np.ndarray):
+            self.row_type = type(value)  # (iterating a subclass can cost twice a plain array's: DEAP's)
+        if kind == "individual" and sequence == "array" and self.calls == 1:  # a 2-D array's rows are views of it;
+            self.rows_of_one = value.base is not None  # arrays of their own (a list's) are not
 
 
 class Watch:
@@ -157,9 +167,7 @@ class Watch:
         if current.kind and kind != current.kind:
             self.stop(f"its first argument ({names[0]}) is an individual in some calls, a population in others")
             return None
-        current.kind, current.sequence = kind, sequence
-        if kind == "individual" and type(value) is not np.ndarray and isinstance(value, np.ndarray):
-            current.row_type = type(value)  # (iterating a subclass can cost twice a plain array's: DEAP's)
+        current.took(value, kind, sequence)
         if current.calls == 1:
             current.site, current.via = site(caller)
             current.extra = tuple(frame.f_locals.get(n) for n in names[1:])

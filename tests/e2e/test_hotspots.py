@@ -102,10 +102,14 @@ def test_a_function_over_the_population_gets_its_torch_translation_checked_and_t
     ("deap_sphere", [], "evalSphere", "individual", "loop", None),  # the generation's new individuals, 3,000 at most
     ("knapsack_decoder", ["4000", "15"], "decode", "individual", "comprehension", 4000),
     ("flowshop", ["3000", "15"], "makespan", "individual", "comprehension", 3000),
+    ("list_of_arrays", ["3000", "15"], "fitness", "individual", "comprehension", 3000),
+    ("list_of_arrays", ["3000", "15", "array"], "fitness", "individual", "comprehension", 3000),
 ])
 def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, args, function, shape, via, calls):
     """The sampler and the watch alone (the probe's part before any experiment: no torch), on programs written as
-    users write them before they compile anything."""
+    users write them before they compile anything; individuals that are arrays are told apart as the rows of one
+    array (views: the experiment's runs take the array as it is) or arrays of their own in a list (made an array at
+    each call, as the call to copy does)."""
     from inspector.probe.hotspots import Hotspots, population
     path = str(PLAIN / f"{name}.py")
     hot = Hotspots([str(PLAIN)])
@@ -131,6 +135,8 @@ def test_plain_programs_hot_function_and_one_generation_of_its_inputs(name, args
     assert inputs.dtype.name == {"apply_along_axis_int8": "int8", "flowshop": "int64"}.get(name, "float64")
     assert len(kept.outputs) == (calls if shape == "individual" else 1)
     assert os.path.basename(code.co_filename) == f"{name}.py"
+    assert kept.rows_of_one == (kept.kind == "individual" and kept.sequence == "array" and (
+        name != "list_of_arrays" or "array" in args)), kept
 
 
 GAPPED = """

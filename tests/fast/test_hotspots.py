@@ -20,7 +20,7 @@ from inspector.rewrite import Dialect, Row, program_from_sources, vectorize
 from inspector.rewrite.codec import to_json as rewrite_json
 
 PLAIN = ["plain_ga", "plain-lists_if_chain", "plain-apply_along_axis_int8", "plain-map_gene_loop",
-         "plain-vectorized_es", "plain-flowshop"]
+         "plain-vectorized_es", "plain-flowshop", "plain-list_of_arrays"]
 
 
 def _analysis(stem, change=None):
@@ -218,12 +218,13 @@ def test_a_function_whose_time_went_into_a_library_and_the_programs_functions_sa
     assert page.count("compiled nothing") == 1 and "Compiled functions" not in page
 
 
-def test_a_population_of_lists_is_made_an_array_in_each_run_and_the_words_say_what_that_costs():
-    """plain_ga keeps its population as a list of lists: each run over it makes it an array at each call, as the call
-    to copy does, and the sentence says how long that takes and what the fastest run would take without it
-    (inferred); a population function's experiment (vectorized_es) and np.apply_along_axis's (an array already) have
-    no conversion and no such words."""
-    a = _analysis("plain_ga")
+@pytest.mark.parametrize("stem", ["plain_ga", "plain-list_of_arrays"])
+def test_a_population_of_lists_is_made_an_array_in_each_run_and_the_words_say_what_that_costs(stem):
+    """plain_ga keeps its population as a list of lists, list_of_arrays as a list of arrays each of its own: each run
+    over it makes it an array at each call, as the call to copy does, and the sentence says how long that takes and
+    what the fastest run would take without it (inferred); a population function's experiment (vectorized_es) and
+    np.apply_along_axis's (an array already) have no conversion and no such words."""
+    a = _analysis(stem)
     (hot,) = _experimented(a)
     (view,) = [v for v in views(a.program) if v.id == hot.id]
     fastest = min((r for r in hot.runs if r.id != "as-written" and r.matches), key=lambda r: r.per_round_s)
