@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import re
 import statistics
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ ROUNDS = 3
 MAX_FUNCTIONS = 2  # the hottest functions the experiment runs on
 MIN_SHARE = 0.10  # of the run's wall time a function the experiment runs on holds at least
 COMPILED = "-compiled-cpu"
+MAX_ERROR = 4000  # characters of a run's error kept (whole, as a variant's: the renderers say it in one line)
 TO_ARRAY = "to-array"  # the conversion of a population of lists, timed in the rounds beside the runs (not a run)
 
 
@@ -347,8 +347,7 @@ def _timed(runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], expected: 
         try:
             got = call()
         except Exception as e:
-            said = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip().splitlines()  # numba's colours off
-            facts[rid]["error"] = f"{type(e).__name__}: {(said[0] if said else '')[:300]}"
+            facts[rid]["error"] = f"{type(e).__name__}: {e}"[:MAX_ERROR]  # (numba's says what failed after line 1)
             continue
         facts[rid]["first_call_s"] = time.perf_counter() - began
         facts[rid].update(_agrees(got, expected) if rid != TO_ARRAY else {})

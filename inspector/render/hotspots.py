@@ -9,7 +9,7 @@ from typing import Optional
 from inspector.model import Program
 from inspector.model.hotspots import ExperimentRun, HotLine, Hotspot
 from inspector.render import rewrites, said
-from inspector.render.words import function_at, ratio, seconds, spans
+from inspector.render.words import error_line, function_at, ratio, seconds, spans
 
 LABELS = {"as-written": "as written", "numpy": "NumPy rewrite", "numpy-compiled-cpu": "NumPy rewrite compiled",
           "torch": "torch rewrite", "torch-compiled-cpu": "torch rewrite compiled",
@@ -198,7 +198,7 @@ def _range(r: ExperimentRun) -> str:
 def _checked(r: ExperimentRun) -> str:
     """What a row says of its output: nothing where it matched the program's (said once, under the table)."""
     if r.problem:
-        return r.problem
+        return error_line(r.problem)
     return "" if r.matches or r.matches is None else "its output differs from the program's"
 
 

@@ -4,16 +4,13 @@ variant it replaces and the variants the user wrote."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Union
 
 from inspector.model import Declined as DeclinedView, Note as NoteView, RewriteCheck, RewriteRun, Rewritten
 from inspector.model.rewrites import AS_WRITTEN
-from inspector.render.words import error_parts, ratio, seconds, spans, spread
+from inspector.render.words import error_line, ratio, seconds, spans, spread
 from inspector.rewrite.model import UNROLLED_GENES, Declined, Note, Reason, Topic
-
-COLOURS = re.compile(r"\x1b\[[0-9;]*m")  # a terminal's colour codes, in a library's error text
 
 REASONS = {
     Reason.STATEMENT: "a statement the rewriter does not write over the population",
@@ -156,8 +153,8 @@ def run(r: Rewritten, x: RewriteRun) -> str:
     how = HOW.get(x.how, x.how)
     if x.status == "skipped" and x.error:  # not run, by inspector's choice: why (a gene loop over too many genes)
         return f"{how}: {x.error}"
-    if x.status != "ok":  # the error's first line, without a terminal's colours (numba's); the JSON keeps it whole
-        return f"{how}: failed: {COLOURS.sub('', error_parts(x.error)[0]) or x.status}"
+    if x.status != "ok":  # the error in one line (numba's: what failed); the JSON keeps it whole
+        return f"{how}: failed: {error_line(x.error) or x.status}"
     if x.matches is False:
         return f"{how}: its output differs from {r.variant}'s ({x.mismatch}): not advice"
     if not x.timing:

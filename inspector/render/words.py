@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Literal, Optional, Union
@@ -17,6 +18,8 @@ from inspector.render import said
 
 NOISY = 1.5  # a ratio whose rounds differ by more than this factor was taken on a machine whose speed changed
 AFTER_PASS = 3  # steady calls, all right after inspector's passes, whose time the page puts down to those passes
+COLOURS = re.compile(r"\x1b\[[0-9;]*m")  # a terminal's colour codes, in a library's error text
+STEP = re.compile(r"(?P<kind>\w+: )?(?P<step>Failed in .* pipeline \(step: [^)]*\))")  # numba's: a step that failed
 
 # compile phases as CompilePhases names them: (key, label, what it does)
 PHASES = (("dynamo_s", "Dynamo", "tracing your Python into graphs"),
@@ -246,6 +249,20 @@ def error_parts(text: Optional[str]) -> tuple[str, str]:
     with carets under it), kept as they are, to be shown after the first line, preformatted or folded."""
     head, _, rest = (text or "").strip().partition("\n")
     return head, "\n".join(line.rstrip() for line in rest.strip("\n").splitlines())
+
+
+def error_line(text: Optional[str]) -> str:
+    """An error as recorded, in one line without a terminal's colours: its first line; where that is numba's (a step
+    of its pipeline that failed, nested steps on the next lines), the innermost step and what failed there (the line
+    after it, and the next where it goes on)."""
+    lines = [line.strip() for line in COLOURS.sub("", text or "").splitlines() if line.strip()]
+    matched = [STEP.fullmatch(line) for line in lines]
+    steps = next((n for n, m in enumerate(matched) if m is None), len(lines))
+    first, last = (matched[0], matched[steps - 1]) if 0 < steps < len(lines) else (None, None)
+    if first is None or last is None:
+        return lines[0] if lines else ""
+    cause = lines[steps] + (f" {lines[steps + 1]}" if lines[steps].endswith(":") and steps + 1 < len(lines) else "")
+    return f"{first['kind'] or ''}{last['step']}: {cause}"
 
 
 def reason(r: Reason) -> str:

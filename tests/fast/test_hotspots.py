@@ -5,6 +5,7 @@ shows, and a rewrite that failed its check or was declined is never advice."""
 import html
 import json
 
+import numpy as np
 import pytest
 
 from conftest import RECORDS
@@ -237,3 +238,28 @@ def test_a_population_of_lists_is_made_an_array_in_each_run_and_the_words_say_wh
         other = _analysis(stem)
         assert all(h.to_array_s is None for h in other.program.hotspots)
         assert not any("an array (np.asarray" in v.sentence for v in views(other.program))
+
+
+def test_a_run_that_numba_cannot_compile_says_what_failed_not_only_the_step():
+    """numba's errors open with the step of its pipeline that failed (nested steps on the next lines); what failed
+    comes after them: an error, kept whole in the record, is said in one line that keeps both (here the NumPy
+    rewrite's running total, a float, then an array; and knapsack_breaks' trial under numba, whose global list numba
+    refuses in a nested step)."""
+    import numba
+    from inspector.render.words import error_line
+
+    def fitness_numpy(pop):
+        total = 0.0
+        total += np.sum(pop * pop, axis=1)
+        return total
+    with pytest.raises(Exception) as raised:
+        numba.njit(fitness_numpy)(np.ones((4, 3)))
+    assert error_line(f"{type(raised.value).__name__}: {raised.value}") == (
+        "TypingError: Failed in nopython mode pipeline (step: nopython frontend): No implementation of function "
+        "Function(<built-in function iadd>) found for signature: >>> iadd(float64, array(float64, 1d, C))")
+    nested = [t.error for t in load(RECORDS / "torch-2.13.0" / "knapsack_breaks.json").trials
+              if t.error and "nopython frontend)\n" in t.error]
+    assert nested and all(error_line(e).startswith(
+        "TypingError: Failed in nopython mode pipeline (step: ensure features that are in use are in a valid form): "
+        "The use of a reflected list") for e in nested)
+    assert error_line("ValueError: first\nsecond") == "ValueError: first" and error_line(None) == ""
