@@ -81,6 +81,9 @@ def jitted(rewrite: Rewrite, entry: Callable[..., Any], cache: bool = False) -> 
     if rewrite.dialect is not Dialect.NUMPY:
         raise TypeError("numba runs the NumPy rewrite only")
     space: dict[str, Any] = entry.__globals__
+    if not cache:  # (a module of its own is written for numba already)
+        space = dict(space)
+        exec(compile(for_numba(rewrite.program_source), f"<rewrite of {rewrite.target} for numba>", "exec"), space)
     for renamed in rewrite.functions:
         if callable(space.get(renamed.new)):
             space[renamed.new] = numba.njit(cache=cache)(space[renamed.new])
@@ -88,11 +91,24 @@ def jitted(rewrite: Rewrite, entry: Callable[..., Any], cache: bool = False) -> 
     return found if found is not entry else numba.njit(cache=cache)(entry)
 
 
+def for_numba(source: str) -> str:
+    """The NumPy rewrite as numba types it: each ``x += e`` on a name written ``x = x + e`` (a running total the
+    rewrite starts as a number, then adds an array to: numba has no in-place add of an array into a number, and
+    outside a loop gives the name its new type at the assignment; for an array the same values, a new array)."""
+    class Plain(ast.NodeTransformer):
+        def visit_AugAssign(self, node: ast.AugAssign) -> ast.stmt:
+            if not isinstance(node.target, ast.Name):
+                return node
+            value = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
+            return ast.copy_location(ast.Assign([ast.Name(node.target.id, ast.Store())], value), node)
+    return ast.unparse(ast.fix_missing_locations(Plain().visit(ast.parse(source))))
+
+
 def written_module(rewrite: Rewrite, namespace: dict[str, Any], folder: str) -> Optional[Callable[..., Any]]:
-    """The rewrite's entry defined in a module of its own, its file in ``folder`` (``module_in``), so that numba's
-    cache (beside the file) finds its machine code again in a later report; None where the folder cannot be
-    written."""
-    space = module_in(folder, "inspector_rewrite", rewrite.program_source, namespace)
+    """The rewrite's entry as numba types it (``for_numba``), defined in a module of its own, its file in ``folder``
+    (``module_in``), so that numba's cache (beside the file) finds its machine code again in a later report; None
+    where the folder cannot be written."""
+    space = module_in(folder, "inspector_rewrite", for_numba(rewrite.program_source), namespace)
     entry = space.get(rewrite.entry) if space is not None else None
     return entry if callable(entry) else None
 

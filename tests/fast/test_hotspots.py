@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import RECORDS
+from conftest import RECORDS, ROOT
 from inspector.analysis import analyze
 from inspector.model import to_json
 from inspector.raw import RawRecord
@@ -263,3 +263,22 @@ def test_a_run_that_numba_cannot_compile_says_what_failed_not_only_the_step():
         "TypingError: Failed in nopython mode pipeline (step: ensure features that are in use are in a valid form): "
         "The use of a reflected list") for e in nested)
     assert error_line("ValueError: first\nsecond") == "ValueError: first" and error_line(None) == ""
+
+
+def test_numba_runs_the_numpy_rewrite_of_a_running_total():
+    """The NumPy rewrite of list_of_arrays' fitness starts its total as a number and adds an array to it (``+=``),
+    which numba cannot type; under numba it is run as ``total = total + ...`` (``for_numba``), the rewrite shown
+    unchanged, and gives the eager rewrite's values."""
+    import runpy
+    import numba
+    from inspector.probe.rewritten import for_numba, jitted
+    from inspector.rewrite import read_program
+    from inspector.rewrite.check import rewritten
+    path = ROOT / "tests" / "programs" / "plain" / "list_of_arrays.py"
+    written = vectorize(read_program(str(path)), "fitness", Dialect.NUMPY, Row.ARRAY, suffix="numpy")
+    assert "total += " in written.program_source and "total += " not in for_numba(written.program_source)
+    entry = rewritten(written, runpy.run_path(str(path)))
+    population = np.random.default_rng(0).uniform(-2, 2, (50, 12))
+    with pytest.raises(numba.core.errors.TypingError):
+        numba.njit(entry)(population)
+    assert np.allclose(jitted(written, entry)(population), entry(population))
