@@ -91,16 +91,27 @@ def jitted(rewrite: Rewrite, entry: Callable[..., Any], cache: bool = False) -> 
     return found if found is not entry else numba.njit(cache=cache)(entry)
 
 
+STACKS = ("stack", "column_stack", "hstack", "vstack", "concatenate")  # NumPy's joins, which numba takes a tuple to
+
+
 def for_numba(source: str) -> str:
     """The NumPy rewrite as numba types it: each ``x += e`` on a name written ``x = x + e`` (a running total the
     rewrite starts as a number, then adds an array to: numba has no in-place add of an array into a number, and
-    outside a loop gives the name its new type at the assignment; for an array the same values, a new array)."""
+    outside a loop gives the name its new type at the assignment; for an array the same values, a new array), and
+    the list of arrays a join is given (``np.stack([value], axis=1)``, a tuple's return) a tuple."""
     class Plain(ast.NodeTransformer):
         def visit_AugAssign(self, node: ast.AugAssign) -> ast.stmt:
             if not isinstance(node.target, ast.Name):
                 return node
-            value = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
+            value = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, self.visit(node.value))
             return ast.copy_location(ast.Assign([ast.Name(node.target.id, ast.Store())], value), node)
+
+        def visit_Call(self, node: ast.Call) -> ast.Call:
+            self.generic_visit(node)
+            if isinstance(node.func, ast.Attribute) and node.func.attr in STACKS and node.args and \
+                    isinstance(node.args[0], ast.List):
+                node.args[0] = ast.Tuple(node.args[0].elts, ast.Load())
+            return node
     return ast.unparse(ast.fix_missing_locations(Plain().visit(ast.parse(source))))
 
 

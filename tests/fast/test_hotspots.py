@@ -265,20 +265,23 @@ def test_a_run_that_numba_cannot_compile_says_what_failed_not_only_the_step():
     assert error_line("ValueError: first\nsecond") == "ValueError: first" and error_line(None) == ""
 
 
-def test_numba_runs_the_numpy_rewrite_of_a_running_total():
-    """The NumPy rewrite of list_of_arrays' fitness starts its total as a number and adds an array to it (``+=``),
-    which numba cannot type; under numba it is run as ``total = total + ...`` (``for_numba``), the rewrite shown
-    unchanged, and gives the eager rewrite's values."""
+@pytest.mark.parametrize("name, function, row, genes", [("list_of_arrays", "fitness", Row.ARRAY, 12),
+                                                        ("map_gene_loop", "evaluate", Row.LIST, 30)])
+def test_numba_runs_the_numpy_rewrite_of_a_running_total(name, function, row, genes):
+    """The NumPy rewrites of list_of_arrays' fitness and map_gene_loop's evaluate start a total as a number and add an
+    array to it (``+=``), and map_gene_loop's returns a tuple (``np.stack([value], axis=1)``), which numba cannot
+    type; under numba they run as ``total = total + ...`` with the stack given a tuple (``for_numba``), the rewrite
+    shown unchanged, and give the eager rewrite's values."""
     import runpy
     import numba
-    from inspector.probe.rewritten import for_numba, jitted
+    from inspector.probe.rewritten import jitted
     from inspector.rewrite import read_program
     from inspector.rewrite.check import rewritten
-    path = ROOT / "tests" / "programs" / "plain" / "list_of_arrays.py"
-    written = vectorize(read_program(str(path)), "fitness", Dialect.NUMPY, Row.ARRAY, suffix="numpy")
-    assert "total += " in written.program_source and "total += " not in for_numba(written.program_source)
+    path = ROOT / "tests" / "programs" / "plain" / f"{name}.py"
+    written = vectorize(read_program(str(path)), function, Dialect.NUMPY, row, suffix="numpy")
+    assert " += " in written.program_source
     entry = rewritten(written, runpy.run_path(str(path)))
-    population = np.random.default_rng(0).uniform(-2, 2, (50, 12))
+    population = np.random.default_rng(0).uniform(-2, 2, (50, genes))
     with pytest.raises(numba.core.errors.TypingError):
         numba.njit(entry)(population)
     assert np.allclose(jitted(written, entry)(population), entry(population))
