@@ -148,7 +148,7 @@ def rows_module(fn: Callable[..., Any], namespace: dict[str, Any], sample: str, 
         kept[node.lineno - 1:node.end_lineno] = lines[node.lineno - 1:node.end_lineno]
     if fn.__name__ not in defs or not kept[defs[fn.__name__].lineno - 1]:
         return None
-    source = "\n".join(kept) + ROWS.format(fn=fn.__name__)
+    source = "\n".join(kept) + ROWS.format(fn=fn.__name__, pick=_pick(defs[fn.__name__]))
     space = module_in(folder, "inspector_rows", source, dict(namespace, __inspector_np__=np))
     if space is None:
         return None
@@ -164,9 +164,32 @@ ROWS = """
 def __inspector_rows__(population):
     out = __inspector_np__.empty(population.shape[0])
     for i in range(population.shape[0]):
-        out[i] = {fn}(population[i])
+        out[i] = {fn}(population[i]){pick}
     return out
 """
+
+
+def _pick(node: Optional[ast.FunctionDef]) -> str:
+    """What the loop over the rows takes of a row's value: "[0]" where each return of the function (``node``) gives a
+    tuple of one value (DEAP's fitness: ``return value,``), else the value."""
+    def returns(n: ast.AST) -> list[ast.Return]:  # the function's own, not a nested function's
+        found = [n] if isinstance(n, ast.Return) else []
+        inner = [] if n is not node and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else \
+            ast.iter_child_nodes(n)
+        return found + [r for child in inner for r in returns(child)]
+    given = returns(node) if node is not None else []
+    return "[0]" if given and all(isinstance(r.value, ast.Tuple) and len(r.value.elts) == 1 for r in given) else ""
+
+
+def _def_of(fn: Callable[..., Any]) -> Optional[ast.FunctionDef]:
+    """The ``def`` of a module-level function as its file has it, else None."""
+    code = fn.__code__
+    try:
+        tree = ast.parse("\n".join(source_mod.lines(code.co_filename)))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    return next((n for n in tree.body if isinstance(n, ast.FunctionDef) and code.co_firstlineno in {
+        n.lineno, *(d.lineno for d in n.decorator_list)}), None)
 
 
 def module_in(folder: str, prefix: str, source: str, namespace: dict[str, Any]) -> Optional[dict[str, Any]]:
@@ -258,13 +281,8 @@ def over_rows(fn: Callable[..., Any], namespace: dict[str, Any]) -> Callable[...
         if isinstance(value, types.FunctionType) and value.__module__ == fn.__module__:
             space[name] = numba.njit(types.FunctionType(value.__code__, space, name, value.__defaults__,
                                                         value.__closure__))
-    one = space[fn.__name__] if fn.__name__ in space else numba.njit(fn)
-
-    @numba.njit
-    def rows(population: np.ndarray) -> np.ndarray:  # pragma: no cover (compiled by numba)
-        out = np.empty(population.shape[0])
-        for i in range(population.shape[0]):
-            out[i] = one(population[i])
-        return out
-    jitted: Callable[..., Any] = rows  # numba's dispatcher
-    return jitted
+    space.setdefault(fn.__name__, numba.njit(fn))
+    space["__inspector_np__"] = np
+    exec(compile(ROWS.format(fn=fn.__name__, pick=_pick(_def_of(fn))), f"<rows of {fn.__name__}>", "exec"), space)
+    rows: Callable[..., Any] = numba.njit(space["__inspector_rows__"])
+    return rows

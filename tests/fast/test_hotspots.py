@@ -287,6 +287,21 @@ def test_numba_runs_the_numpy_rewrite_of_a_running_total(name, function, row, ge
     assert np.allclose(jitted(written, entry)(population), entry(population))
 
 
+@pytest.mark.parametrize("name, function, genes", [("map_gene_loop", "evaluate", 30),
+                                                  ("list_of_arrays", "fitness", 12)])
+def test_numba_runs_a_function_as_it_stands_over_the_rows_whether_it_returns_a_number_or_a_tuple_of_one(
+        name, function, genes):
+    """A fitness that returns a tuple of one value (DEAP's convention: map_gene_loop's ``return (value,)``) has that
+    value put in the loop's array of one number per row, where numba could not put the tuple; one that returns a
+    number, the number."""
+    import runpy
+    from inspector.probe.rewritten import over_rows
+    space = runpy.run_path(str(ROOT / "tests" / "programs" / "plain" / f"{name}.py"))
+    fn = space[function]
+    population = np.random.default_rng(0).uniform(-2, 2, (20, genes))
+    assert np.allclose(over_rows(fn, space)(population), [np.ravel(fn(list(row)))[0] for row in population])
+
+
 def test_the_experiments_rounds_leave_what_was_tracked_before_them_out_of_collections():
     """A full collection over torch's objects and the compiles' (a quarter of a second) fell in the one round of
     map_gene_loop's function as written: 310 ms where it takes 17. The rounds run with what the collector tracked
