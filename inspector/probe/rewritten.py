@@ -131,19 +131,18 @@ def rows_module(fn: Callable[..., Any], namespace: dict[str, Any], sample: str, 
     where a function of the sample's in ``namespace`` is not one of its top-level ``def``s as written (a
     decorator's wrapper, a function made at run time): ``over_rows`` then runs them as they are."""
     import numba
-    try:
-        lines = source_mod.lines(sample)
-        tree = ast.parse("\n".join(lines))
-    except SyntaxError:
+    lines = source_mod.lines(sample)
+    found = _defs(lines)
+    if found is None:
         return None
-    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    defs = {n.name: n for n in found}
     kept = [""] * len(lines)
     for name, value in namespace.items():
         if not (isinstance(value, types.FunctionType) and value.__module__ == fn.__module__):
             continue
         node, code = defs.get(name), value.__code__
         if node is None or value.__closure__ or os.path.abspath(code.co_filename) != os.path.abspath(sample) or \
-                code.co_firstlineno not in {node.lineno, *(d.lineno for d in node.decorator_list)}:
+                not _made(node, code):
             return None
         kept[node.lineno - 1:node.end_lineno] = lines[node.lineno - 1:node.end_lineno]
     if fn.__name__ not in defs or not kept[defs[fn.__name__].lineno - 1]:
@@ -184,12 +183,21 @@ def _pick(node: Optional[ast.FunctionDef]) -> str:
 def _def_of(fn: Callable[..., Any]) -> Optional[ast.FunctionDef]:
     """The ``def`` of a module-level function as its file has it, else None."""
     code = fn.__code__
+    return next((n for n in _defs(source_mod.lines(code.co_filename)) or [] if _made(n, code)), None)
+
+
+def _defs(lines: list[str]) -> Optional[list[ast.FunctionDef]]:
+    """The top-level ``def``s of a file's ``lines``; None where they do not parse."""
     try:
-        tree = ast.parse("\n".join(source_mod.lines(code.co_filename)))
-    except (OSError, SyntaxError, UnicodeDecodeError):
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
         return None
-    return next((n for n in tree.body if isinstance(n, ast.FunctionDef) and code.co_firstlineno in {
-        n.lineno, *(d.lineno for d in n.decorator_list)}), None)
+    return [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+
+
+def _made(node: ast.FunctionDef, code: Any) -> bool:
+    """Whether ``node`` is the ``def`` that made ``code`` (its first line that of the ``def`` or a decorator)."""
+    return code.co_firstlineno in {node.lineno, *(d.lineno for d in node.decorator_list)}
 
 
 def module_in(folder: str, prefix: str, source: str, namespace: dict[str, Any]) -> Optional[dict[str, Any]]:

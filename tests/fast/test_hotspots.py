@@ -20,6 +20,7 @@ from inspector.render.words import seconds
 from inspector.rewrite import Dialect, Row, program_from_sources, vectorize
 from inspector.rewrite.codec import to_json as rewrite_json
 
+PLAIN_FOLDER = ROOT / "tests" / "programs" / "plain"
 PLAIN = ["plain_ga", "plain-lists_if_chain", "plain-apply_along_axis_int8", "plain-map_gene_loop",
          "plain-vectorized_es", "plain-flowshop", "plain-list_of_arrays"]
 
@@ -277,7 +278,7 @@ def test_numba_runs_the_numpy_rewrite_of_a_running_total(name, function, row, ge
     from inspector.probe.rewritten import jitted
     from inspector.rewrite import read_program
     from inspector.rewrite.check import rewritten
-    path = ROOT / "tests" / "programs" / "plain" / f"{name}.py"
+    path = PLAIN_FOLDER / f"{name}.py"
     written = vectorize(read_program(str(path)), function, Dialect.NUMPY, row, suffix="numpy")
     assert " += " in written.program_source
     entry = rewritten(written, runpy.run_path(str(path)))
@@ -296,7 +297,7 @@ def test_numba_runs_a_function_as_it_stands_over_the_rows_whether_it_returns_a_n
     number, the number."""
     import runpy
     from inspector.probe.rewritten import over_rows
-    space = runpy.run_path(str(ROOT / "tests" / "programs" / "plain" / f"{name}.py"))
+    space = runpy.run_path(str(PLAIN_FOLDER / f"{name}.py"))
     fn = space[function]
     population = np.random.default_rng(0).uniform(-2, 2, (20, genes))
     assert np.allclose(over_rows(fn, space)(population), [np.ravel(fn(list(row)))[0] for row in population])
