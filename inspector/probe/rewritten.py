@@ -82,8 +82,8 @@ def jitted(rewrite: Rewrite, entry: Callable[..., Any], cache: bool = False) -> 
         raise TypeError("numba runs the NumPy rewrite only")
     space: dict[str, Any] = entry.__globals__
     if not cache:  # (a module of its own is written for numba already)
-        space = dict(space)
-        exec(compile(for_numba(rewrite.program_source), f"<rewrite of {rewrite.target} for numba>", "exec"), space)
+        space = numba_globals(space)
+        exec(compile(for_numba(rewrite), f"<rewrite of {rewrite.target} for numba>", "exec"), space)
     for renamed in rewrite.functions:
         if callable(space.get(renamed.new)):
             space[renamed.new] = numba.njit(cache=cache)(space[renamed.new])
@@ -94,10 +94,12 @@ def jitted(rewrite: Rewrite, entry: Callable[..., Any], cache: bool = False) -> 
 STACKS = ("stack", "column_stack", "hstack", "vstack", "concatenate")  # NumPy's joins, which numba takes a tuple to
 
 
-def for_numba(source: str) -> str:
+def for_numba(rewrite: Rewrite) -> str:
     """The NumPy rewrite as numba types it: each ``x += e`` on a name written ``x = x + e`` (a running total the
     rewrite starts as a number, then adds an array to: numba has no in-place add of an array into a number, and
-    outside a loop gives the name its new type at the assignment; for an array the same values, a new array), and
+    outside a loop gives the name its new type at the assignment; for an array the same values, a new array); in
+    the entry, a total that a loop adds an array made from the population to starts as that array's shape
+    (``violation = 0.0`` then ``np.full(population.shape[0], 0.0)``: numba gives a name one type across a loop); and
     the list of arrays a join is given (``np.stack([value], axis=1)``, a tuple's return) a tuple."""
     class Plain(ast.NodeTransformer):
         def visit_AugAssign(self, node: ast.AugAssign) -> ast.stmt:
@@ -112,14 +114,43 @@ def for_numba(source: str) -> str:
                     isinstance(node.args[0], ast.List):
                 node.args[0] = ast.Tuple(node.args[0].elts, ast.Load())
             return node
-    return ast.unparse(ast.fix_missing_locations(Plain().visit(ast.parse(source))))
+    tree = Plain().visit(ast.parse(rewrite.program_source))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == rewrite.entry and node.args.args:
+            _totals_as_rows(node, node.args.args[0].arg)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _totals_as_rows(function: ast.FunctionDef, rows: str) -> None:
+    """In ``function``, each name its body starts as a number (``total = 0.0``) that a loop then adds to an array
+    made from ``rows`` (its population parameter) starts as an array of one such number per row."""
+    def reads(node: ast.AST, names: set[str]) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+    made, before = {rows}, 0
+    while len(made) != before:  # the names whose values are made from the population, directly or not
+        before = len(made)
+        for n in ast.walk(function):
+            if isinstance(n, ast.Assign) and reads(n.value, made) or isinstance(n, ast.For) and reads(n.iter, made):
+                made |= {t.id for target in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                         for t in ast.walk(target) if isinstance(t, ast.Name)}
+    added = {n.targets[0].id for loop in ast.walk(function) if isinstance(loop, (ast.For, ast.While))
+             for n in ast.walk(loop) if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.BinOp)
+             and isinstance(n.value.left, ast.Name) and n.value.left.id == n.targets[0].id
+             and reads(n.value.right, made)}
+    for n in function.body:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                n.targets[0].id in added and isinstance(n.value, ast.Constant) and \
+                isinstance(n.value.value, (int, float)) and not isinstance(n.value.value, bool):
+            n.value = ast.parse(f"np.full({rows}.shape[0], {n.value.value!r})", mode="eval").body
 
 
 def written_module(rewrite: Rewrite, namespace: dict[str, Any], folder: str) -> Optional[Callable[..., Any]]:
     """The rewrite's entry as numba types it (``for_numba``), defined in a module of its own, its file in ``folder``
     (``module_in``), so that numba's cache (beside the file) finds its machine code again in a later report; None
     where the folder cannot be written."""
-    space = module_in(folder, "inspector_rewrite", for_numba(rewrite.program_source), namespace)
+    space = module_in(folder, "inspector_rewrite", for_numba(rewrite), numba_globals(namespace))
     entry = space.get(rewrite.entry) if space is not None else None
     return entry if callable(entry) else None
 
@@ -148,7 +179,7 @@ def rows_module(fn: Callable[..., Any], namespace: dict[str, Any], sample: str, 
     if fn.__name__ not in defs or not kept[defs[fn.__name__].lineno - 1]:
         return None
     source = "\n".join(kept) + ROWS.format(fn=fn.__name__, pick=_pick(defs[fn.__name__]))
-    space = module_in(folder, "inspector_rows", source, dict(namespace, __inspector_np__=np))
+    space = module_in(folder, "inspector_rows", source, numba_globals(dict(namespace, __inspector_np__=np)))
     if space is None:
         return None
     for name in [n for n in defs if kept[defs[n].lineno - 1]]:
@@ -198,6 +229,19 @@ def _defs(lines: list[str]) -> Optional[list[ast.FunctionDef]]:
 def _made(node: ast.FunctionDef, code: Any) -> bool:
     """Whether ``node`` is the ``def`` that made ``code`` (its first line that of the ``def`` or a decorator)."""
     return code.co_firstlineno in {node.lineno, *(d.lineno for d in node.decorator_list)}
+
+
+def numba_globals(namespace: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``namespace`` as numba reads a function's globals: each list of numbers, or of tuples of numbers (a
+    table of constraints), a tuple, which numba compiles in as a constant (a global list it refuses: "reflected
+    list"); the program's own namespace is left as it is."""
+    def number(x: Any) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    def table(value: Any) -> bool:
+        return isinstance(value, list) and bool(value) and (all(map(number, value)) or all(
+            isinstance(row, tuple) and all(map(number, row)) for row in value))
+    return {name: tuple(value) if table(value) else value for name, value in namespace.items()}
 
 
 def module_in(folder: str, prefix: str, source: str, namespace: dict[str, Any]) -> Optional[dict[str, Any]]:
@@ -284,7 +328,7 @@ def over_rows(fn: Callable[..., Any], namespace: dict[str, Any]) -> Callable[...
     """``fn`` (a per-individual function) as it stands under ``@njit``, called on each row of the population in an
     ``@njit`` loop; the sample's other functions it calls jitted too (copies: the user's stay as they are)."""
     import numba
-    space = dict(namespace)
+    space = numba_globals(namespace)
     for name, value in namespace.items():
         if isinstance(value, types.FunctionType) and value.__module__ == fn.__module__:
             space[name] = numba.njit(types.FunctionType(value.__code__, space, name, value.__defaults__,

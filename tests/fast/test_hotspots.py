@@ -303,6 +303,31 @@ def test_numba_runs_a_function_as_it_stands_over_the_rows_whether_it_returns_a_n
     assert np.allclose(over_rows(fn, space)(population), [np.ravel(fn(list(row)))[0] for row in population])
 
 
+def test_numba_runs_a_fitness_that_reads_a_global_list_of_constraints_and_its_rewrites_totals():
+    """penalty_loops' fitness_python reads CONSTRAINTS, a global list of (gene, gene, bound) tuples, which numba
+    refuses (a reflected list): under numba it reads the list as a tuple, in a copy of the namespace (the sample's
+    stays a list). Its NumPy rewrite starts ``violation = 0.0`` and adds an array to it in the loop over the
+    constraints, which numba cannot give one type: under numba the total starts as one number per row. Both give
+    the function's own values."""
+    import runpy
+    import numba
+    from inspector.probe.rewritten import for_numba, jitted, over_rows
+    from inspector.rewrite import read_program
+    from inspector.rewrite.check import rewritten
+    path = ROOT / "samples" / "penalty_loops.py"
+    space = runpy.run_path(str(path))
+    fn, population = space["fitness_python"], np.random.default_rng(0).uniform(-2, 2, (40, 10))
+    expected = [fn(row) for row in population]
+    with pytest.raises(numba.core.errors.TypingError):
+        numba.njit(fn)(population[0])
+    assert np.allclose(over_rows(fn, space)(population), expected) and isinstance(space["CONSTRAINTS"], list)
+    written = vectorize(read_program(str(path)), "fitness_python", Dialect.NUMPY, Row.LIST, suffix="numpy")
+    assert "    violation = 0.0\n" in written.program_source
+    assert "    violation = np.full(population.shape[0], 0.0)\n" in for_numba(written)
+    entry = rewritten(written, dict(space))
+    assert np.allclose(jitted(written, entry)(population), expected)
+
+
 def test_the_experiments_rounds_leave_what_was_tracked_before_them_out_of_collections():
     """A full collection over torch's objects and the compiles' (a quarter of a second) fell in the one round of
     map_gene_loop's function as written: 310 ms where it takes 17. The rounds run with what the collector tracked
