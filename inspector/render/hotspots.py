@@ -92,7 +92,7 @@ def _elsewhere(h: Hotspot, hot: tuple[Hotspot, ...]) -> HotView:
     if h.function == "<module>":  # a module's top level ("the top level of evo.py"): no function to rewrite
         return HotView(h.id, f"{held[:1].upper()}{held[1:]}.", (), (), ())
     return HotView(h.id, f"{held}: inspector rewrites and times the program's own functions, and {h.function} is "
-                         f"{shape(h.shape)}" + (f" ({h.why})." if h.why else "."), (), (), ())
+                         f"{shape(h.shape)}" + (f": {h.why}." if h.why else "."), (), (), ())
 
 
 def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
