@@ -150,7 +150,7 @@ def view(h: Hotspot, wall_s: Optional[float]) -> HotView:
 def shape(kind: str) -> str:
     """What a hot function is (Hotspot.shape), in words."""
     return {"individual": "called once per individual", "population": "called on the whole population",
-            "neither": "neither a per-individual function nor one over the population",
+            "neither": "not a function inspector can run alone on an individual or on the population",
             "once": "called once", "unknown": "not watched"}.get(kind, kind)
 
 

@@ -212,7 +212,7 @@ def test_a_function_whose_time_went_into_a_library_and_the_programs_functions_sa
     (said,) = [v.sentence for v in views(a.program) if v.id == main.id]
     assert f"{line.share:.0%} at line {line.line} ({line.into_share:.0%} in {line.into}" in said
     assert f"in the program's functions it called, {evaluate.share:.0%} in evalNQueens (line {line.line})" in said
-    assert said.endswith("nor one over the population: its first argument (seed) is an int, not an individual or a "
+    assert said.endswith("on the population: its first argument (seed) is an int, not an individual or a "
                          "population.")
     assert evaluate.runs and "experiment ran" in renderer("html").render(a)
     knapsack = _analysis("deap-knapsack")  # nothing experimented on
