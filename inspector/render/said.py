@@ -5,6 +5,7 @@ once wrote them, and the schema reads it."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, Optional, Union
 
@@ -400,8 +401,10 @@ def guard(g: Guard) -> str:
 
 
 def guards(found: Sequence[Guard]) -> Optional[str]:
-    """Failed guards in a few words each, one after the other; None for none."""
-    return "; ".join(guard(g) for g in found) or None
+    """Failed guards in a few words each, one after the other, each said once (with how many times it failed, where
+    more frames than one failed it alike); None for none."""
+    told = Counter(guard(g) for g in found)
+    return "; ".join(f"{words}, in {count} frames" if count > 1 else words for words, count in told.items()) or None
 
 
 def warning(w: CompileWarning) -> str:

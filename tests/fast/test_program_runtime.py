@@ -100,3 +100,15 @@ def test_what_the_probe_holds_is_left_out_of_the_programs_collections_and_tracke
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_a_guard_that_failed_alike_in_several_frames_is_said_once_with_how_many():
+    """A recompile whose frames failed the same guard (EvoTorch's fitness, each frame its graph breaks made: "tensor
+    'x' rank mismatch" twice) names it once, with the count of frames."""
+    data = json.loads(record_path("2.13.0", "recompile_on_float").read_text())
+    (h,) = [v for v in data["variants"] if v["id"] == "h"]
+    (again,) = [c for c in h["run"]["compiles"] if c["reasons"]]
+    again["reasons"] = [again["reasons"][0], again["reasons"][0].replace("0/0:", "1/0:", 1)]
+    text = renderer("text").program(analyze(RawRecord.from_json(data)))
+    (said,) = [line for line in text.splitlines() if "recompiled at call 2" in line]
+    assert said.count("c == 0.5") == 1 and said.endswith("c == 0.5 (at recompile_on_float.py:8), in 2 frames"), said
