@@ -62,6 +62,10 @@ def library(f: LibraryFix, eagerly: str = "") -> str:
     if f.torch_file:
         called = (f"{inside}, in code torch itself called ({f.torch_file}:{f.torch_line}, in {f.torch_function}), "
                   "not a line of yours")
+        if f.subclass and f.torch_file == "torch/_tensor.py":  # torch.Tensor's code called the subclass's override
+            return (f"{called}: the compiled function is given a tensor of a subclass of {f.package}'s. Give it plain "
+                    "tensors (t.as_subclass(torch.Tensor) on its arguments, where you call it), or report it to "
+                    f"{f.package}")
         if f.subclass:
             return (f"{called}: torch wraps a tensor in a subclass of {f.package}'s. Give the compiled function "
                     "plain tensors (t.as_subclass(torch.Tensor)) and wrap its result outside it, or report it to "

@@ -207,6 +207,33 @@ def test_a_break_in_library_code_torch_itself_called_names_torchs_frame_and_not_
     assert [n for _, n in b.chain] == [12, 56]  # from the compiled function's frame, not the program's <module>
 
 
+def test_a_break_in_a_tensor_subclasss_override_that_torch_tensor_called_says_to_give_plain_tensors():
+    """EvoTorch gives a compiled fitness its population as a ReadOnlyTensor: ``x ** 2`` runs torch.Tensor's own
+    operator code (torch/_tensor.py, wrapped), which calls the subclass's ``__getattribute__``, where Dynamo broke
+    and gave up (every call eager). The fix is the argument's, not the call's: plain tensors (measured on EvoTorch
+    0.6.1's SNES: with ``x.as_subclass(torch.Tensor)`` at the call, no break, every call compiled)."""
+    site = "/venv/site-packages/evotorch/tools/readonlytensor.py"
+    text = (f"Graph break in user code at {site}:56\nGraph Break Reason: Observed exception\n"
+            "  Explanation: Dynamo found no exception handler at the top-level compiled function.\n\n"
+            "User code traceback:\n"
+            '  File "/proj/evo.py", line 12, in <module>\n    searcher.run(20)\n'
+            '  File "/proj/evo.py", line 7, in sphere\n    return torch.sum(x ** 2, dim=-1)\n'
+            '  File "/venv/site-packages/torch/_tensor.py", line 37, in wrapped\n'
+            "    if has_torch_function(sargs):\n"
+            f'  File "{site}", line 56, in __getattribute__\n    return super().__getattribute__(attribute_name)\n')
+    library = "\n" * 55 + "        return super().__getattribute__(attribute_name)\n"
+    program = "\n" * 5 + "def sphere(x):\n    return torch.sum(x ** 2, dim=-1)\n"
+    files = Sources([SourceFile("/proj/evo.py", "evo.py", "sample", program),
+                     SourceFile(site, "evotorch/tools/readonlytensor.py", "library", library)])
+    (b,), _ = breaks.distinct([RawBreak(compile_id="0/0", text=text)], files, ("/proj/evo.py", "sphere"))
+    assert isinstance(b.fix, LibraryFix) and b.fix.subclass and b.fix.torch_file == "torch/_tensor.py"
+    fix = rewrite(b.usual) or ""
+    assert "in code torch itself called (torch/_tensor.py:37, in wrapped)" in fix
+    assert "is given a tensor of a subclass of evotorch's" in fix
+    assert "t.as_subclass(torch.Tensor) on its arguments" in fix
+    assert "torch.compiler.disable" not in fix and "wraps a tensor" not in fix
+
+
 def _library_break(site, line, program_line, function="rastrigin"):
     return RawBreak(compile_id="0/0", text=(
         f"Graph break in user code at {site}:{line}\nGraph Break Reason: Unsupported Tensor.item() call\n\n"
