@@ -182,23 +182,36 @@ def test_a_programs_lines_that_called_the_compiled_function_get_no_break_verdict
     assert line_of(a, "scores = fitness(pop, 100.0)") not in placed
 
 
+READ_ONLY = "/venv/site-packages/evotorch/tools/readonlytensor.py"
+RAISED = "return super().__getattribute__(attribute_name)"  # its line 56
+
+
+def _read_only_break(program, frames, torch_frame, within):
+    """The one GraphBreak of a break EvoTorch's ReadOnlyTensor.__getattribute__ raised (line 56), called from
+    ``torch_frame`` (a file, line, function and its code) under the program's ``frames`` ((line, function, code)),
+    read against the program's source ``program`` (/proj/<within's file>) and evotorch's."""
+    path, _ = within
+    user = "".join(f'  File "{path}", line {n}, in {name}\n    {code}\n' for n, name, code in frames)
+    file, line, function, code = torch_frame
+    text = (f"Graph break in user code at {READ_ONLY}:56\nGraph Break Reason: Observed exception\n"
+            "  Explanation: Dynamo found no exception handler at the top-level compiled function.\n\n"
+            f"User code traceback:\n{user}"
+            f'  File "/venv/site-packages/{file}", line {line}, in {function}\n    {code}\n'
+            f'  File "{READ_ONLY}", line 56, in __getattribute__\n    {RAISED}\n')
+    library = "\n" * 55 + f"        {RAISED}\n"
+    files = Sources([SourceFile(path, path.rsplit("/", 1)[-1], "sample", program),
+                     SourceFile(READ_ONLY, "evotorch/tools/readonlytensor.py", "library", library)])
+    (b,), _ = breaks.distinct([RawBreak(compile_id="1/0", text=text)], files, within)
+    return b
+
+
 def test_a_break_in_library_code_torch_itself_called_names_torchs_frame_and_not_a_users_line():
     """EvoTorch's ReadOnlyTensor.__getattribute__ raised inside torch's own wrapping of the compiled function's
     result (torch/_dynamo/utils.py, to_subclass): wrapping the user's call in torch.compiler.disable would not help."""
-    site = "/venv/site-packages/evotorch/tools/readonlytensor.py"
-    text = (f"Graph break in user code at {site}:56\nGraph Break Reason: Observed exception\n"
-            "  Explanation: Dynamo found no exception handler at the top-level compiled function.\n\n"
-            "User code traceback:\n"
-            '  File "/proj/snes.py", line 22, in <module>\n    snes.run(40)\n'
-            '  File "/proj/snes.py", line 12, in rastrigin\n    @torch.compile\n'
-            '  File "/venv/site-packages/torch/_dynamo/utils.py", line 3172, in to_subclass\n'
-            "    return t.as_subclass(cls)\n"
-            f'  File "{site}", line 56, in __getattribute__\n    return super().__getattribute__(attribute_name)\n')
-    library = "\n" * 55 + "        return super().__getattribute__(attribute_name)\n"
-    program = "\n" * 11 + "@torch.compile\ndef rastrigin(x):\n"
-    files = Sources([SourceFile("/proj/snes.py", "snes.py", "sample", program),
-                     SourceFile(site, "evotorch/tools/readonlytensor.py", "library", library)])
-    (b,), _ = breaks.distinct([RawBreak(compile_id="1/0", text=text)], files, ("/proj/snes.py", "rastrigin"))
+    b = _read_only_break("\n" * 11 + "@torch.compile\ndef rastrigin(x):\n",
+                         [(22, "<module>", "snes.run(40)"), (12, "rastrigin", "@torch.compile")],
+                         ("torch/_dynamo/utils.py", 3172, "to_subclass", "return t.as_subclass(cls)"),
+                         ("/proj/snes.py", "rastrigin"))
     assert (b.file, b.line, b.where) == ("evotorch/tools/readonlytensor.py", 56, "library")
     fix = rewrite(b.usual) or ""
     assert isinstance(b.fix, LibraryFix) and b.fix.subclass and b.fix.call is None
@@ -212,20 +225,10 @@ def test_a_break_in_a_tensor_subclasss_override_that_torch_tensor_called_says_to
     operator code (torch/_tensor.py, wrapped), which calls the subclass's ``__getattribute__``, where Dynamo broke
     and gave up (every call eager). The fix is the argument's, not the call's: plain tensors (measured on EvoTorch
     0.6.1's SNES: with ``x.as_subclass(torch.Tensor)`` at the call, no break, every call compiled)."""
-    site = "/venv/site-packages/evotorch/tools/readonlytensor.py"
-    text = (f"Graph break in user code at {site}:56\nGraph Break Reason: Observed exception\n"
-            "  Explanation: Dynamo found no exception handler at the top-level compiled function.\n\n"
-            "User code traceback:\n"
-            '  File "/proj/evo.py", line 12, in <module>\n    searcher.run(20)\n'
-            '  File "/proj/evo.py", line 7, in sphere\n    return torch.sum(x ** 2, dim=-1)\n'
-            '  File "/venv/site-packages/torch/_tensor.py", line 37, in wrapped\n'
-            "    if has_torch_function(sargs):\n"
-            f'  File "{site}", line 56, in __getattribute__\n    return super().__getattribute__(attribute_name)\n')
-    library = "\n" * 55 + "        return super().__getattribute__(attribute_name)\n"
-    program = "\n" * 5 + "def sphere(x):\n    return torch.sum(x ** 2, dim=-1)\n"
-    files = Sources([SourceFile("/proj/evo.py", "evo.py", "sample", program),
-                     SourceFile(site, "evotorch/tools/readonlytensor.py", "library", library)])
-    (b,), _ = breaks.distinct([RawBreak(compile_id="0/0", text=text)], files, ("/proj/evo.py", "sphere"))
+    b = _read_only_break("\n" * 5 + "def sphere(x):\n    return torch.sum(x ** 2, dim=-1)\n",
+                         [(12, "<module>", "searcher.run(20)"), (7, "sphere", "return torch.sum(x ** 2, dim=-1)")],
+                         ("torch/_tensor.py", 37, "wrapped", "if has_torch_function(sargs):"),
+                         ("/proj/evo.py", "sphere"))
     assert isinstance(b.fix, LibraryFix) and b.fix.subclass and b.fix.torch_file == "torch/_tensor.py"
     fix = rewrite(b.usual) or ""
     assert "in code torch itself called (torch/_tensor.py:37, in wrapped)" in fix
