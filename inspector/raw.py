@@ -518,12 +518,14 @@ class RawThreadScaling(RawKernelTimes):
 @dataclass(frozen=True, kw_only=True)
 class RawArgument(Raw):
     """One argument of a program function's first call: its parameter's ``name``, ``type`` ("tensor", "ndarray",
-    "float", "int", "bool", or its class's name) and, for an array, its ``shape`` and ``strides`` (in elements)."""
+    "float", "int", "bool", or its class's name) and, for an array, its ``shape`` and ``strides`` (in elements); for
+    a tensor of a subclass not torch's (EvoTorch's ReadOnlyTensor), its class (``subclass``, module and name)."""
 
     name: Optional[str] = None
     type: Optional[str] = None
     shape: Optional[list[int]] = None
     strides: Optional[list[int]] = None
+    subclass: Optional[str] = None
 
 
 @dataclass(frozen=True, kw_only=True)

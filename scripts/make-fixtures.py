@@ -79,6 +79,9 @@ NEEDS = {"control_flow": "while_loop"}
 # (pip install deap==1.4.4): their path, and the module they need
 THIRD_PARTY = {f"deap-{stem}": (f"tests/fixtures/third_party/deap_examples/{stem}.py", "deap")
                for stem in ("onemax_numpy", "nqueens", "knapsack")}
+# programs of ours that need a library beyond torch and numpy (pip install evotorch==0.6.1), run where it is
+# installed: their path, and the module they need
+WITH_LIBRARY = {"evotorch-snes": ("tests/programs/evotorch_snes.py", "evotorch")}
 
 
 def main():
@@ -101,7 +104,7 @@ def main():
                 os.chdir(ROOT)
                 folder = "tests" if stem in TEST_PROGRAMS else "samples"
                 _program(f"{folder}/programs/{stem.replace('-', '/')}.py", argv, python, stem, facts)
-        for stem, (path, needs) in THIRD_PARTY.items():
+        for stem, (path, needs) in {**THIRD_PARTY, **WITH_LIBRARY}.items():
             if (not args.only or stem in args.only) and _importable(python, needs):
                 os.chdir(ROOT)
                 _program(path, [], python, stem, facts)

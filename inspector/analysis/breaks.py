@@ -183,6 +183,18 @@ def _library_fix(site: SourceFile, line: Optional[int], chain: list[tuple[Source
                       file=site.display, line=line)
 
 
+def given_subclass(found: list[GraphBreak], arguments: Sequence[tuple[str, str]]) -> list[GraphBreak]:
+    """``found``, each break inside a library whose call chain runs in the file that defines the class of a tensor
+    the compiled function is given (``arguments``: (name, "module.Class") of its first call's tensors of a subclass
+    not torch's) told so: a plain tensor there leaves that class's overrides out of the compiled code."""
+    def runs_in(b: GraphBreak) -> Optional[tuple[str, str]]:
+        files = {file for file, _ in b.chain}
+        return next(((name, cls) for name, cls in arguments
+                     if cls.rsplit(".", 1)[0].replace(".", "/") + ".py" in files), None)
+    return [replace(b, fix=replace(b.fix, argument=given)) if isinstance(b.fix, LibraryFix) and (given := runs_in(b))
+            else b for b in found]
+
+
 def cost(total_s: Optional[float], graphs_s: Optional[float]) -> Optional[BreakCost]:
     """Seconds per call outside compiled graphs (Python between graphs), from the profiler pass's regions: a call's
     ``total_s``, and ``graphs_s`` of it in compiled graphs."""

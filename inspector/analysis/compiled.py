@@ -50,6 +50,7 @@ class Pieces:
     bounds: Sequence[str] = ()
     recompiled_in: Optional[Sequence[int]] = None  # a program's function: the calls in which torch recompiled
     timed_s: Optional[float] = None  # its call timed without the profiler (median): the timings', or its steady calls'
+    subclasses: Sequence[tuple[str, str]] = ()  # a program's function: its first call's tensors of a library's class
 
 
 def of_variant(raw: RawVariant) -> Pieces:
@@ -64,7 +65,8 @@ def of_variant(raw: RawVariant) -> Pieces:
                   replayed if replayed and replayed.events else raw.kernel_times,
                   raw.thread_scaling, raw.regions, raw.launch_configs, raw.sizes or (), raw.calls,
                   raw.bounds or (), [c.call or 0 for c in raw.run.compiles or [] if c.kind == "recompile"]
-                  if raw.run else None, raw.timing.median_s if raw.timing else None)
+                  if raw.run else None, raw.timing.median_s if raw.timing else None,
+                  [(a.name or "", a.subclass) for a in (raw.run.arguments if raw.run else None) or [] if a.subclass])
 
 
 def of_trial(raw: RawTrial) -> Pieces:
@@ -100,6 +102,7 @@ def build(pieces: Pieces, target: Optional[Target], context: Context) -> tuple[C
     breaks_raw = pieces.breaks
     within = (target.file.path, target.function.split(".")[-1]) if target else None
     graph_breaks, break_problems = breaks.distinct(breaks_raw, context.sources, within)
+    graph_breaks = breaks.given_subclass(graph_breaks, pieces.subclasses)
     bandwidth = context.env.memory_bandwidth.gb_s if context.env.memory_bandwidth else None
     kernels, split, threads = cost.costs(kernels, pieces.kernel_times, pieces.thread_scaling, bandwidth,
                                          broken=bool(breaks_raw), timed_s=pieces.timed_s, timed_apart=pieces.watched)

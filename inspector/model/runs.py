@@ -257,12 +257,14 @@ class Replay:
 @dataclass(frozen=True)
 class Argument:
     """One argument of a program function's first call: its parameter's name, its type ("tensor", "ndarray",
-    "float", "int", "bool", or its class's name) and, for an array, its shape and strides in elements."""
+    "float", "int", "bool", or its class's name) and, for an array, its shape and strides in elements; for a tensor
+    of a subclass not torch's, its class (module and name)."""
 
     name: str
     type: str
     shape: Optional[tuple[int, ...]] = None
     strides: Optional[tuple[int, ...]] = None
+    subclass: Optional[str] = None
 
 
 @dataclass(frozen=True)

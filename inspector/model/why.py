@@ -329,9 +329,11 @@ class LibraryFix(Place):
     """What to do about a graph break inside a library (``package``, at ``file``:``line``), not the user's code to
     rewrite: where torch itself called the library's code (``torch_file``, under torch/, ``torch_line``,
     ``torch_function``), report it, or, where torch wraps a tensor in a subclass of the package's (``subclass``), give
-    the compiled function plain tensors; else wrap the user's call into it (``call``: its file and line, where known)
-    in torch.compiler.disable, unless that call is all the compiled function does (``whole``: then nothing of it
-    would stay compiled, and compiling it gains nothing)."""
+    the compiled function plain tensors; where the break runs in the file of the class of a tensor the compiled
+    function is given (``argument``: its name and class, EvoTorch's ReadOnlyTensor), give it a plain tensor; else wrap
+    the user's call into it (``call``: its file and line, where known) in torch.compiler.disable, unless that call is
+    all the compiled function does (``whole``: then nothing of it would stay compiled, and compiling it gains
+    nothing)."""
 
     package: str
     file: str = field(kw_only=True)
@@ -341,6 +343,7 @@ class LibraryFix(Place):
     subclass: bool = False
     call: Optional[tuple[str, int]] = None
     whole: bool = False
+    argument: Optional[tuple[str, str]] = None
 
 
 @dataclass(frozen=True)

@@ -340,12 +340,16 @@ def _arguments(target: Optional[Callable[..., Any]], args: Arguments, kwargs: Ke
 
 
 def _argument(name: str, value: object) -> JSON:
-    """One argument's type, and an array's shape and strides."""
+    """One argument's type, and an array's shape and strides (and a tensor's class, where it is not torch's)."""
     import torch
     numpy = sys.modules.get("numpy")  # an ndarray argument means the program imported it
     try:
         if isinstance(value, torch.Tensor):
-            return {"name": name, "type": "tensor", "shape": list(value.shape), "strides": list(value.stride())}
+            kind = type(value)  # a library's subclass (EvoTorch's ReadOnlyTensor): its class, where torch's is not
+            subclass = {} if kind.__module__.split(".")[0] == "torch" else {
+                "subclass": f"{kind.__module__}.{kind.__qualname__}"}
+            return {"name": name, "type": "tensor", "shape": list(value.shape), "strides": list(value.stride()),
+                    **subclass}
         if numpy is not None and isinstance(value, numpy.ndarray):
             return {"name": name, "type": "ndarray", "shape": list(value.shape),
                     "strides": [s // value.itemsize for s in value.strides] if value.itemsize else None}

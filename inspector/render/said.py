@@ -59,9 +59,14 @@ def library(f: LibraryFix, eagerly: str = "") -> str:
     library's code (wrapping a tensor subclass of the library's, say), nor is the call; ``eagerly``: how the function
     ran eagerly, where the call is all it does ("eagerly it ran 7.7x faster": ``Fix.eager_faster``)."""
     inside = f"the break is inside {f.package} ({f.file}:{f.line})"
+    called = (f"{inside}, in code torch itself called ({f.torch_file}:{f.torch_line}, in {f.torch_function}), "
+              "not a line of yours") if f.torch_file else inside
+    if f.argument:
+        name, cls = f.argument
+        return (f"{called}, run by {cls.rsplit('.', 1)[-1]} ({cls}), the class of the tensor the compiled function "
+                f"is given as {name}: give it a plain tensor ({name}.as_subclass(torch.Tensor), where you call it), or "
+                f"report it to {f.package}")
     if f.torch_file:
-        called = (f"{inside}, in code torch itself called ({f.torch_file}:{f.torch_line}, in {f.torch_function}), "
-                  "not a line of yours")
         if f.subclass and f.torch_file == "torch/_tensor.py":  # torch.Tensor's code called the subclass's override
             return (f"{called}: the compiled function is given a tensor of a subclass of {f.package}'s. Give it plain "
                     "tensors (t.as_subclass(torch.Tensor) on its arguments, where you call it), or report it to "

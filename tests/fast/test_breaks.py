@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from conftest import FIXTURES, VERSIONS, analysis, line_of
-from inspector.analysis import breaks, fixes
+from conftest import FIXTURES, VERSIONS, analysis, line_of, record_path
+from inspector.analysis import analyze, breaks, fixes
 from inspector.analysis.lines import Sources
 from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, Fix, FixKind, LibraryFix, SourceFile
-from inspector.raw import RawBreak, RawEnv
+from inspector.raw import RawBreak, RawEnv, RawRecord
 from inspector.render import renderer
 from inspector.render.words import ratio
 from inspector.render.said import after, break_reason, explanation, guard, problem, rewrite, said
@@ -235,6 +235,32 @@ def test_a_break_in_a_tensor_subclasss_override_that_torch_tensor_called_says_to
     assert "is given a tensor of a subclass of evotorch's" in fix
     assert "t.as_subclass(torch.Tensor) on its arguments" in fix
     assert "torch.compiler.disable" not in fix and "wraps a tensor" not in fix
+
+
+def test_every_break_in_the_code_of_a_tensor_subclass_the_function_is_given_says_to_give_it_a_plain_tensor():
+    """EvoTorch's SNES gives the compiled fitness a ReadOnlyTensor (the probe records its first call's argument's
+    class): each break inside evotorch whose call chain runs in readonlytensor.py, where that class is, says to give
+    it a plain tensor (measured: with ``x.as_subclass(torch.Tensor)`` where it is called, no break is left and every
+    call runs compiled code), not to wrap the call in torch.compiler.disable. A record without the argument's class
+    (made before it was recorded) says what it said before."""
+    a = analysis("2.13.0", "evotorch-snes")
+    (f,) = a.program.functions
+    assert [(g.name, g.subclass) for g in f.arguments] == [("x", "evotorch.tools.readonlytensor.ReadOnlyTensor")]
+    inside = [b for b in f.code.breaks if isinstance(b.fix, LibraryFix)]
+    assert len(inside) >= 3 and all(any(file == "evotorch/tools/readonlytensor.py" for file, _ in b.chain)
+                                    for b in inside)
+    for b in inside:
+        assert b.fix.argument == ("x", "evotorch.tools.readonlytensor.ReadOnlyTensor")
+        words = rewrite(b.usual) or ""
+        assert "give it a plain tensor (x.as_subclass(torch.Tensor), where you call it)" in words, words
+        assert "torch.compiler.disable" not in words
+    data = json.loads(record_path("2.13.0", "evotorch-snes").read_text())
+    for v in data["variants"]:
+        for arg in v["run"]["arguments"]:
+            arg.pop("subclass", None)
+    (before,) = analyze(RawRecord.from_json(data)).program.functions
+    assert not any(b.fix.argument for b in before.code.breaks if isinstance(b.fix, LibraryFix))
+    assert any("torch.compiler.disable" in (rewrite(b.usual) or "") for b in before.code.breaks)
 
 
 def _library_break(site, line, program_line, function="rastrigin"):
