@@ -79,3 +79,18 @@ def test_a_failed_guard_is_kept_only_where_python_finds_it_failing_as_torchs_own
     assert fails(manager, "L['c'] == 3.0", here) and not fails(manager, "L['c'] == 2.0", here)
     assert fails(manager, "tensor 'x' size mismatch at index 0. expected 4, actual 5", here)  # torch's words
     assert not fails(manager, "L['missing'] == 1", here)  # cannot be evaluated here: not said to fail
+
+
+def test_a_tensor_argument_of_a_class_not_torchs_is_recorded_with_its_class():
+    """EvoTorch hands a fitness a ReadOnlyTensor: the probe records that class for the argument (a break in its
+    code gets the fix of a plain tensor); a plain tensor and torch's own subclasses (a Parameter) record none."""
+    torch = pytest.importorskip("torch")
+    from inspector.probe.tracking import _argument
+
+    class ReadOnly(torch.Tensor):
+        pass
+
+    x = torch.zeros(4, 3)
+    assert _argument("x", x.as_subclass(ReadOnly))["subclass"] == f"{__name__}.{ReadOnly.__qualname__}"
+    assert _argument("x", x.as_subclass(ReadOnly))["shape"] == [4, 3]
+    assert "subclass" not in _argument("x", x) and "subclass" not in _argument("w", torch.nn.Parameter(x))
