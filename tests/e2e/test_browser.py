@@ -265,7 +265,7 @@ def sentences(text):
 
 # a sample's fastest variant is the analysis's (None here); a program's busiest function is named
 FIRST_SCREEN = [("trig", None), ("five_problems", None), ("first_draft", None), ("pymoo_g7", None), ("ga", "fitness"),
-                ("ten_genes", None), ("plain_ga", "fitness")]
+                ("ten_genes", None), ("plain_ga", "fitness"), ("plain-apply_along_axis_int8", "score")]
 
 
 @pytest.mark.parametrize("stem, fastest", FIRST_SCREEN)
