@@ -291,8 +291,15 @@ def _breaks(unit: Unit, tried: Tried) -> list[Fix]:
     code, found, seen = unit.code, [], set()
     outside = _share_of_a_call(unit, code.break_cost.outside_fraction, code.break_cost.outside_s) \
         if code.break_cost else None
+    given: set[tuple[str, str]] = set()  # the breaks run by the class of a tensor the function is given: one fix
     for b in code.breaks:
-        if has_rewrite(b):
+        argument = b.fix.argument if isinstance(b.fix, LibraryFix) else None
+        if argument:
+            if argument not in given:
+                given.add(argument)
+                found.append(Fix(FixKind.BREAK, unit.id, tuple((x.file, x.line) for x in code.breaks if isinstance(
+                    x.fix, LibraryFix) and x.fix.argument == argument), outside, None, b))
+        elif has_rewrite(b):
             found.append(Fix(FixKind.BREAK, unit.id, ((b.file, b.line),), outside, None, b,
                              hints=tuple(torch_hints(b))))
         flag = removing_flag(b)

@@ -61,11 +61,11 @@ def library(f: LibraryFix, eagerly: str = "") -> str:
     inside = f"the break is inside {f.package} ({f.file}:{f.line})"
     called = (f"{inside}, in code torch itself called ({f.torch_file}:{f.torch_line}, in {f.torch_function}), "
               "not a line of yours") if f.torch_file else inside
-    if f.argument:
+    if f.argument:  # said of every break that class runs (one fix): none of them is named
         name, cls = f.argument
-        return (f"{called}, run by {cls.rsplit('.', 1)[-1]} ({cls}), the class of the tensor the compiled function "
-                f"is given as {name}: give it a plain tensor ({name}.as_subclass(torch.Tensor), where you call it), or "
-                f"report it to {f.package}")
+        return (f"inside {f.package}, in code that {cls.rsplit('.', 1)[-1]} ({cls}) runs, the class of the tensor "
+                f"the compiled function is given as {name}: give it a plain tensor ({name}.as_subclass(torch.Tensor), "
+                f"where you call it), or report it to {f.package}")
     if f.torch_file:
         if f.subclass and f.torch_file == "torch/_tensor.py":  # torch.Tensor's code called the subclass's override
             return (f"{called}: the compiled function is given a tensor of a subclass of {f.package}'s. Give it plain "

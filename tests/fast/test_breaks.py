@@ -254,6 +254,10 @@ def test_every_break_in_the_code_of_a_tensor_subclass_the_function_is_given_says
         words = rewrite(b.usual) or ""
         assert "give it a plain tensor (x.as_subclass(torch.Tensor), where you call it)" in words, words
         assert "torch.compiler.disable" not in words
+    # one fix for them all, said once: what to change is the argument, whichever of its breaks it is
+    (fix,) = [x for x in a.could_try if x.kind == FixKind.BREAK and x.cause.fix in [b.fix for b in inside]]
+    assert sorted(fix.lines) == sorted((b.file, b.line) for b in inside)
+    assert renderer("text").program(a).count("give it a plain tensor") == 1
     data = json.loads(record_path("2.13.0", "evotorch-snes").read_text())
     for v in data["variants"]:
         for arg in v["run"]["arguments"]:
