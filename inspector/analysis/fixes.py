@@ -291,15 +291,11 @@ def _breaks(unit: Unit, tried: Tried) -> list[Fix]:
     code, found, seen = unit.code, [], set()
     outside = _share_of_a_call(unit, code.break_cost.outside_fraction, code.break_cost.outside_s) \
         if code.break_cost else None
-    given: set[tuple[str, str]] = set()  # the breaks run by the class of a tensor the function is given: one fix
+    joined = _given_subclass(code.breaks)
+    found += [Fix(FixKind.BREAK, unit.id, tuple((b.file, b.line) for b in group), outside, None, group[0])
+              for group in joined]
     for b in code.breaks:
-        argument = b.fix.argument if isinstance(b.fix, LibraryFix) else None
-        if argument:
-            if argument not in given:
-                given.add(argument)
-                found.append(Fix(FixKind.BREAK, unit.id, tuple((x.file, x.line) for x in code.breaks if isinstance(
-                    x.fix, LibraryFix) and x.fix.argument == argument), outside, None, b))
-        elif has_rewrite(b):
+        if not any(b in group for group in joined) and has_rewrite(b):
             found.append(Fix(FixKind.BREAK, unit.id, ((b.file, b.line),), outside, None, b,
                              hints=tuple(torch_hints(b))))
         flag = removing_flag(b)
@@ -310,6 +306,16 @@ def _breaks(unit: Unit, tried: Tried) -> list[Fix]:
             spec = TrialSpec(re.sub(r"=.*$", "", flag).split(".")[-1], config=(flag,))
             found.append(Fix(FixKind.FLAG, unit.id, tuple(lines), outside, spec, b, tried.get((unit.id, spec.name))))
     return found
+
+
+def _given_subclass(found: Sequence[GraphBreak]) -> list[list[GraphBreak]]:
+    """The breaks run by the class of a tensor the function is given (``LibraryFix.argument``), one group per such
+    argument, the first also holding those torch said an operand's ``__torch_function__`` override made: each group one
+    fix, a plain tensor there (the group's first break says it)."""
+    arguments = dict.fromkeys(b.fix.argument for b in found if isinstance(b.fix, LibraryFix) and b.fix.argument)
+    return [[b for b in found if isinstance(b.fix, LibraryFix) and b.fix.argument == argument]
+            + [b for b in found if n == 0 and b.fix == BreakFix.TENSOR_SUBCLASS]
+            for n, argument in enumerate(arguments)]
 
 
 def _recompiles(unit: Unit, tried: Tried) -> list[Fix]:

@@ -31,7 +31,8 @@ class BreakFix(Words):
     """A graph break's usual rewrite (its words: ``inspector/render/said.py``): its cause's
     (``inspector.analysis.parse.breaks``), a data-dependent branch's as the source's branches allow (``where``,
     ``cond``), an operator's whose output's shape follows the data, a slice's whose bounds are read out of a tensor,
-    or, for a break in torch's own code before any line of the user's ran, a plain function as the variant."""
+    a tensor subclass's ``__torch_function__`` override's (plain tensors), or, for a break in torch's own code before
+    any line of the user's ran, a plain function as the variant."""
 
     MASK = "mask"
     NOT_COMPILED = "not-compiled"
@@ -48,6 +49,7 @@ class BreakFix(Words):
     MASKED_SELECT = "masked-select"
     REPEAT_INTERLEAVE = "repeat-interleave"
     TORCH_CODE = "torch-code"
+    TENSOR_SUBCLASS = "tensor-subclass"
 
 
 class Unmeasured(Words):

@@ -181,7 +181,7 @@ def program(fix: Fix, sample: str) -> Optional[str]:
     if fix.kind == FixKind.BREAK and isinstance(fix.cause, GraphBreak):
         at, said = places(fix.lines, sample), rewrite(fix.cause, fix.hints)
         breaks = "the graph breaks at" if len(fix.lines) > 1 else "the graph break at"
-        return f"{breaks} {at if ':' in at else 'line ' + at}: {said[:1].lower()}{said[1:]}"
+        return f"{breaks} {'line ' + at if at[:1].isdigit() else at}: {said[:1].lower()}{said[1:]}"
     if fix.kind == FixKind.LAYOUT:
         name = fix.detail or "its input"
         return (f"its argument {name} column-major ({name}.T.contiguous().T for a tensor, np.asfortranarray({name}) "

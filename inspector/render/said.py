@@ -61,11 +61,11 @@ def library(f: LibraryFix, eagerly: str = "") -> str:
     inside = f"the break is inside {f.package} ({f.file}:{f.line})"
     called = (f"{inside}, in code torch itself called ({f.torch_file}:{f.torch_line}, in {f.torch_function}), "
               "not a line of yours") if f.torch_file else inside
-    if f.argument:  # said of every break that class runs (one fix): none of them is named
+    if f.argument:  # said of every break that class makes (one fix): none of them is named
         name, cls = f.argument
-        return (f"inside {f.package}, in code that {cls.rsplit('.', 1)[-1]} ({cls}) runs, the class of the tensor "
-                f"the compiled function is given as {name}: give it a plain tensor ({name}.as_subclass(torch.Tensor), "
-                f"where you call it), or report it to {f.package}")
+        return (f"the compiled function is given {name} as a tensor of {f.package}'s {cls.rsplit('.', 1)[-1]} "
+                f"({cls}), and torch cannot trace the code that class runs: give it a plain tensor "
+                f"({name}.as_subclass(torch.Tensor), where you call it), or report it to {f.package}")
     if f.torch_file:
         if f.subclass and f.torch_file == "torch/_tensor.py":  # torch.Tensor's code called the subclass's override
             return (f"{called}: the compiled function is given a tensor of a subclass of {f.package}'s. Give it plain "
@@ -129,6 +129,9 @@ BREAK_FIXES = {
                             "0)",
     BreakFix.REPEAT_INTERLEAVE: "repeat_interleave with repeats read from a tensor has a length that follows the "
                                 "data: there is no fixed-shape form in general",
+    BreakFix.TENSOR_SUBCLASS: "an operand here is a tensor of a subclass whose __torch_function__ override torch could "
+                              "not trace: give the compiled function plain tensors (t.as_subclass(torch.Tensor), where "
+                              "you call it)",
     BreakFix.TORCH_CODE: "the break is in torch's own code, before any line of yours ran: this torch could not trace "
                          "the call of the variant itself (a functools.partial or callable object, say); the "
                          "functions it calls are compiled as frames of their own. A plain function as the variant "

@@ -50,7 +50,8 @@ NAMES = {BreakFix.MASK: {"where"}, BreakFix.BRANCH: {"cond", "where"},
          BreakFix.SLICE: {"reduceat", "segment_reduce"}, BreakFix.APPLY_ALONG_AXIS: {"apply_along_axis"},
          BreakFix.BINCOUNT: {"bincount", "float", "index_add_", "ones_like", "scatter_add_", "zeros"},
          BreakFix.UNIQUE: {"sort", "unique"}, BreakFix.MASKED_SELECT: {"masked_select", "where"},
-         BreakFix.REPEAT_INTERLEAVE: {"repeat_interleave"}, BreakFix.TORCH_CODE: {"partial"}}
+         BreakFix.REPEAT_INTERLEAVE: {"repeat_interleave"}, BreakFix.TORCH_CODE: {"partial"},
+         BreakFix.TENSOR_SUBCLASS: {"Tensor", "__torch_function__", "as_subclass"}}
 
 
 def shape_fix(operator: Optional[str], code: Optional[str]) -> Optional[BreakFix]:
@@ -122,6 +123,8 @@ CAUSES = (
     Cause("print", ("builtin operator `print`", "builtin print", "builtinvariable(print)"), BreakFix.PRINT),
     Cause("apply-along-axis", ("apply_along_axis",), BreakFix.APPLY_ALONG_AXIS),
     Cause("skipped-function", ("marked as skipped", "skipfiles", "skip_files"), BreakFix.SKIPPED_FUNCTION),
+    # an operand whose class overrides __torch_function__ (a library's tensor subclass: EvoTorch's ReadOnlyTensor)
+    Cause("tensor-subclass", ("__torch_function__ overrides",), BreakFix.TENSOR_SUBCLASS),
     Cause("unsupported", ("unsupported", "not supported", "missing bytecode handler"), None),
 )
 
