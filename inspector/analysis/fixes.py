@@ -291,7 +291,7 @@ def _breaks(unit: Unit, tried: Tried) -> list[Fix]:
     code, found, seen = unit.code, [], set()
     outside = _share_of_a_call(unit, code.break_cost.outside_fraction, code.break_cost.outside_s) \
         if code.break_cost else None
-    joined = _given_subclass(code.breaks)
+    joined = _subclass_groups(code.breaks)
     found += [Fix(FixKind.BREAK, unit.id, tuple((b.file, b.line) for b in group), outside, None, group[0])
               for group in joined]
     for b in code.breaks:
@@ -308,7 +308,7 @@ def _breaks(unit: Unit, tried: Tried) -> list[Fix]:
     return found
 
 
-def _given_subclass(found: Sequence[GraphBreak]) -> list[list[GraphBreak]]:
+def _subclass_groups(found: Sequence[GraphBreak]) -> list[list[GraphBreak]]:
     """The breaks run by the class of a tensor the function is given (``LibraryFix.argument``), one group per such
     argument, the first also holding those torch said an operand's ``__torch_function__`` override made: each group one
     fix, a plain tensor there (the group's first break says it)."""

@@ -55,18 +55,20 @@ def explanation(b: Union[GraphBreak, BreakAt]) -> Optional[str]:
 
 
 def library(f: LibraryFix, eagerly: str = "") -> str:
-    """What to do about a break inside a library: it is not the user's code to rewrite; where torch itself called the
-    library's code (wrapping a tensor subclass of the library's, say), nor is the call; ``eagerly``: how the function
-    ran eagerly, where the call is all it does ("eagerly it ran 7.7x faster": ``Fix.eager_faster``)."""
-    inside = f"the break is inside {f.package} ({f.file}:{f.line})"
-    called = (f"{inside}, in code torch itself called ({f.torch_file}:{f.torch_line}, in {f.torch_function}), "
-              "not a line of yours") if f.torch_file else inside
+    """What to do about a break inside a library: it is not the user's code to rewrite; where the compiled function
+    is given a tensor of the library's class whose code the break runs (``argument``), a plain tensor; where torch
+    itself called the library's code (wrapping a tensor subclass of the library's, say), nor is the call;
+    ``eagerly``: how the function ran eagerly, where the call is all it does ("eagerly it ran 7.7x faster":
+    ``Fix.eager_faster``)."""
     if f.argument:  # said of every break that class makes (one fix): none of them is named
         name, cls = f.argument
         return (f"the compiled function is given {name} as a tensor of {f.package}'s {cls.rsplit('.', 1)[-1]} "
                 f"({cls}), and torch cannot trace the code that class runs: give it a plain tensor "
                 f"({name}.as_subclass(torch.Tensor), where you call it), or report it to {f.package}")
+    inside = f"the break is inside {f.package} ({f.file}:{f.line})"
     if f.torch_file:
+        called = (f"{inside}, in code torch itself called ({f.torch_file}:{f.torch_line}, in {f.torch_function}), "
+                  "not a line of yours")
         if f.subclass and f.torch_file == "torch/_tensor.py":  # torch.Tensor's code called the subclass's override
             return (f"{called}: the compiled function is given a tensor of a subclass of {f.package}'s. Give it plain "
                     "tensors (t.as_subclass(torch.Tensor) on its arguments, where you call it), or report it to "
