@@ -150,7 +150,7 @@ def written_module(rewrite: Rewrite, namespace: dict[str, Any], folder: str) -> 
     """The rewrite's entry as numba types it (``for_numba``), defined in a module of its own, its file in ``folder``
     (``module_in``), so that numba's cache (beside the file) finds its machine code again in a later report; None
     where the folder cannot be written."""
-    space = module_in(folder, "inspector_rewrite", for_numba(rewrite), numba_globals(namespace))
+    space = module_in(folder, "inspector_rewrite", for_numba(rewrite), namespace)
     entry = space.get(rewrite.entry) if space is not None else None
     return entry if callable(entry) else None
 
@@ -179,7 +179,7 @@ def rows_module(fn: Callable[..., Any], namespace: dict[str, Any], sample: str, 
     if fn.__name__ not in defs or not kept[defs[fn.__name__].lineno - 1]:
         return None
     source = "\n".join(kept) + ROWS.format(fn=fn.__name__, pick=_pick(defs[fn.__name__]))
-    space = module_in(folder, "inspector_rows", source, numba_globals(dict(namespace, __inspector_np__=np)))
+    space = module_in(folder, "inspector_rows", source, dict(namespace, __inspector_np__=np))
     if space is None:
         return None
     for name in [n for n in defs if kept[defs[n].lineno - 1]]:
@@ -246,9 +246,11 @@ def numba_globals(namespace: dict[str, Any]) -> dict[str, Any]:
 
 def module_in(folder: str, prefix: str, source: str, namespace: dict[str, Any]) -> Optional[dict[str, Any]]:
     """The namespace of ``source`` run as a module whose file is in ``folder`` (written once: numba's cache checks
-    its time stamp), its globals a copy of ``namespace``; None where the folder cannot be written. The module's
-    name is a digest of the code and of every value it reads from ``namespace`` (``fingerprint``), which numba
-    compiles in as constants: a changed value is another module, never a stale one."""
+    its time stamp), its globals a copy of ``namespace`` as numba reads them (``numba_globals``); None where the
+    folder cannot be written. The module's name is a digest of the code and of every value it reads from
+    ``namespace`` (``fingerprint``), which numba compiles in as constants: a changed value is another module, never a
+    stale one."""
+    namespace = numba_globals(namespace)
     name = f"{prefix}_{fingerprint(source, namespace)}"
     path = os.path.join(folder, f"{name}.py")
     try:
