@@ -29,6 +29,6 @@ report samples/sum.py -n 900000 -o "$out" -v python -v numpy -v 'numpy-*' -v tor
 report samples/sum.py -n 2000 -o "$out/apply" -v numpy -v 'numpy_apply*'
 # a small CUDA call, mostly outside its kernels: mode="reduce-overhead" (CUDA graphs) tried beside it
 report samples/poly.py -n 2000 -o "$out/small" -v numpy -v 'torch-compiled-cuda'
-"$py" -m pytest -q -rs -p no:cacheprovider tests/test_triton.py || status=1
+"$py" -m pytest -q -rs -p no:cacheprovider tests/e2e/test_triton.py || status=1
 echo "device-check: $((SECONDS - start)) s, exit $status"
 exit $status

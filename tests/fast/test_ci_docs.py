@@ -73,3 +73,14 @@ def test_every_inspector_command_of_docs_ci_md_runs_against_fixture_records(tmp_
     for version in versions:
         name = f"poly-measure-torch-{version}-{os_name}"
         assert f'href="{name}.html"' in index and (final / "site" / f"{name}.json").is_file()
+
+
+def test_every_path_the_docs_and_scripts_name_is_in_the_checkout():
+    """A file the README, docs/, scripts/, bench/ or .ci/run names (a test to run, a sample to report) exists: a moved
+    test file is not left named where a GPU session or a reader runs it (``-N``, ``{...}``: placeholders)."""
+    named = re.compile(r"(?<![\w/.-])((?:tests|samples|scripts|bench|docs|inspector)/[\w./-]*\w)(?![\w{*<-])")
+    texts = [ROOT / "README.md", ROOT / ".ci" / "run", *ROOT.glob("docs/*.md"), *ROOT.glob("scripts/*"),
+             *ROOT.glob("bench/*.py")]
+    missing = {(text.name, path) for text in texts if text.is_file() for path in named.findall(text.read_text())
+               if "-N." not in path and not (ROOT / path).exists()}
+    assert not missing
