@@ -20,11 +20,11 @@ from inspector.frames import Frame
 from inspector.model import (BreakCost, BreakFix, CompileWarning, Finding, GraphBreak, Guard, LibraryFix, Problem,
                              ProgramFunction, Recompilation, SampleVariant, SizeRecompile, SourceFile, Status, Unread,
                              UnreadKind, Unrolled, WarningKind)
+from inspector.model.why import TENSOR_FILE
 from inspector.raw import RawBreak, RawCapture, RawEnv, RawGraph, RawSize
 from inspector.record import compile_key
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
-TENSOR_CODE = re.compile(r"(?:^|[/\\])torch[/\\]_tensor\.py$")  # class torch.Tensor's own methods
 PROBE_FRAME = re.compile(r"[/\\]inspector[/\\]probe[/\\]\w+\.py$")  # inspector's probe calling the user's code
 UNROLLED_MIN_TIMES = 2  # a loop body traced this many times over into one graph was unrolled
 Seen = dict[tuple[Optional[str], Optional[int], str], GraphBreak]  # {(path, line, what): the break}
@@ -172,10 +172,11 @@ def _library_fix(site: SourceFile, line: Optional[int], chain: list[tuple[Source
     library's code (wrapping a tensor subclass of the library's, say), nor is the call."""
     package = site.display.split("/", 1)[0]
     if torch_caller:  # torch wrapping a tensor in the library's class, or torch.Tensor's own code calling its override
+        torch_file = "torch/" + TORCH_FILE.split(torch_caller.file)[-1]
         subclass = torch_caller.function == "to_subclass" or "as_subclass" in (torch_caller.code or "") or \
-            TENSOR_CODE.search(torch_caller.file or "") is not None
-        return LibraryFix(package, "torch/" + TORCH_FILE.split(torch_caller.file)[-1], torch_caller.line,
-                          torch_caller.function, subclass, file=site.display, line=line)
+            torch_file == TENSOR_FILE
+        return LibraryFix(package, torch_file, torch_caller.line, torch_caller.function, subclass, file=site.display,
+                          line=line)
     mine = next(((f, n) for f, n in chain if f.kind != "library"), None)
     if mine is None:
         return LibraryFix(package, file=site.display, line=line)

@@ -324,6 +324,9 @@ class Problem:
     kernel: Optional[str] = None
 
 
+TENSOR_FILE = "torch/_tensor.py"  # class torch.Tensor's own methods, as ``LibraryFix.torch_file`` names the file
+
+
 @dataclass(frozen=True)
 class LibraryFix(Place):
     """What to do about a graph break inside a library (``package``, at ``file``:``line``), not the user's code to

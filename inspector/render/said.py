@@ -20,6 +20,7 @@ from inspector.model import (ArgvChanged, Backend, Backends, BreakAt, BreakChang
                              UsualFix, to_json)
 from inspector.model.hotspots import CheckFailure, HotRewrite
 from inspector.model.runs import Replay
+from inspector.model.why import TENSOR_FILE
 from inspector.model.timing import WarmCompile
 
 
@@ -69,7 +70,7 @@ def library(f: LibraryFix, eagerly: str = "") -> str:
     if f.torch_file:
         called = (f"{inside}, in code torch itself called ({f.torch_file}:{f.torch_line}, in {f.torch_function}), "
                   "not a line of yours")
-        if f.subclass and f.torch_file == "torch/_tensor.py":  # torch.Tensor's code called the subclass's override
+        if f.subclass and f.torch_file == TENSOR_FILE:  # torch.Tensor's code called the subclass's override
             return (f"{called}: the compiled function is given a tensor of a subclass of {f.package}'s. Give it plain "
                     "tensors (t.as_subclass(torch.Tensor) on its arguments, where you call it), or report it to "
                     f"{f.package}")
