@@ -335,7 +335,8 @@ def over_rows(fn: Callable[..., Any], namespace: dict[str, Any]) -> Callable[...
         if isinstance(value, types.FunctionType) and value.__module__ == fn.__module__:
             space[name] = numba.njit(types.FunctionType(value.__code__, space, name, value.__defaults__,
                                                         value.__closure__))
-    space.setdefault(fn.__name__, numba.njit(fn))
+    if fn.__name__ not in space:  # (fn is not in the namespace under its own name)
+        space[fn.__name__] = numba.njit(fn)
     space["__inspector_np__"] = np
     exec(compile(ROWS.format(fn=fn.__name__, pick=_pick(_def_of(fn))), f"<rows of {fn.__name__}>", "exec"), space)
     rows: Callable[..., Any] = numba.njit(space["__inspector_rows__"])
