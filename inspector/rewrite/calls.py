@@ -150,6 +150,9 @@ class Translator(Expressions):
     def library(self, target: str, node: ast.Call) -> Value:
         """A call to a function of math, NumPy or functools."""
         module, _, fn = target.rpartition(".")
+        if module == "numpy" and fn in ("asarray", "array", "asanyarray") and len(node.args) == 1 \
+                and not node.keywords:
+            return self.as_array(node.args[0], node)
         if node.keywords:
             raise Decline(node, f"call to `{self.frame.module.segment(node.func)}` with keywords",
                           Reason.UNKNOWN_CALL)
@@ -173,6 +176,18 @@ class Translator(Expressions):
         if module == "functools" and fn == "reduce" and len(node.args) in (2, 3):
             return self.folded(node)
         raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`", Reason.UNKNOWN_CALL)
+
+    def as_array(self, arg: ast.expr, node: ast.Call) -> Value:
+        """``np.asarray(individual)`` (or ``np.array``): a run of genes as an ndarray row, which over the population
+        is the population's columns as they are; of a value the same for every individual, in NumPy, the call as
+        written (torch would mix an ndarray into its tensors: declined)."""
+        value = self.expr(arg)
+        if not varies(value) and not self.sp.torch:
+            return Value(node if value.node is arg else call(node.func, value.node), SCALAR)
+        if varies(value) and value.kind.sequence and value.kind.items is None:
+            return Value(value.node, replace(value.kind, sequence="array"), value.warns)
+        raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`" + (
+            " of values per individual" if varies(value) else ""), Reason.UNKNOWN_CALL)
 
     def function(self, fn: str, node: ast.Call, spelled: str | None) -> Value:
         """An elementwise math or NumPy function of the population's values."""

@@ -241,6 +241,16 @@ SUBSET = {
         def fitness(individual):
             return 0.0, individual[0] + individual[1]
     """,
+    "the individual made an array (DEAP's lists)": """
+        import numpy as np
+
+        def fitness(individual):
+            x = np.asarray(individual)
+            value = 10 * len(x) + np.sum(x * x - 10 * np.cos(2 * np.pi * x))
+            if np.any(np.abs(x) > 2.5):
+                value += 100.0
+            return (value + np.sum(np.array(individual[1:]) ** 2),)
+    """,
     "helpers with columns and tuples": """
         def parts(x, y):
             return x + y, x - y
@@ -277,6 +287,20 @@ OUTSIDE = {
             print(individual)
             return individual[0]
     """, "call to `print`", Reason.SIDE_EFFECT, 2),
+    "an array of values per individual": ("""
+        import numpy as np
+
+        def fitness(individual):
+            return np.sum(np.asarray([individual[0], individual[1]]))
+    """, "call to `np.asarray` of values per individual", Reason.UNKNOWN_CALL, 4),
+    "an array of the individual set by index": ("""
+        import numpy as np
+
+        def fitness(individual):
+            x = np.array(individual)
+            x[0] = 0.0
+            return np.sum(x)
+    """, "assignment to `x[0]`", Reason.SIDE_EFFECT, 5),
     "item assignment": ("""
         def fitness(individual):
             individual[0] = 1.0
