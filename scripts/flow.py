@@ -11,8 +11,7 @@ It runs ``inspector.analysis.analyze`` on each record under ``sys.setprofile`` a
   a syntax tree, a dict, a list of strings);
 - a call *passes the record on* when it enters a function of inspector, outside ``inspector.raw`` and
   ``inspector.model`` (the record's own methods answer, they pass nothing on; a typed value of the model is where the
-  record ends), with an argument that is a part, or a list, tuple, dict or dataclass holding
-  one directly (a ``Pieces``);
+  record ends), with an argument that is a part, or a list, tuple, dict or dataclass holding one directly;
 - *modules*: the distinct modules of inspector such calls enter (``inspector.analysis`` itself included);
   *returns*: the distinct helper functions (every function but ``analyze``) such calls return a value from (anything
   but None).

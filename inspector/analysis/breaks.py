@@ -21,7 +21,8 @@ from inspector.model import (BreakCost, BreakFix, CompileWarning, Finding, Graph
                              ProgramFunction, Recompilation, SampleVariant, SizeRecompile, SourceFile, Status, Unread,
                              UnreadKind, Unrolled, WarningKind)
 from inspector.model.why import TENSOR_FILE
-from inspector.raw import RawBreak, RawCapture, RawEnv, RawGraph, RawSize
+from inspector.analysis.facts import CompiledGraph
+from inspector.raw import RawBreak, RawEnv
 from inspector.record import compile_key
 
 TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?=_)")  # torch/_dynamo/..., torch/_numpy/...
@@ -41,7 +42,7 @@ STACK_VALUE = re.compile(r"^___stack\d+")  # a value on the stack at a break, pa
 EVERY_CALL_MIN = 3  # fewer recompiles than this are not a pattern
 
 
-def distinct(entries: Sequence[RawBreak], sources: Sources, within: Within = None
+def distinct(found: Sequence[BreakFacts], sources: Sources, within: Within = None
              ) -> tuple[list[GraphBreak], list[Problem]]:
     """(GraphBreaks, problems): each break once, at its real site, with how many times torch reported it.
 
@@ -51,11 +52,11 @@ def distinct(entries: Sequence[RawBreak], sources: Sources, within: Within = Non
     Reports of one break (the same site and cause, worded afresh after Dynamo restarted a frame) are counted
     together. That the compiler backend then failed on the code after a break (torch's WON'T CONVERT message and the
     "Backend compiler exception" break that follows it) is told once, as that break's ``after``. Problems: the
-    messages that name no location."""
+    messages that name no location. ``found``: the break messages read (``told``)."""
     seen: Seen = {}
     later: list[BreakFacts] = []
     problems: list[Problem] = []
-    for b in _reports(entries):
+    for b in found:
         if b.line is None:
             problems.append(Problem((Unread(UnreadKind.BREAK_PLACE, b.reason),), graph=b.compile_id))
         if b.resumes is not None:  # placed once every break it may follow is known
@@ -74,11 +75,11 @@ def distinct(entries: Sequence[RawBreak], sources: Sources, within: Within = Non
     return list(seen.values()), problems
 
 
-def _reports(entries: Sequence[RawBreak]) -> list[BreakFacts]:
-    """The break entries parsed, less torch's WON'T CONVERT messages that a break of the same compile tells again."""
-    parsed = [parse.parse(entry) for entry in entries]
-    told = {b.compile_id for b in parsed if not parse.WONT_CONVERT.match(b.text)}
-    return [b for b in parsed if not (parse.WONT_CONVERT.match(b.text) and b.compile_id in told)]
+def told(parsed: Sequence[BreakFacts]) -> list[BreakFacts]:
+    """The break messages read (``parse.parse``), less torch's WON'T CONVERT messages that a break of the same compile
+    tells again."""
+    said = {b.compile_id for b in parsed if not parse.WONT_CONVERT.match(b.text)}
+    return [b for b in parsed if not (parse.WONT_CONVERT.match(b.text) and b.compile_id in said)]
 
 
 def _site(b: BreakFacts, sources: Sources, within: Within = None
@@ -133,7 +134,7 @@ def first_seen(entries: Sequence[RawBreak], env: RawEnv, sample_path: str,
     """[(file, line, reason)] of break entries as soon as the probe streams them, before any record exists: each at
     its innermost frame in an annotated file (the sample, the user's modules, a library), each once."""
     seen: dict[tuple[Optional[str], Optional[int], str], None] = {}
-    for b in _reports(entries):
+    for b in told([parse.parse(e) for e in entries]):
         sites = [(f.file, f.line, kind) for f in b.frames
                  if (kind := files.kind(f.file, env, sample_file)) in ("sample", "user", "library")]
         path, line, kind = sites[-1] if sites else (b.file, b.line, None)
@@ -205,27 +206,26 @@ def cost(total_s: Optional[float], graphs_s: Optional[float]) -> Optional[BreakC
     return BreakCost(outside, graphs_s, outside / total_s if total_s else 0.0)
 
 
-def warnings(graphs: Sequence[RawGraph], again: Optional[Recompilation], sizes: Sequence[RawSize],
-             statements: Scope, sources: Sources, code: SourceFile) -> list[CompileWarning]:
+def warnings(graphs: Sequence[CompiledGraph], again: Optional[Recompilation],
+             sizes: Sequence[tuple[int, Optional[str], str]], statements: Scope, sources: Sources,
+             code: SourceFile) -> list[CompileWarning]:
     """The silent cousins of a break: unrolled Python loops and recompilations.
 
-    ``graphs``: the function's raw graphs; ``again``: its recompilation after the first call; ``sizes``: its calls at
-    further population sizes; ``statements``: the lines of the function and its helpers in the SourceFile ``code``
-    (see lines.scope).
+    ``graphs``: the function's graphs; ``again``: its recompilation after the first call; ``sizes``: its recompiles
+    at further population sizes, each (the size, its compile id, the guard that failed); ``statements``: the lines of
+    the function and its helpers in the SourceFile ``code`` (see lines.scope).
     """
     found = []
     for g in graphs:
-        for loop, times in unrolled(g.fx_graph or "", statements, sources, code).items():
+        for loop, times in unrolled(g.fx_graph, statements, sources, code).items():
             found.append(CompileWarning(WarningKind.UNROLLED_LOOP, [loop], g.compile_id,
                                         Unrolled(loop, times, g.compile_id)))
     if again:
         found.append(CompileWarning(WarningKind.RECOMPILE_LIMIT if again.limit else WarningKind.RECOMPILE, [], None,
                                     again))
-    for size in sizes:
-        for r in size.recompiles or []:
-            if r.reason:  # frames re-entered without a failed guard (restarts, resume functions) say nothing
-                found.append(CompileWarning(WarningKind.RECOMPILE, [], r.compile_id,
-                                            SizeRecompile(size.population or 0, failed_guard(r.reason))))
+    for population, compile_id, reason in sizes:  # (frames re-entered without a failed guard say nothing)
+        found.append(CompileWarning(WarningKind.RECOMPILE, [], compile_id,
+                                    SizeRecompile(population, failed_guard(reason))))
     return found
 
 
@@ -260,20 +260,22 @@ def findings(units: Sequence[SampleVariant | ProgramFunction]) -> tuple[Finding,
     return tuple(sorted(rows, key=lambda r: -(r.cost.outside_s if r.cost else 0.0)))
 
 
-def recompilation(capture: RawCapture, recompiles: RawCapture, watched: bool, calls: Optional[int],
+def recompilation(first: Sequence[CompiledGraph], later: Sequence[CompiledGraph], limits: Sequence[str],
+                  watched: bool, calls: Optional[int],
                   recompiled_in: Optional[Sequence[int]] = None) -> Optional[Recompilation]:
-    """A function's Recompilation from what its first call compiled (``capture``) and what later calls compiled
-    (``recompiles``) over its ``calls`` after the first, or None when it never compiled again after its first call.
+    """A function's Recompilation from the graphs its first call compiled (``first``) and later calls compiled
+    (``later``) over its ``calls`` after the first, and torch's warnings of a recompile limit hit (``limits``), or
+    None when it never compiled again after its first call.
     ``watched``: a program's function (its whole run watched), whose first compile torch may have made as a
     recompile (a shared code object); ``recompiled_in``: its calls in which torch recompiled (several recompiles in
     one call, nested frames', are not a recompile on every call)."""
     # not Dynamo's attempts that stopped at the recompile limit (no graph: not a recompile)
-    graphs = [g for g in recompiles.graphs or [] if not (
+    graphs = [g for g in later if not (
         "recompile limit" in str((g.metrics or {}).get("fail_reason") or "").lower() and not g.output_code
         and not g.fx_graph)]
     if watched:
-        graphs = [g for g in capture.graphs or [] if (compile_key(g.compile_id) or (0, 0))[1] > 0] + graphs
-    limit, last = limit_hit((capture.limits or []) + (recompiles.limits or []))
+        graphs = [g for g in first if (compile_key(g.compile_id) or (0, 0))[1] > 0] + graphs
+    limit, last = limit_hit(limits)
     if not graphs and limit is None:
         return None
     counted: dict[Guard, int] = {}

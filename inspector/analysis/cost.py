@@ -10,7 +10,8 @@ from typing import Optional
 from inspector.model.lines import EAGER
 from inspector.model import (CompilePhases, Kernel, KernelCost, LineStatus, Reason, ReasonKind, Scaled,
                              ThreadScaling, ThreadSpeedups, TimeSplit, Unprofiled)
-from inspector.raw import JSON, RawKernelTimes, RawThreadScaling
+from inspector.analysis.facts import Profiled
+from inspector.raw import JSON
 
 PAID = 1.1  # a parallel kernel this much faster on all threads than on one paid for its threads
 PHASE_KEYS = ("dynamo_s", "aot_s", "inductor_s", "codegen_s", "build_s")
@@ -43,7 +44,7 @@ def _op(name: str) -> str:
     return name
 
 
-def costs(kernels: Sequence[Kernel], kt: Optional[RawKernelTimes], scaling: Optional[RawThreadScaling],
+def costs(kernels: Sequence[Kernel], kt: Optional[Profiled], scaling: Optional[Profiled],
           bandwidth_gb_s: Optional[float], broken: bool = False, timed_s: Optional[float] = None,
           timed_apart: bool = False) -> tuple[list[Kernel], Optional[TimeSplit], Optional[ThreadScaling]]:
     """(``kernels``, each with what it cost, where a profiled call's time went, whether the parallel kernels paid for
@@ -90,7 +91,7 @@ def _cost(timed: Optional[tuple[float, float]], total_s: Optional[float], moved:
                       threads_s=threads_s if paid else {}, thread_speedup=paid)
 
 
-def _kernel_times(kt: Optional[RawKernelTimes], kernels: Sequence[Kernel], broken: bool, timed_s: Optional[float],
+def _kernel_times(kt: Optional[Profiled], kernels: Sequence[Kernel], broken: bool, timed_s: Optional[float],
                   timed_apart: bool) -> tuple[dict[str, tuple[float, float]], Optional[TimeSplit]]:
     """({kernel id: (seconds per call over all its launches, launches per call)}, TimeSplit or None) of the profiled
     pass, set against the call without the profiler (``costs``)."""

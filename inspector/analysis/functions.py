@@ -5,31 +5,35 @@ and what torch.compile made of all of its calls."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from inspector import frames
 from inspector.analysis import breaks, compiled, rounds
 from inspector.analysis.compiled import Context, Pieces, Seen
-from inspector.analysis.parse import breaks as parse_breaks
+from inspector.analysis.facts import CompiledGraph
 from inspector.analysis.variants import compile_time, target_of, timing_of, warm
 from inspector.model import (Argument, BreakEven, CallKinds, CallRun, CodeLocation, FunctionRun, GaveUp,
                              InternalError, LimitHit, NotTraced, ProgramFunction, Recompile, Replay, StanceRun, Status,
                              UncompiledMethod, Unmeasured, Untraced, UntracedCalls, of_raw)
-from inspector.raw import JSON, RawFallbacks, RawGraph, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
+from inspector.raw import JSON, RawFallbacks, RawRecord, RawRoundTiming, RawRun, RawTiming, RawVariant
 from inspector.record import compile_key
 
 
 def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunction, ...], list[tuple[str, Seen]]]:
     """The program's compiled functions, and what each one's parsers read ((function id, Seen))."""
-    made = [(raw, compiled.of_variant(raw)) for raw in record.variants or []]
+    raws = record.variants or []
+    made = [Made(raw.id or "", raw.process, raw.code.to_json() if raw.code else None, compiled.of_variant(raw))
+            for raw in raws]
     made_by = record.program.given("made_by", "run") if record.program else "run"
     found, seen = [], []
-    for raw, pieces in made:
+    for raw, me in zip(raws, made):
+        pieces = me.pieces
         location = of_raw(CodeLocation, raw.code) if raw.code else None
         target = target_of(location, raw.given("function", ""), context) if raw.status == Status.OK else None
         code, s = compiled.build(pieces, target, context)
-        run = _run(raw, pieces.graphs, _shared(raw, made))
+        run = _run(raw, pieces.graphs, _shared(me, made), _gave_up(location, pieces))
         found.append(ProgramFunction(
             id=raw.id or "", function=raw.given("function", ""), location=location, device=raw.given("device", "cpu"),
             status=Status(raw.status), error=raw.error, timing=timing_of(raw, [], None), run=run,
@@ -44,11 +48,12 @@ def functions(record: RawRecord, context: Context) -> tuple[tuple[ProgramFunctio
     return tuple(found), seen
 
 
-def _run(raw: RawVariant, graphs: list[RawGraph], shared: tuple[list[str], list[str]]) -> FunctionRun:
+def _run(raw: RawVariant, graphs: Sequence[CompiledGraph], shared: tuple[list[str], list[str]],
+         gave_up: Optional[GaveUp]) -> FunctionRun:
     """A program's compiled function over the run, from the program probe's ``run`` facts and the graphs it compiled,
-    with what it ``shared`` with the program's other functions (``_shared``). Its recompiles are the compiles torch
-    made of a frame it had compiled before (records before the ``kind`` of a compile counted every compile after the
-    first call)."""
+    with what it ``shared`` with the program's other functions (``_shared``) and where torch ``gave_up`` on its own
+    frame. Its recompiles are the compiles torch made of a frame it had compiled before (records before the ``kind``
+    of a compile counted every compile after the first call)."""
     run = raw.run
     assert run is not None  # a program's function always has its run
     eager = run.eager or RawTiming.from_json({})
@@ -67,11 +72,11 @@ def _run(raw: RawVariant, graphs: list[RawGraph], shared: tuple[list[str], list[
         eager_calls=eager.given("runs", 0) or 0, eager_median_s=eager.median_s,
         fallbacks=fallbacks.given("count", 0) or 0,
         fallback_guards=[(f.call, f.guard) for f in fallbacks.given("first", []) or []],
-        shares_code=shares_code, inlined_into=inlined_into, error_call=raw.error_call, kinds=_kinds(raw, run),
+        shares_code=shares_code, inlined_into=inlined_into, error_call=raw.error_call, kinds=_kinds(raw, run, gave_up),
         untraced=_untraced(run))
 
 
-def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
+def _kinds(raw: RawVariant, run: RawRun, gave_up: Optional[GaveUp]) -> CallKinds:
     """How torch ran the function's calls (the probe's ``kinds``: none in a record from before them), and where it
     hit its recompile limit, with torch's last reason (the guard that failed at the last compile before it)."""
     kinds = run.kinds
@@ -82,19 +87,19 @@ def _kinds(raw: RawVariant, run: RawRun) -> CallKinds:
                            for r in (kinds.runs if kinds else None) or []],
                      wrappers=run.given("wrappers", 1) or 1, inside=dict(run.inside or {}),
                      limit=LimitHit(hit.call if hit else None, limit, last) if limit is not None else None,
-                     gave_up=_gave_up(raw))
+                     gave_up=gave_up)
 
 
-def _gave_up(raw: RawVariant) -> Optional[GaveUp]:
-    """Where torch gave up compiling the function's own frame, from its own records: the compile's metrics (no
-    guarded code came of it, and why it failed) and the break it could not resume from; None where it did not."""
-    code = raw.code
-    if raw.capture is None or code is None:
+def _gave_up(code: Optional[CodeLocation], pieces: Pieces) -> Optional[GaveUp]:
+    """Where torch gave up compiling the function's own frame (its ``code``), from its own records: its first call's
+    compiles' metrics (no guarded code came of it, and why it failed) and the break it could not resume from; None
+    where it did not."""
+    if code is None:
         return None
     own = (code.name or "", code.file or "", code.line or 0)
-    if not any(frames.gave_up(g.metrics or {}, own) for g in raw.capture.graphs or []):
+    if not any(frames.gave_up(g.metrics or {}, own) for g in pieces.first):
         return None
-    stuck = next((f for b in raw.capture.breaks or [] if not (f := parse_breaks.parse(b)).resumable), None)
+    stuck = next((b for b in pieces.first_breaks if not b.resumable), None)
     return GaveUp(stuck.line, stuck.in_loop) if stuck else GaveUp(None, False)
 
 
@@ -109,24 +114,33 @@ def _untraced(run: RawRun) -> UntracedCalls | None:
         for u in run.untraced.first or []])
 
 
-def _shared(raw: RawVariant, made: list[tuple[RawVariant, Pieces]]) -> tuple[list[str], list[str]]:
+class Made(NamedTuple):
+    """A program's function as ``_shared`` compares it: its id, its process, where its code is (as the record says
+    it), and what it compiled."""
+
+    id: str
+    process: Optional[str]
+    code: Optional[JSON]
+    pieces: Pieces
+
+
+def _shared(me: Made, made: Sequence[Made]) -> tuple[list[str], list[str]]:
     """(the other functions with the same code object: torch compiles them as one function, recompiling for the
     second and counting both against one recompile limit; for a function torch never compiled itself (never called,
     or called only where its caller ran eagerly), those whose compiled graphs hold its code (their FX graphs' ``#
     File:`` comments)), in its own process."""
-    code: Optional[JSON] = raw.code.to_json() if raw.code else None
+    code = me.code
     if not code:
         return [], []
-    mine = [(w, p) for w, p in made if w.process == raw.process]  # another process's torch compiles on its own
-    same = [w.id or "" for w, _ in mine if w is not raw and w.code and w.code.to_json() == code]
-    if any(p.graphs for w, p in mine if w is raw):
+    mine = [m for m in made if m.process == me.process]  # another process's torch compiles on its own
+    same = [m.id for m in mine if m is not me and m.code == code]
+    if me.pieces.graphs:
         return same, []
-    inlined = [w.id or "" for w, p in mine if w.id != raw.id and any(
-        frames.inside(g.fx_graph or "", code) for g in p.graphs)]
+    inlined = [m.id for m in mine if m.id != me.id and any(frames.inside(g.fx_graph, code) for g in m.pieces.graphs)]
     return same, inlined
 
 
-def replay(raw: RawVariant, run: FunctionRun, made_by: str, graphs: list[RawGraph]) -> Optional[Replay]:
+def replay(raw: RawVariant, run: FunctionRun, made_by: str, graphs: Sequence[CompiledGraph]) -> Optional[Replay]:
     """Whether compiling paid, from the replay's rounds (``run.replay``) and the run's compile time and calls (those
     that ran compiled code; ``graphs``: those torch found in its caches, their first compile as kept); None for the
     Python API's records and functions never called."""

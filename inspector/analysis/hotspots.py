@@ -10,7 +10,7 @@ from inspector.analysis.variants import over
 from inspector.model import of_raw
 from inspector.model.hotspots import Captured, CheckFailure, ExperimentRun, HotLine, HotRewrite, Hotspot, Site
 from inspector.model.rewrites import Note
-from inspector.raw import RawExperiment, RawExperimentRun, RawHotLine, RawHotspot, RawRewrite
+from inspector.raw import RawExperiment, RawExperimentRun, RawHotspot, RawRewrite
 
 # the sampled rounds are counted as the run's where each round is long enough for samples to fall in it (about 4
 # samples of 5 ms) and the rounds are apart by enough samples that none merged
@@ -50,20 +50,16 @@ def hotspot(h: RawHotspot, wall_s: Optional[float]) -> Hotspot:
     ordered = sorted(runs, key=lambda r: (r.id != "as-written", not r.matches, r.per_round_s or float("inf")))
     load = over([x.load for r in e.runs or [] for x in r.rounds or [] if x.load])
     to_array = e.to_array.median_s * scale if e.to_array and e.to_array.median_s is not None else None
+    per = (h.share or 0.0) / h.samples if h.samples else 0.0  # a hot line's samples, as a share of the run's
+    hot = tuple(HotLine(x.line or 0, (x.samples or 0) * per, x.into, x.into_samples * per if x.into_samples else None,
+                        x.within, x.within_samples * per if x.within_samples else None) for x in h.lines or [])
     return Hotspot(id=h.id or "", function=h.function or "", file=h.file or "", line=h.line or 0,
                    share=h.share or 0.0, total_s=h.total_s or 0.0, shape=h.shape or "unknown", why=h.why or "",
                    callers=tuple(of_raw(Site, s) for s in h.callers or []), captured=captured,
                    rewrites=tuple(_rewrite(r) for r in e.rewrites or []), runs=tuple(ordered), rounds=rounds,
                    best=best.id if best else None, projected_s=projected, experiment_why=e.why or "",
-                   load=load, run_s=run_s, lines=tuple(_line(x, h) for x in h.lines or []), rounds_counted=counted,
+                   load=load, run_s=run_s, lines=hot, rounds_counted=counted,
                    to_array_s=to_array)
-
-
-def _line(x: RawHotLine, h: RawHotspot) -> HotLine:
-    """A hot line, its samples as a share of the run's (the function's samples over its share)."""
-    per = (h.share or 0.0) / h.samples if h.samples else 0.0
-    return HotLine(x.line or 0, (x.samples or 0) * per, x.into, x.into_samples * per if x.into_samples else None,
-                   x.within, x.within_samples * per if x.within_samples else None)
 
 
 def _runs(raw: list[RawExperimentRun], scale: float) -> list[ExperimentRun]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from inspector.analysis.parse import LIBRARY_CALL, KernelFacts, cpp, decisions, triton, wrapper
+from inspector.analysis.facts import NestRecord
+from inspector.analysis.parse import LIBRARY_CALL, KernelFacts, cpp, triton, wrapper
 from inspector.model import Backend, Decisions, Kernel, KernelCost, Launch, Problem, Unread, UnreadKind
-from inspector.raw import JSON, RawNest
+from inspector.raw import JSON
 
 HANDLE = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+?):(\d+)")
 FACTORIES = {"cpp_pybinding": Backend.CPP, "cpp": Backend.CPP, "triton": Backend.TRITON}  # async_compile.<factory>
@@ -138,13 +139,13 @@ def with_launch_configs(kernels: list[Kernel], configs: Optional[JSON]) -> list[
             if k.backend == Backend.TRITON and tuned.get(k.name) else k for k in kernels]
 
 
-def with_nest_records(kernels: list[Kernel], records: Optional[list[RawNest]],
-                      hooks: Optional[Mapping[str, str]] = None) -> tuple[list[Kernel], list[Unread]]:
+def with_nest_records(kernels: list[Kernel], records: Optional[Sequence[NestRecord]]
+                      ) -> tuple[list[Kernel], list[Unread]]:
     """(kernels, [problems]): the C++ kernels of one graph with each loop nest joined to the probe's nest records (the
-    code Inductor generated for a nest, the user stacks of the FX nodes it computes, and Inductor's decisions for it:
-    ``hooks`` says which decisions the capture could record): each record joins the nest whose code it shares most, if
-    it holds at least MIN_SHARED of its lines. A kernel Inductor generated twice and launches twice (the same code for
-    two layers) gets the stacks of both, and the decisions of the first."""
+    code Inductor generated for a nest, the user stacks of the FX nodes it computes, and Inductor's decisions for it,
+    with what of them could not be read): each record joins the nest whose code it shares most, if it holds at least
+    MIN_SHARED of its lines. A kernel Inductor generated twice and launches twice (the same code for two layers) gets
+    the stacks of both, and the decisions of the first."""
     if not records:
         return kernels, []
     nests: list[tuple[str, int, set[str]]] = []  # (kernel id, nest index, its stripped lines)
@@ -162,17 +163,17 @@ def with_nest_records(kernels: list[Kernel], records: Optional[list[RawNest]],
     problems: list[Unread] = []
     for record in records:
         shared = Counter[int]()
-        for line in {line.strip() for line in record.code or [] if line.strip()}:
+        for line in {line.strip() for line in record.code if line.strip()}:
             shared.update(holding.get(line, ()))
         best = max(((count / len(nests[i][2]), nests[i][0], nests[i][1]) for i, count in shared.items()), default=None)
         if best is None or best[0] < MIN_SHARED:
             continue
         key = best[1], best[2]
-        stacks.setdefault(key, []).extend(o.stack or "" for o in record.origins or [])
-        nodes.setdefault(key, []).extend(record.nodes or [])
+        stacks.setdefault(key, []).extend(record.stacks)
+        nodes.setdefault(key, []).extend(record.nodes)
         if key not in decided:
-            decided[key], found = decisions.parse(record.decisions, hooks)
-            problems += found
+            decided[key] = record.decisions
+            problems += record.unread
     joined = [replace(k, loop_nests=[replace(n, stacks=list(dict.fromkeys(stacks[k.id, n.index])),
                                              nodes=list(dict.fromkeys(nodes[k.id, n.index])),
                                              decisions=decided[k.id, n.index])

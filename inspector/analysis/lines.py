@@ -23,6 +23,7 @@ from typing import Optional, Union
 
 from inspector import frames as parse_frames
 from inspector.analysis import cost, machine
+from inspector.analysis.facts import CompiledGraph
 from inspector.analysis.machine import Unit
 from inspector.files import same_path
 from inspector.model.lines import FunctionSpan
@@ -31,7 +32,7 @@ from inspector.model import (LISTED, Backend, Backends, BreakAt, CompileWarning,
                              NonContiguous, Overruled, Reason, ReasonKind, Serial, SerialCause, SmallLoops, SourceFile,
                              Tail, ThreadScaling, Tiling, TimeSplit, TritonLoads, Undecided, Unfused, Unrecorded,
                              Unrolled, Vectorized)
-from inspector.raw import RawGraph, RawPythonLine
+from inspector.source import Place as Line
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 Place = tuple[tuple[str, ...], Optional[int]]  # (kernel ids, nest index or None): one alternative of a group
@@ -197,13 +198,13 @@ def _statements(body: list[ast.stmt], loop: Optional[int] = None) -> Iterator[tu
 
 @dataclass(frozen=True)
 class Evidence:
-    """All that a compiled function's line verdicts are made from: its raw graphs (their nest records, provenance
+    """All that a compiled function's line verdicts are made from: its graphs (their nest records, provenance
     and FX graph comments), the lines that ran as Python in one steady call, its kernels (with their costs) and
     graph breaks, the Python loops Dynamo unrolled, where a profiled call's time went (``split``) and whether its
     parallel kernels paid for their threads (``threads``)."""
 
-    graphs: Sequence[RawGraph]
-    python_lines: Sequence[RawPythonLine]
+    graphs: Sequence[CompiledGraph]
+    python_lines: Sequence[Line]
     kernels: Sequence[Kernel]
     breaks: Sequence[GraphBreak]
     unrolled: Sequence[CompileWarning]
@@ -328,7 +329,7 @@ def _unplaced(file: SourceFile, line: int, info: Statement, unrolled: Sequence[C
 Chains = list[list[tuple[SourceFile, int]]]  # call chains of (file, line), outermost first
 
 
-def _evidence(graphs: Sequence[RawGraph], kernels: Sequence[Kernel],
+def _evidence(graphs: Sequence[CompiledGraph], kernels: Sequence[Kernel],
               sources: Sources) -> Iterator[tuple[tuple[str, ...], Optional[int], Chains, How]]:
     """(kernel ids, nest index or None, [[(SourceFile, line)...]], how) for each piece of evidence, best first: the
     probe's loop nest records and Inductor's provenance (per kernel), else origin comments; then the FX graph (per
@@ -343,7 +344,7 @@ def _evidence(graphs: Sequence[RawGraph], kernels: Sequence[Kernel],
                 if n.stacks is not None:
                     precise = True
                     yield (k.id,), n.index, [sources.chain(s) for s in n.stacks], How.LOOP_NEST
-        for key, stacks in (g.kernel_stack_traces or {}).items():
+        for key, stacks in g.kernel_stack_traces.items():
             name = key.rsplit(":", 1)[0]
             kernel = by_graph_name.get((g.compile_id, name)) or by_graph_name.get(
                 (g.compile_id, name.replace("torch.ops.", "")))
@@ -468,12 +469,11 @@ def _vectorization(groups: list[list[Unit]], shape: Sequence[int],
 
 
 
-def _fusion(graphs: Sequence[RawGraph]) -> Fusion:
+def _fusion(graphs: Sequence[CompiledGraph]) -> Fusion:
     """{compile id: [(nodes of one, nodes of the other, reason, the pair as said)]}: the scheduler's records of the
     pairs it did not fuse (torch >= 2.2; a fused node is named ``op1_op4``), read once per graph."""
-    return {g.compile_id: [(set(one.split("_")), set(two.split("_")), r.reason, f"{one} with {two}")
-                           for r in g.fusion or [] if r.nodes and len(r.nodes) == 2 for one, two in [r.nodes]]
-            for g in graphs}
+    return {g.compile_id: [(set(one.split("_")), set(two.split("_")), reason, f"{one} with {two}")
+                           for one, two, reason in g.fusion] for g in graphs}
 
 
 def _fusion_reasons(units: list[Unit], fusion: Fusion) -> list[Reason]:

@@ -21,10 +21,10 @@ from collections.abc import Iterable, Sequence, Sized
 from dataclasses import replace
 from typing import Optional
 
+from inspector.analysis.facts import Counts, MachineEntry
 from inspector.analysis.parse import cpp
 from inspector.model import (LISTED, Backend, Kernel, LoopNest, Machine, MachineCode, NestAt, Problem, Reason,
                              ReasonKind, Unread, UnreadKind)
-from inspector.raw import RawCounts, RawMachineCode
 from inspector.record import kernel_key
 
 REGION = re.compile(r"#pragma omp parallel\b")
@@ -38,7 +38,7 @@ LIBM = {f"{name}{suffix}" for suffix in ("", "f") for name in (
     "tgamma", "fmod", "remainder", "nextafter", "ceil", "floor", "round", "trunc", "sincos", "copysign", "fma")}
 
 
-def with_machine_code(kernels: list[Kernel], entries: list[RawMachineCode]
+def with_machine_code(kernels: list[Kernel], entries: Sequence[MachineEntry]
                       ) -> tuple[list[Kernel], tuple[int, list[Problem]]]:
     """(kernels with ``machine`` joined to each C++ kernel and to the loop nests it can be told for, (items read,
     problems)): ``entries``: the variant's ``machine_code``. A kernel joins the entry of its graph with its source's
@@ -48,7 +48,7 @@ def with_machine_code(kernels: list[Kernel], entries: list[RawMachineCode]
     if not entries:
         return kernels, (0, [])
     keys: dict[str, str] = {k.id: kernel_key(k.code) for k in kernels if k.backend == Backend.CPP}
-    by_graph: dict[tuple[Optional[str], Optional[str]], RawMachineCode] = {
+    by_graph: dict[tuple[Optional[str], Optional[str]], MachineEntry] = {
         (e.graph, e.key): e for e in entries if e.graph is not None}
     by_key = {e.key: e for e in reversed(entries)}  # the first entry of a key
     out: list[Kernel] = []
@@ -69,7 +69,7 @@ def with_machine_code(kernels: list[Kernel], entries: list[RawMachineCode]
     return out, (len(keys) + len(unjoined), problems)
 
 
-def _joined(kernel: Kernel, entry: RawMachineCode) -> tuple[Kernel, list[Unread]]:
+def _joined(kernel: Kernel, entry: MachineEntry) -> tuple[Kernel, list[Unread]]:
     """(``kernel`` with its machine code and its nests' own, what was not understood of it)."""
     functions = entry.functions or {}
     unclassified = _merged(f.unclassified for f in functions.values())
@@ -80,7 +80,7 @@ def _joined(kernel: Kernel, entry: RawMachineCode) -> tuple[Kernel, list[Unread]
     return replace(kernel, machine=_code(functions.items()), loop_nests=nests), problems + unattributed
 
 
-def _per_nest(kernel: Kernel, functions: dict[str, RawCounts], lines: Optional[dict[str, RawCounts]]
+def _per_nest(kernel: Kernel, functions: dict[str, Counts], lines: Optional[dict[str, Counts]]
               ) -> tuple[list[LoopNest], list[Unread]]:
     """(the kernel's loop nests with their own counts, problems): from the line table's counts per source line
     (``lines``) where the compiler wrote one, else those of the functions that hold a nest alone."""
@@ -89,7 +89,7 @@ def _per_nest(kernel: Kernel, functions: dict[str, RawCounts], lines: Optional[d
         numbered = sorted((int(line), counts) for line, counts in lines.items())
         at = [line for line, _ in numbered]
 
-        def within(n: LoopNest) -> list[tuple[int, RawCounts]]:
+        def within(n: LoopNest) -> list[tuple[int, Counts]]:
             return numbered[bisect.bisect_left(at, n.lines[0]):bisect.bisect_right(at, n.lines[1])]
         return [replace(n, machine=_code((f"lines {n.lines[0]}-{n.lines[1]}", counts) for _, counts in within(n)))
                 for n in nests], []
@@ -121,7 +121,7 @@ def _span(lines: list[str], start: int) -> tuple[int, int]:
     return start, cpp.body_end(lines, following)
 
 
-def _code(functions: Iterable[tuple[str, RawCounts]]) -> Optional[MachineCode]:
+def _code(functions: Iterable[tuple[str, Counts]]) -> Optional[MachineCode]:
     """One MachineCode summing the counts of ``functions`` ((symbol, raw counts) pairs, or (a nest's "lines A-B",
     the counts of one of its lines) pairs); None where there are none."""
     functions = list(functions)

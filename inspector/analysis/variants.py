@@ -63,7 +63,8 @@ def _trial(raw: RawTrial, timing: Optional[Timing], code: CompiledCode, target: 
            timed: list[RawRoundTiming], population: Optional[int], context: Context) -> TrialResult:
     """What a fix tried on a variant measured: its own compiled code analysed as the variant's (its lines against
     the variant's source), timed beside it."""
-    after, _ = compiled.build(compiled.of_trial(raw), target if raw.status == Status.OK else None, context)
+    pieces = compiled.read(raw.capture or compiled.NONE, compiled.NONE, False, raw.sizes or ())
+    after, _ = compiled.build(pieces, target if raw.status == Status.OK else None, context)
     after_timing = timing_from(raw.timing, timed, graphs=(raw.capture.graphs if raw.capture else None) or [],
                                measured=None, population=population)
     return fixes.result(raw, timing, code, after_timing, after)

@@ -87,7 +87,8 @@ def of_raw(cls: type[T], raw: object, /, **given: Any) -> T:
     """The value of type ``cls`` read from ``raw`` (its counterpart in the raw record): each field from the raw
     field of its name, but those ``given`` (what the analysis derives). A field the raw value lacks or holds None in
     takes its default, else its type's empty value (None where it is Optional, else "", 0, False, an empty list); a
-    value of this package inside (or a list or tuple of them) is read the same way, an enum from its value."""
+    value of this package inside (or a list or tuple of them, or a dict's values) is read the same way, an enum from its
+    value."""
     hints = _HINTS.get(cls) or _HINTS.setdefault(cls, typing.get_type_hints(cls))
     read = {}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
@@ -116,6 +117,8 @@ def _read(hint: Any, value: Any) -> Any:
     if origin in (list, tuple) and args and isinstance(value, (list, tuple)):  # tuple[X, ...], or one type a place
         each = args[:1] * len(value) if origin is list or args[-1] is Ellipsis else args
         return origin(_read(a, v) for a, v in zip(each, value))
+    if origin is dict and len(args) == 2 and isinstance(value, dict):  # {key: a value read the same way}
+        return {k: _read(args[1], v) for k, v in value.items()}
     if isinstance(hint, type) and issubclass(hint, Enum):
         return hint(value)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint) and not isinstance(value, hint):

@@ -8,6 +8,7 @@ import pytest
 from conftest import FIXTURES, VERSIONS, analysis, line_of, record_path
 from inspector.analysis import analyze, breaks, fixes
 from inspector.analysis.lines import Sources
+from inspector.analysis.parse import breaks as parse_breaks
 from inspector.analysis.parse.breaks import DYNAMIC_SHAPES, SCALARS
 from inspector.model import BreaksView, Finding, Fix, FixKind, LibraryFix, SourceFile
 from inspector.raw import RawBreak, RawEnv, RawRecord
@@ -20,6 +21,11 @@ PSO = json.loads((FIXTURES / "torch-2.13.0" / "pso_fallback.json").read_text())
 PSO_BREAKS = {name: [RawBreak.from_json(e) for e in entries] for name, entries in PSO["breaks"].items()}
 PSO_SOURCE = (FIXTURES / "torch-2.13.0" / "pso_fallback.py").read_text()
 PSO_FILES = Sources([SourceFile("pso_fallback.py", "pso_fallback.py", "sample", PSO_SOURCE)])
+
+
+def distinct(entries, *args):
+    """breaks.distinct of raw break entries, read as compiled.read reads them."""
+    return breaks.distinct(breaks.told([parse_breaks.parse(e) for e in entries]), *args)
 
 
 # torch 2.1 does not break at the boolean mask: after the `if` broke the graph, the rest of the frame ran eagerly
@@ -97,7 +103,7 @@ def test_long_straight_line_code_is_not_an_unrolled_loop(version, stem):
 
 def test_a_message_without_a_location_is_counted_as_not_understood():
     a = analysis("2.13.0", "poly")
-    found, problems = breaks.distinct([RawBreak(text="Graph break: something new", compile_id="0/0")], a.sample)
+    found, problems = distinct([RawBreak(text="Graph break: something new", compile_id="0/0")], a.sample)
     assert [(b.file, b.line, b.reason, b.cause) for b in found] == [(None, None, "something new", "unknown")]
     assert [problem(p) for p in problems] == ["graph break 0/0: no file and line in torch's message: something new"]
 
@@ -112,7 +118,7 @@ def test_a_break_whose_following_code_the_backend_failed_on_is_one_entry_that_sa
     entries = PSO_BREAKS["step"]
     assert [e.text.startswith("WON'T CONVERT torch_dynamo_resume_in_step_at_18") for e in entries] == [False, True,
                                                                                                           False]
-    (b,), problems = breaks.distinct(entries, PSO_FILES)
+    (b,), problems = distinct(entries, PSO_FILES)
     assert not problems
     assert (b.line, b.cause, b.flag, b.count) == (_pso_line("spread = pos.abs().max().item()"), "item", SCALARS, 1)
     assert after(b) == ("the code after it did not compile: Backend compiler `inductor_failing_after_breaks` failed "
@@ -128,10 +134,10 @@ def test_a_break_whose_following_code_the_backend_failed_on_is_one_entry_that_sa
 def test_a_wont_convert_alone_is_told_in_words_on_the_break_it_follows_or_on_its_own():
     """A torch that gives no "Backend compiler exception" break after it: the WON'T CONVERT message itself."""
     item, wont_convert, _ = PSO_BREAKS["step"]
-    (b,), _ = breaks.distinct([item, wont_convert], PSO_FILES)
+    (b,), _ = distinct([item, wont_convert], PSO_FILES)
     assert b.cause == "item" and after(b) == ("the code after it did not compile: DataDependentOutputException: "
                                               "aten._local_scalar_dense.default; Dynamo ran it as Python")
-    (alone,), _ = breaks.distinct([wont_convert], PSO_FILES)
+    (alone,), _ = distinct([wont_convert], PSO_FILES)
     assert (alone.line, alone.cause, alone.flag, alone.resumable) == (18, "not-compiled", None, False)
     assert alone.reason == "DataDependentOutputException: aten._local_scalar_dense.default" == alone.failed.exception
     assert break_reason(alone) == ("the compiler backend failed on the code after the graph break at line 18 "
@@ -143,7 +149,7 @@ def test_a_wont_convert_alone_is_told_in_words_on_the_break_it_follows_or_on_its
 
 def test_a_data_dependent_operator_is_an_item_break_with_the_flag_torchs_hint_names():
     """`torch.arange(k.max())` reads a number out of a tensor (aten._local_scalar_dense), as `.item()` does."""
-    (b,), _ = breaks.distinct(PSO_BREAKS["grid"], PSO_FILES)
+    (b,), _ = distinct(PSO_BREAKS["grid"], PSO_FILES)
     assert (b.line, b.reason) == (_pso_line("torch.arange(k.max())"), "Data dependent operator (trace CALL)")
     assert b.cause == "item" and b.flag == SCALARS and any("capture_scalar_outputs = True" in h for h in b.hints)
 
@@ -201,7 +207,7 @@ def _read_only_break(program, frames, torch_frame, within):
     library = "\n" * 55 + f"        {RAISED}\n"
     files = Sources([SourceFile(path, path.rsplit("/", 1)[-1], "sample", program),
                      SourceFile(READ_ONLY, "evotorch/tools/readonlytensor.py", "library", library)])
-    (b,), _ = breaks.distinct([RawBreak(compile_id="1/0", text=text)], files, within)
+    (b,), _ = distinct([RawBreak(compile_id="1/0", text=text)], files, within)
     return b
 
 
@@ -291,7 +297,7 @@ def test_breaks_inside_a_library_under_one_call_are_one_change_said_once(whole):
     library = "".join(f"line {n}\n" for n in range(1, 60))
     files = Sources([SourceFile("/proj/run.py", "run.py", "sample", program),
                      SourceFile(site, "lib/core.py", "library", library)])
-    found, _ = breaks.distinct([_library_break(site, n, call) for n in (11, 23, 37, 52)], files, ("/proj/run.py",
+    found, _ = distinct([_library_break(site, n, call) for n in (11, 23, 37, 52)], files, ("/proj/run.py",
                                                                                                    "rastrigin"))
     assert len(found) == 4 and {b.fix for b in found} == {
         LibraryFix("lib", call=("run.py", call), whole=whole, file="lib/core.py", line=n) for n in (11, 23, 37, 52)}
@@ -313,7 +319,7 @@ def test_a_library_call_that_is_all_the_function_does_is_said_with_how_it_ran_ea
     files = Sources([SourceFile("/proj/run.py", "run.py", "sample", "import lib\n\n\n@torch.compile\ndef f(x):\n"
                                 "    return lib.evaluate(x)\n"),
                      SourceFile(site, "lib/core.py", "library", "".join(f"line {n}\n" for n in range(1, 20)))])
-    (b,), _ = breaks.distinct([_library_break(site, 11, 6)], files, ("/proj/run.py", "f"))
+    (b,), _ = distinct([_library_break(site, 11, 6)], files, ("/proj/run.py", "f"))
     fix = fixes._measured(Fix(FixKind.BREAK, compiled.id, ((b.file, b.line),), None, None, b), compiled, a.variants)
     expected = compiled.timing.per_population_s / a.variant("numpy").timing.per_population_s
     assert fix.eager_faster == pytest.approx(expected)

@@ -9,7 +9,9 @@ import pytest
 
 from conftest import VERSIONS, analysis, record_path
 from inspector.analysis import analyze, cost, kernels
+from inspector.analysis.facts import Profiled
 from inspector.analysis.variants import over
+from inspector.model import of_raw
 from inspector.raw import RawLoad
 from inspector.record import load
 from inspector.render import charts
@@ -102,8 +104,8 @@ def test_torchs_wrappers_are_told_apart_only_where_the_compiled_region_holds_one
     raw = next(v for v in record.variants if v.id == "numpy-compiled-cpu")
     kernels = analysis("2.13.0", "trig").variant("numpy-compiled-cpu").code.kernels
     kt = raw.kernel_times
-    _, whole, _ = cost.costs(kernels, kt, None, None)
-    _, broken, _ = cost.costs(kernels, kt, None, None, broken=True)
+    _, whole, _ = cost.costs(kernels, of_raw(Profiled, kt), None, None)
+    _, broken, _ = cost.costs(kernels, of_raw(Profiled, kt), None, None, broken=True)
     assert whole.torch_wrappers_s == pytest.approx(kt.regions_s - kt.graphs_s) and whole.guards_s == kt.guards_s
     assert whole.total_s == pytest.approx(whole.kernels_s + whole.wrapper_s + whole.torch_wrappers_s + whole.guards_s
                                           + whole.outside_graphs_s)

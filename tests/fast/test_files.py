@@ -7,11 +7,11 @@ import statistics
 import pytest
 
 from conftest import VERSIONS, analysis, line_of, record_path
-from inspector.analysis import analyze, breaks
+from inspector.analysis import analyze, breaks, compiled
 from inspector.record import redact
 from inspector.render import renderer
 from inspector.model import BreakFix, BreaksView
-from inspector.raw import RawCapture, RawRecord, RawVariant
+from inspector.raw import RawRecord, RawVariant
 from inspector.render.said import rewrite, said
 
 
@@ -114,7 +114,8 @@ def test_a_guard_on_a_fresh_object_each_call_is_one_guard_and_every_call_says_so
     raw = {"calls": 5, "recompiles": {"graphs": [{"compile_id": r.split(":")[0], "metrics": {"recompile_reason": r}}
                                                  for r in reasons], "limits": []}}
     raw = RawVariant.from_json(raw)
-    r = breaks.recompilation(RawCapture(), raw.recompiles or RawCapture(), False, raw.calls)
+    pieces = compiled.read(compiled.NONE, raw.recompiles or compiled.NONE, False, ())
+    r = breaks.recompilation(pieces.first, pieces.later, pieces.limits, False, raw.calls)
     assert [(g.text, n) for g, n in r.guards] == [("___check_obj_id(___stack0, …), type=<class 'tensor_info'>", 5)]
     assert r.every_call and said(r).startswith("recompiled on every call (5 recompiles in 5 calls after the first)")
 

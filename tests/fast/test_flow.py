@@ -17,8 +17,8 @@ _spec.loader.exec_module(flow)
 
 # (record, modules, returns from helpers, of them handed from one module to another) at most; the bounds: 12
 # modules, 20 returns
-BOUNDS = [("torch-2.13.0/poly.json", 11, 28, 14),  # + a rerun's compile
-          ("torch-2.13.0/ga.json", 12, 33, 14)]  # + its hot function's experiment and hot lines
+BOUNDS = [("torch-2.13.0/poly.json", 6, 18, 9),  # + a rerun's compile
+          ("torch-2.13.0/ga.json", 7, 18, 7)]  # + its hot function's experiment and hot lines
 
 
 @pytest.mark.parametrize("name, modules, returns, hand_offs", BOUNDS, ids=[b[0] for b in BOUNDS])

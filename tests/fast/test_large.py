@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from conftest import analysis
 from inspector.analysis import lines
+from inspector.analysis.facts import CompiledGraph
 from inspector.model import LISTED, Reason, ReasonKind, Serial, SerialCause, NestAt
-from inspector.raw import RawFusion, RawGraph
 from inspector.render import section as sections
 from inspector.render import renderer
 from inspector.render.said import said
@@ -75,7 +75,8 @@ def test_the_scheduler_s_reasons_pair_the_nests_they_name_in_a_kernel_of_hundred
     (k,) = a.variant("numpy-compiled-cpu").code.kernels
     nests = [replace(k.loop_nests[0], index=i + 1, nodes=[f"op{i}"]) for i in range(300)]
     k = replace(k, loop_nests=nests)
-    records = [RawFusion(nodes=[f"op{i + 1}", f"op{i}"], reason="no shared data") for i in reversed(range(299))]
-    why = lines._fusion_reasons([(k, n) for n in nests], lines._fusion([RawGraph(compile_id=k.graph, fusion=records)]))
+    pairs = tuple((f"op{i + 1}", f"op{i}", "no shared data") for i in reversed(range(299)))
+    graph = CompiledGraph(k.graph, "", (), None, pairs, {}, None, None, None)
+    why = lines._fusion_reasons([(k, n) for n in nests], lines._fusion([graph]))
     assert [said(r).split(" are ")[0] for r in why] == [f"nests {i} and {i + 1} of {k.name}" for i in range(1, 300)]
     assert all(said(r).endswith(f"no shared data (op{i} with op{i - 1})") for i, r in enumerate(why, 1))

@@ -1,14 +1,16 @@
 """The machine code of C++ kernels: the probe's objdump counts, joined to kernels and loop nests, deciding verdicts."""
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from conftest import VERSIONS, analysis, record_path
 from inspector.analysis import analyze
+from inspector.analysis.facts import MachineEntry
 from inspector.analysis.machine import with_machine_code
 from inspector.analysis.parse import cpp
-from inspector.model import Kernel
+from inspector.model import Kernel, of_raw
 from inspector.probe.machine import count
 from inspector.raw import RawMachineCode, RawRecord
 from inspector.record import kernel_key
@@ -122,7 +124,8 @@ def test_the_counts_are_per_function_and_per_source_line_and_an_unknown_instruct
         "calls": {"GOMP_barrier": 1}, "unclassified": {"vpdpbusd": 1}}
     assert functions["kernel"]["calls"] == {"GOMP_parallel": 1}  # a tail call through jmp
     assert lines["14"]["packed_fp"] == 1 and lines["9"]["scalar_fp"] == 1 and "packed_fp" not in lines["9"]
-    entry = RawMachineCode.from_json({"key": kernel_key(KERNEL), "functions": functions, "lines": lines})
+    entry = of_raw(MachineEntry, RawMachineCode.from_json({"key": kernel_key(KERNEL), "functions": functions,
+                                                          "lines": lines}))
     values, _ = cpp.facts(KERNEL)
     kernel = Kernel(id="k", name="k", graph="0/0", backend="cpp", code=KERNEL, parallel=True, launches=[],
                     **vars(values))
@@ -132,7 +135,7 @@ def test_the_counts_are_per_function_and_per_source_line_and_an_unknown_instruct
     assert read == 1 and [problem(p) for p in problems] == ["k: 1 instruction not classified (vpdpbusd x1)"]
     assert joined.machine.unclassified == (("vpdpbusd", 1),) and joined.machine.packed_int == 0
     # without a line table (torch 2.1), both nests are in one outlined function: not told apart, the kernel counted
-    (joined,), (_, problems) = with_machine_code([kernel], [entry.but(lines={})])
+    (joined,), (_, problems) = with_machine_code([kernel], [replace(entry, lines={})])
     assert [n.machine for n in joined.loop_nests] == [None, None] and joined.machine.simd == "packed"
 
 
@@ -145,15 +148,15 @@ def test_each_graph_of_a_recompiled_function_gets_its_own_kernels_machine_code()
     kernels = [Kernel(id=f"k@0/{g}", name="k", graph=f"0/{g}", backend="cpp", code=code, parallel=True, launches=[],
                       **vars(values)) for g, code in enumerate((KERNEL, other))]
     functions, lines = count(DISASSEMBLY, "k.main.cpp")
-    entries = [RawMachineCode.from_json({"key": kernel_key(code), "graph": f"0/{g}", "kernel": "k",
-                                         "functions": functions, "lines": lines})
+    entries = [of_raw(MachineEntry, RawMachineCode.from_json({"key": kernel_key(code), "graph": f"0/{g}", "kernel": "k",
+                                                             "functions": functions, "lines": lines}))
                for g, code in enumerate((KERNEL, other))]
     joined, (read, problems) = with_machine_code(kernels, entries)
     assert all(k.machine for k in joined) and read == 2
     assert [problem(p) for p in problems] == [f"k@0/{g}: 1 instruction not classified (vpdpbusd x1)" for g in (0, 1)]
-    older = [e.but(graph=None, kernel=None) for e in entries]
+    older = [replace(e, graph=None, kernel=None) for e in entries]
     assert [k.machine for k in with_machine_code(kernels, older)[0]] == [k.machine for k in joined]
-    stray = entries[0].but(graph="0/7", key="0" * 16)
+    stray = replace(entries[0], graph="0/7", key="0" * 16)
     joined, (read, problems) = with_machine_code(kernels, entries[:1] + [stray])
     assert [bool(k.machine) for k in joined] == [True, False] and read == 3
     assert [problem(p) for p in problems[1:]] == ["k@0/1: no machine code recorded for it",

@@ -153,7 +153,8 @@ def test_a_fix_tried_reads_its_own_pieces_against_its_variants_source():
     raw = next(t for t in record.trials if t.fix == "column-major")
     variant = next(r for r in record.variants if r.id == raw.variant)
     target = target_of(of_raw(CodeLocation, variant.code), variant.function, _context(a))
-    after, _ = compiled.build(compiled.of_trial(raw), target, _context(a))
+    pieces = compiled.read(raw.capture or compiled.NONE, compiled.NONE, False, raw.sizes or ())
+    after, _ = compiled.build(pieces, target, _context(a))
     v = a.variant(raw.variant)
     (t,) = [t for t in v.trials if t.id == raw.id]
     assert type(t) is TrialResult

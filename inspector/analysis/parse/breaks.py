@@ -134,12 +134,12 @@ def parse(entry: RawBreak) -> BreakFacts:
     text = entry.text or ""
     not_converted = WONT_CONVERT.match(text)
     if not_converted:
-        return _not_converted(text, not_converted, entry)
-    return _graph_break(text, entry)
+        return _not_converted(text, not_converted, entry.compile_id, entry.mechanism)
+    return _graph_break(text, entry.compile_id, entry.mechanism)
 
 
-def _graph_break(text: str, entry: RawBreak) -> BreakFacts:
-    """The facts of a graph-break message."""
+def _graph_break(text: str, compile_id: Optional[str], mechanism: Optional[str]) -> BreakFacts:
+    """The facts of a graph-break message (of the compile ``compile_id``, read by capture's ``mechanism``)."""
     at = AT.search(text)
     frames = parse_frames.stack(text.split(USER_CODE)[-1].split(TORCH_TRACEBACK)[0])
     file, line = (at.group(1), int(at.group(2))) if at else ((frames[-1].file, frames[-1].line) if frames
@@ -171,11 +171,12 @@ def _graph_break(text: str, entry: RawBreak) -> BreakFacts:
         hints=list(dict.fromkeys(h.strip() for h in HINT.findall(own))),
         gb_id=url.group(2) if url else None, url=url.group(1) if url else None,
         cause=cause.kind if cause else "unknown", fix=cause.fix if cause else None, flag=cause.flag if cause else None,
-        resumes=int(resumes.group(1)) if resumes else None, compile_id=entry.compile_id, mechanism=entry.mechanism,
-        text=text, in_loop=any(p in text for p in IN_LOOP), operator=operator.group(1) if operator else None)
+        resumes=int(resumes.group(1)) if resumes else None, compile_id=compile_id, mechanism=mechanism, text=text,
+        in_loop=any(p in text for p in IN_LOOP), operator=operator.group(1) if operator else None)
 
 
-def _not_converted(text: str, header: re.Match[str], entry: RawBreak) -> BreakFacts:
+def _not_converted(text: str, header: re.Match[str], compile_id: Optional[str], mechanism: Optional[str]
+                   ) -> BreakFacts:
     """torch's WON'T CONVERT message as the facts of a break: the frame the backend failed on (``resumes``: the
     line of the break whose following code it is, for a resume function), its first line, the exception."""
     trace, _, user = text.partition(PROCESSING)
@@ -188,8 +189,7 @@ def _not_converted(text: str, header: re.Match[str], entry: RawBreak) -> BreakFa
     return BreakFacts(
         file=file, line=line, frames=parse_frames.stack(user), resumable=False, reason=exception, explanation=None,
         hints=[], gb_id=None, url=None, cause=NOT_COMPILED.kind, fix=NOT_COMPILED.fix, flag=None, resumes=resumes,
-        compile_id=entry.compile_id, mechanism=entry.mechanism, text=text,
-        failed=BackendFailed(exception, name, resumes))
+        compile_id=compile_id, mechanism=mechanism, text=text, failed=BackendFailed(exception, name, resumes))
 
 
 def cause_of(words: str) -> Optional[Cause]:
