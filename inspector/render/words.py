@@ -170,7 +170,8 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None, run: Optional[F
     set beside the replay's compiled figure where the two are over NOISY apart (``run``: the function's calls, to
     say where those steady calls came right after inspector's passes)."""
     if r.why:
-        return f"Whether compiling {name} paid: not measured: {said.unmeasured(r.why)}." + _needed(r, steady_s)
+        return f"Whether compiling {name} paid: not measured: {said.unmeasured(r.why)}." + _needed(r, steady_s) + \
+            _cached(r)
     low, high = r.spread or (None, None)
     unsteady = bool(low and high and high > NOISY * low)  # the machine's speed changed between rounds
     how = (f"eager {seconds(r.eager_s)} against compiled {seconds(r.compiled_s)} per call, on copies of call "
@@ -185,10 +186,7 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None, run: Optional[F
     calls = f"{r.calls:,} call{'s' if r.calls != 1 else ''}"
     beside = _beside_the_program(r, steady_s, run) + (
         "" if r.warm is None else " On a rerun, with torch's caches warm, it " + (
-            "never pays." if r.warm.calls is None else f"pays after about {break_even(r.warm)}.")) + (
-        "" if r.first is None else f" This run found its graphs in torch's caches (what a rerun pays); their first "
-        f"compile, kept from the inspector run that compiled them, took {seconds(r.first_compile_s)}: on a cold cache "
-        "it " + ("never pays." if r.first.calls is None else f"pays after about {break_even(r.first)}."))
+            "never pays." if r.warm.calls is None else f"pays after about {break_even(r.warm)}.")) + _cached(r)
     if r.pays_after is None:
         return (f"Compiling {name} did not pay in this run: {seconds(r.compile_s)} of compile, and its compiled calls "
                 f"were no faster than eager ({seconds(-(r.saved_s or 0.0))} lost over {calls}); it never pays "
@@ -199,6 +197,17 @@ def paid(name: str, r: Replay, steady_s: Optional[float] = None, run: Optional[F
                 f"compile; it paid after about {after} ({how}).") + beside
     return (f"Compiling {name} did not pay in this run: {seconds(r.compile_s)} of compile against "
             f"{seconds(r.saved_s)} saved over {calls}; it pays after about {after} ({how}).") + beside
+
+
+def _cached(r: Replay) -> str:
+    """Where this run found its graphs in torch's caches: what their first compile took (kept when they compiled)
+    and, where the replay measured a gain, when it pays on a cold cache."""
+    if r.first_compile_s is None:
+        return ""
+    return (f" This run found its graphs in torch's caches (what a rerun pays); their first compile, kept from the "
+            f"inspector run that compiled them, took {seconds(r.first_compile_s)}" + (
+                "." if r.first is None else ": on a cold cache it " + (
+                    "never pays." if r.first.calls is None else f"pays after about {break_even(r.first)}.")))
 
 
 def no_cuda_graphs(options: Optional[dict[str, Any]], device: str) -> str:

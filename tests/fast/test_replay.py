@@ -12,7 +12,7 @@ from markupsafe import escape
 
 from conftest import analysis, record_path
 from inspector.analysis import analyze
-from inspector.model import Replay, Unmeasured
+from inspector.model import BreakEven, Replay, Unmeasured
 from inspector.raw import RawRecord
 from inspector.record import load
 from inspector.render import renderer, views
@@ -82,6 +82,20 @@ def test_an_unmeasured_replay_says_what_each_call_would_have_had_to_save():
         "500 compiled calls (80 µs each) would have had to save 5.24 ms against eager: an eager call of 5.32 ms, "
         "66x as long.")
     assert paid("step", replay).endswith("each of its 500 compiled calls would have had to save 5.24 ms against eager.")
+
+
+def test_a_run_that_found_its_graphs_in_torchs_caches_says_their_first_compile_measured_or_not():
+    """What a run found in torch's caches is a fact of the run, not of the replay's rounds: said with their first
+    compile (kept when they compiled) where the replay was not measured too, and when it pays on a cold cache where
+    it was."""
+    found = " This run found its graphs in torch's caches (what a rerun pays); their first compile, kept from the " \
+        "inspector run that compiled them, took 1.20 s"
+    unmeasured = Replay(why=Unmeasured.NO_ROUND, compile_s=0.1, calls=3, first_compile_s=1.2)
+    assert paid("f", unmeasured).endswith(found + ".")
+    assert found not in paid("f", dataclasses.replace(unmeasured, first_compile_s=None))
+    measured = Replay(call=2, rounds=3, compile_s=0.1, calls=3, eager_s=0.3, compiled_s=0.1, saved_s=0.6,
+                      pays_after=0.5, first_compile_s=1.2, first=BreakEven(6.0))
+    assert paid("f", measured).endswith(found + ": on a cold cache it pays after about 6 calls.")
 
 
 def test_reduce_overhead_on_the_cpu_is_said_to_have_no_cuda_graphs_there():
