@@ -153,6 +153,8 @@ class Translator(Expressions):
         if module == "numpy" and fn in ("asarray", "array", "asanyarray") and len(node.args) == 1 \
                 and not node.keywords:
             return self.as_array(node.args[0], node)
+        if module == "numpy" and fn in ("dot", "inner", "matmul") and len(node.args) == 2 and not node.keywords:
+            return self.dot(node.args[0], node.args[1], node)
         if node.keywords:
             raise Decline(node, f"call to `{self.frame.module.segment(node.func)}` with keywords",
                           Reason.UNKNOWN_CALL)
@@ -188,6 +190,32 @@ class Translator(Expressions):
             return Value(value.node, replace(value.kind, sequence="array"), value.warns)
         raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`" + (
             " of values per individual" if varies(value) else ""), Reason.UNKNOWN_CALL)
+
+    def _BinOp(self, node: ast.BinOp) -> Value:
+        return self.dot(node.left, node.right, node) if isinstance(node.op, ast.MatMult) else super()._BinOp(node)
+
+    def dot(self, a: ast.expr, b: ast.expr, node: ast.Call | ast.BinOp) -> Value:
+        """``np.dot(x, w)`` or ``x @ w`` of a run of genes (a list row as NumPy reads it) and a vector the same for
+        every individual, or two runs of genes: the sum of their products over the genes (a ``w`` that is not one
+        vector fails the rewrite's check; in torch, a tensor on the population's device); of two values the same for
+        every individual, as written."""
+        values = [self.expr(e) for e in (a, b)]
+        if not any(varies(v) for v in values):
+            if all(v.node is e for v, e in zip(values, (a, b))):
+                return Value(node, SCALAR)
+            nodes = [v.node for v in values]
+            return Value(ast.BinOp(nodes[0], node.op, nodes[1]) if isinstance(node, ast.BinOp) else
+                         call(node.func, *nodes), SCALAR)
+        if any(v.kind.items is not None or varies(v) and not v.kind.genes for v in values):
+            raise Decline(node, construct(node) if isinstance(node, ast.BinOp) else
+                          f"call to `{self.frame.module.segment(node.func)}`", Reason.VALUE,
+                          "a product of values per individual, not of genes")
+        values = [replace(v, kind=replace(v.kind, sequence=None)) if varies(v) else  # torch: a constant as a tensor
+                  Value(self.sp.tensor(v.node), v.kind) if self.sp.torch else v for v in values]
+        kind = join(*(v.kind for v in values))
+        left, right = self.broadcast(values, kind)
+        return Value(self.sp.reduce("sum", ast.BinOp(left, ast.Mult(), right), 1 if kind.population else None),
+                     Kind(population=kind.population), any(v.warns for v in values))
 
     def function(self, fn: str, node: ast.Call, spelled: str | None) -> Value:
         """An elementwise math or NumPy function of the population's values."""

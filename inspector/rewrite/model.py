@@ -59,7 +59,7 @@ class Reason(enum.Enum):
     INDEX = "index"  # an index computed per individual, or one past the genes
     SEQUENCE = "sequence"  # arithmetic on a list (repeats or joins it in Python)
     VALUE = "value"  # a value outside numbers and booleans (strings, None, dicts, sets, lambdas)
-    OPERATOR = "operator"  # `in`, `is`, `@`, shifts
+    OPERATOR = "operator"  # `in`, `is`, shifts
     NO_RETURN = "no-return"  # the function can end without a `return` (returns None)
     CHANGED_AFTER_RETURN = "changed-after-return"  # a name an early return reads is assigned again later
     RECURRENCE = "recurrence"  # a loop whose accumulator depends on its own previous value other than + * max min

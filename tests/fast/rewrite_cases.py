@@ -251,6 +251,18 @@ SUBSET = {
                 value += 100.0
             return (value + np.sum(np.array(individual[1:]) ** 2),)
     """,
+    "dot products with a constant vector (np.dot, @)": """
+        import numpy as np
+
+        VALUES = np.array([10.0, 5.0, 15.0, 7.0, 6.0])
+
+        def fitness(individual):
+            weight = np.dot(individual, WEIGHTS)
+            if weight > 4.0:
+                return 0.0
+            x = np.asarray(individual)
+            return x @ VALUES + np.dot(x, x) + np.dot(VALUES, VALUES)
+    """,
     "helpers with columns and tuples": """
         def parts(x, y):
             return x + y, x - y
@@ -293,6 +305,12 @@ OUTSIDE = {
         def fitness(individual):
             return np.sum(np.asarray([individual[0], individual[1]]))
     """, "call to `np.asarray` of values per individual", Reason.UNKNOWN_CALL, 4),
+    "a dot product of two genes": ("""
+        import numpy as np
+
+        def fitness(individual):
+            return np.dot(individual[0], individual[1])
+    """, "call to `np.dot`", Reason.VALUE, 4),
     "an array of the individual set by index": ("""
         import numpy as np
 
