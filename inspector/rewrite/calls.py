@@ -197,8 +197,7 @@ class Translator(Expressions):
     def dot(self, a: ast.expr, b: ast.expr, node: ast.Call | ast.BinOp) -> Value:
         """``np.dot(x, w)`` or ``x @ w`` of a run of genes (a list row as NumPy reads it) and a vector the same for
         every individual, or two runs of genes: the sum of their products over the genes (a ``w`` that is not one
-        vector fails the rewrite's check; in torch, a tensor on the population's device); of two values the same for
-        every individual, as written."""
+        vector fails the rewrite's check); of two values the same for every individual, as written."""
         values = [self.expr(e) for e in (a, b)]
         if not any(varies(v) for v in values):
             if all(v.node is e for v, e in zip(values, (a, b))):
@@ -210,8 +209,7 @@ class Translator(Expressions):
             raise Decline(node, construct(node) if isinstance(node, ast.BinOp) else
                           f"call to `{self.frame.module.segment(node.func)}`", Reason.VALUE,
                           "a product of values per individual, not of genes")
-        values = [replace(v, kind=replace(v.kind, sequence=None)) if varies(v) else  # torch: a constant as a tensor
-                  Value(self.sp.tensor(v.node), v.kind) if self.sp.torch else v for v in values]
+        values = [replace(v, kind=replace(v.kind, sequence=None)) if varies(v) else v for v in values]
         kind = join(*(v.kind for v in values))
         left, right = self.broadcast(values, kind)
         return Value(self.sp.reduce("sum", ast.BinOp(left, ast.Mult(), right), 1 if kind.population else None),

@@ -176,7 +176,20 @@ class Expressions:
         if not kind.genes:
             return [v.node for v in values]
         return [ast.Subscript(v.node, ast.Tuple([ast.Slice(), ast.Constant(None)], ast.Load()), ast.Load())
-                if v.kind.population and not v.kind.genes else v.node for v in values]
+                if v.kind.population and not v.kind.genes else
+                self.sp.tensor(v.node) if self.sp.torch and self.vector(v) else v.node for v in values]
+
+    def vector(self, value: Value) -> bool:
+        """Whether a value the same for every individual is a vector over the genes, not a number: a name of the
+        program's bound to a list, a tuple or a call (``np.array(...)``); torch takes it as a tensor on the
+        population's device."""
+        node = value.node
+        if value.kind.population or value.kind.genes:
+            return False
+        found = self.resolve(node.id) if isinstance(node, ast.Name) and node.id not in self.frame.env else None
+        owner = found.module if found and found.what == "constant" else None
+        bound = owner.constants.get(found.target) if owner and found else None
+        return isinstance(getattr(bound, "value", None), (ast.List, ast.Tuple, ast.ListComp, ast.Call))
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Value:
         value = self.expr(node.operand)

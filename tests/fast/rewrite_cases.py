@@ -263,6 +263,15 @@ SUBSET = {
             x = np.asarray(individual)
             return x @ VALUES + np.dot(x, x) + np.dot(VALUES, VALUES)
     """,
+    "a constant vector with the genes (torch: a tensor)": """
+        import numpy as np
+
+        SHIFT = np.array([1.0, 0.5, 0.0, 0.5, 1.0])
+
+        def fitness(individual):
+            x = np.asarray(individual)
+            return np.sum(x * WEIGHTS) - np.max(x - SHIFT) + np.min(SHIFT * x + K)
+    """,
     "helpers with columns and tuples": """
         def parts(x, y):
             return x + y, x - y
