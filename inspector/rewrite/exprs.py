@@ -19,6 +19,7 @@ FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.GtE, ast.LtE: ast
                                                     ast.GtE: ast.Lt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
 ORDERED = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 LIBRARIES = {"math", "numpy", "torch"}
+NUMBERS = {"float", "int", "len", "round", "abs", "sum", "min", "max", "pow"}  # builtins that make a number
 
 
 class Helpers(Protocol):
@@ -181,15 +182,20 @@ class Expressions:
 
     def vector(self, value: Value) -> bool:
         """Whether a value the same for every individual is a vector over the genes, not a number: a name of the
-        program's bound to a list, a tuple or a call (``np.array(...)``); torch takes it as a tensor on the
-        population's device."""
+        program's bound to a list, a tuple or a call (``np.array(...)``, ``rng.uniform(...)``; not Python's or math's
+        numbers); torch takes it as a tensor on the population's device."""
         node = value.node
         if value.kind.population or value.kind.genes:
             return False
         found = self.resolve(node.id) if isinstance(node, ast.Name) and node.id not in self.frame.env else None
         owner = found.module if found and found.what == "constant" else None
         bound = owner.constants.get(found.target) if owner and found else None
-        return isinstance(getattr(bound, "value", None), (ast.List, ast.Tuple, ast.ListComp, ast.Call))
+        made = getattr(bound, "value", None)
+        if isinstance(made, ast.Call):  # an array, not a number made by Python or math
+            func = made.func
+            return not (isinstance(func, ast.Name) and func.id in NUMBERS or isinstance(func, ast.Attribute)
+                        and isinstance(func.value, ast.Name) and func.value.id == "math")
+        return isinstance(made, (ast.List, ast.Tuple, ast.ListComp))
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Value:
         value = self.expr(node.operand)
