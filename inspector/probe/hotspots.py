@@ -313,6 +313,7 @@ class Hotspots:
         self.samples = 0
         self.ticks = 0  # the time the samples stood for, in SAMPLE_S (``_ticks``): what the counts below count
         self.last_tick: Optional[tuple[float, float]] = None  # (CPU, wall) seconds as the last handler returned
+        self.taking = False  # the handler is running (a signal may come in it: Python runs handlers between bytecodes)
         self.counts: dict[Any, int] = {}  # ticks with the code on the stack
         self.sites: dict[Any, dict[tuple[str, int, str], int]] = {}  # ticks per line of the program calling it
         self.direct: dict[Any, set[tuple[str, int, str]]] = {}  # those of its sites no library's frame stood between
@@ -390,12 +391,19 @@ class Hotspots:
     @without_dynamo
     def _sample(self, signum: int, frame: Any) -> None:
         """One sample of the stack (a signal handler: whatever goes wrong in it is inspector's, never the
-        program's: the sampler stops, and the record says why)."""
+        program's: the sampler stops, and the record says why). A signal that comes while the handler runs takes no
+        sample: taken, its counts would be written over by the handler it interrupted (a function's samples then
+        fewer than its lines'), and the time it stands for is the next sample's."""
+        if self.taking:
+            return
+        self.taking = True
         try:
             self._take(frame)
         except Exception as e:
             signal.setitimer(signal.ITIMER_PROF, 0, 0)
             self.problems.append(f"inspector's sampler stopped ({type(e).__name__}: {e})")
+        finally:
+            self.taking = False
         self.last_tick = (time.process_time(), time.perf_counter())  # this handler's own time is not the program's
 
     def _ticks(self) -> int:

@@ -4,6 +4,8 @@ shows, and a rewrite that failed its check or was declined is never advice."""
 
 import html
 import json
+import signal
+import sys
 
 import numpy as np
 import pytest
@@ -338,3 +340,19 @@ def test_the_experiments_rounds_leave_what_was_tracked_before_them_out_of_collec
     frozen = []
     facts = _timed({"as-written": (lambda: frozen.append(gc.get_freeze_count()), {"id": "as-written"})}, None, 0.05)
     assert facts[0]["rounds"] and frozen[0] == 0 and min(frozen[1:]) > 0 and gc.get_freeze_count() == 0
+
+
+def test_a_signal_that_comes_while_the_sampler_runs_takes_no_sample():
+    """Python runs a signal handler between bytecodes, the sampler's own included: a sample taken inside another
+    would have its counts written over by the one it interrupted (a function's samples then fewer than its lines',
+    as an end-to-end run once showed), so it takes none, and the time it stood for is the next sample's."""
+    from inspector.probe.hotspots import Hotspots
+
+    hot = Hotspots([str(ROOT / "samples")])
+    frame = sys._getframe()
+    hot.taking = True
+    hot._sample(signal.SIGPROF, frame)
+    assert hot.samples == 0 and hot.last_tick is None
+    hot.taking = False
+    hot._sample(signal.SIGPROF, frame)
+    assert hot.samples == 1 and not hot.taking and hot.last_tick is not None
