@@ -61,6 +61,11 @@ class Translator(Expressions):
                 return self.library(f"{found.target}.{func.attr}", node)
             if found.what == "constant" and func.attr not in MUTATORS:  # an object of the module's: its method
                 raise Decline(node, f"call to `{self.frame.module.segment(func)}`", Reason.METHOD)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and isinstance(
+                func.value.value, ast.Name) and func.value.value.id not in self.frame.env:  # np.linalg.norm
+            found = self.resolve(func.value.value.id)
+            if found.what == "import":
+                return self.library(f"{found.target}.{func.value.attr}.{func.attr}", node)
         elif isinstance(func, ast.Attribute) and func.attr in REDUCTIONS and not node.args and not node.keywords:
             if self.expr(func.value).kind.sequence == "array":
                 return self.reduction(func.attr, func.value, node, "numpy")
@@ -166,6 +171,8 @@ class Translator(Expressions):
             return self.reduction("prod" if fn == "prod" else "sum", node.args[0], node, "builtin")
         if module == "numpy" and fn in {*REDUCTIONS, "amax", "amin"} and len(node.args) == 1:
             return self.reduction(fn.replace("amax", "max").replace("amin", "min"), node.args[0], node, "numpy")
+        if module == "numpy.linalg" and fn == "norm" and len(node.args) == 1:  # the vector's 2-norm
+            return self.reduction("norm", node.args[0], node, "numpy")
         count = self.integer(node.args[0], node) if module == "numpy" and len(node.args) == 1 else None
         if fn in ("zeros", "ones") and count is not None and count >= 0:  # a state kept as a list of its entries
             return Value(ast.BinOp(ast.List([ast.Constant(float(fn == "ones"))], ast.Load()), ast.Mult(),

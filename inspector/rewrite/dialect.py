@@ -25,14 +25,16 @@ MATH: dict[str, tuple[str | None, str | None]] = {
 NUMPY: dict[str, str] = {
     **{numpy: torch for numpy, torch in MATH.values() if numpy and torch}, "square": "square", "power": "pow",
     "absolute": "abs", "abs": "abs", "maximum": "maximum", "minimum": "minimum", "sign": "sign", "round": "round",
-    "reciprocal": "reciprocal", "negative": "neg", "logical_not": "logical_not",
+    "reciprocal": "reciprocal", "negative": "neg", "logical_not": "logical_not", "clip": "clamp",
 }
 # math functions whose domain is not all floats, or that overflow: Python raises where arrays give NaN or inf
 RAISING = {"sqrt", "log", "log2", "log10", "log1p", "asin", "acos", "acosh", "atanh", "exp", "expm1", "exp2", "cosh",
            "sinh", "pow", "fmod", "power", "arcsin", "arccos", "arccosh", "arctanh", "reciprocal"}
 CONSTANTS = {"pi", "e", "inf", "nan", "tau"}
 REDUCTIONS = {"sum": ("sum", "sum"), "prod": ("prod", "prod"), "max": ("max", "amax"), "min": ("min", "amin"),
-              "any": ("any", "any"), "all": ("all", "all"), "mean": ("mean", "mean")}
+              "any": ("any", "any"), "all": ("all", "all"), "mean": ("mean", "mean"), "std": ("std", "std"),
+              "var": ("var", "var"), "count_nonzero": ("count_nonzero", "count_nonzero"),
+              "norm": ("linalg.norm", "linalg.norm")}
 
 
 def name(identifier: str) -> ast.Name:
@@ -113,11 +115,12 @@ class Spelling:
         return self.fn("where", condition, a, b)
 
     def reduce(self, op: str, value: ast.expr, axis: int | None = 1) -> ast.expr:
-        """``op`` (sum, prod, max, min, any, all, mean) of ``value`` over ``axis`` (None: all of it)."""
-        spelled = REDUCTIONS[op][int(self.torch)]
-        if axis is None:
-            return self.fn(spelled, value)
-        return self.fn(spelled, value, **{"dim" if self.torch else "axis": number(axis)})
+        """``op`` (a key of REDUCTIONS) of ``value`` over ``axis`` (None: all of it); torch's std and var as NumPy's
+        (no correction)."""
+        keywords = {} if axis is None else {"dim" if self.torch else "axis": number(axis)}
+        if self.torch and op in ("std", "var"):
+            keywords["correction"] = number(0)
+        return call(attr(self.module, *REDUCTIONS[op][int(self.torch)].split(".")), value, **keywords)
 
     def reduce_list(self, op: str, values: ast.expr) -> ast.expr:
         """``op`` across a Python list of per-individual arrays (np.max([a, b], axis=0))."""

@@ -309,7 +309,7 @@ class Expressions:
             return self.shape(node)
         value = self.expr(node.value)
         if value.kind.sequence and value.kind.span and isinstance(value.node, (ast.Name, ast.Subscript)):
-            return self.genes(value.kind.span, node.slice, node)
+            return self.genes(value.kind.span, node.slice, node, value.kind.sequence)
         index = self.expr(node.slice) if not isinstance(node.slice, ast.Slice) else None
         if value.kind == SCALAR and (index is None or index.kind == SCALAR):
             return Value(node, SCALAR)
@@ -399,8 +399,9 @@ class Expressions:
             return Value(node, SCALAR)
         raise Decline(node, f"`{self.frame.module.segment(node)}`", Reason.INDEX)
 
-    def genes(self, span: Genes, index: ast.expr, node: ast.Subscript) -> Value:
-        """``row[k]`` (a column), ``row[a:b]`` (a run of genes), ``row[i + k]`` for ``i`` over a range of genes."""
+    def genes(self, span: Genes, index: ast.expr, node: ast.Subscript, sequence: str) -> Value:
+        """``row[k]`` (a column), ``row[a:b]`` (a run of genes, a list or an array as the ``sequence`` sliced is),
+        ``row[i + k]`` for ``i`` over a range of genes."""
         if isinstance(index, ast.Slice):
             start, stop = self.integer(index.lower, node), self.integer(index.upper, node)
             if index.step is not None or (index.lower and start is None) or (index.upper and stop is None):
@@ -408,7 +409,7 @@ class Expressions:
                               "a step" if index.step else "bounds not written as constants")
             run = Genes(span.base, span.start if start is None else self.at(span, start),
                         span.stop if stop is None else self.at(span, stop))
-            return Value(self.run(run, node), replace(CELLS, sequence=self.sequence(), span=run))
+            return Value(self.run(run, node), replace(CELLS, sequence=sequence, span=run))
         shifted = self.shifted(index)
         if shifted is not None:
             over, k = shifted
@@ -424,9 +425,6 @@ class Expressions:
             return Value(ast.Subscript(name(span.base), ast.Tuple([ast.Slice(), value.node], ast.Load()),
                                        ast.Load()), Kind(population=True))
         raise Decline(node, f"index `{self.frame.module.segment(node)}`", Reason.INDEX)
-
-    def sequence(self) -> str:
-        return "array" if self.frame.row is Row.ARRAY else "list"
 
     def shifted(self, index: ast.expr) -> tuple[Genes, int] | None:
         """(the run of an index over the genes, k) for ``i``, ``i + k`` or ``i - k``."""

@@ -272,6 +272,21 @@ SUBSET = {
             x = np.asarray(individual)
             return np.sum(x * WEIGHTS) - np.max(x - SHIFT) + np.min(SHIFT * x + K)
     """,
+    "NumPy's reductions and clip of the individual as an array": """
+        import numpy as np
+
+        def fitness(individual):
+            x = np.asarray(individual)
+            spread = np.std(x) + np.var(x) - np.mean(np.clip(x, -1.0, 1.0))
+            return np.linalg.norm(x) + spread + np.count_nonzero(x > 0.5)
+    """,
+    "Rosenbrock: slices of the individual as an array": """
+        import numpy as np
+
+        def fitness(individual):
+            x = np.asarray(individual)
+            return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+    """,
     "helpers with columns and tuples": """
         def parts(x, y):
             return x + y, x - y
