@@ -173,6 +173,13 @@ class Translator(Expressions):
             return self.reduction(fn.replace("amax", "max").replace("amin", "min"), node.args[0], node, "numpy")
         if module == "numpy.linalg" and fn == "norm" and len(node.args) == 1:  # the vector's 2-norm
             return self.reduction("norm", node.args[0], node, "numpy")
+        if module == "numpy" and fn == "arange" and 1 <= len(node.args) <= 3:  # a vector over the genes: i + 1
+            bounds = [self.expr(a) for a in node.args]
+            if any(varies(v) for v in bounds):
+                raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`", Reason.VALUE,
+                              "of values per individual")
+            return Value(self.sp.fn("arange", *(v.node for v in bounds), **self.sp.placed()) if self.sp.torch
+                         else call(node.func, *(v.node for v in bounds)), ITEMS)
         count = self.integer(node.args[0], node) if module == "numpy" and len(node.args) == 1 else None
         if fn in ("zeros", "ones") and count is not None and count >= 0:  # a state kept as a list of its entries
             return Value(ast.BinOp(ast.List([ast.Constant(float(fn == "ones"))], ast.Load()), ast.Mult(),

@@ -280,6 +280,14 @@ SUBSET = {
             spread = np.std(x) + np.var(x) - np.mean(np.clip(x, -1.0, 1.0))
             return np.linalg.norm(x) + spread + np.count_nonzero(x > 0.5)
     """,
+    "Griewank: a vector over the genes (np.arange)": """
+        import numpy as np
+
+        def fitness(individual):
+            x = np.asarray(individual)
+            i = np.arange(1, len(x) + 1)
+            return 1 + np.sum(x ** 2) / 4000 - np.prod(np.cos(x / np.sqrt(i))) + np.sum(np.arange(3))
+    """,
     "Rosenbrock: slices of the individual as an array": """
         import numpy as np
 
