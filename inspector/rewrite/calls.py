@@ -173,6 +173,8 @@ class Translator(Expressions):
             return self.reduction(fn.replace("amax", "max").replace("amin", "min"), node.args[0], node, "numpy")
         if module == "numpy.linalg" and fn == "norm" and len(node.args) == 1:  # the vector's 2-norm
             return self.reduction("norm", node.args[0], node, "numpy")
+        if module == "numpy" and fn in ("cumsum", "cumprod", "diff") and len(node.args) == 1:
+            return self.along_genes(fn, node)
         if module == "numpy" and fn == "arange" and 1 <= len(node.args) <= 3:  # a vector over the genes: i + 1
             bounds = [self.expr(a) for a in node.args]
             if any(varies(v) for v in bounds):
@@ -192,6 +194,21 @@ class Translator(Expressions):
         if module == "functools" and fn == "reduce" and len(node.args) in (2, 3):
             return self.folded(node)
         raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`", Reason.UNKNOWN_CALL)
+
+    def along_genes(self, fn: str, node: ast.Call) -> Value:
+        """``np.cumsum``, ``np.cumprod`` or ``np.diff`` of a run of genes: along the genes' axis (a diff's run one gene
+        shorter); of a value the same for every individual, in NumPy, the call as written."""
+        value = self.elementwise(self.expr(node.args[0]), node)
+        if not varies(value) and not self.sp.torch:
+            return Value(node if value.node is node.args[0] else call(node.func, value.node), SCALAR)
+        if not value.kind.genes:
+            raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`", Reason.VALUE,
+                          "of a value that is not a run of genes")
+        span = value.kind.span
+        if fn == "diff" and span is not None:
+            span = Genes(span.base, span.start.shift(1), span.stop)
+        axis = {"dim" if self.sp.torch else "axis": number(1 if value.kind.population else 0)}
+        return Value(self.sp.fn(fn, value.node, **axis), replace(value.kind, span=span, boolean=False), value.warns)
 
     def as_array(self, arg: ast.expr, node: ast.Call) -> Value:
         """``np.asarray(individual)`` (or ``np.array``): a run of genes as an ndarray row, which over the population

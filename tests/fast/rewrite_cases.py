@@ -288,6 +288,14 @@ SUBSET = {
             i = np.arange(1, len(x) + 1)
             return 1 + np.sum(x ** 2) / 4000 - np.prod(np.cos(x / np.sqrt(i))) + np.sum(np.arange(3))
     """,
+    "differences and running sums along the genes (np.diff, np.cumsum)": """
+        import numpy as np
+
+        def fitness(individual):
+            x = np.asarray(individual)
+            steps = np.diff(x)
+            return np.sum(np.abs(steps) * x[1:]) + np.max(np.cumsum(x)) - np.min(np.cumprod(x[:3]))
+    """,
     "Rosenbrock: slices of the individual as an array": """
         import numpy as np
 
