@@ -1,7 +1,9 @@
 """A NumPy function over the whole population translated to torch (``port``): the same function on tensors,
 ``np.X`` spelled as torch spells it (``axis=`` -> ``dim=``, ``np.clip`` -> ``torch.clamp``, ``np.max`` ->
 ``torch.amax``, ``np.pi`` -> ``math.pi``), constants a torch function needs as tensors in the population's dtype and
-on its device; anything it does not know is declined with its construct and line, never guessed."""
+on its device, new arrays (``np.zeros(len(pop))``) float64 on its device and set by index as NumPy's are (the
+population it was given never: the caller's values would change); anything it does not know is declined with its
+construct and line, never guessed."""
 
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ METHODS = {"copy": "clone", "reshape": "reshape", "flatten": "flatten", "clip": 
 DTYPES = {"float": "float64", "int": "int64", "bool": "bool", "float64": "float64", "float32": "float32",
           "int64": "int64", "int32": "int32", "bool_": "bool"}
 BUILTINS = {"len", "abs", "float", "int", "min", "max", "round", "range"}
+CREATE = {"zeros": 1, "ones": 1, "empty": 1, "full": 2}  # NumPy's new arrays of a length: their arguments
 
 
 class _Decline(Exception):
@@ -68,7 +71,19 @@ class _Port:
             return ast.AugAssign(node.target, node.op, value, lineno=node.lineno)
         if isinstance(node, ast.Return) and node.value is not None:
             return ast.Return(self.expr(node.value)[0], lineno=node.lineno)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            return self.store(node, node.targets[0])
         raise _Decline(node, Reason.STATEMENT, type(node).__name__.lower())
+
+    def store(self, node: ast.Assign, target: ast.Subscript) -> ast.stmt:
+        """``a[i] = v`` (``penalty[mask] = 100.0``) into an array the function made: torch's is NumPy's (into the
+        population it was given, or another name, the caller's values would change: declined)."""
+        owner = target.value
+        if not (isinstance(owner, ast.Name) and owner.id != self.population and self.kinds.get(owner.id) == ARRAY):
+            raise _Decline(node, Reason.SIDE_EFFECT, f"assignment to `{self.module.segment(target)}`",
+                           "not an array the function made")
+        stored = ast.Subscript(owner, self.expr(target.slice)[0], ast.Store())
+        return ast.Assign([stored], self.expr(node.value)[0], lineno=node.lineno)
 
     def expr(self, node: ast.expr) -> tuple[ast.expr, str]:
         """``node`` in torch, and what it is."""
@@ -186,6 +201,10 @@ class _Port:
                 raise _Decline(node, Reason.VALUE, f"np.{spelled}", "of no array")
             return call(attr("torch", REDUCE[spelled]), args[0][0], **self.reduced(node, spelled, args[1:],
                                                                                  keywords)), ARRAY
+        if spelled in CREATE and args and args[0][1] == NUMBER and len(args) == CREATE[spelled]:
+            size = ast.Tuple([args[0][0]], ast.Load()) if spelled == "full" else args[0][0]  # torch.full's a tuple
+            return call(attr("torch", spelled), size, *(e for e, _ in args[1:]), dtype=attr("torch", "float64"),
+                        device=attr(self.population, "device")), ARRAY  # NumPy's default dtype, float64
         torch_name = NUMPY.get(spelled) or OTHER_FUNCTIONS.get(spelled)
         if torch_name is None and spelled == "linalg.norm" and not any(k != "axis" for k, _ in keywords) \
                 and len(args) == 1:

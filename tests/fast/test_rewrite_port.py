@@ -55,6 +55,14 @@ PORTED = {
             total += np.linalg.norm(pop, axis=1) / n
             return total
     """, "torch.linalg.vector_norm(pop, dim=1) / n"),
+    "an array made and set by a mask": ("""
+        def fitness(pop):
+            penalty = np.zeros(len(pop))
+            penalty[np.sum(pop, axis=1) > BOX] = 100.0
+            out = np.empty(pop.shape[0])
+            out[:] = np.sum(pop ** 2, axis=1) + np.full(len(pop), 0.5)
+            return out + penalty
+    """, "penalty[torch.sum(pop, dim=1) > BOX] = 100.0"),
 }
 
 # name -> (source, construct, reason, the line's text)
@@ -85,6 +93,11 @@ DECLINED = {
         def fitness(pop):
             return np.sum(pop * W, axis=1)
     """, "W", Reason.UNKNOWN_NAME, "return np.sum(pop * W, axis=1)"),
+    "setting the population it was given": ("""
+        def fitness(pop):
+            pop[pop > BOX] = BOX
+            return np.sum(pop, axis=1)
+    """, "assignment to `pop[pop > BOX]`", Reason.SIDE_EFFECT, "pop[pop > BOX] = BOX"),
     "an argument NumPy takes and torch does not": ("""
         def fitness(pop):
             return np.sum(pop, axis=1, dtype=np.float32)
