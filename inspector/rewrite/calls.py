@@ -73,6 +73,13 @@ class Translator(Expressions):
         raise Decline(node, f"call to `{self.frame.module.segment(func)}`",
                       Reason.SIDE_EFFECT if mutates else Reason.UNKNOWN_CALL)
 
+    @staticmethod
+    def as_written(node: ast.Call, values: list[Value]) -> Value:
+        """A call of values the same for every individual (``values``: its arguments, translated): as written, with
+        its arguments as translated where one changed."""
+        same = all(v.node is a for v, a in zip(values, node.args))
+        return Value(node if same else call(node.func, *(v.node for v in values)), SCALAR)
+
     def builtin(self, fn: str, node: ast.Call) -> Value:
         args = node.args
         if fn in ("sum", "min", "max", "any", "all") and len(args) == 1 and not node.keywords:
@@ -103,8 +110,7 @@ class Translator(Expressions):
         values = [self.expr(a) for a in node.args]
         value = values[0]
         if not any(varies(v) for v in values):
-            same = all(v.node is a for v, a in zip(values, node.args))
-            return Value(node if same else call(node.func, *(v.node for v in values)), SCALAR)
+            return self.as_written(node, values)
         if fn == "bool":
             return Value(self.condition(value), replace(value.kind, boolean=True), value.warns)
         value = self.elementwise(value, node)
@@ -130,8 +136,7 @@ class Translator(Expressions):
         """min(a, b, ...) / max(a, b, ...) of numbers: np.minimum / np.maximum (torch.clamp with a Python number)."""
         values = [self.elementwise(self.expr(a), node) for a in node.args]
         if not any(varies(v) for v in values):
-            same = all(v.node is a for v, a in zip(values, node.args))
-            return Value(node if same else call(node.func, *(v.node for v in values)), SCALAR)
+            return self.as_written(node, values)
         self.note(Topic.MIN_MAX_NAN, node)
         result = values[0]
         for value in values[1:]:
@@ -149,7 +154,7 @@ class Translator(Expressions):
         if value.kind.items is not None and value.kind.items >= 0:
             return Value(number(value.kind.items), SCALAR)
         if not varies(value):
-            return Value(node if value.node is arg else call(node.func, value.node), SCALAR)
+            return self.as_written(node, [value])
         raise Decline(node, "`len()` of a value per individual", Reason.VALUE)
 
     def library(self, target: str, node: ast.Call) -> Value:
@@ -200,7 +205,7 @@ class Translator(Expressions):
         shorter); of a value the same for every individual, in NumPy, the call as written."""
         value = self.elementwise(self.expr(node.args[0]), node)
         if not varies(value) and not self.sp.torch:
-            return Value(node if value.node is node.args[0] else call(node.func, value.node), SCALAR)
+            return self.as_written(node, [value])
         if not value.kind.genes:
             raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`", Reason.VALUE,
                           "of a value that is not a run of genes")
@@ -216,7 +221,7 @@ class Translator(Expressions):
         written (torch would mix an ndarray into its tensors: declined)."""
         value = self.expr(arg)
         if not varies(value) and not self.sp.torch:
-            return Value(node if value.node is arg else call(node.func, value.node), SCALAR)
+            return self.as_written(node, [value])
         if varies(value) and value.kind.sequence and value.kind.items is None:
             return Value(value.node, replace(value.kind, sequence="array"), value.warns)
         raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`" + (
@@ -231,11 +236,10 @@ class Translator(Expressions):
         vector fails the rewrite's check); of two values the same for every individual, as written."""
         values = [self.expr(e) for e in (a, b)]
         if not any(varies(v) for v in values):
-            if all(v.node is e for v, e in zip(values, (a, b))):
-                return Value(node, SCALAR)
-            nodes = [v.node for v in values]
-            return Value(ast.BinOp(nodes[0], node.op, nodes[1]) if isinstance(node, ast.BinOp) else
-                         call(node.func, *nodes), SCALAR)
+            if isinstance(node, ast.Call):
+                return self.as_written(node, values)
+            same = values[0].node is a and values[1].node is b
+            return Value(node if same else ast.BinOp(values[0].node, node.op, values[1].node), SCALAR)
         if any(v.kind.items is not None or varies(v) and not v.kind.genes for v in values):
             raise Decline(node, construct(node) if isinstance(node, ast.BinOp) else
                           f"call to `{self.frame.module.segment(node.func)}`", Reason.VALUE,
@@ -250,8 +254,7 @@ class Translator(Expressions):
         """An elementwise math or NumPy function of the population's values."""
         values = [self.elementwise(self.expr(a), node) for a in node.args]
         if not any(varies(v) for v in values):
-            same = all(v.node is a for v, a in zip(values, node.args))
-            return Value(node if same else call(node.func, *(v.node for v in values)), SCALAR)
+            return self.as_written(node, values)
         if spelled is None:
             raise Decline(node, f"call to `{self.frame.module.segment(node.func)}`", Reason.UNKNOWN_CALL,
                           f"{self.sp.dialect.value} has none")
