@@ -32,7 +32,8 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
     """The jinja environment of every page: autoescaping on, the shared stylesheet and filters; ``index``: the page
     a report links back to at its top (a folder's index), or None. One per ``index``: its templates compile once."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+                             bytecode_cache=_bytecode_cache())
     env.filters.update(seconds=seconds, ratio=ratio, between=between, break_evens=break_evens, match=match,
                        recompile_why=recompile_why, compile_ids=compile_ids, run_notes=run_notes,
                        error_parts=error_parts, launched=launched, breakable=breakable, highlighted=highlighted,
@@ -42,6 +43,16 @@ def environment(index: Optional[str] = None) -> jinja2.Environment:
     env.globals.update(stylesheet=STYLESHEET.read_text(encoding="utf-8"), index=index, Status=Status, Backend=Backend,
                        status_keys=section.LEGEND, anchor=section.anchor)
     return env
+
+
+def _bytecode_cache() -> Optional[jinja2.BytecodeCache]:
+    """jinja's cache of compiled templates, in a folder of this user's under the temporary directory (jinja's own,
+    mode 0700; keyed by each template's source): a process that writes a page compiles none of them again (a tenth
+    of a second of each CLI call that writes one). None where that folder cannot be made safely: they compile."""
+    try:
+        return jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
 
 
 def breakable(name: str) -> Markup:
