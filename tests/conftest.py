@@ -3,7 +3,9 @@
 tests/fast/ drives analysis and rendering from checked-in probe output (no torch); tests/e2e/ really compiles.
 """
 
+import fcntl
 import functools
+import json
 import os
 import re
 import shutil
@@ -80,7 +82,6 @@ def analysis(version, stem):
 
 def valid_json(text):
     """The JSON output ``text``, read, once it validates against the schema the package ships (`inspector schema`)."""
-    import json
     from jsonschema import Draft202012Validator
     from inspector.render import schema
     data = json.loads(text)
@@ -110,13 +111,25 @@ HOSTILE_ERROR = "ValueError: <img src=x onerror=window.__pwned=2> \"q\" 'q' caf\
 
 
 @pytest.fixture(scope="session")
-def hostile_report(tmp_path_factory):
+def hostile_report(tmp_path_factory, worker_id):
     """(CompletedProcess, out folder) of `inspector report` on a sample whose title, description, source and error
-    message are hostile HTML (and hold undecodable bytes); shared by the escaping and browser tests."""
-    out = tmp_path_factory.mktemp("hostile")
-    proc = run_cli("report", HOSTILE, "-n", 200, "--budget", 0.02, "-v", "numpy", "-v", "numpy_hostile",
-                   "--no-rewrites", "-o", out)
-    return proc, out
+    message are hostile HTML (and hold undecodable bytes); shared by the escaping and browser tests, which run on
+    either worker: made once per session, by whichever asks first (pytest-xdist's way, the other waiting on a lock
+    in the folder the workers share), its output kept beside it. Tests read the folder, never write there."""
+    def make(out):
+        return run_cli("report", HOSTILE, "-n", 200, "--budget", 0.02, "-v", "numpy", "-v", "numpy_hostile",
+                       "--no-rewrites", "-o", out)
+    if worker_id == "master":  # no workers: this process's own folder
+        out = tmp_path_factory.mktemp("hostile")
+        return make(out), out
+    shared = tmp_path_factory.getbasetemp().parent  # this session's, above each worker's own
+    out, kept = shared / "hostile", shared / "hostile.proc.json"
+    with open(shared / "hostile.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not kept.exists():
+            proc = make(out)
+            kept.write_text(json.dumps([proc.args, proc.returncode, proc.stdout, proc.stderr]))
+    return subprocess.CompletedProcess(*json.loads(kept.read_text())), out
 
 
 def python_with_site(folder, sitecustomize):

@@ -189,7 +189,7 @@ def test_a_failure_inside_inspector_is_an_internal_error_and_keeps_what_was_meas
     assert "inspector itself failed" in (tmp_path / "poly.html").read_text()
 
 
-def test_hostile_text_and_bytes_are_escaped_in_the_report(hostile_report):
+def test_hostile_text_and_bytes_are_escaped_in_the_report(hostile_report, tmp_path):
     proc, out = hostile_report
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -200,7 +200,7 @@ def test_hostile_text_and_bytes_are_escaped_in_the_report(hostile_report):
     assert record.sample.title == HOSTILE_TITLE
     assert "caf\ufffd" in record.sample.source
     assert analyze(record).variant("numpy_hostile").error == HOSTILE_ERROR
-    assert run_cli("render", out / "hostile.json").returncode == 1  # the failed variant still fails
+    assert run_cli("render", out / "hostile.json", "-o", tmp_path).returncode == 1  # the failed variant still fails
 
 
 def test_ctrl_c_keeps_what_was_measured(tmp_path):
