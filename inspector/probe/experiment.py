@@ -197,6 +197,8 @@ def _ported(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, 
     extra = tuple(kept.extra or ())
     written = port(program, code.co_name)
     if isinstance(written, Declined):
+        if not extra and _unlooped(fn, code, kept, inputs, compile, runs, facts, program):
+            return
         facts["rewrites"].append({"id": "torch", "target": code.co_name, "kind": "port", "dialect": "torch",
                                   "row": "population", "declined": [to_json(written)]})
         return
@@ -212,6 +214,45 @@ def _ported(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, 
     if result.verdict.value == "matched":
         data = converted(inputs, written.dialect)
         _eager_and_compiled("torch", entry, lambda: data, extra, compile, runs)
+
+
+def _unlooped(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, compile: Callable[..., Any],
+              runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], facts: dict[str, Any], program: Any) -> bool:
+    """A population function that loops over its rows (``inspector.rewrite.rows``), written over the whole
+    population in NumPy and torch as its loop body would be per individual, each checked against that body and
+    (its runs) against the program's outputs; False where the function is not such a loop."""
+    from inspector.rewrite import Declined, Dialect, Row, check, vectorize
+    from inspector.rewrite.check import converted, rewritten
+    from inspector.rewrite.codec import to_json
+    from inspector.rewrite.rows import per_row
+    from inspector.probe.rewritten import not_compiled
+    rows = per_row(program, code.co_name)
+    if rows is None:
+        return False
+    for dialect in (Dialect.NUMPY, Dialect.TORCH):
+        rid = dialect.value
+        written = vectorize(rows, code.co_name, dialect, Row.ARRAY, suffix=dialect.value)
+        if isinstance(written, Declined):
+            facts["rewrites"].append({"id": rid, "target": code.co_name, "kind": "vectorized",
+                                      "dialect": dialect.value, "row": "array", "declined": [to_json(written)]})
+            continue
+        checked = check(written, rows, fn.__globals__, inputs[:CHECK_ROWS])
+        made = dict(to_json(written), id=rid, check=to_json(checked))
+        file, line, _ = kept.site or ("", 0, "")
+        new = population_call_site(file, line, code.co_name, written.entry, dialect.value) if file else ""
+        if new:
+            made["changes"] = made["changes"] + [
+                {"kind": "call", "span": {"file": file, "first": line, "last": line}, "code": new}]
+        facts["rewrites"].append(made)
+        if checked.verdict.value == "matched":
+            _eager_and_compiled(rid, rewritten(written, fn.__globals__), _fixed(converted(inputs, dialect)), (),
+                                compile, runs, not_compiled(written, int(inputs.shape[1])) is None)
+    return True
+
+
+def _fixed(value: Any) -> Callable[[], Any]:
+    """What gives ``value`` at each call (the inputs of a run, made once)."""
+    return lambda: value
 
 
 def _program(code: Any, facts: dict[str, Any]) -> Any:
@@ -240,9 +281,9 @@ def _on(call: Callable[..., Any], data: Callable[[], Any], extra: tuple[Any, ...
     return lambda: call(data(), *extra)
 
 
-def population_call_site(file: str, line: int, function: str, entry: str) -> str:
-    """The program's line that called ``function`` on the population, calling its torch translation ``entry``
-    instead (the population as a tensor, the result back as NumPy); "" where the line has no such call."""
+def population_call_site(file: str, line: int, function: str, entry: str, dialect: str = "torch") -> str:
+    """The program's line that called ``function`` on the population, calling its rewrite ``entry`` instead (in
+    torch: the population as a tensor, the result back as NumPy); "" where the line has no such call."""
     import ast
     text, nodes = _line(file, line)
     source = text.strip()
@@ -251,7 +292,9 @@ def population_call_site(file: str, line: int, function: str, entry: str) -> str
             old = ast.get_source_segment(source, node) or ""
             first = ast.get_source_segment(source, node.args[0]) or ""
             rest = "".join(", " + (ast.get_source_segment(source, a) or "") for a in [*node.args[1:], *node.keywords])
-            return text.replace(old, f"{entry}(torch.from_numpy({first}){rest}).numpy()", 1) if old and first else ""
+            call = (f"{entry}(torch.from_numpy({first}){rest}).numpy()" if dialect == "torch" else
+                    f"{entry}({first}{rest})")
+            return text.replace(old, call, 1) if old and first else ""
     return ""
 
 

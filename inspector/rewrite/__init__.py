@@ -6,6 +6,8 @@
   breaks made -> ``Breaks`` (the Rewrite, or None, and what it declined, with why);
 - ``port(program, function)`` (``inspector.rewrite.port``): a NumPy function over the whole population written in
   torch -> ``Rewrite`` or ``Declined`` (its ``checked`` runs it against the original);
+- ``per_row(program, function)`` (``inspector.rewrite.rows``): a function over the population that loops over its
+  rows, as the program with its loop body as a per-individual function in its place (for ``vectorize``), or None;
 - ``check(rewrite, program, namespace, population, rtol)``: the rewrite against the original on a population ->
   ``Check`` (matched or failed, the first mismatching individual, the branches' arms no individual took).
 

@@ -11,11 +11,13 @@ import torch
 
 from conftest import ROOT
 from fast.rewrite_cases import SUBSET, namespace, population, program
+from fast.test_rewrite_rows import LOOPS as ROW_LOOPS, population as rows_population, program as rows_program
 from inspector.probe.sample import load
-from inspector.rewrite import (ChangeKind, Dialect, Rewrite, Verdict, check, program_from_sources, read_program,
-                               rewrite_breaks, vectorize)
+from inspector.rewrite import (ChangeKind, Dialect, Rewrite, Row, Verdict, check, program_from_sources,
+                               read_program, rewrite_breaks, vectorize)
 from inspector.render import rewrites as words
 from inspector.rewrite.check import rewritten
+from inspector.rewrite.rows import per_row
 
 # knapsack_breaks's rewrites run through `inspector report` (test_report_rewrites.py): not again here
 PER_INDIVIDUAL = ["poly", "trig", "penalty_loops", "first_draft", "penalised", "ten_genes", "two_objectives", "sum"]
@@ -138,3 +140,45 @@ def test_an_if_on_a_tensor_whose_arms_are_computations_becomes_torch_cond():
     torch._dynamo.reset()
     data = torch.from_numpy(np.random.default_rng(1).normal(0.0, 1.0, size=(400, 4)))
     torch.testing.assert_close(torch.compile(function, fullgraph=True)(data), function(data))
+
+
+@pytest.mark.parametrize("case", sorted(ROW_LOOPS))
+def test_a_loop_over_the_rows_is_written_in_torch_with_the_users_values(case):
+    """tests/fast/test_rewrite_rows.py's loops, in torch: the rewrite checked against the loop's body per row, and
+    its values (a tensor, float64) the user's function's on the population."""
+    p = rows_program(ROW_LOOPS[case][0])
+    rows = per_row(p, "fitness")
+    written = vectorize(rows, "fitness", Dialect.TORCH, Row.ARRAY, suffix="torch")
+    assert isinstance(written, Rewrite) and "def fitness_torch(pop):" in written.source, written
+    space: dict = {}
+    exec(compile(p.main.source, "sample.py", "exec"), space)
+    pop = rows_population()
+    assert check(written, rows, space, pop).verdict is Verdict.MATCHED
+    got = rewritten(written, space)(torch.from_numpy(pop))
+    assert got.dtype == torch.float64 and np.allclose(got.numpy(), space["fitness"](pop))
+
+
+def test_inspector_runs_experiment_on_a_row_loop_writes_checks_and_times_both_rewrites():
+    """The experiment `inspector run` makes on a population function that loops over its rows (the program's own
+    round of calls, kept as the probe keeps it): its NumPy and torch rewrites checked, each run's output the
+    program's, and the program's call changed to call each."""
+    import importlib.util
+
+    from inspector.probe.experiment import experiment
+    from inspector.probe.hotspots import Round
+    path = ROOT / "tests" / "programs" / "plain" / "row_loop.py"
+    spec = importlib.util.spec_from_file_location("row_loop", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    pop = np.random.default_rng(0).uniform(-2.0, 2.0, size=(500, module.GENES))
+    line = path.read_text().splitlines().index("        f = fitness(pop)") + 1
+    kept = Round(kind="population", sequence="array", rows=[pop], outputs=[module.fitness(pop)], calls=1,
+                 site=(str(path), line, "main"), via="call")
+    facts = experiment(module.fitness.__code__, kept, torch.compile, 0.3)
+    made = {r["id"]: r for r in facts["rewrites"]}
+    assert set(made) == {"numpy", "torch"} and all(r["check"]["verdict"] == "matched" for r in made.values()), made
+    assert [c["code"] for r in made.values() for c in r["changes"] if c["kind"] == "call"] == [
+        "        f = fitness_numpy(pop)", "        f = fitness_torch(torch.from_numpy(pop)).numpy()"]
+    runs = {r["id"]: r for r in facts["runs"]}
+    assert {"as-written", "compiled-cpu", "numpy", "numpy-compiled-cpu", "torch", "torch-compiled-cpu"} <= set(runs)
+    assert all(r["matches"] for r in runs.values()), [(r["id"], r.get("problem")) for r in runs.values()]

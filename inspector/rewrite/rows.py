@@ -1,0 +1,189 @@
+"""A function over the population that loops over its rows (``for i in range(len(pop))``, ``for x in pop``, ``for
+i, x in enumerate(pop)``), filling one value per row (``out[i] = ...``, ``out.append(...)``), read as the
+per-individual function its loop body is: ``per_row`` gives the program with that function in its place, for
+``vectorize`` to write over the whole population (its ``if`` on a row becoming ``np.where``), or None where the
+function is not that loop. The rewrite is checked against the user's function like any other."""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import replace
+
+from inspector.rewrite.program import Program
+from inspector.rewrite.vectorize import PLURAL
+
+MAKERS = {"zeros", "empty", "ones", "full"}  # np.<maker>(n) holds the values
+ARRAYS = {"array", "asarray"}  # np.<array>(values) returned
+
+
+def per_row(program: Program, name: str) -> Program | None:
+    """``program`` with ``name`` (a function of the population alone) read as its loop's body on one row."""
+    module = program.main
+    definition = module.definition(name)
+    if definition is None or len(definition.args.args) != 1 or definition.args.vararg or definition.args.kwonlyargs:
+        return None
+    pop = definition.args.args[0].arg
+    body = definition.body[1:] if _docstring(definition.body[0]) else definition.body
+    if len(body) < 3 or not isinstance(loop := body[-2], ast.For) or loop.orelse:
+        return None
+    sizes = {n for s in body[:-3] if (n := _size_alias(s, pop))}
+    if any(not _size_alias(s, pop) for s in body[:-3]):
+        return None
+    out = _values(body[-3], pop, sizes)
+    index, row = _loop(loop, pop, sizes)
+    if out is None or not (index or row) or not _returned(body[-1], out):
+        return None
+    row = row or _free(next((one for one, many in PLURAL.items() if many == pop), "row"), definition)
+    rewritten = _Row(pop, index, row, out).body(loop.body)
+    if rewritten is None:
+        return None
+    function = copy.deepcopy(definition)  # its name and place, the fields of this Python's ast
+    function.args = ast.arguments(posonlyargs=[], args=[ast.copy_location(ast.arg(arg=row), definition.args.args[0])],
+                                  kwonlyargs=[], kw_defaults=[], defaults=[])
+    function.body, function.decorator_list, function.returns = rewritten, [], None
+    ast.fix_missing_locations(function)
+    return replace(program, main=replace(module, functions={**module.functions, definition.name: function}))
+
+
+def _docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) \
+        and isinstance(statement.value.value, str)
+
+
+def _length(node: ast.expr, pop: str, sizes: set[str]) -> bool:
+    """``len(pop)``, ``pop.shape[0]`` or a name bound to one of them."""
+    if isinstance(node, ast.Name):
+        return node.id in sizes
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and not node.keywords:
+        return len(node.args) == 1 and _is(node.args[0], pop)
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+        and _is(node.value.value, pop) and isinstance(node.slice, ast.Constant) and node.slice.value == 0
+
+
+def _size_alias(statement: ast.stmt, pop: str) -> str | None:
+    """The name of ``n = len(pop)`` (or ``pop.shape[0]``)."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        return statement.targets[0].id if _length(statement.value, pop, set()) else None
+    return None
+
+
+def _values(statement: ast.stmt, pop: str, sizes: set[str]) -> str | None:
+    """The name of ``out = np.zeros(n)`` (a maker of n values, or of ``pop``'s length) or ``out = []``."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return None
+    value = statement.value
+    if isinstance(value, ast.List) and not value.elts:
+        return statement.targets[0].id
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in MAKERS \
+            and value.args and _length(value.args[0], pop, sizes):
+        return statement.targets[0].id
+    return None
+
+
+def _loop(loop: ast.For, pop: str, sizes: set[str]) -> tuple[str | None, str | None]:
+    """(the index name, the row name) of ``for i in range(len(pop))``, ``for i, x in enumerate(pop)`` or ``for x in
+    pop``; (None, None) for another loop."""
+    target, over = loop.target, loop.iter
+    if isinstance(target, ast.Name) and _is(over, pop):
+        return None, target.id
+    if not (isinstance(over, ast.Call) and isinstance(over.func, ast.Name) and not over.keywords):
+        return None, None
+    if over.func.id == "range" and len(over.args) == 1 and _length(over.args[0], pop, sizes) \
+            and isinstance(target, ast.Name):
+        return target.id, None
+    if over.func.id == "enumerate" and len(over.args) == 1 and _is(over.args[0], pop) \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+            and all(isinstance(e, ast.Name) for e in target.elts):
+        i, x = target.elts
+        assert isinstance(i, ast.Name) and isinstance(x, ast.Name)
+        return i.id, x.id
+    return None, None
+
+
+def _returned(statement: ast.stmt, out: str) -> bool:
+    """``return out`` or ``return np.array(out)``."""
+    if not isinstance(statement, ast.Return) or statement.value is None:
+        return False
+    value = statement.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ARRAYS \
+            and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
+    return _is(value, out)
+
+
+def _is(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _free(wanted: str, definition: ast.FunctionDef) -> str:
+    """``wanted``, or ``wanted_`` ... where the function already uses the name."""
+    used = {n.id for n in ast.walk(definition) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(definition)
+                                                                             if isinstance(a, ast.arg)}
+    while wanted in used:
+        wanted += "_"
+    return wanted
+
+
+class _Row(ast.NodeTransformer):
+    """The loop's body on one row: ``pop[i]`` is the row, ``out[i] = v`` / ``out.append(v)`` (each last in its block)
+    is ``return v``; None where ``pop``, ``i`` or ``out`` is used otherwise."""
+
+    def __init__(self, pop: str, index: str | None, row: str, out: str) -> None:
+        self.pop, self.index, self.row, self.out = pop, index, row, out
+        self.bad = False
+
+    def body(self, statements: list[ast.stmt]) -> list[ast.stmt] | None:
+        new = [self.visit(copy.deepcopy(s)) for s in statements]
+        return None if self.bad or not self._ends(new) else new
+
+    def _ends(self, block: list[ast.stmt]) -> bool:
+        """Whether every way through ``block`` ends in a return."""
+        last = block[-1] if block else None
+        if isinstance(last, ast.Return):
+            return True
+        return isinstance(last, ast.If) and bool(last.orelse) and self._ends(last.body) and self._ends(last.orelse)
+
+    def visit_Assign(self, node: ast.Assign) -> ast.stmt:
+        target = node.targets[0]
+        if len(node.targets) == 1 and isinstance(target, ast.Subscript) and _is(target.value, self.out) \
+                and self.index is not None and _is(target.slice, self.index):
+            return ast.copy_location(ast.Return(value=self.visit(node.value)), node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
+        call = node.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
+                and _is(call.func.value, self.out) and len(call.args) == 1 and not call.keywords:
+            return ast.copy_location(ast.Return(value=self.visit(call.args[0])), node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        if _is(node.value, self.pop) and self.index is not None:
+            index = node.slice
+            if _is(index, self.index):
+                return ast.copy_location(ast.Name(id=self.row, ctx=ast.Load()), node)
+            if isinstance(index, ast.Tuple) and index.elts and _is(index.elts[0], self.index):
+                rest = index.elts[1:]
+                inner: ast.expr = rest[0] if len(rest) == 1 else ast.Tuple(elts=rest, ctx=ast.Load())
+                return ast.copy_location(ast.Subscript(value=ast.Name(id=self.row, ctx=ast.Load()),
+                                                       slice=self.visit(inner), ctx=node.ctx), node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in (self.pop, self.out) or node.id == self.index:
+            self.bad = True  # the population, the values or the index used another way
+        return node
+
+    def visit_Break(self, node: ast.Break) -> ast.stmt:
+        self.bad = True
+        return node
+
+    def visit_Continue(self, node: ast.Continue) -> ast.stmt:
+        self.bad = True
+        return node
+
