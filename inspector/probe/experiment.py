@@ -4,8 +4,10 @@ On the inputs one round of the program gave the function (``inspector.probe.hots
 program ran it (per individual, or through ``np.apply_along_axis``, or on the whole population), then for a
 per-individual function inspector's rewrite over the population in NumPy and in torch (``inspector.rewrite``; its
 declines kept with their construct and line), each eager and compiled (``torch.compile`` on the CPU), and for a
-function already over the population ``torch.compile`` on it as it stands and its torch translation
-(``inspector.rewrite.port``, eager and compiled, under the torch rewrite's ids). A rewrite runs only where its check
+function already over the population ``torch.compile`` on it as it stands (not where Dynamo would unroll a loop
+over its rows: ``_unrolls``) and its torch translation (``inspector.rewrite.port``, eager and compiled, under the
+torch rewrite's ids), or, where it loops over its rows, its loop body written over the population in NumPy and torch
+(``inspector.rewrite.rows``, then as a per-individual function's). A rewrite runs only where its check
 against the user's function on those inputs matched (``inspector.rewrite.check``, on CHECK_ROWS individuals at most);
 every run's output is compared with the program's own. Where the program gave a list's individuals one at a time,
 each run over the population makes the list an array at each call (``np.asarray``), as the call to copy does in the
@@ -38,6 +40,7 @@ MIN_SHARE = 0.10  # of the run's wall time a function the experiment runs on hol
 COMPILED = "-compiled-cpu"
 MAX_ERROR = 4000  # characters of a run's error kept (whole, as a variant's: the renderers say it in one line)
 TO_ARRAY = "to-array"  # the conversion of a population of lists, timed in the rounds beside the runs (not a run)
+UNROLL_ROWS = 4  # rows a population function is traced on to see whether Dynamo unrolls a loop over them
 
 
 def run(rounds: dict[str, tuple[Any, Round]], order: list[str], compile: Callable[..., Any], budget_s: float,
@@ -78,21 +81,60 @@ def experiment(code: Any, kept: Round, compile: Callable[..., Any], budget_s: fl
                                                                                  {"id": "as-written"})}
     facts: dict[str, Any] = {"rows": int(inputs.shape[0]), "rewrites": []}
     listed = _listed(kept, inputs)
+    unrolled = None
     if kept.kind == "population":
-        compiled = compile(fn)
-        runs["compiled-cpu"] = (lambda: compiled(inputs, *extra), {"id": "compiled-cpu", "compiled": True})
+        unrolled = _unrolls(fn, inputs, extra)
+        if unrolled is None:
+            compiled = compile(fn)
+            runs["compiled-cpu"] = (lambda: compiled(inputs, *extra), {"id": "compiled-cpu", "compiled": True})
         _ported(fn, code, kept, inputs, compile, runs, facts)
     else:
         _rewrites(fn, code, kept, inputs, listed, compile, runs, facts)
     if listed is not None and len(runs) > 1:  # the conversion alone, timed in the same rounds
         runs[TO_ARRAY] = (functools.partial(np.asarray, listed), {"id": TO_ARRAY})
     timed = _timed(runs, expected, budget_s)
-    facts["runs"] = [r for r in timed if r["id"] != TO_ARRAY]
+    facts["runs"] = [r for r in timed if r["id"] != TO_ARRAY] + (
+        [{"id": "compiled-cpu", "compiled": True, "error": unrolled}] if unrolled else [])
     conversion = [x["median_s"] for r in timed if r["id"] == TO_ARRAY for x in r.get("rounds", []) if "median_s" in x]
     if conversion:
         facts["to_array"] = {"median_s": statistics.median(conversion), "min_s": min(conversion),
                              "max_s": max(conversion), "runs": len(conversion)}
     return facts
+
+
+def _unrolls(fn: Callable[..., Any], inputs: np.ndarray, extra: tuple[Any, ...]) -> Optional[str]:
+    """Why a population function is not compiled as it stands: Dynamo unrolls its Python loop over the rows, one copy
+    of its body per row (its graphs grow with the rows: traced on UNROLL_ROWS rows and on twice as many, with no
+    compiler behind), which on a generation's rows takes minutes and gigabytes (a 400-row loop of one line: 97 s);
+    None where they do not grow (a loop with a break in it runs eagerly), or where tracing raised (the compiled run
+    says what)."""
+    if len(inputs) <= 2 * UNROLL_ROWS:
+        return None
+    few, more = (_traced(fn, inputs[:rows], extra) for rows in (UNROLL_ROWS, 2 * UNROLL_ROWS))
+    if few is None or more is None or more <= few:
+        return None
+    return (f"not compiled: torch.compile unrolls its Python loop over the rows, one copy of its body per row (its "
+            f"graphs held {few} nodes on {UNROLL_ROWS} rows, {more} on {2 * UNROLL_ROWS}); not tried on "
+            f"{len(inputs):,} rows")
+
+
+def _traced(fn: Callable[..., Any], rows: np.ndarray, extra: tuple[Any, ...]) -> Optional[int]:
+    """The nodes of the graphs Dynamo makes of ``fn`` on ``rows`` (a fresh trace, nothing compiled: the graphs run as
+    they are); None where the call raised."""
+    import torch
+    nodes = [0]
+
+    def counted(gm: Any, _: Any) -> Any:
+        nodes[0] += len(gm.graph.nodes)
+        return gm.forward
+    torch._dynamo.reset()
+    try:
+        torch.compile(fn, backend=counted)(rows, *extra)
+    except Exception:
+        return None
+    finally:
+        torch._dynamo.reset()
+    return nodes[0]
 
 
 def _listed(kept: Round, inputs: np.ndarray) -> Optional[list[Any]]:

@@ -1,8 +1,9 @@
 """A function over the population that loops over its rows (``for i in range(len(pop))``, ``for x in pop``, ``for
-i, x in enumerate(pop)``), filling one value per row (``out[i] = ...``, ``out.append(...)``), read as the
-per-individual function its loop body is: ``per_row`` gives the program with that function in its place, for
-``vectorize`` to write over the whole population (its ``if`` on a row becoming ``np.where``), or None where the
-function is not that loop. The rewrite is checked against the user's function like any other."""
+i, x in enumerate(pop)``), filling one value per row (``out[i] = ...``, ``out.append(...)``), or that returns a
+comprehension over them (``np.array([... for x in pop])``), read as the per-individual function its loop body (or
+the comprehension's value) is: ``per_row`` gives the program with that function in its place, for ``vectorize`` to
+write over the whole population (its ``if`` on a row becoming ``np.where``), or None where the function is not
+that loop. The rewrite is checked against the user's function like any other."""
 
 from __future__ import annotations
 
@@ -25,6 +26,21 @@ def per_row(program: Program, name: str) -> Program | None:
         return None
     pop = definition.args.args[0].arg
     body = definition.body[1:] if _docstring(definition.body[0]) else definition.body
+    found = _comprehension(body, pop) or _loop_body(body, pop, definition)
+    if found is None:
+        return None
+    row, rewritten = found
+    function = copy.deepcopy(definition)  # its name and place, the fields of this Python's ast
+    function.args = ast.arguments(posonlyargs=[], args=[ast.copy_location(ast.arg(arg=row), definition.args.args[0])],
+                                  kwonlyargs=[], kw_defaults=[], defaults=[])
+    function.body, function.decorator_list, function.returns = rewritten, [], None
+    ast.fix_missing_locations(function)
+    return replace(program, main=replace(module, functions={**module.functions, definition.name: function}))
+
+
+def _loop_body(body: list[ast.stmt], pop: str, definition: ast.FunctionDef) -> tuple[str, list[ast.stmt]] | None:
+    """(the row's name, the loop's body on it) of ``out = np.zeros(n)``, a loop over the rows that sets or appends
+    each row's value, ``return out``."""
     if len(body) < 3 or not isinstance(loop := body[-2], ast.For) or loop.orelse:
         return None
     sizes = {n for s in body[:-3] if (n := _size_alias(s, pop))}
@@ -36,14 +52,25 @@ def per_row(program: Program, name: str) -> Program | None:
         return None
     row = row or _free(next((one for one, many in PLURAL.items() if many == pop), "row"), definition)
     rewritten = _Row(pop, index, row, out).body(loop.body)
-    if rewritten is None:
+    return None if rewritten is None else (row, rewritten)
+
+
+def _comprehension(body: list[ast.stmt], pop: str) -> tuple[str, list[ast.stmt]] | None:
+    """(the row's name, ``return`` its value) of ``return np.array([value for row in pop])`` (or the list)."""
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return None
-    function = copy.deepcopy(definition)  # its name and place, the fields of this Python's ast
-    function.args = ast.arguments(posonlyargs=[], args=[ast.copy_location(ast.arg(arg=row), definition.args.args[0])],
-                                  kwonlyargs=[], kw_defaults=[], defaults=[])
-    function.body, function.decorator_list, function.returns = rewritten, [], None
-    ast.fix_missing_locations(function)
-    return replace(program, main=replace(module, functions={**module.functions, definition.name: function}))
+    value = body[0].value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ARRAYS \
+            and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
+    if not (isinstance(value, ast.ListComp) and len(value.generators) == 1):
+        return None
+    loop = value.generators[0]
+    if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name) or not _is(loop.iter, pop):
+        return None
+    returned = ast.copy_location(ast.Return(value=value.elt), body[0])
+    rewritten = _Row(pop, None, loop.target.id, "").body([returned])
+    return None if rewritten is None else (loop.target.id, rewritten)
 
 
 def _docstring(statement: ast.stmt) -> bool:

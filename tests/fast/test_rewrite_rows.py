@@ -1,7 +1,7 @@
-"""A function over the population that scores it a row at a time (``inspector.rewrite.rows``): its loop body read as
-the per-individual function it is, then written over the whole population (NumPy here, no torch: the torch rewrite
-runs in tests/e2e/test_rewrite.py), each checked against the body per individual and against the user's function
-on the population; a loop that is not one value per row is not read that way."""
+"""A function over the population that scores it a row at a time (``inspector.rewrite.rows``): its loop body (or its
+comprehension's value) read as the per-individual function it is, then written over the whole population (NumPy
+here, no torch: the torch rewrite runs in tests/e2e/test_rewrite.py), each checked against the body per individual
+and against the user's function on the population; a loop that is not one value per row is not read that way."""
 
 import ast
 import textwrap
@@ -58,6 +58,20 @@ LOOPS = {
                 fit[i] = pop[i, 0] * 2 + abs(pop[i, 1] - pop[i, 2])
             return fit
     """, "return pop[:, 0] * 2 + abs(pop[:, 1] - pop[:, 2])"),
+    "a comprehension calling a helper": ("""
+        def helper(ind):
+            total = np.sum(ind ** 2)
+            if ind[0] > 0.5:
+                total = total + 10.0
+            return total
+
+        def fitness(pop):
+            return np.array([helper(ind) for ind in pop])
+    """, "return helper_numpy(pop)"),
+    "a comprehension with its if inline": ("""
+        def fitness(pop):
+            return [np.sum(x) * 2 if x[0] > 0 else -np.sum(x) for x in pop]
+    """, "np.where(x[:, 0] > 0, np.sum(x, axis=1) * 2, -np.sum(x, axis=1))"),
 }
 
 NOT_ROWS = {
@@ -92,6 +106,10 @@ NOT_ROWS = {
                 fit[i] = scale * pop[i, 0]
             return fit
     """,
+    "a comprehension that leaves rows out": """
+        def fitness(pop):
+            return np.array([np.sum(x) for x in pop if x[0] > 0])
+    """,
     "no loop": """
         def fitness(pop):
             return np.sum(pop, axis=1)
@@ -116,7 +134,7 @@ def test_a_loop_over_the_rows_is_written_over_the_population_and_checked(case):
     assert p.main.functions["fitness"].args.args[0].arg == "pop"  # the program as read is left as it was
     written = vectorize(rows, "fitness", Dialect.NUMPY, Row.ARRAY, suffix="numpy")
     assert isinstance(written, Rewrite), written
-    assert "def fitness_numpy(pop):" in written.source and holds in written.source and "for i" not in written.source
+    assert "def fitness_numpy(" in written.source and holds in written.source and " for " not in written.source
     space: dict = {}
     exec(compile(p.main.source, "sample.py", "exec"), space)
     assert check(written, rows, space, population()).verdict is Verdict.MATCHED  # against the body, per row
