@@ -115,6 +115,7 @@ class HtmlRenderer(Renderer):
         return environment(self.index_page).get_template("program.html.j2").render(
             a=analysis, p=p, title=program_title(analysis), headlines=views.program_headlines(analysis),
             hot=hot_views(p), sampled=sampled(p.hotspots),
+            whole=frozenset(h.id for h in p.hotspots if h.shape == "population"),
             fixes=views.program_fixes(analysis), caution=views.program_caution(analysis), sample=analysis.sample,
             env=analysis.env,
             rows=rows, tlparse=views.tlparse(analysis.trace), rewrites=(),
