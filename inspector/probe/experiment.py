@@ -5,9 +5,10 @@ program ran it (per individual, or through ``np.apply_along_axis``, or on the wh
 per-individual function inspector's rewrite over the population in NumPy and in torch (``inspector.rewrite``; its
 declines kept with their construct and line), each eager and compiled (``torch.compile`` on the CPU), and for a
 function already over the population ``torch.compile`` on it as it stands (not where Dynamo would unroll a loop
-over its rows: ``_unrolls``) and its torch translation (``inspector.rewrite.port``, eager and compiled, under the
-torch rewrite's ids), or, where it loops over its rows, its loop body written over the population in NumPy and torch
-(``inspector.rewrite.rows``, then as a per-individual function's). A rewrite runs only where its check
+over its rows: ``inspector.probe.unroll``) and its torch translation (``inspector.rewrite.port``, eager and
+compiled, under the torch rewrite's ids), or, where it loops over its rows, its loop body written over the
+population in NumPy and torch (``inspector.rewrite.rows``, then as a per-individual function's). A rewrite runs
+only where its check
 against the user's function on those inputs matched (``inspector.rewrite.check``, on CHECK_ROWS individuals at most);
 every run's output is compared with the program's own. Where the program gave a list's individuals one at a time,
 each run over the population makes the list an array at each call (``np.asarray``), as the call to copy does in the
@@ -28,7 +29,7 @@ from typing import Any, Optional
 import numpy as np
 
 from inspector import source
-from inspector.probe import ours_left_out_of_collections
+from inspector.probe import ours_left_out_of_collections, unroll
 from inspector.probe.hotspots import Round, population
 from inspector.probe.replay import _kept_state, _silenced
 from inspector.probe.rounds import turn
@@ -40,7 +41,6 @@ MIN_SHARE = 0.10  # of the run's wall time a function the experiment runs on hol
 COMPILED = "-compiled-cpu"
 MAX_ERROR = 4000  # characters of a run's error kept (whole, as a variant's: the renderers say it in one line)
 TO_ARRAY = "to-array"  # the conversion of a population of lists, timed in the rounds beside the runs (not a run)
-UNROLL_ROWS = 4  # rows a population function is traced on to see whether Dynamo unrolls a loop over them
 
 
 def run(rounds: dict[str, tuple[Any, Round]], order: list[str], compile: Callable[..., Any], budget_s: float,
@@ -83,7 +83,7 @@ def experiment(code: Any, kept: Round, compile: Callable[..., Any], budget_s: fl
     listed = _listed(kept, inputs)
     unrolled = None
     if kept.kind == "population":
-        unrolled = _unrolls(fn, inputs, extra)
+        unrolled = unroll.unrolls(fn, lambda n: inputs[:n], len(inputs), extra)
         if unrolled is None:
             compiled = compile(fn)
             runs["compiled-cpu"] = (lambda: compiled(inputs, *extra), {"id": "compiled-cpu", "compiled": True})
@@ -100,41 +100,6 @@ def experiment(code: Any, kept: Round, compile: Callable[..., Any], budget_s: fl
         facts["to_array"] = {"median_s": statistics.median(conversion), "min_s": min(conversion),
                              "max_s": max(conversion), "runs": len(conversion)}
     return facts
-
-
-def _unrolls(fn: Callable[..., Any], inputs: np.ndarray, extra: tuple[Any, ...]) -> Optional[str]:
-    """Why a population function is not compiled as it stands: Dynamo unrolls its Python loop over the rows, one copy
-    of its body per row (its graphs grow with the rows: traced on UNROLL_ROWS rows and on twice as many, with no
-    compiler behind), which on a generation's rows takes minutes and gigabytes (a 400-row loop of one line: 97 s);
-    None where they do not grow (a loop with a break in it runs eagerly), or where tracing raised (the compiled run
-    says what)."""
-    if len(inputs) <= 2 * UNROLL_ROWS:
-        return None
-    few, more = (_traced(fn, inputs[:rows], extra) for rows in (UNROLL_ROWS, 2 * UNROLL_ROWS))
-    if few is None or more is None or more <= few:
-        return None
-    return (f"not compiled: torch.compile unrolls its Python loop over the rows, one copy of its body per row (its "
-            f"graphs held {few} nodes on {UNROLL_ROWS} rows, {more} on {2 * UNROLL_ROWS}); not tried on "
-            f"{len(inputs):,} rows")
-
-
-def _traced(fn: Callable[..., Any], rows: np.ndarray, extra: tuple[Any, ...]) -> Optional[int]:
-    """The nodes of the graphs Dynamo makes of ``fn`` on ``rows`` (a fresh trace, nothing compiled: the graphs run as
-    they are); None where the call raised."""
-    import torch
-    nodes = [0]
-
-    def counted(gm: Any, _: Any) -> Any:
-        nodes[0] += len(gm.graph.nodes)
-        return gm.forward
-    torch._dynamo.reset()
-    try:
-        torch.compile(fn, backend=counted)(rows, *extra)
-    except Exception:
-        return None
-    finally:
-        torch._dynamo.reset()
-    return nodes[0]
 
 
 def _listed(kept: Round, inputs: np.ndarray) -> Optional[list[Any]]:

@@ -28,6 +28,7 @@ from inspector.probe import rewritten
 from inspector.probe import rounds
 from inspector.probe import sample as samples
 from inspector.probe import trials
+from inspector.probe import unroll
 from inspector.probe import triton_preview
 from inspector.probe.capture import Capture
 from inspector.probe.messages import (Compiled, Fatal, Header, Message, RewriteTrial, Start, Trial, TrialAnswer,
@@ -199,6 +200,9 @@ def _run(variant: samples.Variant, fn: Callable[..., Any], population: np.ndarra
             return triton_preview.run(variant, fn, population, capture, lambda call: _trace(call)["lines"]), None
         target, convert, sync = prepare(variant, fn, args.compile_options)
         data = convert(population)
+        if variant.compiled and (why := unroll.unrolls(fn, lambda n: convert(population[:n]), len(population))):
+            capture.take()  # what the trace logged
+            return {"status": "skipped", "error": why}, None
         call = guard.user(lambda: target(data))
         capture.take()
         if variant.compiled:

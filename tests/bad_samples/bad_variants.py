@@ -1,6 +1,6 @@
 """Variants that fail in every way a variant can fail
 
-Run with --variant to pick eager variants; numpy is the reference.
+Run with --variant to pick eager variants (numpy_rows-compiled-cpu too); numpy is the reference.
 """
 
 import os
@@ -46,6 +46,14 @@ def fitness_numpy_killed(population):
 
 def fitness_numpy_hangs(population):
     time.sleep(60)
+
+
+def fitness_numpy_rows(population):
+    # a loop over the rows with no break in it: torch.compile would unroll it, a copy of its body per row
+    out = np.zeros(len(population))
+    for i in range(len(population)):
+        out[i] = np.sum(population[i] ** 2)
+    return out
 
 
 def fitness_numpy_last(population):

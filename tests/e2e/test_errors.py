@@ -76,7 +76,7 @@ def bad_run(tmp_path_factory):
     """One report over every failing variant, in an order where each failure is followed by others."""
     out = tmp_path_factory.mktemp("bad")
     ids = ["numpy", "numpy_raises", "numpy_short", "numpy_strings", "numpy_nan", "numpy_exits", "numpy_killed",
-           "numpy_hangs", "numpy_last"]
+           "numpy_hangs", "numpy_rows-compiled-cpu", "numpy_last"]
     proc = report("tests/bad_samples/bad_variants.py", "--timeout", 3, *[a for i in ids for a in ("-v", i)],
                   out=out)
     record = load(out / "bad_variants.json")
@@ -94,6 +94,16 @@ def test_failed_variants_exit_1_and_the_others_are_measured(bad_run):
         for message in (v.error, v.check.mismatch):
             assert message is None or str(escape(message)) in html, message
     assert not [p.name for p in out.iterdir() if p.name.startswith(".")]  # no temporary files left
+
+
+def test_a_compiled_variant_torch_would_unroll_over_the_rows_is_skipped_at_once_and_says_why(bad_run):
+    """Its loop over the rows traced on 4 and 8 rows with no compiler behind: the graphs grow with the rows, so it is
+    not compiled on the 200 (a one-line loop over 400 rows took 97 s to compile; the probe's timeout is 3 s here)."""
+    proc, _, a, html, _ = bad_run
+    v = a.variant("numpy_rows-compiled-cpu")
+    assert v.status == "skipped", (v.status, v.error)
+    assert v.error.startswith("not compiled: torch.compile unrolls its Python loop over the rows, one copy of its body")
+    assert v.error.endswith("not tried on 200 rows") and str(escape(v.error)) in html
 
 
 def test_variant_that_raises(bad_run):

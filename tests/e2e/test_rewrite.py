@@ -190,15 +190,16 @@ def test_a_row_loop_torch_compile_would_unroll_is_not_compiled_as_it_stands_and_
     experiment traces the function on
     4 and 8 rows, sees its graphs grow, and runs everything but that, which says why; a loop whose `if` breaks the
     graph (Dynamo then runs the frame eagerly) and a function over the population as a whole are compiled."""
-    from inspector.probe.experiment import _unrolls
+    from inspector.probe.unroll import unrolls
     path = tmp_path / "unrolled.py"
     path.write_text("import numpy as np\n\n\ndef fitness(pop):\n    return np.array([np.sum(x ** 2) for x in pop])\n")
     space = runpy.run_path(str(path))
     pop = np.random.default_rng(0).uniform(-1.0, 1.0, size=(2000, 10))
-    why = _unrolls(space["fitness"], pop, ())
+    why = unrolls(space["fitness"], lambda n: pop[:n], len(pop))
     assert why and why.startswith("not compiled: torch.compile unrolls its Python loop over the rows") and \
         why.endswith("not tried on 2,000 rows"), why
     looped = runpy.run_path(str(ROOT / "tests" / "programs" / "plain" / "row_loop.py"))
     whole = runpy.run_path(str(ROOT / "tests" / "programs" / "plain" / "vectorized_es.py"))
-    assert _unrolls(looped["fitness"], pop, ()) is None
-    assert _unrolls(whole["fitness"], np.random.default_rng(0).uniform(-1.0, 1.0, size=(2000, 200)), ()) is None
+    assert unrolls(looped["fitness"], lambda n: pop[:n], len(pop)) is None
+    wide = np.random.default_rng(0).uniform(-1.0, 1.0, size=(2000, 200))
+    assert unrolls(whole["fitness"], lambda n: wide[:n], len(wide)) is None
