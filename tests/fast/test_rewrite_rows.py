@@ -165,10 +165,9 @@ def test_the_call_site_calls_the_numpy_rewrite_on_the_population_as_it_is(tmp_pa
     "a comprehension that leaves rows out")) for c in sorted(NOT_ROWS)])
 def test_the_probe_traces_for_an_unrolled_loop_only_a_function_whose_source_loops_over_its_first_argument(
         case, loops, tmp_path):
-    """``inspector.probe.unroll.loops_over_rows``: read from the function's source (no torch: only such a function is
-    then traced, tests/e2e/test_rewrite.py and test_errors.py), a loop over the genes (``pop.shape[1]``) is not one."""
+    """``inspector.probe.unroll.loops_over_rows``, read from the function's source (only such a function is then
+    traced: tests/e2e/test_rewrite.py and test_errors.py): a loop over the genes (``pop.shape[1]``) is not one."""
     import importlib.util
-    import sys
 
     from inspector.probe.unroll import loops_over_rows
     body = (LOOPS.get(case) or (NOT_ROWS[case],))[0]
@@ -184,4 +183,3 @@ def test_the_probe_traces_for_an_unrolled_loop_only_a_function_whose_source_loop
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert loops_over_rows(module.fitness) is loops and not loops_over_rows(module.over_genes)
-    assert "torch" not in sys.modules
