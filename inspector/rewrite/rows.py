@@ -26,7 +26,7 @@ def per_row(program: Program, name: str) -> Program | None:
         return None
     pop = definition.args.args[0].arg
     body = definition.body[1:] if _docstring(definition.body[0]) else definition.body
-    found = _comprehension(body, pop) or _loop_body(body, pop, definition)
+    found = _comprehension(body, pop, definition) or _loop_body(body, pop, definition)
     if found is None:
         return None
     row, rewritten = found
@@ -50,12 +50,12 @@ def _loop_body(body: list[ast.stmt], pop: str, definition: ast.FunctionDef) -> t
     index, row = _loop(loop, pop, sizes)
     if out is None or not (index or row) or not _returned(body[-1], out):
         return None
-    row = row or _free(next((one for one, many in PLURAL.items() if many == pop), "row"), definition)
-    rewritten = _Row(pop, index, row, out).body(loop.body)
-    return None if rewritten is None else (row, rewritten)
+    one = _one(pop, definition, row)
+    rewritten = _Row(pop, index, one, out, row).body(loop.body)
+    return None if rewritten is None else (one, rewritten)
 
 
-def _comprehension(body: list[ast.stmt], pop: str) -> tuple[str, list[ast.stmt]] | None:
+def _comprehension(body: list[ast.stmt], pop: str, definition: ast.FunctionDef) -> tuple[str, list[ast.stmt]] | None:
     """(the row's name, ``return`` its value) of ``return np.array([value for row in pop])`` (or the list)."""
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return None
@@ -69,8 +69,9 @@ def _comprehension(body: list[ast.stmt], pop: str) -> tuple[str, list[ast.stmt]]
     if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name) or not _is(loop.iter, pop):
         return None
     returned = ast.copy_location(ast.Return(value=value.elt), body[0])
-    rewritten = _Row(pop, None, loop.target.id, "").body([returned])
-    return None if rewritten is None else (loop.target.id, rewritten)
+    one = _one(pop, definition, loop.target.id)
+    rewritten = _Row(pop, None, one, "", loop.target.id).body([returned])
+    return None if rewritten is None else (one, rewritten)
 
 
 def _docstring(statement: ast.stmt) -> bool:
@@ -144,6 +145,13 @@ def _is(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
+def _one(pop: str, definition: ast.FunctionDef, named: str | None) -> str:
+    """The row's name: the one whose plural the vectorizer gives the population (``ind`` for ``pop``), so that the
+    rewrite takes the population under the user's name (``row`` for another name); the loop's own where it is that."""
+    wanted = next((one for one, many in PLURAL.items() if many == pop), "row")
+    return wanted if wanted == named else _free(wanted, definition)
+
+
 def _free(wanted: str, definition: ast.FunctionDef) -> str:
     """``wanted``, or ``wanted_`` ... where the function already uses the name."""
     used = {n.id for n in ast.walk(definition) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(definition)
@@ -154,11 +162,12 @@ def _free(wanted: str, definition: ast.FunctionDef) -> str:
 
 
 class _Row(ast.NodeTransformer):
-    """The loop's body on one row: ``pop[i]`` is the row, ``out[i] = v`` / ``out.append(v)`` (each last in its block)
-    is ``return v``; None where ``pop``, ``i`` or ``out`` is used otherwise."""
+    """The loop's body on one row: ``pop[i]`` and the loop's own name for the row (``named``) are the row, ``out[i] =
+    v`` / ``out.append(v)`` (each last in its block) is ``return v``; None where ``pop``, ``i`` or ``out`` is used
+    otherwise."""
 
-    def __init__(self, pop: str, index: str | None, row: str, out: str) -> None:
-        self.pop, self.index, self.row, self.out = pop, index, row, out
+    def __init__(self, pop: str, index: str | None, row: str, out: str, named: str | None = None) -> None:
+        self.pop, self.index, self.row, self.out, self.named = pop, index, row, out, named
         self.bad = False
 
     def body(self, statements: list[ast.stmt]) -> list[ast.stmt] | None:
@@ -204,6 +213,8 @@ class _Row(ast.NodeTransformer):
     def visit_Name(self, node: ast.Name) -> ast.expr:
         if node.id in (self.pop, self.out) or node.id == self.index:
             self.bad = True  # the population, the values or the index used another way
+        if node.id == self.named:
+            return ast.copy_location(ast.Name(id=self.row, ctx=node.ctx), node)
         return node
 
     def visit_Break(self, node: ast.Break) -> ast.stmt:

@@ -149,7 +149,7 @@ def test_a_loop_over_the_rows_is_written_in_torch_with_the_users_values(case):
     p = rows_program(ROW_LOOPS[case][0])
     rows = per_row(p, "fitness")
     written = vectorize(rows, "fitness", Dialect.TORCH, Row.ARRAY, suffix="torch")
-    assert isinstance(written, Rewrite) and "def fitness_torch(" in written.source, written
+    assert isinstance(written, Rewrite) and "def fitness_torch(pop):" in written.source, written
     space: dict = {}
     exec(compile(p.main.source, "sample.py", "exec"), space)
     pop = rows_population()

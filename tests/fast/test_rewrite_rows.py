@@ -71,7 +71,7 @@ LOOPS = {
     "a comprehension with its if inline": ("""
         def fitness(pop):
             return [np.sum(x) * 2 if x[0] > 0 else -np.sum(x) for x in pop]
-    """, "np.where(x[:, 0] > 0, np.sum(x, axis=1) * 2, -np.sum(x, axis=1))"),
+    """, "np.where(pop[:, 0] > 0, np.sum(pop, axis=1) * 2, -np.sum(pop, axis=1))"),
 }
 
 NOT_ROWS = {
@@ -134,7 +134,7 @@ def test_a_loop_over_the_rows_is_written_over_the_population_and_checked(case):
     assert p.main.functions["fitness"].args.args[0].arg == "pop"  # the program as read is left as it was
     written = vectorize(rows, "fitness", Dialect.NUMPY, Row.ARRAY, suffix="numpy")
     assert isinstance(written, Rewrite), written
-    assert "def fitness_numpy(" in written.source and holds in written.source and " for " not in written.source
+    assert "def fitness_numpy(pop):" in written.source and holds in written.source and " for " not in written.source
     space: dict = {}
     exec(compile(p.main.source, "sample.py", "exec"), space)
     assert check(written, rows, space, population()).verdict is Verdict.MATCHED  # against the body, per row
@@ -146,7 +146,12 @@ def test_a_loop_that_is_not_one_value_per_row_is_not_read_as_one(case):
     assert per_row(program(NOT_ROWS[case]), "fitness") is None
 
 
-def test_the_row_keeps_the_loops_name_and_the_lines_their_place():
+def test_the_row_is_named_for_the_population_and_its_lines_keep_their_place():
+    """``ind`` for ``pop`` (the vectorizer's plural gives the rewrite the user's name back), the loop's own name for
+    the row renamed to it."""
+    p = program(LOOPS["a comprehension with its if inline"][0])
+    (returned,) = per_row(p, "fitness").main.functions["fitness"].body
+    assert ast.unparse(returned) == "return np.sum(ind) * 2 if ind[0] > 0 else -np.sum(ind)"
     p = program(LOOPS["enumerate, one value in each arm"][0])
     row = per_row(p, "fitness").main.functions["fitness"]
     assert [a.arg for a in row.args.args] == ["ind"]
