@@ -144,17 +144,21 @@ def _as_written(fn: Callable[..., Any], kept: Round, inputs: np.ndarray) -> Call
 
 def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, listed: Optional[list[Any]],
               compile: Callable[..., Any], runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]],
-              facts: dict[str, Any]) -> None:
+              facts: dict[str, Any], program: Any = None) -> None:
     """The rewrites in NumPy and torch (each checked first), their eager and compiled runs added to ``runs``, each on
-    ``inputs``, or made an array from ``listed`` (the rows as the program had them) at each call."""
+    ``inputs``, or made an array from ``listed`` (the rows as the program had them) at each call. ``program``: the
+    program as the rewriter reads it (None: its file, read here), where a population function's row loop is a
+    per-individual function (``_unlooped``): its rewrites are called on the population in its place, with no numba
+    run of its own."""
     from inspector.rewrite import Declined, Dialect, Row, check, vectorize
     from inspector.rewrite.check import converted, rewritten
     from inspector.rewrite.codec import to_json
     from inspector.probe.rewritten import jitted, not_compiled, numba_version, over_rows
-    program = _program(code, facts)
+    program = program or _program(code, facts)
     if program is None:
         return
-    row = Row.ARRAY if kept.sequence == "array" else Row.LIST
+    whole = kept.kind == "population"
+    row = Row.ARRAY if whole or kept.sequence == "array" else Row.LIST
 
     def given(dialect: Dialect) -> Callable[[], Any]:
         if listed is None:
@@ -169,31 +173,40 @@ def _rewrites(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray
                                       "dialect": dialect.value, "row": row.value, "declined": [to_json(written)]})
             continue
         checked = check(written, program, fn.__globals__, inputs[:CHECK_ROWS])
-        made = dict(to_json(written), id=rid, check=to_json(checked))
-        if kept.site:
-            new = call_site(kept.site[0], kept.site[1], code.co_name, written.entry, dialect.value)
-            if new:
-                made["changes"] = made.get("changes", []) + [
-                    {"kind": "call", "span": {"file": kept.site[0], "first": kept.site[1], "last": kept.site[1]},
-                     "code": new}]
-        facts["rewrites"].append(made)
+        facts["rewrites"].append(_called(dict(to_json(written), id=rid, check=to_json(checked)), kept,
+                                         population_call_site if whole else call_site, code.co_name, written.entry,
+                                         dialect.value))
         if checked.verdict.value != "matched":
             continue
         entry = rewritten(written, fn.__globals__)
         _eager_and_compiled(rid, entry, given(dialect), (), compile, runs,
                             not_compiled(written, int(inputs.shape[1])) is None)
-        if dialect is Dialect.NUMPY and numba_version():
+        if dialect is Dialect.NUMPY and numba_version() and not whole:
             runs[rid + "-numba"] = (_on(_numba(functools.partial(jitted, written, entry)), given(dialect)),
                                     {"id": rid + "-numba", "rewrite": rid, "compiled": True})
-    if numba_version() and not kept.extra:
+    if numba_version() and not kept.extra and not whole:
         runs["numba"] = (_on(_numba(functools.partial(over_rows, fn, fn.__globals__)), given(Dialect.NUMPY)),
                          {"id": "numba", "compiled": True})
+
+
+def _called(made: dict[str, Any], kept: Round, site: Callable[[str, int, str, str, str], str], function: str,
+            entry: str, dialect: str) -> dict[str, Any]:
+    """A rewrite's facts, ``made``, with the change at the program's call site where the round has one (``site``:
+    ``call_site`` or ``population_call_site``, the line calling ``entry`` in place of ``function``; "" where the
+    line has no call to change)."""
+    file, line, _ = kept.site or ("", 0, "")
+    new = site(file, line, function, entry, dialect) if file else ""
+    if new:
+        made["changes"] = made.get("changes", []) + [
+            {"kind": "call", "span": {"file": file, "first": line, "last": line}, "code": new}]
+    return made
 
 
 def _ported(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, compile: Callable[..., Any],
             runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], facts: dict[str, Any]) -> None:
     """A population function's torch translation (``inspector.rewrite.port``; checked first), its eager and
-    compiled runs added to ``runs`` under the torch rewrite's ids."""
+    compiled runs added to ``runs`` under the torch rewrite's ids; where the port declines a loop over the rows, the
+    loop's rewrites (``_unlooped``)."""
     from inspector.rewrite import Declined
     from inspector.rewrite.check import converted, rewritten
     from inspector.rewrite.codec import to_json
@@ -211,13 +224,8 @@ def _ported(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, 
         return
     entry = rewritten(written, fn.__globals__)
     result = checked(written, fn, entry, inputs[:CHECK_ROWS], extra)
-    made = dict(to_json(written), id="torch", check=to_json(result))
-    file, line, _ = kept.site or ("", 0, "")
-    new = population_call_site(file, line, code.co_name, written.entry) if file else ""
-    if new:
-        made["changes"] = made["changes"] + [
-            {"kind": "call", "span": {"file": file, "first": line, "last": line}, "code": new}]
-    facts["rewrites"].append(made)
+    facts["rewrites"].append(_called(dict(to_json(written), id="torch", check=to_json(result)), kept,
+                                     population_call_site, code.co_name, written.entry, "torch"))
     if result.verdict.value == "matched":
         data = converted(inputs, written.dialect)
         _eager_and_compiled("torch", entry, lambda: data, extra, compile, runs)
@@ -226,40 +234,14 @@ def _ported(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, 
 def _unlooped(fn: Callable[..., Any], code: Any, kept: Round, inputs: np.ndarray, compile: Callable[..., Any],
               runs: dict[str, tuple[Callable[[], Any], dict[str, Any]]], facts: dict[str, Any], program: Any) -> bool:
     """A population function that loops over its rows (``inspector.rewrite.rows``), written over the whole
-    population in NumPy and torch as its loop body would be per individual, each checked against that body and
-    (its runs) against the program's outputs; False where the function is not such a loop."""
-    from inspector.rewrite import Declined, Dialect, Row, check, vectorize
-    from inspector.rewrite.check import converted, rewritten
-    from inspector.rewrite.codec import to_json
+    population in NumPy and torch as its loop body would be per individual (``_rewrites``), each checked against
+    that body and (its runs) against the program's outputs; False where the function is not such a loop."""
     from inspector.rewrite.rows import per_row
-    from inspector.probe.rewritten import not_compiled
     rows = per_row(program, code.co_name)
     if rows is None:
         return False
-    for dialect in (Dialect.NUMPY, Dialect.TORCH):
-        rid = dialect.value
-        written = vectorize(rows, code.co_name, dialect, Row.ARRAY, suffix=dialect.value)
-        if isinstance(written, Declined):
-            facts["rewrites"].append({"id": rid, "target": code.co_name, "kind": "vectorized",
-                                      "dialect": dialect.value, "row": "array", "declined": [to_json(written)]})
-            continue
-        checked = check(written, rows, fn.__globals__, inputs[:CHECK_ROWS])
-        made = dict(to_json(written), id=rid, check=to_json(checked))
-        file, line, _ = kept.site or ("", 0, "")
-        new = population_call_site(file, line, code.co_name, written.entry, dialect.value) if file else ""
-        if new:
-            made["changes"] = made["changes"] + [
-                {"kind": "call", "span": {"file": file, "first": line, "last": line}, "code": new}]
-        facts["rewrites"].append(made)
-        if checked.verdict.value == "matched":
-            _eager_and_compiled(rid, rewritten(written, fn.__globals__), _fixed(converted(inputs, dialect)), (),
-                                compile, runs, not_compiled(written, int(inputs.shape[1])) is None)
+    _rewrites(fn, code, kept, inputs, None, compile, runs, facts, rows)
     return True
-
-
-def _fixed(value: Any) -> Callable[[], Any]:
-    """What gives ``value`` at each call (the inputs of a run, made once)."""
-    return lambda: value
 
 
 def _program(code: Any, facts: dict[str, Any]) -> Any:

@@ -12,6 +12,8 @@ import inspect
 import textwrap
 from typing import Any, Callable, Optional
 
+from inspector.rowloops import is_length, is_name
+
 UNROLL_ROWS = 4  # rows a function is traced on to see whether Dynamo unrolls a loop over them
 
 
@@ -40,7 +42,8 @@ def loops_over_rows(fn: Callable[..., Any]) -> bool:
     if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) or not definition.args.args:
         return False
     first = definition.args.args[0].arg
-    sizes = {t.id for node in ast.walk(definition) if isinstance(node, ast.Assign) and _length(node.value, first, set())
+    sizes = {t.id for node in ast.walk(definition)
+             if isinstance(node, ast.Assign) and is_length(node.value, first, set())
              for t in node.targets if isinstance(t, ast.Name)}
     iters = [n.iter for n in ast.walk(definition) if isinstance(n, (ast.For, ast.comprehension))]
     return any(_over(it, first, sizes) for it in iters)
@@ -52,19 +55,8 @@ def _over(node: ast.expr, first: str, sizes: set[str]) -> bool:
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
         return False
     if node.func.id == "enumerate":
-        return isinstance(node.args[0], ast.Name) and node.args[0].id == first
-    return node.func.id == "range" and any(_length(a, first, sizes) for a in node.args)
-
-
-def _length(node: ast.expr, first: str, sizes: set[str]) -> bool:
-    """``len(first)``, ``first.shape[0]``, or a name bound to one of them."""
-    if isinstance(node, ast.Name):
-        return node.id in sizes
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
-        return isinstance(node.args[0], ast.Name) and node.args[0].id == first
-    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
-        and isinstance(node.value.value, ast.Name) and node.value.value.id == first \
-        and isinstance(node.slice, ast.Constant) and node.slice.value == 0
+        return is_name(node.args[0], first)
+    return node.func.id == "range" and any(is_length(a, first, sizes) for a in node.args)
 
 
 def _traced(fn: Callable[..., Any], first: Any, extra: tuple[Any, ...]) -> Optional[int]:

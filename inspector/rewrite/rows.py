@@ -12,6 +12,7 @@ import copy
 from dataclasses import replace
 
 from inspector.rewrite.program import Program
+from inspector.rowloops import is_length, is_name
 from inspector.rewrite.vectorize import PLURAL
 
 MAKERS = {"zeros", "empty", "ones", "full"}  # np.<maker>(n) holds the values
@@ -66,7 +67,7 @@ def _comprehension(body: list[ast.stmt], pop: str, definition: ast.FunctionDef) 
     if not (isinstance(value, ast.ListComp) and len(value.generators) == 1):
         return None
     loop = value.generators[0]
-    if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name) or not _is(loop.iter, pop):
+    if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name) or not is_name(loop.iter, pop):
         return None
     returned = ast.copy_location(ast.Return(value=value.elt), body[0])
     one = _one(pop, definition, loop.target.id)
@@ -79,20 +80,10 @@ def _docstring(statement: ast.stmt) -> bool:
         and isinstance(statement.value.value, str)
 
 
-def _length(node: ast.expr, pop: str, sizes: set[str]) -> bool:
-    """``len(pop)``, ``pop.shape[0]`` or a name bound to one of them."""
-    if isinstance(node, ast.Name):
-        return node.id in sizes
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and not node.keywords:
-        return len(node.args) == 1 and _is(node.args[0], pop)
-    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
-        and _is(node.value.value, pop) and isinstance(node.slice, ast.Constant) and node.slice.value == 0
-
-
 def _size_alias(statement: ast.stmt, pop: str) -> str | None:
     """The name of ``n = len(pop)`` (or ``pop.shape[0]``)."""
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-        return statement.targets[0].id if _length(statement.value, pop, set()) else None
+        return statement.targets[0].id if is_length(statement.value, pop, set()) else None
     return None
 
 
@@ -105,7 +96,7 @@ def _values(statement: ast.stmt, pop: str, sizes: set[str]) -> str | None:
     if isinstance(value, ast.List) and not value.elts:
         return statement.targets[0].id
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in MAKERS \
-            and value.args and _length(value.args[0], pop, sizes):
+            and value.args and is_length(value.args[0], pop, sizes):
         return statement.targets[0].id
     return None
 
@@ -114,14 +105,14 @@ def _loop(loop: ast.For, pop: str, sizes: set[str]) -> tuple[str | None, str | N
     """(the index name, the row name) of ``for i in range(len(pop))``, ``for i, x in enumerate(pop)`` or ``for x in
     pop``; (None, None) for another loop."""
     target, over = loop.target, loop.iter
-    if isinstance(target, ast.Name) and _is(over, pop):
+    if isinstance(target, ast.Name) and is_name(over, pop):
         return None, target.id
     if not (isinstance(over, ast.Call) and isinstance(over.func, ast.Name) and not over.keywords):
         return None, None
-    if over.func.id == "range" and len(over.args) == 1 and _length(over.args[0], pop, sizes) \
+    if over.func.id == "range" and len(over.args) == 1 and is_length(over.args[0], pop, sizes) \
             and isinstance(target, ast.Name):
         return target.id, None
-    if over.func.id == "enumerate" and len(over.args) == 1 and _is(over.args[0], pop) \
+    if over.func.id == "enumerate" and len(over.args) == 1 and is_name(over.args[0], pop) \
             and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
             and all(isinstance(e, ast.Name) for e in target.elts):
         i, x = target.elts
@@ -138,11 +129,7 @@ def _returned(statement: ast.stmt, out: str) -> bool:
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ARRAYS \
             and len(value.args) == 1 and not value.keywords:
         value = value.args[0]
-    return _is(value, out)
-
-
-def _is(node: ast.expr, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
+    return is_name(value, out)
 
 
 def _one(pop: str, definition: ast.FunctionDef, named: str | None) -> str:
@@ -183,8 +170,8 @@ class _Row(ast.NodeTransformer):
 
     def visit_Assign(self, node: ast.Assign) -> ast.stmt:
         target = node.targets[0]
-        if len(node.targets) == 1 and isinstance(target, ast.Subscript) and _is(target.value, self.out) \
-                and self.index is not None and _is(target.slice, self.index):
+        if len(node.targets) == 1 and isinstance(target, ast.Subscript) and is_name(target.value, self.out) \
+                and self.index is not None and is_name(target.slice, self.index):
             return ast.copy_location(ast.Return(value=self.visit(node.value)), node)
         self.generic_visit(node)
         return node
@@ -192,17 +179,17 @@ class _Row(ast.NodeTransformer):
     def visit_Expr(self, node: ast.Expr) -> ast.stmt:
         call = node.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
-                and _is(call.func.value, self.out) and len(call.args) == 1 and not call.keywords:
+                and is_name(call.func.value, self.out) and len(call.args) == 1 and not call.keywords:
             return ast.copy_location(ast.Return(value=self.visit(call.args[0])), node)
         self.generic_visit(node)
         return node
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
-        if _is(node.value, self.pop) and self.index is not None:
+        if is_name(node.value, self.pop) and self.index is not None:
             index = node.slice
-            if _is(index, self.index):
+            if is_name(index, self.index):
                 return ast.copy_location(ast.Name(id=self.row, ctx=ast.Load()), node)
-            if isinstance(index, ast.Tuple) and index.elts and _is(index.elts[0], self.index):
+            if isinstance(index, ast.Tuple) and index.elts and is_name(index.elts[0], self.index):
                 rest = index.elts[1:]
                 inner: ast.expr = rest[0] if len(rest) == 1 else ast.Tuple(elts=rest, ctx=ast.Load())
                 return ast.copy_location(ast.Subscript(value=ast.Name(id=self.row, ctx=ast.Load()),
