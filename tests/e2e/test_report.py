@@ -166,34 +166,27 @@ def test_render_of_a_schema_1_record_gives_the_full_report(tmp_path):
     assert "graph break at line 45: Data-dependent branching" in proc.stdout
 
 
-def test_compile_options_reach_torch_compile_and_the_record(tmp_path):
-    proc = run_cli("report", "samples/knapsack_breaks.py", "-n", 2000, "--budget", 0.02, "-v", "torch-compiled-cpu",
-                   "--compile-option", "fullgraph=True", "--no-rewrites", "--no-warm", "-o", tmp_path)
-    assert proc.returncode == 1, proc.stderr  # fullgraph refuses the .item() break: that variant's compile error
-    a = analyze(load(tmp_path / "knapsack_breaks.json"))
-    v = a.variant("torch-compiled-cpu")
-    assert a.compile_options == {"fullgraph": True} and (v.status, v.error_stage) == ("error", "compile")
-    bad = run_cli("report", "samples/poly.py", "--compile-option", "speed=11", "-o", tmp_path)
-    assert bad.returncode == 2 and "--compile-option speed=11: expected KEY=VALUE, KEY one of mode" in bad.stderr
-
-
-def test_redact_leaves_no_path_of_this_machine_nor_the_programs_output_and_json_prints_the_analysis(tmp_path):
+def test_compile_options_reach_torch_compile_and_redact_leaves_no_path_of_this_machine_in_what_is_written(tmp_path):
+    """fullgraph=True refuses the knapsack's .item() break: that variant's compile error, its traceback full of
+    torch's files, then redacted (--redact) in the record, the page and the analysis printed as JSON."""
     import os
     import sys
-    proc = run_cli("report", "samples/poly.py", "-n", 2000, "--budget", 0.02, "-v", "numpy", "-v", "numpy-compiled-cpu",
-                   "--redact", "-f", "json", "--no-profile", "--no-try-fixes", "--no-rewrites", "--no-warm",
-                   "--rounds", 0,
-                   "-o", tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_cli("report", "samples/knapsack_breaks.py", "-n", 2000, "--budget", 0.02, "-v", "numpy", "-v",
+                   "torch-compiled-cpu", "--compile-option", "fullgraph=True", "--redact", "-f", "json",
+                   "--no-profile", "--no-try-fixes", "--no-rewrites", "--no-warm", "--rounds", 0, "-o", tmp_path)
+    assert proc.returncode == 1, proc.stderr
     data = valid_json(proc.stdout)
-    assert data["format"] == FORMAT
-    v = next(v for v in data["variants"] if v["id"] == "numpy-compiled-cpu")
-    assert v["code"]["kernels"][0]["parallel"] and {e["status"] for e in v["code"]["lines"]} == {"parallel"}
-    for text in (tmp_path / "poly.json").read_text(), (tmp_path / "poly.html").read_text(), proc.stdout:
+    assert data["format"] == FORMAT and data["compile_options"] == {"fullgraph": True}
+    record = load(tmp_path / "knapsack_breaks.json")
+    v = analyze(record).variant("torch-compiled-cpu")
+    assert (v.status, v.error_stage) == ("error", "compile") and "Traceback" in v.error_detail
+    for text in (tmp_path / "knapsack_breaks.json").read_text(), (tmp_path / "knapsack_breaks.html").read_text(), \
+            proc.stdout:
         assert os.path.expanduser("~") not in text and sys.executable not in text and "/site-packages" not in text
-    record = load(tmp_path / "poly.json")
     assert record.redacted and record.probe_log == "(redacted: the program's printed output)"
     assert record.env.executable == "<python>"
+    bad = run_cli("report", "samples/poly.py", "--compile-option", "speed=11", "-o", tmp_path)
+    assert bad.returncode == 2 and "--compile-option speed=11: expected KEY=VALUE, KEY one of mode" in bad.stderr
 
 
 def test_a_variant_timed_while_another_process_loads_the_machine_says_so(tmp_path):
