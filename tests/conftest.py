@@ -36,12 +36,6 @@ LONGEST_FIRST = ("test_report.py", "test_run.py", "test_hotspots.py", "test_erro
 # AVX-512 bf16 and VNNI checks still run).
 os.environ.setdefault("TORCHINDUCTOR_VEC_ISA_OK", "1")
 
-# OpenMP's threads (torch's and each compiled kernel's, libgomp) spin a while when they run out of work before they
-# sleep: with two workers on two cores, the threads of one worker's kernels spin on the core the other worker's
-# process is waiting for. The suite's processes sleep at once instead (OpenMP's own switch); what a user's run
-# measures is left as it is. Measured on 2 cores: bench/suite_time.py.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
 # Where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE), every process the suite starts (each CLI,
 # probe and program) would compile inspector's modules again, and each worker pytest's rewritten test modules: the
 # suite writes them, as Python does by default (into __pycache__, ignored by git). Measured on 2 cores, fresh
