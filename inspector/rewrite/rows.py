@@ -60,10 +60,7 @@ def _comprehension(body: list[ast.stmt], pop: str, definition: ast.FunctionDef) 
     """(the row's name, ``return`` its value) of ``return np.array([value for row in pop])`` (or the list)."""
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return None
-    value = body[0].value
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ARRAYS \
-            and len(value.args) == 1 and not value.keywords:
-        value = value.args[0]
+    value = _unwrapped(body[0].value)
     if not (isinstance(value, ast.ListComp) and len(value.generators) == 1):
         return None
     loop = value.generators[0]
@@ -125,11 +122,15 @@ def _returned(statement: ast.stmt, out: str) -> bool:
     """``return out`` or ``return np.array(out)``."""
     if not isinstance(statement, ast.Return) or statement.value is None:
         return False
-    value = statement.value
+    return is_name(_unwrapped(statement.value), out)
+
+
+def _unwrapped(value: ast.expr) -> ast.expr:
+    """``values`` of ``np.array(values)`` (or ``np.asarray``), else ``value`` itself."""
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ARRAYS \
             and len(value.args) == 1 and not value.keywords:
-        value = value.args[0]
-    return is_name(value, out)
+        return value.args[0]
+    return value
 
 
 def _one(pop: str, definition: ast.FunctionDef, named: str | None) -> str:

@@ -187,9 +187,9 @@ def test_inspector_runs_experiment_on_a_row_loop_writes_checks_and_times_both_re
 def test_a_row_loop_torch_compile_would_unroll_is_not_compiled_as_it_stands_and_says_why(tmp_path):
     """torch.compile unrolls a Python loop over the rows with no break in it (here a one-line loop over 400 rows took
     97 s to compile; a comprehension over 20,000 ran 10 minutes and grew to 7.7 GB before it was stopped): the
-    experiment traces the function on
-    4 and 8 rows, sees its graphs grow, and runs everything but that, which says why; a loop whose `if` breaks the
-    graph (Dynamo then runs the frame eagerly) and a function over the population as a whole are compiled."""
+    experiment traces the function on 4 and 8 rows, sees its graphs grow, and runs everything but that, which says
+    why; a loop whose `if` breaks the graph (Dynamo then runs the frame eagerly) and a function over the population as
+    a whole are compiled."""
     from inspector.probe.unroll import unrolls
     path = tmp_path / "unrolled.py"
     path.write_text("import numpy as np\n\n\ndef fitness(pop):\n    return np.array([np.sum(x ** 2) for x in pop])\n")
