@@ -14,6 +14,7 @@ Fields left as JSON values (dicts and lists of them): torch's own free-form data
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from dataclasses import dataclass, field, fields, replace
@@ -62,10 +63,10 @@ class Raw:
         """The typed value of the JSON object ``data``."""
         if not isinstance(data, dict):
             raise TypeError(f"{cls.__name__}.from_json takes a dict, not {type(data).__name__}")
-        hints, keys = _fields(cls), _keys(cls)
-        return cls(**{name: _read(hint, data[keys[name]]) for name, hint in hints.items() if keys[name] in data},
-                   other={k: v for k, v in data.items() if k not in keys.values()},
-                   absent=frozenset(name for name in hints if keys[name] not in data))
+        plans, known = _plans(cls), _known(cls)
+        return cls(**{name: _read(plan, data[key]) for name, key, plan in plans if key in data},
+                   other={k: v for k, v in data.items() if k not in known},
+                   absent=frozenset(name for name, key, _ in plans if key not in data))
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object this value was read from (or would be read from)."""
@@ -80,7 +81,8 @@ class Raw:
     def but(self: R, **changes: Any) -> R:
         """This value with ``changes`` (typed or JSON), each written to the JSON even where its key was absent."""
         hints = _fields(type(self))
-        return replace(self, absent=self.absent - changes.keys(), **{k: _read(hints[k], v) for k, v in changes.items()})
+        return replace(self, absent=self.absent - changes.keys(),
+                       **{k: _read(_plan(hints[k]), v) for k, v in changes.items()})
 
     def unknown(self, where: str = "") -> list[str]:
         """The keys this version does not know, here and inside, as "path.key"."""
@@ -113,18 +115,54 @@ def _keys(cls: type[Raw]) -> dict[str, str]:
     return _KEYS[cls]
 
 
-def _read(hint: Any, value: Any) -> Any:
-    """``value`` (JSON) as ``hint`` says: a Raw class, or a list or dict of one; other values as they are."""
+# how a JSON value is read: (list or dict, the plan of each item), (a Raw class, None), or (None, None): as it is
+Plan = tuple[Any, Any]
+
+
+_PLANS: dict[type[Raw], tuple[tuple[str, str, Plan], ...]] = {}
+_KNOWN: dict[type[Raw], frozenset[str]] = {}
+
+
+def _plans(cls: type[Raw]) -> tuple[tuple[str, str, Plan], ...]:
+    """(field name, JSON key, how its value is read) of each field of a Raw class (worked out once per class)."""
+    if cls not in _PLANS:
+        keys = _keys(cls)
+        _PLANS[cls] = tuple((name, keys[name], _plan(hint)) for name, hint in _fields(cls).items())
+    return _PLANS[cls]
+
+
+def _known(cls: type[Raw]) -> frozenset[str]:
+    """The JSON keys a Raw class reads."""
+    if cls not in _KNOWN:
+        _KNOWN[cls] = frozenset(_keys(cls).values())
+    return _KNOWN[cls]
+
+
+@functools.lru_cache(maxsize=None)
+def _plan(hint: Any) -> Plan:
+    """How a value of type ``hint`` is read: a Raw class, or a list or dict of one; anything else kept as it is."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         hint = next(a for a in typing.get_args(hint) if a is not type(None))
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if isinstance(hint, type) and issubclass(hint, Raw) and isinstance(value, dict):
-        return hint.from_json(value)
-    if origin is list and isinstance(value, list) and args[0] is not Any:
-        return [_read(args[0], x) for x in value]
-    if origin is dict and isinstance(value, dict) and args[1] is not Any:
-        return {k: _read(args[1], x) for k, x in value.items()}
-    return value
+    if isinstance(hint, type) and issubclass(hint, Raw):
+        return hint, None
+    if origin is list and args[0] is not Any:
+        return list, _plan(args[0])
+    if origin is dict and args[1] is not Any:
+        return dict, _plan(args[1])
+    return None, None
+
+
+def _read(plan: Plan, value: Any) -> Any:
+    """``value`` (JSON) as ``plan`` says (``_plan``)."""
+    kind, inner = plan
+    if kind is None:
+        return value
+    if kind is list:
+        return [_read(inner, x) for x in value] if isinstance(value, list) else value
+    if kind is dict:
+        return {k: _read(inner, x) for k, x in value.items()} if isinstance(value, dict) else value
+    return kind.from_json(value) if isinstance(value, dict) else value
 
 
 def _write(value: Any) -> Any:

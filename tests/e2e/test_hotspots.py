@@ -457,7 +457,7 @@ import runpy, sys
 import inspector
 
 sys.argv = ["ga.py", "60000", "6"]
-with inspector.capture("ga", budget=1) as report:
+with inspector.capture("ga", budget=0.3) as report:
     runpy.run_path("ga.py", run_name="__main__")
 report.save("out")
 '''

@@ -7,7 +7,6 @@ import runpy
 
 import numpy as np
 import pytest
-import torch
 
 from conftest import ROOT
 from fast.rewrite_cases import SUBSET, namespace, population, program
@@ -23,6 +22,15 @@ from inspector.rewrite.rows import per_row
 PER_INDIVIDUAL = ["poly", "trig", "penalty_loops", "first_draft", "penalised", "ten_genes", "two_objectives", "sum"]
 BREAKS = {"penalty_loops": ["fitness_numpy", "fitness_numpy_apply",
                                                                   "fitness_torch"], "first_draft": ["fitness_numpy"]}
+
+
+torch = None  # imported when the module's first test runs, not where pytest collects it (each worker collects all)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _torch():
+    global torch
+    import torch
 
 
 @pytest.fixture(scope="module")
@@ -80,11 +88,11 @@ def test_a_flow_shops_makespan_in_torch_matches_and_takes_its_table_on_the_permu
     assert_placed(rewritten(rewrite, space), perms.shape, torch.int64)
 
 
-def assert_placed(entry, shape, dtype=torch.float64):
+def assert_placed(entry, shape, dtype=None):
     """The torch rewrite run on a population (of ``dtype``) on another device (torch's ``meta``, shapes only: a
     tensor the rewrite made on the CPU, or a value read back to Python, raises there) gives float64 values on that
     device."""
-    values = entry(torch.empty(shape, dtype=dtype, device="meta"))
+    values = entry(torch.empty(shape, dtype=dtype or torch.float64, device="meta"))
     for value in values if isinstance(values, tuple) else (values,):
         assert (value.device.type, value.dtype) == ("meta", torch.float64)
 
