@@ -65,10 +65,9 @@ def test_a_plain_ga_gets_its_hot_function_rewritten_checked_and_timed_against_it
     # holds the comprehension over the copied rows too: about 1.7x that on a quiet machine), and its rounds of calls
     # (the comprehension's own time in, as the samples hold it)
     # (the share of the run in them, not their seconds: a load on the machine slows a whole run, the share stays).
-    # The sampled share reads low against the bare one, 0.6x to 0.7x on a quiet machine: the timing here wraps each
-    # of the 420,000 calls (its clock reads in the rounds' time), and the round inspector's call hook watched is not
-    # sampled (about 1 of 7 here, most of it the function's calls); a run's ~75 samples vary it by a fifth more, and a
-    # loaded machine once took it to 0.47x
+    # The sampled share reads 0.6x to 0.7x of the bare one on a quiet machine: the timing here wraps each of the
+    # 420,000 calls, and the wrapper's own time and clock reads are in its rounds' (0.22 s of them, where inspector's
+    # samples hold 0.12 s); a run's ~85 samples vary it by a fifth more, and a loaded machine once took it to 0.47x
     inside, rounds_s, calls, wall_s = _timed_fitness(["plain_ga.py", "60000", "6"])
     generations = calls / 60000
     assert 0.3 < runs["as-written"].per_round_s / (inside / generations) < 5, (runs["as-written"].per_round_s, inside)
