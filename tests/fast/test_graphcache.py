@@ -1,5 +1,6 @@
 """What capture keeps by the FX graph key (inspector.probe.graphcache): the facts of a graph are found again only for
-the same user code; an edited file, another frame or another graph text finds none (no stale stack replayed)."""
+the same user code and the same inspector; an edited file, another frame, another graph text or another inspector
+finds none (no stale stack replayed)."""
 
 from inspector.probe.graphcache import GraphFacts
 
@@ -19,6 +20,8 @@ def test_facts_are_found_again_only_for_the_same_code(tmp_path):
     assert not again.has("other key", again.fingerprint(graph))
     assert not again.has("key", again.fingerprint(dict(graph, user_stack=[{"filename": str(source), "name": "g"}])))
     assert not again.has("key", again.fingerprint(dict(graph, fx_graph=graph["fx_graph"].replace(":6", ":7"))))
+    other = GraphFacts(str(tmp_path / "kept"), code="another inspector's probe")  # upgraded, or edited
+    assert not other.has("key", other.fingerprint(graph))
     source.write_text("# edited\nimport torch\n")
     edited = GraphFacts(str(tmp_path / "kept"))
     assert not edited.has("key", edited.fingerprint(graph))
