@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,19 @@ os.environ.setdefault("TORCHINDUCTOR_VEC_ISA_OK", "1")
 # checkout: the whole suite took 315 and 324 s of wall time (599 and 617 CPU-s) against 331 and 352 s (627, 667).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+
+def pytest_configure(config):
+    """inspector's cache folder (XDG_CACHE_HOME: torch's caches with what capture kept of each graph, numba's, the
+    memory bandwidth measured once) is a fresh one of each pytest process, removed at its end: the suite neither reads
+    what earlier runs left in the user's nor fills it (it held 144 MB of them), and each run compiles what it runs
+    first, as on a clean machine. Set before the test modules are imported, as some copy the environment then."""
+    config.inspector_cache = tempfile.mkdtemp(prefix="inspector-tests-cache-")
+    os.environ["XDG_CACHE_HOME"] = config.inspector_cache
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(config.inspector_cache, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items):
