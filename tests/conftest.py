@@ -47,15 +47,17 @@ sys.dont_write_bytecode = False
 
 def pytest_configure(config):
     """inspector's cache folder (XDG_CACHE_HOME: torch's caches with what capture kept of each graph, numba's, the
-    memory bandwidth measured once) is a fresh one of each pytest process, removed at its end: the suite neither reads
-    what earlier runs left in the user's nor fills it (it held 144 MB of them), and each run compiles what it runs
-    first, as on a clean machine. Set before the test modules are imported, as some copy the environment then."""
-    config.inspector_cache = tempfile.mkdtemp(prefix="inspector-tests-cache-")
-    os.environ["XDG_CACHE_HOME"] = config.inspector_cache
-
-
-def pytest_unconfigure(config):
-    shutil.rmtree(config.inspector_cache, ignore_errors=True)
+    memory bandwidth measured once) is the checkout's, in pytest's cache (``pytest --cache-clear`` empties it): the
+    suite neither reads what runs elsewhere left in the user's cache nor fills it (it held 144 MB of them), and a
+    fresh clone's run compiles what it runs first, as on a clean machine. Set before the test modules are imported,
+    as some copy the environment then."""
+    cache = getattr(config, "cache", None)
+    if cache is not None:
+        folder = str(cache.mkdir("inspector-cache"))
+    else:  # -p no:cacheprovider: a folder of this process's, removed at its end
+        folder = tempfile.mkdtemp(prefix="inspector-tests-")
+        config.add_cleanup(functools.partial(shutil.rmtree, folder, ignore_errors=True))
+    os.environ["XDG_CACHE_HOME"] = folder
 
 
 def pytest_collection_modifyitems(items):
