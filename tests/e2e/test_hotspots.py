@@ -53,11 +53,11 @@ def test_a_plain_ga_gets_its_hot_function_rewritten_checked_and_timed_against_it
     # beside a test that compiles, the experiment's rounds took 3.9x once). Each run is compared with the conversion
     # timed in its own rounds.
     converted += timeit.repeat(lambda: np.asarray(listed), number=1, repeat=5)
-    bare = min(converted) * c.calls / c.rows
+    alone_s = min(converted) * c.calls / c.rows
     (conversion,) = [h.experiment.to_array for h in load(tmp_path / "plain_ga.json").program.hotspots
                      if h.function == "fitness"]
     fastest = hot.to_array_s * conversion.min_s / conversion.median_s
-    assert hot.to_array_s and 0.3 < fastest / bare < 5, (fastest, hot.to_array_s, bare)
+    assert hot.to_array_s and 0.3 < fastest / alone_s < 5, (fastest, hot.to_array_s, alone_s)
     assert all(r.high_s > fastest / 2 for r in hot.runs if r.id != "as-written"), (
         fastest, [(r.id, r.low_s, r.high_s) for r in hot.runs])
     # the figures against the bare program's own, timed here over a whole run of it (at another moment than this
