@@ -72,7 +72,7 @@ class GraphFacts:
 @functools.lru_cache(maxsize=None)
 def probe_code() -> str:
     """The digest of the probe's own files (what capture sees with, and keeps): another inspector's differs."""
-    return _digest(b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))))
+    return _digest(json.dumps([(p.name, file_digest(str(p))) for p in sorted(Path(__file__).parent.glob("*.py"))]))
 
 
 def file_digest(path: str) -> Optional[str]:
