@@ -127,7 +127,7 @@ class Session:
         work = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="inspector-")))
         extra = [arg for item in config for arg in ("--config", item)]
         probes = _ProbeRuns(self.sample, work, python or sys.executable, self.options + extra, self.trace_dir,
-                            self.timeout, self.progress, talk=bool(self.rounds or self.trials))
+                            self.timeout, self.progress, talk=bool(self.rounds or self.trials), cache=self.warm)
         self._stack.callback(probes.close)
         header, results = probes.all(self.only)
         if self.warm and not probes.interrupted:
@@ -233,11 +233,14 @@ def sweep_point(record: RawRecord) -> RawSweepPoint:
 
 
 class _ProbeRuns:
-    """The probe processes of one collect: one, plus one per restart after a variant killed or hung it."""
+    """The probe processes of one collect: one, plus one per restart after a variant killed or hung it. With
+    ``cache``, torch's caches are there for every probe (``cache_env``): capture, its caches off, leaves there the
+    kernels its C++ compiler built, which the warm processes' compiles then load instead of building them again."""
 
     def __init__(self, sample: Path, work: Path, python: str, options: list[str], trace_dir: Union[str, Path, None],
-                 timeout: float, progress: Progress, talk: bool = False) -> None:
+                 timeout: float, progress: Progress, talk: bool = False, cache: Optional[Path] = None) -> None:
         self.sample, self.work, self.python, self.options, self.talk = sample, work, python, options, talk
+        self.env = cache_env(probe_env(trace_dir), cache) if cache else probe_env(trace_dir)
         self.live: Optional[ProbeProcess] = None  # with ``talk``: the probe kept alive after its variants, for rounds
         self.warmup_s: dict[str, Optional[float]] = {}  # its untimed call of each variant before the rounds
         self.trace_dir, self.progress = trace_dir, progress
@@ -337,7 +340,7 @@ class _ProbeRuns:
         self.log_mark = self.log.stat().st_size
         state: dict[str, Any] = {"header": None, "current": None}  # the Header, the variant running
         try:
-            with ProbeProcess(self._command(wanted, results_file), probe_env(self.trace_dir), self.log, results_file,
+            with ProbeProcess(self._command(wanted, results_file), self.env, self.log, results_file,
                               talk=self.talk) as probe:
                 for message in probe.messages():
                     if message is None:

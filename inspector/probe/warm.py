@@ -2,7 +2,8 @@
 earlier process left them (``python -m inspector.probe SAMPLE --warm``).
 
 The parent (``inspector.collect``) points torch's caches (``TORCHINDUCTOR_CACHE_DIR``, ``TRITON_CACHE_DIR``) at a
-folder of inspector's own, never the user's, and runs this pass once or twice: a variant whose compile found every
+folder of inspector's own, never the user's (the capturing probe's too: this pass loads the kernels it built), and
+runs this pass once or twice: a variant whose compile found every
 graph in Inductor's FX graph cache (and AOTAutograd's) is measured warm; one that missed has now filled the cache,
 and the next process measures it. The process's first variant is compiled twice (Dynamo reset between): what a
 process's first compile pays once (loading torch's compiler and its kernel loader), its first compile less its
