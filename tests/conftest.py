@@ -47,10 +47,11 @@ sys.dont_write_bytecode = False
 
 def pytest_configure(config):
     """inspector's cache folder (XDG_CACHE_HOME: torch's caches with what capture kept of each graph, numba's, the
-    memory bandwidth measured once) is the checkout's, in pytest's cache (``pytest --cache-clear`` empties it): the
-    suite neither reads what runs elsewhere left in the user's cache nor fills it (it held 144 MB of them), and a
-    fresh clone's run compiles what it runs first, as on a clean machine. Set before the test modules are imported,
-    as some copy the environment then."""
+    memory bandwidth measured once) is the checkout's, in pytest's cache (``pytest --cache-clear`` empties it), and so
+    are torch's own caches where a test's run leaves them as the user has them (TORCHINDUCTOR_CACHE_DIR,
+    TRITON_CACHE_DIR: `report --no-warm`, `compare`): the suite neither reads what runs elsewhere left in the user's
+    caches nor fills them (inspector's held 144 MB of them), and a fresh clone's run compiles what it runs first, as on
+    a clean machine. Set before the test modules are imported, as some copy the environment then."""
     cache = getattr(config, "cache", None)
     if cache is not None:
         folder = str(cache.mkdir("inspector-cache"))
@@ -58,6 +59,8 @@ def pytest_configure(config):
         folder = tempfile.mkdtemp(prefix="inspector-tests-")
         config.add_cleanup(functools.partial(shutil.rmtree, folder, ignore_errors=True))
     os.environ["XDG_CACHE_HOME"] = folder
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(folder, "torchinductor")
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(folder, "triton")
 
 
 def pytest_collection_modifyitems(items):
