@@ -84,7 +84,8 @@ class Session:
     and the fixes tried, are timed ``rounds`` times more, the runs taking turns (``_interleave``): half of ``budget``
     for the rounds, half for the first timing. ``progress(event)`` sees each message as it arrives, and the
     Session's own steps (``inspector.collect.progress``). ``warm``: a folder of inspector's own where torch's caches
-    go while each compiled variant is compiled again in fresh processes (``_ProbeRuns.warm``: its ``warm``).
+    go while each compiled variant is compiled again in fresh processes (``_ProbeRuns.warm``), and while the probe
+    compiles it first.
     """
 
     def __init__(self, sample: Union[str, Path], *, rounds: int = 0, trials: bool = False,
@@ -130,8 +131,8 @@ class Session:
                             self.timeout, self.progress, talk=bool(self.rounds or self.trials), cache=self.warm)
         self._stack.callback(probes.close)
         header, results = probes.all(self.only)
-        if self.warm and not probes.interrupted:
-            results = probes.warm(results, self.warm)
+        if not probes.interrupted:
+            results = probes.warm(results)
         record = RawRecord.from_json(_record(self.sample, header, results, probes))
         run = _Run(probes, header, results, work, files.read(record))
         self._runs.append(run)
@@ -240,6 +241,7 @@ class _ProbeRuns:
     def __init__(self, sample: Path, work: Path, python: str, options: list[str], trace_dir: Union[str, Path, None],
                  timeout: float, progress: Progress, talk: bool = False, cache: Optional[Path] = None) -> None:
         self.sample, self.work, self.python, self.options, self.talk = sample, work, python, options, talk
+        self.cache = cache
         self.env = cache_env(probe_env(trace_dir), cache) if cache else probe_env(trace_dir)
         self.live: Optional[ProbeProcess] = None  # with ``talk``: the probe kept alive after its variants, for rounds
         self.warmup_s: dict[str, Optional[float]] = {}  # its untimed call of each variant before the rounds
@@ -284,10 +286,13 @@ class _ProbeRuns:
             wanted = left
             self.restarts += 1
 
-    def warm(self, results: list[RawVariant], cache: Path) -> list[RawVariant]:
+    def warm(self, results: list[RawVariant]) -> list[RawVariant]:
         """``results``, each compiled variant that ran with its ``warm``: compiled again in a fresh process with
-        torch's caches in ``cache`` (never the user's); a variant whose compile missed a cache there (it filled it)
-        is measured in a second process."""
+        torch's caches in ``self.cache`` (never the user's); a variant whose compile missed a cache there (it filled
+        it) is measured in a second process. Without a cache, ``results`` as they are."""
+        cache = self.cache
+        if cache is None:
+            return results
         ids = [v.id for v in results if v.id and v.compiled and not v.preview and v.status == Status.OK]
         if ids:
             self.progress(WarmStarted(str(cache)))
