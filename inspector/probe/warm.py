@@ -1,16 +1,15 @@
 """What compiling costs on a rerun: each compiled variant compiled in a fresh process with torch's caches as an
 earlier process left them (``python -m inspector.probe SAMPLE --warm``).
 
-The parent (``inspector.collect``) points torch's caches (``TORCHINDUCTOR_CACHE_DIR``, ``TRITON_CACHE_DIR``) at a
-folder of inspector's own, never the user's (the capturing probe's too: this pass loads the kernels it built), and
-runs this pass once or twice: a variant whose compile found every
-graph in Inductor's FX graph cache (and AOTAutograd's) is measured warm; one that missed has now filled the cache,
-and the next process measures it. The process's first variant is compiled twice (Dynamo reset between): what a
-process's first compile pays once (loading torch's compiler and its kernel loader), its first compile less its
-second, is measured apart, not charged to the variant that happens to come first. Capture is not installed: the
-caches stay as the installed torch (and the --config items) have them, as a bare rerun finds them. One
-``WarmResult`` per compiled variant: its first call (compile and run), its steady call, torch's compile metrics for
-it, and the process's compiler start.
+The parent (``inspector.collect``) points torch's caches (``TORCHINDUCTOR_CACHE_DIR``, ``TRITON_CACHE_DIR``) at a folder
+of inspector's own, never the user's (the capturing probe's too: this pass loads the kernels it built), and runs this
+pass once or twice: a variant whose compile found every graph in Inductor's FX graph cache (and AOTAutograd's) is
+measured warm; one that missed has now filled the cache, and the next process measures it. The process's first variant
+is compiled twice (Dynamo reset between): what a process's first compile pays once (loading torch's compiler and its
+kernel loader), its first compile less its second, is measured apart, not charged to the variant that happens to come
+first. Capture is not installed: the caches stay as the installed torch (and the --config items) have them, as a bare
+rerun finds them. One ``WarmResult`` per compiled variant: its first call (compile and run), its steady call, torch's
+compile metrics for it, and the process's compiler start.
 """
 
 from __future__ import annotations
